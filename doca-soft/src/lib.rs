@@ -1,0 +1,1 @@
+//! Software DOCA runtime (work in progress).

@@ -1,0 +1,1 @@
+//! Raw bindings (work in progress).
