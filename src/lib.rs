@@ -29,6 +29,4 @@
 //! The feature `soft` (default) links the software runtime; the feature `sdk` links an
 //! installed NVIDIA DOCA SDK instead. Exactly one of them must be enabled.
 
-
 pub use doca_sys as sys;
-

@@ -1,0 +1,353 @@
+//! `doca_ctx`: the state machine every DOCA context shares, and the interface a context
+//! kind (Eth queue, UROM service, worker, domain, ...) implements to plug into it.
+//!
+//! A context object (say an RX queue) owns a boxed [`Ctx`] and an `Arc` of its shared state,
+//! which implements [`CtxOps`]; the `Ctx` keeps a clone of that `Arc`. The C handle
+//! `struct doca_ctx *` is a pointer to the `Ctx`. State transitions follow DOCA:
+//!
+//! * `doca_ctx_start` on an IDLE context calls [`CtxOps::start`]: `Done` moves to RUNNING
+//!   at once and returns SUCCESS; `Pending` moves to STARTING and returns IN_PROGRESS, and
+//!   the context later completes the start from inside [`CtxOps::progress`] with
+//!   [`Ctx::set_state`] (so the transition happens inside a progress call that reports
+//!   progress).
+//! * `doca_ctx_stop` likewise with STOPPING / IDLE.
+//! * Setters called after start get BAD_STATE: context kinds check with [`Ctx::require_idle`].
+//!
+//! Callbacks (state changes, task completions) are never called with a lock held.
+
+use crate::error::{to_c, DocaError, DocaResult};
+use crate::pe::Pe;
+use crate::task::Task;
+use crate::types::DocaData;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// `DOCA_CTX_STATE_IDLE`.
+pub const STATE_IDLE: u32 = 0;
+/// `DOCA_CTX_STATE_STARTING`.
+pub const STATE_STARTING: u32 = 1;
+/// `DOCA_CTX_STATE_RUNNING`.
+pub const STATE_RUNNING: u32 = 2;
+/// `DOCA_CTX_STATE_STOPPING`.
+pub const STATE_STOPPING: u32 = 3;
+
+/// `doca_ctx_state_changed_callback_t`.
+pub type StateChangedCb =
+    Option<unsafe extern "C" fn(user_data: DocaData, ctx: *mut Ctx, prev: u32, next: u32)>;
+
+/// Outcome of a start or stop request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transition {
+    /// The context reached RUNNING (start) or IDLE (stop) at once.
+    Done,
+    /// The context is STARTING or STOPPING; a later [`CtxOps::progress`] call finishes the
+    /// transition with [`Ctx::set_state`].
+    Pending,
+}
+
+/// What a context kind implements. All methods are called without the context's lock held.
+pub trait CtxOps: Send + Sync {
+    /// Short name used in log messages ("eth_rxq", "urom_worker", ...).
+    fn kind(&self) -> &'static str;
+    /// Whether `doca_ctx_start` requires the context to be connected to a PE first.
+    fn needs_pe(&self) -> bool {
+        false
+    }
+    /// Called by `doca_ctx_start` while IDLE.
+    fn start(&self, ctx: &Ctx) -> DocaResult<Transition>;
+    /// Called by `doca_ctx_stop` while RUNNING or STARTING.
+    fn stop(&self, ctx: &Ctx) -> DocaResult<Transition>;
+    /// Called by `doca_pe_progress` for each connected context; returns how many things it
+    /// completed (tasks, events, state transitions). Must return 0 when nothing happened.
+    fn progress(&self, _ctx: &Ctx) -> u32 {
+        0
+    }
+    /// Called by `doca_task_submit` for a task of this context (the context is RUNNING).
+    /// On success the task is in flight; the context completes it later with
+    /// [`Ctx::complete_task`] from inside `progress`.
+    fn submit(&self, _ctx: &Ctx, _task: *mut Task) -> DocaResult<()> {
+        Err(DocaError::NOT_SUPPORTED)
+    }
+    /// `doca_ctx_set_datapath_on_gpu` (called while IDLE). Default: not supported.
+    fn set_datapath_on_gpu(&self, _gpu: *mut c_void) -> DocaResult<()> {
+        Err(DocaError::NOT_SUPPORTED)
+    }
+}
+
+struct CtxInner {
+    state: u32,
+    user_data: DocaData,
+    state_cb: StateChangedCb,
+}
+
+/// The C `struct doca_ctx`.
+pub struct Ctx {
+    ops: Arc<dyn CtxOps>,
+    inner: Mutex<CtxInner>,
+    pe: AtomicPtr<Pe>,
+    inflight: AtomicUsize,
+}
+
+impl Ctx {
+    /// A new IDLE context driven by `ops`.
+    pub fn new(ops: Arc<dyn CtxOps>) -> Box<Ctx> {
+        Box::new(Ctx {
+            ops,
+            inner: Mutex::new(CtxInner {
+                state: STATE_IDLE,
+                user_data: DocaData { u64: 0 },
+                state_cb: None,
+            }),
+            pe: AtomicPtr::new(std::ptr::null_mut()),
+            inflight: AtomicUsize::new(0),
+        })
+    }
+
+    /// The context kind's operations.
+    pub fn ops(&self) -> &Arc<dyn CtxOps> {
+        &self.ops
+    }
+
+    /// Current state (`STATE_*`).
+    pub fn state(&self) -> u32 {
+        self.lock().state
+    }
+
+    /// BAD_STATE unless the context is IDLE (for setters).
+    pub fn require_idle(&self) -> DocaResult<()> {
+        if self.state() == STATE_IDLE {
+            Ok(())
+        } else {
+            Err(DocaError::BAD_STATE)
+        }
+    }
+
+    /// BAD_STATE unless the context is RUNNING.
+    pub fn require_running(&self) -> DocaResult<()> {
+        if self.state() == STATE_RUNNING {
+            Ok(())
+        } else {
+            Err(DocaError::BAD_STATE)
+        }
+    }
+
+    /// The context's user data.
+    pub fn user_data(&self) -> DocaData {
+        self.lock().user_data
+    }
+
+    /// The PE this context is connected to, or null.
+    pub fn pe(&self) -> *mut Pe {
+        self.pe.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_pe(&self, pe: *mut Pe) {
+        self.pe.store(pe, Ordering::Release);
+    }
+
+    /// Tasks submitted and not yet completed.
+    pub fn inflight(&self) -> usize {
+        self.inflight.load(Ordering::Acquire)
+    }
+
+    /// Moves to `next` and reports the change to the state-changed callback. Context kinds
+    /// call this from `progress` to finish a pending transition.
+    pub fn set_state(&self, next: u32) {
+        let (prev, cb, ud) = {
+            let mut g = self.lock();
+            let prev = g.state;
+            g.state = next;
+            (prev, g.state_cb, g.user_data)
+        };
+        if prev != next {
+            if let Some(cb) = cb {
+                // SAFETY: the application registered `cb` with this signature; the context
+                // pointer stays valid for the duration of the call.
+                unsafe { cb(ud, self as *const Ctx as *mut Ctx, prev, next) };
+            }
+        }
+    }
+
+    /// Finishes an in-flight task: records `status`, then calls its completion callback
+    /// with the task's and the context's user data.
+    pub fn complete_task(&self, task: *mut Task, status: DocaResult<()>) {
+        self.inflight.fetch_sub(1, Ordering::AcqRel);
+        let ud = self.user_data();
+        // SAFETY: `task` was submitted to this context and is still owned by the runtime
+        // until its completion callback runs.
+        unsafe { Task::complete(task, to_c(status), ud) };
+    }
+
+    pub(crate) fn note_submitted(&self) {
+        self.inflight.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn note_completed_without_callback(&self) {
+        self.inflight.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CtxInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn start(&self) -> DocaResult<()> {
+        self.require_idle()?;
+        if self.ops.needs_pe() && self.pe().is_null() {
+            return Err(DocaError::BAD_STATE);
+        }
+        match self.ops.start(self)? {
+            Transition::Done => {
+                self.set_state(STATE_RUNNING);
+                Ok(())
+            }
+            Transition::Pending => {
+                self.set_state(STATE_STARTING);
+                Err(DocaError::IN_PROGRESS)
+            }
+        }
+    }
+
+    fn stop(&self) -> DocaResult<()> {
+        let s = self.state();
+        if s != STATE_RUNNING && s != STATE_STARTING {
+            return Err(DocaError::BAD_STATE);
+        }
+        match self.ops.stop(self)? {
+            Transition::Done => {
+                self.set_state(STATE_IDLE);
+                Ok(())
+            }
+            Transition::Pending => {
+                self.set_state(STATE_STOPPING);
+                Err(DocaError::IN_PROGRESS)
+            }
+        }
+    }
+}
+
+/// Borrows a context from a C pointer; INVALID_VALUE when null.
+///
+/// # Safety
+/// A non-null `ctx` must point to a live `Ctx`.
+pub unsafe fn ctx_ref<'a>(ctx: *const Ctx) -> DocaResult<&'a Ctx> {
+    // SAFETY: caller guarantees validity when non-null.
+    unsafe { ctx.as_ref() }.ok_or(DocaError::INVALID_VALUE)
+}
+
+/// `doca_ctx_start`.
+///
+/// # Safety
+/// `ctx` is null or a live context.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_start(ctx: *mut Ctx) -> u32 {
+    // SAFETY: per this function's contract.
+    to_c(unsafe { ctx_ref(ctx) }.and_then(Ctx::start))
+}
+
+/// `doca_ctx_stop`.
+///
+/// # Safety
+/// `ctx` is null or a live context.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_stop(ctx: *mut Ctx) -> u32 {
+    // SAFETY: per this function's contract.
+    to_c(unsafe { ctx_ref(ctx) }.and_then(Ctx::stop))
+}
+
+/// `doca_ctx_get_state`.
+///
+/// # Safety
+/// `ctx` is null or a live context; `state` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_get_state(ctx: *const Ctx, state: *mut u32) -> u32 {
+    // SAFETY: per this function's contract.
+    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
+        if state.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        // SAFETY: checked non-null; caller guarantees it is writable.
+        unsafe { *state = c.state() };
+        Ok(())
+    });
+    to_c(r)
+}
+
+/// `doca_ctx_set_state_changed_cb` (IDLE only).
+///
+/// # Safety
+/// `ctx` is null or a live context.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_set_state_changed_cb(ctx: *mut Ctx, cb: StateChangedCb) -> u32 {
+    // SAFETY: per this function's contract.
+    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
+        c.require_idle()?;
+        c.lock().state_cb = cb;
+        Ok(())
+    });
+    to_c(r)
+}
+
+/// `doca_ctx_set_user_data`.
+///
+/// # Safety
+/// `ctx` is null or a live context.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_set_user_data(ctx: *mut Ctx, user_data: DocaData) -> u32 {
+    // SAFETY: per this function's contract.
+    let r = unsafe { ctx_ref(ctx) }.map(|c| c.lock().user_data = user_data);
+    to_c(r)
+}
+
+/// `doca_ctx_get_user_data`.
+///
+/// # Safety
+/// `ctx` is null or a live context; `user_data` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_get_user_data(ctx: *const Ctx, user_data: *mut DocaData) -> u32 {
+    // SAFETY: per this function's contract.
+    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
+        if user_data.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        // SAFETY: checked non-null; caller guarantees it is writable.
+        unsafe { *user_data = c.user_data() };
+        Ok(())
+    });
+    to_c(r)
+}
+
+/// `doca_ctx_get_num_inflight_tasks`.
+///
+/// # Safety
+/// `ctx` is null or a live context; `num` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_get_num_inflight_tasks(ctx: *const Ctx, num: *mut usize) -> u32 {
+    // SAFETY: per this function's contract.
+    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
+        if num.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        // SAFETY: checked non-null; caller guarantees it is writable.
+        unsafe { *num = c.inflight() };
+        Ok(())
+    });
+    to_c(r)
+}
+
+/// `doca_ctx_set_datapath_on_gpu` (IDLE only).
+///
+/// # Safety
+/// `ctx` is null or a live context; `gpu` is null or a live `doca_gpu`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_ctx_set_datapath_on_gpu(ctx: *mut Ctx, gpu: *mut c_void) -> u32 {
+    // SAFETY: per this function's contract.
+    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
+        if gpu.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.require_idle()?;
+        c.ops.set_datapath_on_gpu(gpu)
+    });
+    to_c(r)
+}

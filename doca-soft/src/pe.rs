@@ -1,0 +1,255 @@
+//! `doca_pe`: the progress engine. Contexts connect to it before they start; each
+//! `doca_pe_progress` call lets every connected context make progress once and reports
+//! whether anything completed.
+
+use crate::ctx::{ctx_ref, Ctx, STATE_IDLE};
+use crate::error::{to_c, DocaError, DocaResult};
+use std::sync::Mutex;
+
+struct CtxPtr(*const Ctx);
+// SAFETY: contexts are Sync (their state is behind a mutex) and outlive their connection:
+// a context disconnects itself before it is destroyed.
+unsafe impl Send for CtxPtr {}
+
+/// The C `struct doca_pe`.
+pub struct Pe {
+    ctxs: Mutex<Vec<CtxPtr>>,
+}
+
+impl Pe {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CtxPtr>> {
+        self.ctxs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn connect(&self, ctx: &Ctx) -> DocaResult<()> {
+        if ctx.state() != STATE_IDLE {
+            return Err(DocaError::BAD_STATE);
+        }
+        if !ctx.pe().is_null() {
+            return Err(DocaError::ALREADY_EXIST);
+        }
+        self.lock().push(CtxPtr(ctx));
+        ctx.set_pe(self as *const Pe as *mut Pe);
+        Ok(())
+    }
+
+    /// Progresses every connected context once; returns what they completed.
+    pub fn progress(&self) -> u32 {
+        let snapshot: Vec<*const Ctx> = self.lock().iter().map(|c| c.0).collect();
+        let mut done = 0u32;
+        for c in snapshot {
+            // SAFETY: connected contexts stay alive until they disconnect (on destroy),
+            // which applications do not do concurrently with progress of the same PE.
+            let ctx = unsafe { &*c };
+            done = done.saturating_add(ctx.ops().progress(ctx));
+        }
+        done
+    }
+}
+
+impl Ctx {
+    /// Disconnects from the PE (context kinds call this when they are destroyed).
+    pub fn detach_from_pe(&self) {
+        let pe = self.pe();
+        if pe.is_null() {
+            return;
+        }
+        // SAFETY: a PE cannot be destroyed while contexts are connected to it.
+        let pe = unsafe { &*pe };
+        pe.lock().retain(|c| !std::ptr::eq(c.0, self));
+        self.set_pe(std::ptr::null_mut());
+    }
+
+    pub(crate) fn undo_submitted(&self) {
+        self.note_completed_without_callback();
+    }
+}
+
+/// `doca_pe_create`.
+///
+/// # Safety
+/// `pe` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_create(pe: *mut *mut Pe) -> u32 {
+    if pe.is_null() {
+        return DocaError::INVALID_VALUE.0;
+    }
+    let b = Box::new(Pe {
+        ctxs: Mutex::new(Vec::new()),
+    });
+    // SAFETY: checked non-null; caller guarantees it is writable.
+    unsafe { *pe = Box::into_raw(b) };
+    0
+}
+
+/// `doca_pe_destroy`: IN_USE while contexts are connected.
+///
+/// # Safety
+/// `pe` is null or a live PE from `doca_pe_create`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_destroy(pe: *mut Pe) -> u32 {
+    // SAFETY: caller contract.
+    let Some(p) = (unsafe { pe.as_ref() }) else {
+        return DocaError::INVALID_VALUE.0;
+    };
+    if !p.lock().is_empty() {
+        return DocaError::IN_USE.0;
+    }
+    // SAFETY: created by Box::into_raw in doca_pe_create and not used after this.
+    drop(unsafe { Box::from_raw(pe) });
+    0
+}
+
+/// `doca_pe_connect_ctx` (the context must be IDLE and not connected elsewhere).
+///
+/// # Safety
+/// `pe` and `ctx` are null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_connect_ctx(pe: *mut Pe, ctx: *mut Ctx) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { pe.as_ref() }
+        .ok_or(DocaError::INVALID_VALUE)
+        // SAFETY: caller contract.
+        .and_then(|p| p.connect(unsafe { ctx_ref(ctx) }?));
+    to_c(r)
+}
+
+/// `doca_pe_progress`: 1 when some connected context completed something, else 0.
+///
+/// # Safety
+/// `pe` is null or a live PE.
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_progress(pe: *mut Pe) -> u8 {
+    // SAFETY: caller contract.
+    match unsafe { pe.as_ref() } {
+        Some(p) => u8::from(p.progress() > 0),
+        None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctx::*;
+    use crate::task::*;
+    use crate::types::DocaData;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    /// A context kind that starts asynchronously and completes one task per progress call.
+    #[derive(Default)]
+    struct Fake {
+        pending: Mutex<Vec<usize>>,
+        progressed: AtomicU32,
+    }
+    impl CtxOps for Fake {
+        fn kind(&self) -> &'static str {
+            "fake"
+        }
+        fn needs_pe(&self) -> bool {
+            true
+        }
+        fn start(&self, _: &Ctx) -> DocaResult<Transition> {
+            Ok(Transition::Pending)
+        }
+        fn stop(&self, _: &Ctx) -> DocaResult<Transition> {
+            Ok(Transition::Pending)
+        }
+        fn progress(&self, ctx: &Ctx) -> u32 {
+            self.progressed.fetch_add(1, Ordering::Relaxed);
+            match ctx.state() {
+                STATE_STARTING => {
+                    ctx.set_state(STATE_RUNNING);
+                    1
+                }
+                STATE_STOPPING if ctx.inflight() == 0 => {
+                    ctx.set_state(STATE_IDLE);
+                    1
+                }
+                _ => match self.pending.lock().unwrap().pop() {
+                    Some(t) => {
+                        ctx.complete_task(t as *mut Task, Ok(()));
+                        1
+                    }
+                    None => 0,
+                },
+            }
+        }
+        fn submit(&self, _: &Ctx, task: *mut Task) -> DocaResult<()> {
+            self.pending.lock().unwrap().push(task as usize);
+            Ok(())
+        }
+    }
+
+    static CHANGES: AtomicU32 = AtomicU32::new(0);
+    unsafe extern "C" fn on_change(_: DocaData, _: *mut Ctx, prev: u32, next: u32) {
+        assert_ne!(prev, next);
+        CHANGES.fetch_add(1, Ordering::SeqCst);
+    }
+    unsafe extern "C" fn on_done(task: *mut Task, ud: DocaData, _: DocaData) {
+        // SAFETY: the test stored a pointer to an AtomicU32 in the task's user data.
+        unsafe { (*(ud.ptr as *const AtomicU32)).fetch_add(1, Ordering::SeqCst) };
+        // SAFETY: completion hands ownership back; free it as applications do.
+        unsafe { doca_task_free(task) };
+    }
+    unsafe fn free_boxed(t: *mut Task) {
+        // SAFETY: allocated with Box::into_raw below.
+        drop(unsafe { Box::from_raw(t) });
+    }
+
+    #[test]
+    fn async_start_task_and_stop_follow_doca_semantics() {
+        let fake = Arc::new(Fake::default());
+        let ctx = Ctx::new(fake.clone());
+        let c = &*ctx as *const Ctx as *mut Ctx;
+        let mut pe = std::ptr::null_mut();
+        // SAFETY: valid pointers throughout; objects outlive their use.
+        unsafe {
+            assert_eq!(doca_ctx_set_state_changed_cb(c, Some(on_change)), 0);
+            // Needs a PE before start.
+            assert_eq!(doca_ctx_start(c), DocaError::BAD_STATE.0);
+            assert_eq!(doca_pe_create(&mut pe), 0);
+            assert_eq!(doca_pe_connect_ctx(pe, c), 0);
+            assert_eq!(doca_pe_connect_ctx(pe, c), DocaError::ALREADY_EXIST.0);
+            assert_eq!(doca_ctx_start(c), DocaError::IN_PROGRESS.0);
+            assert_eq!(ctx.state(), STATE_STARTING);
+            // Setters after start are refused.
+            assert_eq!(
+                doca_ctx_set_state_changed_cb(c, None),
+                DocaError::BAD_STATE.0
+            );
+            assert_eq!(doca_pe_progress(pe), 1);
+            assert_eq!(ctx.state(), STATE_RUNNING);
+            assert_eq!(doca_pe_progress(pe), 0, "no spurious progress");
+
+            let done = AtomicU32::new(0);
+            let task = Box::into_raw(Box::new(Task::new(c, free_boxed)));
+            (*task).set_cb(Some(on_done));
+            doca_task_set_user_data(
+                task,
+                DocaData {
+                    ptr: &done as *const _ as *mut _,
+                },
+            );
+            assert_eq!(doca_task_submit(task), 0);
+            assert_eq!(ctx.inflight(), 1);
+            assert_eq!(doca_pe_progress(pe), 1);
+            assert_eq!(done.load(Ordering::SeqCst), 1);
+            assert_eq!(ctx.inflight(), 0);
+
+            assert_eq!(doca_pe_destroy(pe), DocaError::IN_USE.0);
+            assert_eq!(doca_ctx_stop(c), DocaError::IN_PROGRESS.0);
+            assert_eq!(doca_pe_progress(pe), 1);
+            assert_eq!(ctx.state(), STATE_IDLE);
+            assert_eq!(doca_ctx_stop(c), DocaError::BAD_STATE.0);
+            assert_eq!(CHANGES.load(Ordering::SeqCst), 4);
+            ctx.detach_from_pe();
+            assert_eq!(doca_pe_destroy(pe), 0);
+            assert_eq!(doca_pe_progress(std::ptr::null_mut()), 0);
+            assert_eq!(
+                doca_ctx_start(std::ptr::null_mut()),
+                DocaError::INVALID_VALUE.0
+            );
+        }
+    }
+}
