@@ -1,0 +1,3 @@
+//! Flow bindings (owned by the Flow implementation).
+
+pub fn generate() {}

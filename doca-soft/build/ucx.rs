@@ -1,0 +1,3 @@
+//! UCX discovery and bindings (owned by the UROM implementation).
+
+pub fn build_ucx() {}
