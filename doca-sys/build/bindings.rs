@@ -21,6 +21,9 @@ pub fn generate(include_dirs: &[PathBuf]) {
         .derive_debug(true)
         .prepend_enum_name(false)
         .size_t_is_usize(true)
+        .use_core()
+        .ctypes_prefix("core::ffi")
+        .opaque_type("FILE|_IO_FILE")
         .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()));
     for dir in include_dirs {
         b = b.clang_arg(format!("-I{}", dir.display()));
