@@ -14,6 +14,7 @@
 pub mod log;
 pub mod ctx;
 pub mod error;
+pub mod eth;
 pub mod pe;
 pub mod task;
 pub mod types;
