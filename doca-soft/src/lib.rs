@@ -13,7 +13,10 @@
 #[macro_use]
 pub mod log;
 pub mod ctx;
+pub mod dev;
 pub mod error;
+pub mod flow;
 pub mod pe;
+pub mod port;
 pub mod task;
 pub mod types;
