@@ -12,8 +12,14 @@
 
 #[macro_use]
 pub mod log;
+pub mod cabi;
 pub mod ctx;
+pub mod dev;
 pub mod error;
+pub mod eth;
+pub mod flow;
 pub mod pe;
+pub mod port;
 pub mod task;
 pub mod types;
+pub mod version;
