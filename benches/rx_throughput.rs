@@ -1,0 +1,130 @@
+//! Figure 2: end-to-end RX on the soft NIC, with its baseline, a plain Linux UDP receiver
+//! (`recvmmsg`) fed by the same `sendmmsg` senders with the same frames, in the same run.
+//!
+//! Modes (`--mode`, comma list): `recvmmsg` (baseline), `lo` (senders -> kernel -> `lo` ->
+//! AF_PACKET port -> proxy -> RX ring), `wire` (generator threads -> in-memory wire -> proxy
+//! -> RX ring). Until the GPU ring consumer lands, `lo` and `wire` consume the rings on the
+//! CPU (the device API's receive algorithm, `CpuRxq`): that measures the proxy's cost, not
+//! the target path, so those figures carry no pass/miss; the GPU figures print as skipped.
+//!
+//! Every reported rate is from a run with zero loss (sequence numbers checked per sender)
+//! when one was reached within `--tries` runs (each retry paced to 90% of the last delivered
+//! rate); otherwise the figure says how many frames were lost.
+
+mod support;
+
+use support::args::Args;
+use support::report::{gpu_skip_reason, Figure, Status};
+use support::soft::{run_soft_rx, Mode};
+use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
+
+const USAGE: &str = "rx_throughput [--mode recvmmsg,lo,wire] [--queues 1,2,4,8] [--size 64,1024]
+  [--frames N per sender] [--tries N] [--quick]";
+
+fn gbps(pps: f64, size: usize) -> f64 {
+    pps * size as f64 * 8.0 / 1e9
+}
+
+fn loss_note(lost: u64, sent: u64, paced: f64) -> String {
+    let pace = if paced > 0.0 {
+        format!("paced at {:.3} Mpps", paced / 1e6)
+    } else {
+        "unpaced".to_string()
+    };
+    if lost == 0 {
+        format!("zero loss, {pace}")
+    } else {
+        format!("LOSS {lost} of {sent} frames after retries ({pace}); rate is of delivered frames")
+    }
+}
+
+fn main() {
+    let a = Args::parse(USAGE);
+    let quick = a.quick();
+    let modes = a.str("mode", "recvmmsg,lo,wire");
+    let modes: Vec<&str> = modes.split(',').collect();
+    let queues: Vec<usize> = a.list("queues", if quick { &[1, 2] } else { &[1, 2, 4, 8] });
+    let sizes: Vec<usize> = a.list("size", &[64, 1024]);
+    let frames: u64 = a.num("frames", if quick { 20_000 } else { 200_000 });
+    let tries: usize = a.num("tries", if quick { 2 } else { 4 });
+    let gpu_reason = gpu_skip_reason("GPU ring consumer kernel and rxq glue");
+
+    for &size in &sizes {
+        if size < MIN_SIZE {
+            eprintln!("--size {size}: smallest is {MIN_SIZE}");
+            std::process::exit(2);
+        }
+        for &q in &queues {
+            let tag = format!("{size}B/{q}q");
+            let mut base_pps = None;
+            if modes.contains(&"recvmmsg") || modes.contains(&"lo") {
+                match zero_loss_search(
+                    tries,
+                    |rate| run_recvmmsg(q, size, frames, rate),
+                    |r| r.lost,
+                    |r| r.rx_pps(),
+                ) {
+                    Ok((r, paced)) => {
+                        let pps = r.rx_pps();
+                        base_pps = Some(pps);
+                        Figure::info(
+                            format!("rx/recvmmsg/{tag}"),
+                            pps / 1e6,
+                            "Mpps",
+                            format!(
+                                "baseline; {:.2} Gbit/s; {}",
+                                gbps(pps, size),
+                                loss_note(r.lost, r.sent, paced)
+                            ),
+                        )
+                        .emit();
+                    }
+                    Err(e) => {
+                        Figure::skipped(format!("rx/recvmmsg/{tag}"), None, format!("failed: {e}"))
+                            .emit()
+                    }
+                }
+            }
+            for (mode, flag) in [(Mode::Lo, "lo"), (Mode::Wire, "wire")] {
+                if !modes.contains(&flag) {
+                    continue;
+                }
+                let (r, paced) = zero_loss_search(
+                    tries,
+                    |rate| Ok::<_, std::io::Error>(run_soft_rx(mode, q, size, frames, rate)),
+                    |r| r.lost,
+                    |r| r.pps(),
+                )
+                .expect("soft run does not fail");
+                let mut f = Figure::info(
+                    format!("rx/soft-{}-cpu/{tag}", mode.name()),
+                    r.pps() / 1e6,
+                    "Mpps",
+                    format!(
+                        "CPU consumer (proxy cost, not the GPU path); {:.2} Gbit/s; {}; ring-full drops {}",
+                        gbps(r.pps(), size),
+                        loss_note(r.lost, r.sent, paced),
+                        r.ring_full
+                    ),
+                );
+                if mode == Mode::Lo {
+                    if let Some(b) = base_pps {
+                        f = f.with_baseline(format!("rx/recvmmsg/{tag}"), b / 1e6);
+                    }
+                }
+                f.emit();
+                let target = match mode {
+                    Mode::Lo => "ratio >= 1.0 vs recvmmsg, zero loss",
+                    Mode::Wire => ">= 20 Mpps at 64 B x 4 queues; >= 0.8x linear to 8 queues",
+                };
+                Figure::skipped(
+                    format!("rx/soft-{}-gpu/{tag}", mode.name()),
+                    Some(target),
+                    gpu_reason.clone(),
+                )
+                .emit();
+            }
+            let _ = Status::Info;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Figure 6: memory. (a) Heap allocations per packet in steady state on the soft NIC's RX
+//! path (in-memory wire -> dispatcher -> RSS -> host RX ring -> CPU consumer), counted by a
+//! counting global allocator over every thread while a fixed number of frames flows after a
+//! warm-up. (b) Host memory per RX queue besides the application's packet ring: what creating
+//! and registering one queue allocates.
+//!
+//! The GPU variants (device-mapped rings, pinned memory) print as skipped until they land.
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use doca_soft::port::Port;
+use support::alloc::{CountingAlloc, Region};
+use support::args::Args;
+use support::report::{gpu_skip_reason, Figure, Status};
+use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
+use support::udp;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+const USAGE: &str = "steady_alloc [--frames N] [--size 64] [--quick]";
+
+/// Most frames in flight (sent, not consumed): below the ring's size, so none is dropped.
+const IN_FLIGHT: u64 = 4096;
+
+/// Sends `n` frames on `peer` from this thread (no allocation of its own), keeping at most
+/// [`IN_FLIGHT`] frames ahead of the consumer.
+fn send(peer: &Port, got: &AtomicU64, frame: &mut [u8], from: u64, n: u64) {
+    for seq in from..from + n {
+        while seq - got.load(Ordering::Acquire) >= IN_FLIGHT {
+            std::hint::spin_loop();
+        }
+        udp::write_payload(&mut frame[udp::HEADERS..], 0, seq);
+        while peer.send(frame).is_err() {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+fn wait_for(got: &AtomicU64, n: u64) -> bool {
+    let t = Instant::now();
+    while got.load(Ordering::Acquire) < n {
+        if t.elapsed() > Duration::from_secs(20) {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
+fn per_packet(frames: u64, size: usize) -> Result<(f64, f64), String> {
+    let wire = format!("alloc{}", std::process::id());
+    let rx = SoftRx::open(&port_spec(Mode::Wire, &wire, 0), 1, 8192, slot_size(size));
+    let peer = Port::for_spec(&port_spec(Mode::Wire, &wire, 1)).map_err(|e| format!("{e:?}"))?;
+    let got = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let consumer = {
+        let c = SendRxq(rx.queues[0].consumer());
+        let (got, stop) = (got.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let c = c;
+            while !stop.load(Ordering::Acquire) {
+                let n = c.0.recv_with(64, 1_000_000, |_, _, f| {
+                    std::hint::black_box(udp::parse_frame(f));
+                });
+                got.fetch_add(u64::from(n), Ordering::Release);
+            }
+        })
+    };
+    let mut frame = vec![0u8; size];
+    udp::build_frame(&mut frame, 40000, udp::BASE_PORT, 0, 0);
+    let warm = frames / 4;
+    send(&peer, &got, &mut frame, 0, warm);
+    let ok = wait_for(&got, warm);
+    let region = Region::start();
+    send(&peer, &got, &mut frame, warm, frames);
+    let ok = ok && wait_for(&got, warm + frames);
+    let c = region.finish();
+    stop.store(true, Ordering::Release);
+    consumer.join().map_err(|_| "consumer panicked")?;
+    if !ok {
+        return Err(format!(
+            "frames did not arrive: {} of {}",
+            got.load(Ordering::Relaxed),
+            warm + frames
+        ));
+    }
+    Ok((
+        c.allocs as f64 / frames as f64,
+        c.bytes as f64 / frames as f64,
+    ))
+}
+
+/// Host bytes allocated by creating and registering one RX queue, besides its packet ring.
+fn per_queue(slots: usize, size: usize) -> (u64, usize) {
+    let wire = format!("qmem{}", std::process::id());
+    let port = Port::for_spec(&port_spec(Mode::Wire, &wire, 0)).expect("wire port");
+    // A first queue starts the dispatcher (per port, not per queue).
+    let first = HostQueue::new(64, 64);
+    port.register_rx_queue(0, Arc::new(RingSink(first.ring.clone())))
+        .expect("register");
+    let region = Region::start();
+    let q = HostQueue::new(slots, slot_size(size));
+    port.register_rx_queue(1, Arc::new(RingSink(q.ring.clone())))
+        .expect("register");
+    let c = region.finish();
+    let app = q.app_bytes();
+    port.unregister_rx_queue(1);
+    port.unregister_rx_queue(0);
+    (c.bytes - app as u64, app)
+}
+
+struct SendRxq(doca_soft::eth::rx_consumer::CpuRxq);
+// SAFETY: the consumer reads a host ring that lives until after the thread is joined; one
+// thread uses it.
+unsafe impl Send for SendRxq {}
+
+fn main() {
+    let a = Args::parse(USAGE);
+    let quick = a.quick();
+    let frames: u64 = a.num("frames", if quick { 50_000 } else { 1_000_000 });
+    let size: usize = a.num("size", 64);
+    match per_packet(frames, size) {
+        Ok((allocs, bytes)) => Figure::info(
+            format!("mem/allocs-per-packet/soft-wire-cpu/{size}B"),
+            allocs,
+            "allocs/pkt",
+            format!("{bytes:.1} B/pkt; all threads, {frames} frames after warm-up; wire, dispatcher, host ring, CPU consumer"),
+        )
+        .with_target("0 allocations per packet", Status::check(allocs == 0.0))
+        .emit(),
+        Err(e) => Figure::skipped(format!("mem/allocs-per-packet/soft-wire-cpu/{size}B"), None, format!("failed: {e}")).emit(),
+    }
+    let slots = 8192;
+    let (extra, app) = per_queue(slots, size);
+    Figure::info(
+        format!("mem/host-bytes-per-rx-queue/{slots}x{size}B"),
+        extra as f64 / (1 << 20) as f64,
+        "MiB",
+        format!("heap bytes of one host RX queue (handle, completion ring, sink) besides the app's {app} B packet ring"),
+    )
+    .with_target("<= 8 MiB", Status::check(extra <= 8 << 20))
+    .emit();
+    let reason = gpu_skip_reason("rxq with device-mapped rings");
+    Figure::skipped(
+        "mem/allocs-per-packet/soft-lo-gpu",
+        Some("0 allocations per packet"),
+        reason.clone(),
+    )
+    .emit();
+    Figure::skipped(
+        "mem/allocs-per-command/urom",
+        Some("0 allocations per command"),
+        "needs the UROM host library (urom branch): skipped",
+    )
+    .emit();
+    Figure::skipped("mem/host-bytes-per-rx-queue/gpu", Some("<= 8 MiB"), reason).emit();
+}
