@@ -9,12 +9,14 @@
 //!
 //! Every reported rate is from a run with zero loss (sequence numbers checked per sender)
 //! when one was reached within `--tries` runs (each retry paced to 90% of the last delivered
-//! rate); otherwise the figure says how many frames were lost.
+//! rate); otherwise the figure says how many frames were lost. Everything runs in a network
+//! namespace of its own when the process may create one (see `support::netns`), so other
+//! traffic on the machine's `lo` does not reach the AF_PACKET port.
 
 mod support;
 
 use support::args::Args;
-use support::report::{gpu_skip_reason, Figure, Status};
+use support::report::{gpu_skip_reason, Figure};
 use support::soft::{run_soft_rx, Mode};
 use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
 
@@ -40,6 +42,7 @@ fn loss_note(lost: u64, sent: u64, paced: f64) -> String {
 
 fn main() {
     let a = Args::parse(USAGE);
+    let isolated = support::netns::isolate_or_warn();
     let quick = a.quick();
     let modes = a.str("mode", "recvmmsg,lo,wire");
     let modes: Vec<&str> = modes.split(',').collect();
@@ -47,6 +50,11 @@ fn main() {
     let sizes: Vec<usize> = a.list("size", &[64, 1024]);
     let frames: u64 = a.num("frames", if quick { 20_000 } else { 200_000 });
     let tries: usize = a.num("tries", if quick { 2 } else { 4 });
+    let ns = if isolated {
+        "private netns"
+    } else {
+        "host netns"
+    };
     let gpu_reason = gpu_skip_reason("GPU ring consumer kernel and rxq glue");
 
     for &size in &sizes {
@@ -72,7 +80,7 @@ fn main() {
                             pps / 1e6,
                             "Mpps",
                             format!(
-                                "baseline; {:.2} Gbit/s; {}",
+                                "baseline; {:.2} Gbit/s; {}; {ns}",
                                 gbps(pps, size),
                                 loss_note(r.lost, r.sent, paced)
                             ),
@@ -101,7 +109,7 @@ fn main() {
                     r.pps() / 1e6,
                     "Mpps",
                     format!(
-                        "CPU consumer (proxy cost, not the GPU path); {:.2} Gbit/s; {}; ring-full drops {}",
+                        "CPU consumer (proxy cost, not the GPU path); {:.2} Gbit/s; {}; ring-full drops {}; {ns}",
                         gbps(r.pps(), size),
                         loss_note(r.lost, r.sent, paced),
                         r.ring_full
@@ -124,7 +132,6 @@ fn main() {
                 )
                 .emit();
             }
-            let _ = Status::Info;
         }
     }
 }

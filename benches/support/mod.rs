@@ -6,6 +6,8 @@
 
 pub mod alloc;
 pub mod args;
+pub mod netns;
 pub mod report;
 pub mod soft;
+pub mod tx;
 pub mod udp;
