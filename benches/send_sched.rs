@@ -3,7 +3,7 @@
 //!
 //! Measured today with a CPU producer in place of the GPU kernel: the producer writes
 //! WAIT + SEND descriptor pairs (the device API's `txq_wait_send` algorithm) into a host TX
-//! ring with requested times `--interval-us` apart, the TX proxy thread honours them, and the
+//! ring with requested times `--interval-us` apart, each about 1 ms ahead of its time, the TX proxy thread honours them, and the
 //! frame output records when each frame left the proxy. The error is the proxy's; the GPU
 //! path uses the same proxy with the descriptors written by a kernel, and prints as skipped
 //! until it lands.
@@ -70,6 +70,11 @@ fn main() {
     let t0 = realtime_ns() + lead * 1000;
     let requested: Vec<u64> = (0..n as u64).map(|i| t0 + i * interval * 1000).collect();
     for (i, &t) in requested.iter().enumerate() {
+        // Submit about a millisecond ahead (as a kernel would, a little before each slot),
+        // sleeping meanwhile so the producer does not compete with the proxy for a core.
+        while realtime_ns() + 1_000_000 < t {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
         tx.txq
             .wait_send(ns_to_wait_on_time(t), tx.addr(i), 1u32.to_be(), 64, false);
     }
