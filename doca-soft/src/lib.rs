@@ -17,6 +17,7 @@ pub mod ctx;
 pub mod dev;
 pub mod error;
 pub mod gpu;
+pub mod mmap;
 pub mod pe;
 pub mod task;
 pub mod types;
