@@ -45,6 +45,8 @@ pub struct Param {
     cb: ParamCb,
     kind: u32,
     mandatory: bool,
+    cli_only: bool,
+    multiple: bool,
 }
 
 /// A parsed value, ready to be passed by pointer to a callback.
@@ -78,11 +80,16 @@ pub enum Outcome {
     Version(String),
 }
 
-/// A parser: program name and registered parameters.
+/// `doca_argp_validation_cb_t`.
+pub type ValidationCb = Option<unsafe extern "C" fn(config: *mut c_void) -> u32>;
+
+/// A parser: program name, registered parameters and program-wide callbacks.
 #[derive(Default)]
 pub struct Argp {
     program: String,
     params: Vec<Param>,
+    version_cb: ParamCb,
+    validation_cb: ValidationCb,
 }
 
 const GENERAL: [(&str, &str, bool, &str); 4] = [
@@ -133,7 +140,7 @@ impl Argp {
     pub fn new(program: &str) -> Argp {
         Argp {
             program: program.to_owned(),
-            params: Vec::new(),
+            ..Argp::default()
         }
     }
 
@@ -223,11 +230,13 @@ impl Argp {
             if let Some(g) = general {
                 match g.1 {
                     "help" => return Ok(Outcome::Help(self.usage())),
-                    "version" => return Ok(Outcome::Version(format!(
+                    "version" => {
+                        return Ok(Outcome::Version(format!(
                         "DOCA SDK version (compilation): {}\nDOCA runtime version: {} (doca-soft)",
                         crate::version::RUNTIME_VERSION,
                         crate::version::RUNTIME_VERSION
-                    ))),
+                    )))
+                    }
                     _ => {
                         let raw = match inline {
                             Some(v) => v,
@@ -278,6 +287,12 @@ impl Argp {
                 };
                 self.convert(idx, raw)?
             };
+            if !self.params[idx].multiple && values.iter().any(|(i, _)| *i == idx) {
+                return Err(format!(
+                    "{} given more than once",
+                    self.params[idx].display_name()
+                ));
+            }
             values.push((idx, value));
         }
         for (idx, p) in self.params.iter().enumerate() {
@@ -329,6 +344,14 @@ impl Argp {
                 return Err(DocaError(rc));
             }
         }
+        if let Some(v) = self.validation_cb {
+            // SAFETY: the program's validation callback receives its own config pointer.
+            let rc = unsafe { v(config) };
+            if rc != 0 {
+                sdk_err!("argp", "program validation failed: {:?}", DocaError(rc));
+                return Err(DocaError(rc));
+            }
+        }
         Ok(())
     }
 
@@ -360,12 +383,19 @@ impl Argp {
         }
         s.push_str("\nProgram Flags:\n");
         for p in &self.params {
-            let descr = match (&p.description, p.mandatory) {
-                (Some(d), true) => format!("{d} (mandatory)"),
-                (Some(d), false) => d.clone(),
-                (None, true) => "(mandatory)".into(),
-                (None, false) => String::new(),
-            };
+            let mut descr = p.description.clone().unwrap_or_default();
+            for (on, note) in [
+                (p.mandatory, "(mandatory)"),
+                (p.multiple, "(repeatable)"),
+                (p.cli_only, "(command line only)"),
+            ] {
+                if on {
+                    if !descr.is_empty() {
+                        descr.push(' ');
+                    }
+                    descr.push_str(note);
+                }
+            }
             line(
                 &mut s,
                 p.short_name.as_deref().unwrap_or(""),
@@ -570,6 +600,56 @@ pub unsafe extern "C" fn doca_argp_param_set_mandatory(param: *mut Param) {
     unsafe { set(param, "set_mandatory", |p| p.mandatory = true) }
 }
 
+/// `doca_argp_param_set_cli_only(param)`: doca-soft reads no JSON configuration, so every
+/// parameter is command-line only; the mark shows in the usage.
+///
+/// # Safety
+/// `param` is null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_argp_param_set_cli_only(param: *mut Param) {
+    // SAFETY: caller contract.
+    unsafe { set(param, "set_cli_only", |p| p.cli_only = true) }
+}
+
+/// `doca_argp_param_set_multiplicity(param)`: the flag may repeat (the callback runs for
+/// each); otherwise a repeated flag is a parse error.
+///
+/// # Safety
+/// `param` is null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_argp_param_set_multiplicity(param: *mut Param) {
+    // SAFETY: caller contract.
+    unsafe { set(param, "set_multiplicity", |p| p.multiple = true) }
+}
+
+/// `doca_argp_register_version_callback(cb)`: called (with a NULL value and the config)
+/// for `-v/--version` instead of printing the version; the program then exits 0.
+#[no_mangle]
+pub extern "C" fn doca_argp_register_version_callback(callback: ParamCb) -> u32 {
+    match global().as_mut() {
+        Some(g) if callback.is_some() => {
+            g.argp.version_cb = callback;
+            0
+        }
+        Some(_) => DocaError::INVALID_VALUE.0,
+        None => DocaError::BAD_STATE.0,
+    }
+}
+
+/// `doca_argp_register_validation_callback(cb)`: called once with the config after every
+/// parameter callback succeeded; its error is `doca_argp_start`'s.
+#[no_mangle]
+pub extern "C" fn doca_argp_register_validation_callback(callback: ValidationCb) -> u32 {
+    match global().as_mut() {
+        Some(g) if callback.is_some() => {
+            g.argp.validation_cb = callback;
+            0
+        }
+        Some(_) => DocaError::INVALID_VALUE.0,
+        None => DocaError::BAD_STATE.0,
+    }
+}
+
 /// `doca_argp_register_param(param)`: takes ownership of the parameter (also on error);
 /// BAD_STATE before `doca_argp_init`.
 ///
@@ -623,13 +703,13 @@ pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) ->
         })
         .collect();
     // Parse under the lock, run callbacks without it (they may call argp functions).
-    let (outcome, config) = {
+    let (outcome, config, version_cb) = {
         let g = global();
         let Some(g) = g.as_ref() else {
             return DocaError::BAD_STATE.0;
         };
         match g.argp.parse(&args) {
-            Ok(o) => (o, g.config),
+            Ok(o) => (o, g.config, g.argp.version_cb),
             Err(msg) => {
                 sdk_err!("argp", "{msg}");
                 eprint!("{}", g.argp.usage());
@@ -638,6 +718,13 @@ pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) ->
         }
     };
     match outcome {
+        Outcome::Version(_) if version_cb.is_some() => {
+            if let Some(cb) = version_cb {
+                // SAFETY: the program's callback, with its own config pointer.
+                unsafe { cb(std::ptr::null_mut(), config as *mut c_void) };
+            }
+            std::process::exit(0);
+        }
         Outcome::Help(u) | Outcome::Version(u) => {
             use std::io::Write;
             print!("{u}");

@@ -59,6 +59,8 @@ fn param(
         cb,
         kind,
         mandatory,
+        cli_only: false,
+        multiple: false,
     }
 }
 
@@ -72,14 +74,9 @@ fn parser() -> Argp {
         true,
     ))
     .unwrap();
-    a.register(param(
-        Some("c"),
-        Some("count"),
-        TYPE_INT,
-        Some(cb_count),
-        false,
-    ))
-    .unwrap();
+    let mut count = param(Some("c"), Some("count"), TYPE_INT, Some(cb_count), false);
+    count.multiple = true;
+    a.register(count).unwrap();
     a.register(param(
         Some("b"),
         Some("flag"),
@@ -147,6 +144,37 @@ fn parses_every_type_and_runs_callbacks_in_order() {
     assert_eq!(cfg.threads, 64);
 }
 
+unsafe extern "C" fn validate(c: *mut c_void) -> u32 {
+    // SAFETY: config is a Cfg.
+    if unsafe { (*c.cast::<Cfg>()).count } > 100 {
+        DocaError::BAD_CONFIG.0
+    } else {
+        0
+    }
+}
+
+#[test]
+fn validation_callback_runs_after_parameters() {
+    let mut a = parser();
+    a.validation_cb = Some(validate);
+    let mut cfg = Cfg::default();
+    let Outcome::Run { values, .. } = a.parse(&args("-n x -c 101")).unwrap() else {
+        panic!("expected Run")
+    };
+    assert_eq!(
+        a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()),
+        Err(DocaError::BAD_CONFIG)
+    );
+    assert_eq!(cfg.count, 101, "parameter callbacks ran first");
+    let Outcome::Run { values, .. } = a.parse(&args("-n x -c 100")).unwrap() else {
+        panic!("expected Run")
+    };
+    assert_eq!(
+        a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()),
+        Ok(())
+    );
+}
+
 #[test]
 fn callback_errors_are_returned() {
     let a = parser();
@@ -177,6 +205,8 @@ fn errors_for_missing_unknown_and_malformed() {
     assert!(e.contains("unexpected argument"), "{e}");
     let e = a.parse(&args("-n x --flag=maybe")).unwrap_err();
     assert!(e.contains("true or false"), "{e}");
+    let e = a.parse(&args("-n x -n y")).unwrap_err();
+    assert!(e.contains("--nic given more than once"), "{e}");
     let e = a.parse(&args("-n x -bx")).unwrap_err();
     assert!(
         e.contains("unknown flag"),
@@ -193,6 +223,7 @@ fn help_version_and_log_levels() {
     assert!(u.starts_with("Usage: prog"));
     assert!(u.contains("-n, --nic <x>"), "{u}");
     assert!(u.contains("(mandatory)"));
+    assert!(u.contains("(repeatable)"));
     assert!(u.contains("--sdk-log-level"));
     assert!(matches!(a.parse(&args("-h")).unwrap(), Outcome::Help(_)));
     assert!(matches!(a.parse(&args("-v")).unwrap(), Outcome::Version(v) if v.contains("3.3")));
