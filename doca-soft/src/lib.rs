@@ -15,5 +15,6 @@ pub mod log;
 pub mod ctx;
 pub mod error;
 pub mod pe;
+pub mod pkgconfig;
 pub mod task;
 pub mod types;

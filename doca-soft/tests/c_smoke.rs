@@ -1,0 +1,172 @@
+//! libdoca_soft.so as a C library: the pkg-config files written by
+//! `doca_soft::pkgconfig` give the flags, a C program built with them links and runs, and
+//! its checks (devices, progress engine, error strings, NULL arguments, log levels,
+//! version) hold.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use doca_soft::pkgconfig;
+
+/// Groups of checks smoke.c reports as "ok: <group>"; each must be there, so a group that
+/// silently stopped running fails the test.
+const SMOKE_GROUPS: &[&str] = &[
+    "standard log backend",
+    "error strings",
+    "null arguments",
+    "pe",
+    "devinfo",
+    "dev open/close",
+    "unknown pci",
+    "log levels",
+    "version",
+];
+
+/// target/<profile>/, where cargo puts libdoca_soft.so (the test binary is in deps/ below it).
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/ above deps/")
+        .to_path_buf()
+}
+
+fn c_source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/c")
+        .join(name)
+}
+
+/// `PATH`-like value with `first` in front of what the variable already holds.
+fn prepend(var: &str, first: &Path) -> OsString {
+    let mut value = OsString::from(first);
+    if let Some(old) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+        value.push(":");
+        value.push(old);
+    }
+    value
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Writes the .pc files into `dir` and returns the flags pkg-config gives for `packages`.
+fn pkg_config_flags(dir: &Path, packages: &[&str]) -> Vec<String> {
+    let written = pkgconfig::write_pc_files(dir, &library_dir(), &pkgconfig::default_include_dir())
+        .expect("write .pc files");
+    assert_eq!(written.len(), pkgconfig::TEMPLATES.len());
+    let out = Command::new("pkg-config")
+        .arg("--cflags")
+        .arg("--libs")
+        .args(packages)
+        .env("PKG_CONFIG_PATH", prepend("PKG_CONFIG_PATH", dir))
+        .output()
+        .expect("pkg-config runs");
+    assert!(
+        out.status.success(),
+        "pkg-config {packages:?} failed: {}",
+        text(&out)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Builds a C program with the sample programs' warning flags and the given flags.
+fn build_c(source: &Path, exe: &Path, flags: &[String]) {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let out = Command::new(&cc)
+        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror"])
+        .arg(source)
+        .arg("-o")
+        .arg(exe)
+        .args(flags)
+        .output()
+        .expect("C compiler runs");
+    assert!(
+        out.status.success(),
+        "{} does not build: {}",
+        source.display(),
+        text(&out)
+    );
+}
+
+fn run_with_library(exe: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).env(
+        "LD_LIBRARY_PATH",
+        prepend("LD_LIBRARY_PATH", &library_dir()),
+    );
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run C program")
+}
+
+#[test]
+fn cargo_test_builds_the_shared_library() {
+    let lib = library_dir().join("libdoca_soft.so");
+    assert!(
+        lib.is_file(),
+        "{} is missing: the cdylib was not built",
+        lib.display()
+    );
+}
+
+#[test]
+fn pkg_config_files_give_include_and_link_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = pkg_config_flags(
+        dir.path(),
+        &[
+            "doca-common",
+            "doca-gpunetio",
+            "doca-eth",
+            "doca-flow",
+            "doca-argp",
+        ],
+    );
+    let include = format!("-I{}", pkgconfig::default_include_dir().display());
+    let libdir = format!("-L{}", library_dir().display());
+    for expected in [
+        include.as_str(),
+        "-DDOCA_ALLOW_EXPERIMENTAL_API",
+        libdir.as_str(),
+        "-ldoca_soft",
+    ] {
+        assert!(
+            flags.iter().any(|f| f == expected),
+            "{expected} missing from {flags:?}"
+        );
+    }
+}
+
+#[test]
+fn c_smoke_program_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = pkg_config_flags(&dir.path().join("pc"), &["doca-common", "doca-gpunetio"]);
+    let exe = dir.path().join("smoke");
+    build_c(&c_source("smoke.c"), &exe, &flags);
+    let out = run_with_library(&exe, &[], &[]);
+    let output = text(&out);
+    assert!(
+        out.status.success(),
+        "smoke exited with {:?}:\n{output}",
+        out.status
+    );
+    assert!(output.contains("smoke: all checks passed"), "{output}");
+    for group in SMOKE_GROUPS {
+        assert!(
+            output.contains(&format!("ok: {group}\n")),
+            "group {group:?} did not report ok:\n{output}"
+        );
+    }
+}
