@@ -170,3 +170,66 @@ fn c_smoke_program_passes() {
         );
     }
 }
+
+/// A program written like the NVIDIA samples (argp flags with callbacks, log backends,
+/// open-by-PCI helper, representors, buffer inventory, version check) builds with
+/// -Werror from the pkg-config flags and runs against the library.
+#[test]
+fn sample_like_program_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = pkg_config_flags(&dir.path().join("pc"), &["doca-common", "doca-argp"]);
+    let exe = dir.path().join("sample_like");
+    build_c(&c_source("sample_like.c"), &exe, &flags);
+    // The sample command line names the NIC by PCI address; map one onto `lo`.
+    let map = [("DOCA_SOFT_PCI_MAP", "17:00.0=lo")];
+
+    let out = run_with_library(&exe, &["-p", "17:00.0", "-c", "3", "-v"], &map);
+    let output = text(&out);
+    assert!(
+        out.status.success(),
+        "sample_like exited with {:?}:\n{output}",
+        out.status
+    );
+    for expected in [
+        "version: headers 3.3.0, runtime 3.3",
+        "opened 17:00.0 (lo)",
+        "representors: ",
+        "  buffer 2 at offset 128",
+        "buffers: 3 carved and chained",
+        "Sample finished successfully",
+    ] {
+        assert!(
+            output.contains(expected),
+            "{expected:?} missing from:\n{output}"
+        );
+    }
+    assert!(
+        !output.contains("  buffer 3 "),
+        "more buffers than asked for:\n{output}"
+    );
+
+    let out = run_with_library(&exe, &["-c", "3"], &map);
+    assert!(
+        !out.status.success(),
+        "missing mandatory -p was accepted:\n{}",
+        text(&out)
+    );
+
+    let out = run_with_library(&exe, &["-p", "fe:1f.7"], &map);
+    let output = text(&out);
+    assert!(
+        !out.status.success(),
+        "unknown PCI address was accepted:\n{output}"
+    );
+    assert!(
+        output.contains("No usable device at PCI address fe:1f.7"),
+        "{output}"
+    );
+
+    let out = run_with_library(&exe, &["-p", "17:00.0", "-c", "99"], &map);
+    assert!(
+        !out.status.success(),
+        "callback's refusal of -c 99 was ignored:\n{}",
+        text(&out)
+    );
+}
