@@ -23,13 +23,16 @@ const SMOKE_GROUPS: &[&str] = &[
     "version",
 ];
 
-/// target/<profile>/, where cargo puts libdoca_soft.so (the test binary is in deps/ below it).
+/// Where the freshly built libdoca_soft.so is. `cargo test` builds the cdylib into
+/// target/<profile>/deps/ (next to this test binary) and copies it up to target/<profile>/
+/// only on `cargo build`, so the copy up there can be stale: prefer deps/.
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/ above deps/")
-        .to_path_buf()
+    let deps = exe.parent().expect("test binary directory").to_path_buf();
+    if deps.join("libdoca_soft.so").is_file() {
+        return deps;
+    }
+    deps.parent().expect("target/<profile>/ above deps/").to_path_buf()
 }
 
 fn c_source(name: &str) -> PathBuf {
