@@ -3,6 +3,8 @@
 //! its checks (devices, progress engine, error strings, NULL arguments, log levels,
 //! version) hold.
 
+mod common;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -32,7 +34,9 @@ fn library_dir() -> PathBuf {
     if deps.join("libdoca_soft.so").is_file() {
         return deps;
     }
-    deps.parent().expect("target/<profile>/ above deps/").to_path_buf()
+    deps.parent()
+        .expect("target/<profile>/ above deps/")
+        .to_path_buf()
 }
 
 fn c_source(name: &str) -> PathBuf {
@@ -234,5 +238,84 @@ fn sample_like_program_runs() {
         !out.status.success(),
         "callback's refusal of -c 99 was ignored:\n{}",
         text(&out)
+    );
+}
+
+/// Every function a public header declares (DOCA_STABLE / DOCA_EXPERIMENTAL) is exported
+/// by libdoca_soft.so: a program taking the address of each one links. Headers added by
+/// other parts of the runtime are covered too.
+#[test]
+fn every_declared_function_is_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut source = String::new();
+    let mut names = Vec::new();
+    for header in common::headers() {
+        source.push_str(&format!("#include <{}>\n", common::file_name(&header)));
+        let text = std::fs::read_to_string(&header).unwrap();
+        for name in common::declared_functions(&text) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    assert!(
+        names.len() > 100,
+        "only {} declarations found: {names:?}",
+        names.len()
+    );
+    // void (*)(void) is the function pointer type every other one converts to silently.
+    source.push_str(
+        "#include <stdio.h>\ntypedef void (*any_fn)(void);\nstatic const any_fn fns[] = {\n",
+    );
+    for name in &names {
+        source.push_str(&format!("\t(any_fn){name},\n"));
+    }
+    source.push_str(
+        "};\nint main(void)\n{\n\tsize_t i, n = 0;\n\tfor (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)\n\
+         \t\tn += fns[i] != NULL;\n\tprintf(\"%zu functions\\n\", n);\n\treturn 0;\n}\n",
+    );
+    let c_file = dir.path().join("all_functions.c");
+    std::fs::write(&c_file, source).unwrap();
+    let exe = dir.path().join("all_functions");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let out = Command::new(&cc)
+        .args([
+            "-std=gnu11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-DDOCA_ALLOW_EXPERIMENTAL_API",
+        ])
+        .arg(format!("-I{}", common::include_dir().display()))
+        .args(common::ucx_cflags())
+        .arg(&c_file)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", library_dir().display()))
+        .arg("-ldoca_soft")
+        .output()
+        .expect("C compiler runs");
+    let output = text(&out);
+    let mut missing: Vec<&str> = output
+        .lines()
+        .filter_map(|l| l.split("undefined reference to `").nth(1))
+        .filter_map(|rest| rest.split('\'').next())
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "{} declared functions are not exported: {missing:#?}",
+        missing.len()
+    );
+    assert!(
+        out.status.success(),
+        "program taking every function's address does not build:\n{output}"
+    );
+    let run = run_with_library(&exe, &[], &[]);
+    assert!(
+        run.status.success() && text(&run).contains(&format!("{} functions", names.len())),
+        "{}",
+        text(&run)
     );
 }

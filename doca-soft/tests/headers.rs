@@ -5,8 +5,12 @@
 //! The header list is read at run time, so headers added by other parts of the runtime
 //! are checked too.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
+
+use common::{declared_functions, file_name, headers, include_dir, ucx_cflags};
 
 /// Warnings the sample programs are built with; every header must pass them.
 const WARNINGS: &[&str] = &["-Wall", "-Wextra", "-Werror"];
@@ -31,45 +35,6 @@ const CORE_HEADERS: &[&str] = &[
     "doca_types.h",
     "doca_version.h",
 ];
-
-fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
-}
-
-/// Every `*.h` in include/, sorted by name.
-fn headers() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(include_dir())
-        .expect("include/ is readable")
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "h"))
-        .collect();
-    found.sort();
-    found
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().unwrap().to_string_lossy().into_owned()
-}
-
-/// Include flags for UCX (the UROM headers include UCX headers): pkg-config first, then
-/// `$UCX_HOME/include`.
-fn ucx_cflags() -> Vec<String> {
-    if let Ok(out) = Command::new("pkg-config")
-        .args(["--cflags", "ucx"])
-        .output()
-    {
-        if out.status.success() {
-            return String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect();
-        }
-    }
-    match std::env::var("UCX_HOME") {
-        Ok(home) => vec![format!("-I{home}/include")],
-        Err(_) => Vec::new(),
-    }
-}
 
 /// A C or C++ compiler invocation: program, language standard flag and `-x` language.
 #[derive(Clone, Copy)]
@@ -310,4 +275,37 @@ fn experimental_calls_need_the_opt_in() {
         &["-DDOCA_ALLOW_EXPERIMENTAL_API".to_owned()],
     )
     .expect("experimental call with the opt-in");
+}
+
+/// The declaration scanner used by c_smoke.rs finds what it should.
+#[test]
+fn declared_function_scanner_reads_the_core_headers() {
+    let text = std::fs::read_to_string(include_dir().join("doca_buf_inventory.h")).unwrap();
+    let names = declared_functions(&text);
+    assert!(
+        names.contains(&"doca_buf_inventory_create".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"doca_buf_inventory_buf_get_by_args".to_owned()),
+        "{names:?}"
+    );
+    // The static inline helper is not a library symbol.
+    assert!(
+        !names.contains(&"doca_buf_inventory_buf_get_by_addr".to_owned()),
+        "{names:?}"
+    );
+    let text = std::fs::read_to_string(include_dir().join("doca_pe.h")).unwrap();
+    let names = declared_functions(&text);
+    for expected in [
+        "doca_pe_progress",
+        "doca_task_get_user_data",
+        "doca_task_get_ctx",
+        "doca_task_free",
+    ] {
+        assert!(
+            names.contains(&expected.to_owned()),
+            "{expected} not found in {names:?}"
+        );
+    }
 }
