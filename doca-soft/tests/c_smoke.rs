@@ -118,14 +118,76 @@ fn run_with_library(exe: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output 
     cmd.output().expect("run C program")
 }
 
+/// `cargo test` itself builds the cdylib (into deps/, next to this test binary).
 #[test]
 fn cargo_test_builds_the_shared_library() {
-    let lib = library_dir().join("libdoca_soft.so");
+    let exe = std::env::current_exe().unwrap();
+    let lib = exe.parent().unwrap().join("libdoca_soft.so");
     assert!(
         lib.is_file(),
-        "{} is missing: the cdylib was not built",
+        "{} is missing: cargo test did not build the cdylib",
         lib.display()
     );
+    assert_eq!(library_dir(), exe.parent().unwrap());
+}
+
+/// The installer binary writes every .pc file with the directories it is given, defaults
+/// the library directory to its own, and refuses bad command lines.
+#[test]
+fn pkgconfig_binary_writes_the_files() {
+    let bin = env!("CARGO_BIN_EXE_doca_soft_pkgconfig");
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(bin)
+        .args(["--out"])
+        .arg(dir.path().join("given"))
+        .args([
+            "--libdir",
+            "/opt/doca-soft/lib",
+            "--includedir",
+            "/opt/doca-soft/include",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    for (name, _) in pkgconfig::TEMPLATES {
+        let pc =
+            std::fs::read_to_string(dir.path().join("given").join(format!("{name}.pc"))).unwrap();
+        assert!(pc.contains("libdir=/opt/doca-soft/lib\n"), "{name}: {pc}");
+        assert!(
+            pc.contains("includedir=/opt/doca-soft/include\n"),
+            "{name}: {pc}"
+        );
+    }
+
+    let out = Command::new(bin)
+        .arg("--out")
+        .arg(dir.path().join("defaults"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let pc = std::fs::read_to_string(dir.path().join("defaults/doca-common.pc")).unwrap();
+    let own_dir = Path::new(bin).parent().unwrap();
+    assert!(
+        pc.contains(&format!("libdir={}\n", own_dir.display())),
+        "{pc}"
+    );
+    assert!(
+        pc.contains(&format!(
+            "includedir={}\n",
+            pkgconfig::default_include_dir().display()
+        )),
+        "{pc}"
+    );
+
+    for bad in [&[][..], &["--out"][..], &["--bogus", "x"][..]] {
+        let out = Command::new(bin).args(bad).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bad:?} was accepted: {}",
+            text(&out)
+        );
+    }
 }
 
 #[test]
