@@ -16,6 +16,7 @@ pub mod cabi;
 pub mod ctx;
 pub mod dev;
 pub mod error;
+pub mod gpu;
 pub mod pe;
 pub mod pkgconfig;
 pub mod task;
