@@ -22,6 +22,7 @@ const SMOKE_GROUPS: &[&str] = &[
     "dev open/close",
     "unknown pci",
     "log levels",
+    "gpu arguments",
     "version",
 ];
 

@@ -305,6 +305,26 @@ static void check_logging(void)
 	end_group("log levels");
 }
 
+/* GPU calls refuse bad arguments, and an unknown GPU, without needing a GPU. */
+static void check_gpu_arguments(void)
+{
+	struct doca_gpu *gpu = NULL;
+	void *gpu_ptr = NULL, *cpu_ptr = NULL;
+	doca_error_t result;
+
+	CHECK_RESULT(doca_gpu_create(NULL, &gpu), DOCA_ERROR_INVALID_VALUE);
+	CHECK_RESULT(doca_gpu_create("fe:1f.7", NULL), DOCA_ERROR_INVALID_VALUE);
+	/* No such GPU: NOT_FOUND, or DRIVER on a machine without a CUDA driver. */
+	result = doca_gpu_create("fe:1f.7", &gpu);
+	CHECK(result == DOCA_ERROR_NOT_FOUND || result == DOCA_ERROR_DRIVER);
+	CHECK(gpu == NULL);
+	CHECK_RESULT(doca_gpu_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	CHECK_RESULT(doca_gpu_mem_alloc(NULL, 4096, 0, DOCA_GPU_MEM_TYPE_GPU, &gpu_ptr, &cpu_ptr),
+		     DOCA_ERROR_INVALID_VALUE);
+	CHECK_RESULT(doca_gpu_mem_free(NULL, gpu_ptr), DOCA_ERROR_INVALID_VALUE);
+	end_group("gpu arguments");
+}
+
 static void check_version(void)
 {
 	const char *runtime = doca_version_runtime();
@@ -326,6 +346,7 @@ int main(void)
 	check_pe();
 	check_devices();
 	check_logging();
+	check_gpu_arguments();
 	check_version();
 	if (failures != 0) {
 		printf("smoke: %d checks failed\n", failures);
