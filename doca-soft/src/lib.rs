@@ -23,6 +23,7 @@ pub mod error;
 pub mod gpu;
 pub mod mmap;
 pub mod pe;
+pub mod pkgconfig;
 pub mod task;
 pub mod types;
 pub mod version;
