@@ -45,6 +45,10 @@ pub enum Field {
     TcpDst,
     /// `outer.tcp.flags`.
     TcpFlags,
+    /// `outer.transport.src_port` (UDP or TCP).
+    L4Src,
+    /// `outer.transport.dst_port` (UDP or TCP).
+    L4Dst,
 }
 
 /// `doca_flow_l3_meta` / `doca_flow_l3_type` values.
@@ -100,7 +104,29 @@ impl Field {
                 }),
                 _ => return None,
             },
+            Field::L4Src | Field::L4Dst => match pkt.l4 {
+                L4::Udp { src, dst } | L4::Tcp { src, dst, .. } => {
+                    u64::from(if self == Field::L4Src { src } else { dst })
+                }
+                _ => return None,
+            },
         })
+    }
+
+    /// All-ones value of the field's width (a template value meaning "changeable").
+    pub fn full_mask(self) -> u64 {
+        match self {
+            Field::OuterL3Meta | Field::OuterL4Meta | Field::L3Type | Field::L4TypeExt => {
+                u64::from(u32::MAX)
+            }
+            Field::SrcMac | Field::DstMac => (1 << 48) - 1,
+            Field::Ip4Src | Field::Ip4Dst => u64::from(u32::MAX),
+            Field::Ip4Proto | Field::Ip4Ttl | Field::Ip4DscpEcn | Field::TcpFlags => 0xff,
+            Field::EthType | Field::UdpSrc | Field::UdpDst | Field::TcpSrc | Field::TcpDst => {
+                0xffff
+            }
+            Field::L4Src | Field::L4Dst => 0xffff,
+        }
     }
 }
 
@@ -272,7 +298,7 @@ impl Pipe {
             if self.kind == PipeKind::Basic {
                 return Some(e.clone());
             }
-            if best.is_none_or(|b| e.priority < b.priority) {
+            if best.map_or(true, |b| e.priority < b.priority) {
                 best = Some(e);
             }
         }
