@@ -12,11 +12,15 @@
 
 #[macro_use]
 pub mod log;
+pub mod cabi;
 pub mod ctx;
 pub mod dev;
 pub mod error;
 pub mod flow;
+pub mod gpu;
+pub mod mmap;
 pub mod pe;
 pub mod port;
 pub mod task;
 pub mod types;
+pub mod version;
