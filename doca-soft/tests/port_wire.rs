@@ -63,7 +63,11 @@ fn same_device_gives_same_port_and_queue_ids_are_exclusive() {
     a.unregister_rx_queue(6);
     assert!(!a.dispatcher_running(), "last user gone: dispatcher joined");
     a.unregister_rx_queue(6); // unknown id: no-op
-    assert!(Port::for_spec(&PortSpec::Wire { name: name.clone(), side: 2 }).is_err());
+    assert!(Port::for_spec(&PortSpec::Wire {
+        name: name.clone(),
+        side: 2
+    })
+    .is_err());
 }
 
 #[test]
@@ -73,11 +77,29 @@ fn drop_reasons_are_counted() {
     let small = Arc::new(RecordingSink::new(100, 3));
     b.register_rx_queue(1, small.clone()).unwrap();
     // Root pipe: UDP dst 7 -> queue 1, dst 8 -> queue 2 (not registered), dst 9 -> drop.
-    let root = Arc::new(Pipe::new("root", PipeKind::Control, Fwd::None, Fwd::None, false));
-    let dst = |p| FieldMatch { field: Field::UdpDst, value: p, mask: 0xffff };
-    let rss = |q| Fwd::Rss { queues: vec![q], flags: 0 };
+    let root = Arc::new(Pipe::new(
+        "root",
+        PipeKind::Control,
+        Fwd::None,
+        Fwd::None,
+        false,
+    ));
+    let dst = |p| FieldMatch {
+        field: Field::UdpDst,
+        value: p,
+        mask: 0xffff,
+    };
+    let rss = |q| Fwd::Rss {
+        queues: vec![q],
+        flags: 0,
+    };
     for (port, fwd) in [(7, rss(1)), (8, rss(2)), (9, Fwd::Drop)] {
-        root.add(Entry { matches: vec![dst(port)], priority: 0, fwd, counter: None });
+        root.add(Entry {
+            matches: vec![dst(port)],
+            priority: 0,
+            fwd,
+            counter: None,
+        });
     }
     b.set_flow_root(Some(root));
     let f = |dport, len: usize| udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, dport, &vec![0u8; len]);
@@ -104,7 +126,10 @@ fn drop_reasons_are_counted() {
     assert_eq!(c.delivered + c.dropped(), c.received);
     assert_eq!(small.frames().len(), 3);
     // Frames above the port's max frame are refused at send.
-    assert_eq!(a.send(&vec![0u8; a.max_frame() + 1]), Err(DocaError::TOO_BIG));
+    assert_eq!(
+        a.send(&vec![0u8; a.max_frame() + 1]),
+        Err(DocaError::TOO_BIG)
+    );
     assert_eq!(a.counters().send_errors, 1);
     b.unregister_rx_queue(1);
 }
@@ -115,7 +140,8 @@ fn no_root_and_no_default_queue_is_no_match() {
     let b = wire(&name, 1);
     let s = Arc::new(RecordingSink::new(2048, 100));
     b.register_rx_queue(0, s.clone()).unwrap();
-    b.inject_rx(&udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")).unwrap();
+    b.inject_rx(&udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b""))
+        .unwrap();
     assert!(eventually(LIMIT, || b.counters().dropped_no_match == 1));
     assert!(s.frames().is_empty());
     b.unregister_rx_queue(0);

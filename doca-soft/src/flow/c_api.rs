@@ -256,9 +256,11 @@ pub unsafe extern "C" fn doca_flow_port_start(cfg: *const PortCfg, out: *mut *mu
         }
         let port = Port::for_dev(dev.info())?;
         port.acquire()?;
+        dev.add_user();
         let h = box_out(
             FlowPort {
                 port_id: c.port_id,
+                dev: c.dev,
                 port,
                 pipes: Vec::new(),
                 has_root: false,
@@ -278,6 +280,10 @@ fn stop_port(st: &mut State, h: usize) -> R {
     let fp = port_mut(st, h)?;
     fp.port.set_flow_root(None);
     fp.port.release();
+    // SAFETY: the device cannot be closed while this port uses it (add_user at start).
+    if let Ok(dev) = unsafe { dev_ref(fp.dev) } {
+        dev.remove_user();
+    }
     st.ports.remove(&h);
     // SAFETY: h was a registered live box; it is unregistered now and freed once.
     drop(unsafe { Box::from_raw(h as *mut FlowPort) });

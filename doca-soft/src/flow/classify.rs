@@ -416,9 +416,19 @@ mod tests {
         let synack = tcp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 80, 0x12, b"");
         assert_eq!(run(&root, &data), Verdict::Queue(4));
         assert_eq!(run(&root, &syn_pkt), Verdict::Queue(12));
-        assert_eq!(run(&root, &synack), Verdict::Queue(12), "ACK bit is masked out");
-        assert_eq!(run(&root, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")), Verdict::Queue(0));
-        assert_eq!(run(&root, &icmp4_echo([1, 1, 1, 1], [2, 2, 2, 2], b"")), Verdict::NoMatch);
+        assert_eq!(
+            run(&root, &synack),
+            Verdict::Queue(12),
+            "ACK bit is masked out"
+        );
+        assert_eq!(
+            run(&root, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")),
+            Verdict::Queue(0)
+        );
+        assert_eq!(
+            run(&root, &icmp4_echo([1, 1, 1, 1], [2, 2, 2, 2], b"")),
+            Verdict::NoMatch
+        );
         assert_eq!(tcp_any.counter.as_ref().unwrap().get().0, 1);
         assert_eq!(ctl.counter.as_ref().unwrap().get().0, 2);
         assert_eq!(udp.counter.as_ref().unwrap().get().0, 1);
@@ -426,24 +436,43 @@ mod tests {
         let tie = Pipe::new("tie", PipeKind::Control, Fwd::None, Fwd::None, false);
         tie.add(entry(vec![eq(Field::Ip4Proto, 17)], 5, rss(&[7])));
         tie.add(entry(vec![eq(Field::OuterL3Meta, 1)], 5, rss(&[8])));
-        assert_eq!(run(&tie, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")), Verdict::Queue(7));
+        assert_eq!(
+            run(&tie, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")),
+            Verdict::Queue(7)
+        );
     }
 
     #[test]
     fn forward_to_pipe_chains_and_dangling_pipes() {
-        let udp = Arc::new(Pipe::new("udp", PipeKind::Basic, rss(&[9]), Fwd::Drop, false));
+        let udp = Arc::new(Pipe::new(
+            "udp",
+            PipeKind::Basic,
+            rss(&[9]),
+            Fwd::Drop,
+            false,
+        ));
         udp.add(entry(vec![eq(Field::UdpDst, 4791)], 0, Fwd::None));
         let root = Pipe::new("root", PipeKind::Control, Fwd::None, Fwd::None, false);
         root.add(entry(
-            vec![eq(Field::EthType, 0x0800), eq(Field::L3Type, 1), eq(Field::Ip4Proto, 17)],
+            vec![
+                eq(Field::EthType, 0x0800),
+                eq(Field::L3Type, 1),
+                eq(Field::Ip4Proto, 17),
+            ],
             0,
             Fwd::Pipe(Arc::downgrade(&udp)),
         ));
         root.add(entry(vec![eq(Field::OuterL4Meta, 3)], 1, Fwd::Drop));
         let hit = udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 4791, b"");
         assert_eq!(run(&root, &hit), Verdict::Queue(9));
-        assert_eq!(run(&root, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 5, b"")), Verdict::Drop);
-        assert_eq!(run(&root, &icmp4_echo([1, 1, 1, 1], [2, 2, 2, 2], b"")), Verdict::Drop);
+        assert_eq!(
+            run(&root, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 5, b"")),
+            Verdict::Drop
+        );
+        assert_eq!(
+            run(&root, &icmp4_echo([1, 1, 1, 1], [2, 2, 2, 2], b"")),
+            Verdict::Drop
+        );
         drop(udp);
         assert_eq!(run(&root, &hit), Verdict::Drop, "pipe destroyed");
         // A loop is cut after MAX_HOPS.
@@ -459,11 +488,25 @@ mod tests {
         p.add(entry(vec![eq(Field::OuterL4Meta, 2)], 0, Fwd::None));
         let mut per_queue = [0usize; 4];
         for flow in 0..256u16 {
-            let f = udp4([10, 0, (flow >> 8) as u8, flow as u8], [10, 1, 0, 1], 1000 + flow, 53, b"x");
-            let Verdict::Queue(q) = run(&p, &f) else { panic!("not delivered") };
+            let f = udp4(
+                [10, 0, (flow >> 8) as u8, flow as u8],
+                [10, 1, 0, 1],
+                1000 + flow,
+                53,
+                b"x",
+            );
+            let Verdict::Queue(q) = run(&p, &f) else {
+                panic!("not delivered")
+            };
             per_queue[usize::from(q)] += 1;
             // Same 5-tuple, same queue, whatever the payload.
-            let g = udp4([10, 0, (flow >> 8) as u8, flow as u8], [10, 1, 0, 1], 1000 + flow, 53, b"other");
+            let g = udp4(
+                [10, 0, (flow >> 8) as u8, flow as u8],
+                [10, 1, 0, 1],
+                1000 + flow,
+                53,
+                b"other",
+            );
             assert_eq!(run(&p, &g), Verdict::Queue(q));
         }
         assert!(per_queue.iter().all(|&n| n > 0), "spread {per_queue:?}");

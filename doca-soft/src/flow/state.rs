@@ -36,6 +36,8 @@ pub struct PortCfg {
 pub struct FlowPort {
     /// Flow port id.
     pub port_id: u16,
+    /// The device (`struct doca_dev *`); marked in use while the port is started.
+    pub dev: *const crate::dev::Dev,
     /// The soft port it steers.
     pub port: Arc<Port>,
     /// Pipes created on this port (handles, for teardown at port stop).

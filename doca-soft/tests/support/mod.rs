@@ -88,5 +88,9 @@ pub fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
 /// A name unique to this test run (process id and a counter).
 pub fn unique(prefix: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
-    format!("{prefix}{}x{}", std::process::id() % 100_000, N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{prefix}{}x{}",
+        std::process::id() % 100_000,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
