@@ -256,6 +256,20 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     let pc = soft.counters();
     assert_eq!((pc.delivered, pc.dropped_no_match), (10, 5));
     assert_eq!(query(udp_entry), (OK, 10, udp_bytes));
+    let mut cc = doca_soft::port::CountersSnapshot::default();
+    assert_eq!(
+        unsafe { doca_soft::port::doca_soft_port_get_counters(rx_dev, &mut cc) },
+        OK
+    );
+    assert_eq!(cc, soft.counters());
+    assert_eq!(
+        unsafe { doca_soft::port::doca_soft_port_get_counters(null(), &mut cc) },
+        INVALID
+    );
+    assert_eq!(
+        unsafe { doca_soft::port::doca_soft_port_get_counters(rx_dev, null_mut()) },
+        INVALID
+    );
     assert_eq!(
         query(root_entry).0,
         NOT_SUPPORTED,

@@ -79,6 +79,17 @@ pub(crate) trait RxSource: Send {
     fn waits(&self) -> bool;
 }
 
+// `CountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
+const _: () = {
+    use crate::flow::sys::doca_soft_port_counters as C;
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<CountersSnapshot>() == size_of::<C>());
+    assert!(offset_of!(CountersSnapshot, received) == offset_of!(C, received));
+    assert!(offset_of!(CountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
+    assert!(offset_of!(CountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed));
+    assert!(offset_of!(CountersSnapshot, send_errors) == offset_of!(C, send_errors));
+};
+
 /// Capacity (frames) of a port's inject queue and of each direction of a wire.
 pub const INJECT_QUEUE_FRAMES: usize = 65536;
 
