@@ -45,6 +45,22 @@ pub enum Field {
     TcpDst,
     /// `outer.tcp.flags`.
     TcpFlags,
+    /// `parser_meta.outer_l2_type` (`doca_flow_l2_meta`: NO_VLAN=0, SINGLE=1, MULTI=2).
+    OuterL2Meta,
+    /// `parser_meta.outer_ip_fragmented` (0/1).
+    OuterIpFragmented,
+    /// `outer.ip4.version_ihl`.
+    Ip4VersionIhl,
+    /// `outer.ip4.total_len`.
+    Ip4TotalLen,
+    /// `outer.ip4.identification`.
+    Ip4Id,
+    /// `outer.ip4.flags_fragment_offset`.
+    Ip4FlagsFrag,
+    /// `outer.icmp.type`.
+    IcmpType,
+    /// `outer.icmp.code`.
+    IcmpCode,
     /// `outer.transport.src_port` (UDP or TCP).
     L4Src,
     /// `outer.transport.dst_port` (UDP or TCP).
@@ -81,6 +97,18 @@ impl Field {
                 L4::Icmp { v6: false, .. } => 3,
                 L4::Icmp { v6: true, .. } => 4,
                 L4::None => 0,
+            },
+            Field::OuterL2Meta => u64::from(pkt.vlan_count),
+            Field::OuterIpFragmented => u64::from(pkt.ip_fragmented),
+            Field::Ip4VersionIhl => u64::from(ip4?.version_ihl),
+            Field::Ip4TotalLen => u64::from(ip4?.total_len),
+            Field::Ip4Id => u64::from(ip4?.identification),
+            Field::Ip4FlagsFrag => u64::from(ip4?.flags_fragment_offset),
+            Field::IcmpType | Field::IcmpCode => match pkt.l4 {
+                L4::Icmp { kind, code, .. } => {
+                    u64::from(if self == Field::IcmpType { kind } else { code })
+                }
+                _ => return None,
             },
             Field::EthType => u64::from(pkt.eth_type),
             Field::SrcMac => mac(pkt.src_mac),
@@ -121,7 +149,16 @@ impl Field {
             }
             Field::SrcMac | Field::DstMac => (1 << 48) - 1,
             Field::Ip4Src | Field::Ip4Dst => u64::from(u32::MAX),
-            Field::Ip4Proto | Field::Ip4Ttl | Field::Ip4DscpEcn | Field::TcpFlags => 0xff,
+            Field::OuterL2Meta => u64::from(u32::MAX),
+            Field::OuterIpFragmented
+            | Field::Ip4VersionIhl
+            | Field::IcmpType
+            | Field::IcmpCode
+            | Field::Ip4Proto
+            | Field::Ip4Ttl
+            | Field::Ip4DscpEcn
+            | Field::TcpFlags => 0xff,
+            Field::Ip4TotalLen | Field::Ip4Id | Field::Ip4FlagsFrag => 0xffff,
             Field::EthType | Field::UdpSrc | Field::UdpDst | Field::TcpSrc | Field::TcpDst => {
                 0xffff
             }

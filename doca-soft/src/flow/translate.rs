@@ -39,6 +39,11 @@ pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Ve
     let o = &m.outer;
     let mac = |a: [u8; 6]| a.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
     let mut v = vec![
+        (Field::OuterL2Meta, u64::from(m.parser_meta.outer_l2_type)),
+        (
+            Field::OuterIpFragmented,
+            u64::from(m.parser_meta.outer_ip_fragmented),
+        ),
         (Field::OuterL3Meta, u64::from(m.parser_meta.outer_l3_type)),
         (Field::OuterL4Meta, u64::from(m.parser_meta.outer_l4_type)),
         (Field::EthType, u64::from(u16::from_be(o.eth.type_))),
@@ -56,23 +61,53 @@ pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Ve
             (Field::Ip4Proto, u64::from(ip4.next_proto)),
             (Field::Ip4Ttl, u64::from(ip4.ttl)),
             (Field::Ip4DscpEcn, u64::from(ip4.dscp_ecn)),
+            (Field::Ip4VersionIhl, u64::from(ip4.version_ihl)),
+            (Field::Ip4TotalLen, u64::from(u16::from_be(ip4.total_len))),
+            (Field::Ip4Id, u64::from(u16::from_be(ip4.identification))),
+            (
+                Field::Ip4FlagsFrag,
+                u64::from(u16::from_be(ip4.flags_fragment_offset)),
+            ),
         ]);
     } else {
         // SAFETY: as above, for the ip6 view.
         let ip6 = unsafe { o.__bindgen_anon_1.ip6 };
-        if ip6.src_ip != [0; 4] || ip6.dst_ip != [0; 4] || ip6.next_proto != 0 {
+        if ip6.src_ip != [0; 4]
+            || ip6.dst_ip != [0; 4]
+            || ip6.next_proto != 0
+            || ip6.traffic_class != 0
+            || ip6.flow_label != 0
+            || ip6.payload_len != 0
+            || ip6.hop_limit != 0
+        {
             sdk_err!("flow", "matching IPv6 header fields is not supported");
             return Err(DocaError::NOT_SUPPORTED);
         }
     }
     // SAFETY: the L4 union holds plain integers; every view is defined.
-    let (udp, tcp, tr) = unsafe {
+    let (udp, tcp, tr, icmp) = unsafe {
         (
             o.__bindgen_anon_2.udp,
             o.__bindgen_anon_2.tcp,
             o.__bindgen_anon_2.transport,
+            o.__bindgen_anon_2.icmp,
         )
     };
+    let l4_unsupported = match layout.l4 {
+        sys::DOCA_FLOW_L4_TYPE_EXT_UDP => udp.total_len != 0,
+        sys::DOCA_FLOW_L4_TYPE_EXT_TCP => {
+            tcp.data_offset != 0 || tcp.seq_num != 0 || tcp.ack_num != 0
+        }
+        sys::DOCA_FLOW_L4_TYPE_EXT_ICMP | sys::DOCA_FLOW_L4_TYPE_EXT_ICMP6 => icmp.ident != 0,
+        _ => false,
+    };
+    if l4_unsupported {
+        sdk_err!(
+            "flow",
+            "matching UDP length, TCP offset/sequence/ack or ICMP ident is not supported"
+        );
+        return Err(DocaError::NOT_SUPPORTED);
+    }
     let port = |p: u16| u64::from(u16::from_be(p));
     match layout.l4 {
         sys::DOCA_FLOW_L4_TYPE_EXT_UDP => v.extend([
@@ -84,7 +119,10 @@ pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Ve
             (Field::TcpDst, port(tcp.l4_port.dst_port)),
             (Field::TcpFlags, u64::from(tcp.flags)),
         ]),
-        sys::DOCA_FLOW_L4_TYPE_EXT_ICMP | sys::DOCA_FLOW_L4_TYPE_EXT_ICMP6 => {}
+        sys::DOCA_FLOW_L4_TYPE_EXT_ICMP | sys::DOCA_FLOW_L4_TYPE_EXT_ICMP6 => v.extend([
+            (Field::IcmpType, u64::from(icmp.type_)),
+            (Field::IcmpCode, u64::from(icmp.code)),
+        ]),
         _ => v.extend([
             (Field::L4Src, port(tr.src_port)),
             (Field::L4Dst, port(tr.dst_port)),
@@ -106,11 +144,24 @@ fn reject_unsupported(m: &sys::doca_flow_match_v1) -> DocaResult<()> {
         || m.inner.eth.type_ != 0
         || m.parser_meta.inner_l3_type != 0
         || m.parser_meta.inner_l4_type != 0;
-    let vlan_set = m.outer.eth_vlan.iter().any(|t| t.tci != 0);
-    if meta_set || tun_set || inner_set || vlan_set {
+    let vlan_set = m.outer.eth_vlan.iter().any(|t| t.tci != 0) || m.outer.l2_valid_headers != 0;
+    let pm = &m.parser_meta;
+    let parser_meta_set = pm.port_id != 0
+        || pm.ipsec_syndrome != 0
+        || pm.random != 0
+        || pm.meter_color != 0
+        || pm.inner_l2_type != 0
+        || pm.inner_ip_fragmented != 0
+        || pm.outer_l3_ok != 0
+        || pm.outer_ip4_checksum_ok != 0
+        || pm.outer_l4_ok != 0
+        || pm.inner_l3_ok != 0
+        || pm.inner_ip4_checksum_ok != 0
+        || pm.inner_l4_ok != 0;
+    if meta_set || tun_set || inner_set || vlan_set || parser_meta_set {
         sdk_err!(
             "flow",
-            "match on metadata, tunnel, VLAN or inner headers is not supported"
+            "match on metadata, tunnel, VLAN, inner headers or parser checks is not supported"
         );
         return Err(DocaError::NOT_SUPPORTED);
     }
