@@ -639,3 +639,128 @@ fn cfg_for_reinit() -> *mut FlowCfg {
     assert_eq!(doca_flow_cfg_create(&mut cfg), OK);
     cfg // leaked on purpose: the call under test fails and the test ends soon after
 }
+
+/// The gpu_packet_processing root: UDP (prio 0) -> queue 0; TCP with SYN, RST or FIN
+/// (masked `outer.tcp.flags`, prio 1) -> queue 12; other TCP (prio 3) -> queue 4; ICMP
+/// (prio 3) -> queue 16.
+#[test]
+fn masked_control_entries_and_priorities() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let name = unique("fm");
+    let (tx_dev, rx_dev) = (wire_dev(&name, 0), wire_dev(&name, 1));
+    init(1);
+    let port = start_port(rx_dev, 0);
+    let soft = Port::for_dev(unsafe { &*rx_dev }.info()).unwrap();
+    let sinks: Vec<(u16, Arc<RecordingSink>)> = [0u16, 4, 12, 16]
+        .iter()
+        .map(|&q| (q, Arc::new(RecordingSink::new(2048, usize::MAX))))
+        .collect();
+    for (q, s) in &sinks {
+        soft.register_rx_queue(*q, s.clone()).unwrap();
+    }
+    let root = create(pipe_cfg(port, DOCA_FLOW_PIPE_CONTROL, true), null(), null());
+    let meta = |l4| {
+        let mut m = doca_flow_match_v1::default();
+        m.parser_meta.outer_l3_type = DOCA_FLOW_L3_META_IPV4;
+        m.parser_meta.outer_l4_type = l4;
+        m
+    };
+    static Q0: [u16; 1] = [0];
+    static Q4: [u16; 1] = [4];
+    static Q12: [u16; 1] = [12];
+    static Q16: [u16; 1] = [16];
+    control_entry(
+        root,
+        &meta(DOCA_FLOW_L4_META_UDP),
+        null(),
+        0,
+        &rss_fwd(&Q0, 0),
+    );
+    let mut ctl = meta(DOCA_FLOW_L4_META_TCP);
+    ctl.outer.l4_type_ext = DOCA_FLOW_L4_TYPE_EXT_TCP;
+    let mut ctl_mask = ctl;
+    ctl_mask.parser_meta.outer_l3_type = u32::MAX;
+    ctl_mask.parser_meta.outer_l4_type = u32::MAX;
+    ctl_mask.outer.l4_type_ext = 0;
+    ctl_mask.outer.__bindgen_anon_2.tcp.flags = (DOCA_FLOW_MATCH_TCP_FLAG_SYN
+        | DOCA_FLOW_MATCH_TCP_FLAG_RST
+        | DOCA_FLOW_MATCH_TCP_FLAG_FIN) as u8;
+    let mut entries = Vec::new();
+    for flag in [
+        DOCA_FLOW_MATCH_TCP_FLAG_SYN,
+        DOCA_FLOW_MATCH_TCP_FLAG_RST,
+        DOCA_FLOW_MATCH_TCP_FLAG_FIN,
+    ] {
+        let mut m = ctl;
+        m.outer.__bindgen_anon_2.tcp.flags = flag as u8;
+        let mut e = null_mut();
+        let rc = unsafe {
+            doca_flow_pipe_control_add_entry_v1(
+                0,
+                root,
+                &m,
+                &ctl_mask,
+                null(),
+                null(),
+                null(),
+                null(),
+                &counting(),
+                1,
+                &rss_fwd(&Q12, 0),
+                null_mut(),
+                &mut e,
+            )
+        };
+        assert_eq!(rc, OK);
+        entries.push(e);
+    }
+    control_entry(
+        root,
+        &meta(DOCA_FLOW_L4_META_TCP),
+        null(),
+        3,
+        &rss_fwd(&Q4, 0),
+    );
+    control_entry(
+        root,
+        &meta(DOCA_FLOW_L4_META_ICMP),
+        null(),
+        3,
+        &rss_fwd(&Q16, 0),
+    );
+    assert_eq!(doca_flow_entries_process(port, 0, 0, 0), OK);
+
+    let tx = Port::for_dev(unsafe { &*tx_dev }.info()).unwrap();
+    let (a, b) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+    let traffic = [
+        udp4(a, b, 1, 53, b"dns"),
+        tcp4(a, b, 1, 80, 0x02, b""),      // SYN
+        tcp4(a, b, 1, 80, 0x12, b""),      // SYN+ACK: SYN bit set
+        tcp4(a, b, 1, 80, 0x11, b""),      // FIN+ACK
+        tcp4(a, b, 1, 80, 0x04, b""),      // RST
+        tcp4(a, b, 1, 80, 0x18, b"GET /"), // PSH+ACK: data
+        tcp4(a, b, 1, 80, 0x10, b""),      // ACK
+        icmp4_echo(a, b, b"ping"),
+    ];
+    for f in &traffic {
+        tx.send(f).unwrap();
+    }
+    assert!(eventually(LIMIT, || soft.counters().received == traffic.len() as u64));
+    let count = |q: u16| {
+        sinks
+            .iter()
+            .find(|(x, _)| *x == q)
+            .unwrap()
+            .1
+            .frames()
+            .len()
+    };
+    assert_eq!((count(0), count(12), count(4), count(16)), (1, 4, 2, 1));
+    let hits: Vec<u64> = entries.iter().map(|&e| query(e).1).collect();
+    assert_eq!(hits, vec![2, 1, 1], "SYN entry took SYN and SYN+ACK");
+    for (q, _) in &sinks {
+        soft.unregister_rx_queue(*q);
+    }
+    assert_eq!(doca_flow_port_stop(port), OK);
+    doca_flow_destroy();
+}

@@ -225,7 +225,24 @@ impl RxRing {
         };
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         // SAFETY: pfd is a valid pollfd array of length 1.
-        unsafe { libc::poll(&mut pfd, 1, ms) };
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r > 0 && pfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+            // A pending socket error (interface down or gone): clear it and back off
+            // instead of spinning on a descriptor that stays readable.
+            let mut err: i32 = 0;
+            let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
+            // SAFETY: err and len are valid out-parameters of the sizes given.
+            unsafe {
+                libc::getsockopt(
+                    self.fd.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_ERROR,
+                    (&mut err as *mut i32).cast(),
+                    &mut len,
+                )
+            };
+            std::thread::sleep(timeout);
+        }
     }
 
     /// Hands every frame of ready block `i` to `f`, then gives the block back.
