@@ -89,6 +89,22 @@ fn lo_udp_pipe_delivers_exactly_the_sent_datagrams() {
     port.send(&frame).unwrap();
     assert_eq!(sink.wait_for(n + 1, LIMIT).len(), n + 1);
     assert_eq!(port.counters().sent, 1);
+    // Batched TX (sendmmsg): 100 frames in one call, all delivered once.
+    let batch: Vec<Vec<u8>> = (0..100u8)
+        .map(|i| {
+            let mut f = frame.clone();
+            f[last] = i;
+            f
+        })
+        .collect();
+    let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
+    let (sent, r) = port.send_batch(&refs);
+    assert_eq!((sent, r), (100, Ok(())));
+    assert_eq!(sink.wait_for(n + 101, LIMIT).len(), n + 101);
+    assert_eq!(port.counters().sent, 101);
+    let too_big = vec![0u8; port.max_frame() + 1];
+    let (sent, r) = port.send_batch(&[&batch[0], &too_big, &batch[1]]);
+    assert_eq!((sent, r), (1, Err(doca_soft::error::DocaError::TOO_BIG)));
     port.unregister_rx_queue(7);
     assert!(!port.dispatcher_running());
 }
