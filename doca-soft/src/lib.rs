@@ -18,6 +18,7 @@ pub mod dev;
 pub mod error;
 pub mod eth;
 pub mod flow;
+pub mod gpu;
 pub mod pe;
 pub mod port;
 pub mod task;
