@@ -19,6 +19,7 @@ pub mod error;
 pub mod eth;
 pub mod flow;
 pub mod gpu;
+pub mod mmap;
 pub mod pe;
 pub mod port;
 pub mod task;
