@@ -331,3 +331,102 @@ fn proxy_thread_sends_without_application_progress() {
     peer.unregister_rx_queue(9);
     unregister_host_range(frame.as_ptr(), frame.len());
 }
+
+#[test]
+fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
+    use doca_soft::mmap::*;
+    let tx_dev = wire_dev("txmmap", 0);
+    let rx_dev = wire_dev("txmmap", 1);
+    let mut rx_mem = vec![0u8; 32 * 256];
+    let mut tx_mem = vec![0u8; 4096];
+    for (i, b) in tx_mem.iter_mut().enumerate() {
+        *b = (i * 13) as u8;
+    }
+    // SAFETY: live objects throughout; handles are host pointers (host data path).
+    unsafe {
+        let (mut rm, mut tm) = (null_mut(), null_mut());
+        assert_eq!(doca_mmap_create(&mut rm), 0);
+        assert_eq!(doca_mmap_create(&mut tm), 0);
+        assert_eq!(doca_mmap_add_dev(rm, rx_dev), 0);
+        assert_eq!(doca_mmap_add_dev(tm, tx_dev), 0);
+        assert_eq!(
+            doca_mmap_set_memrange(rm, rx_mem.as_mut_ptr().cast(), rx_mem.len()),
+            0
+        );
+        assert_eq!(
+            doca_mmap_set_memrange(tm, tx_mem.as_mut_ptr().cast(), tx_mem.len()),
+            0
+        );
+        assert_eq!(doca_mmap_start(tm), 0);
+        let mut mkey = 0u32;
+        assert_eq!(doca_mmap_get_mkey(tm, tx_dev, &mut mkey), 0);
+
+        let mut rq = null_mut();
+        assert_eq!(doca_eth_rxq_create(rx_dev, 32, 256, &mut rq), 0);
+        assert_eq!(doca_eth_rxq_set_pkt_buf(rq, null_mut(), 0, 256), INVALID);
+        assert_eq!(doca_eth_rxq_set_pkt_buf(rq, rm, 0, 0), INVALID);
+        // A range past the end of the mmap is refused at start.
+        assert_eq!(
+            doca_eth_rxq_set_pkt_buf(rq, rm, 256, rx_mem.len() as u32),
+            0
+        );
+        (*rq).set_host_datapath().unwrap();
+        let rctx = doca_eth_rxq_as_doca_ctx(rq);
+        assert_eq!(doca_ctx_start(rctx), BAD_STATE, "mmap not started");
+        assert_eq!(doca_mmap_start(rm), 0);
+        assert_eq!(doca_ctx_start(rctx), INVALID, "range past the mmap");
+        assert_eq!(doca_eth_rxq_set_pkt_buf(rq, rm, 0, rx_mem.len() as u32), 0);
+        assert_eq!(doca_ctx_start(rctx), 0);
+        assert_eq!(doca_mmap_destroy(rm), DocaError::IN_USE.0, "queue uses it");
+        assert_eq!(doca_eth_rxq_apply_queue_id(rq, 0), 0);
+        Port::for_dev((*rx_dev).info())
+            .unwrap()
+            .set_default_queue(Some(0));
+        let mut rh: *mut c_void = null_mut();
+        assert_eq!(doca_eth_rxq_get_gpu_handle(rq, &mut rh), 0);
+        assert_eq!((*(rh as *const RxqHandle)).pkt_num, 32);
+        assert_eq!(u32::from_be((*(rh as *const RxqHandle)).pkt_mkey), {
+            let mut k = 0;
+            assert_eq!(doca_mmap_get_mkey(rm, rx_dev, &mut k), 0);
+            k
+        });
+        let rx = CpuRxq::new(rh as *mut RxqHandle);
+
+        let q = create(tx_dev, 32);
+        (*q).set_host_datapath().unwrap();
+        assert_eq!(doca_eth_txq_gpu_set_uar_on_cpu(q), 0);
+        assert_eq!(doca_ctx_start(ctx(q)), 0);
+        let mut th: *mut c_void = null_mut();
+        assert_eq!(doca_eth_txq_get_gpu_handle(q, &mut th), 0);
+        let tx = CpuTxq::new(th as *mut TxqHandle);
+        let base = tx_mem.as_ptr() as u64;
+        // Frames addressed by (address, big-endian mkey) as the device API passes them.
+        tx.send(base, mkey.to_be(), 100, false);
+        tx.send(base + 1000, mkey.to_be(), 200, false);
+        // Past the end of the mmap: refused (counted as an error).
+        tx.send(base + 4000, mkey.to_be(), 200, false);
+        while doca_eth_txq_gpu_cpu_proxy_progress(q) == 0
+            && (*q).proxy().unwrap().counters().snapshot().errors == 0
+        {}
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            rx.recv_with(0, 1_000_000, |_, _, p| got.push(p.to_vec()));
+        }
+        assert_eq!(got[0], &tx_mem[..100]);
+        assert_eq!(got[1], &tx_mem[1000..1200]);
+        let mut c = TxqCountersC::default();
+        assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
+        assert_eq!((c.sent, c.errors), (2, 1));
+
+        assert_eq!(doca_ctx_stop(ctx(q)), 0);
+        assert_eq!(doca_eth_txq_destroy(q), 0);
+        assert_eq!(doca_ctx_stop(rctx), 0);
+        assert_eq!(doca_eth_rxq_destroy(rq), 0);
+        assert_eq!(doca_mmap_stop(rm), 0);
+        assert_eq!(doca_mmap_destroy(rm), 0, "released by the queue");
+        assert_eq!(doca_mmap_stop(tm), 0);
+        assert_eq!(doca_mmap_destroy(tm), 0);
+        drop(Box::from_raw(tx_dev));
+        drop(Box::from_raw(rx_dev));
+    }
+}

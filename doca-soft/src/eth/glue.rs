@@ -6,6 +6,7 @@
 use super::mem::{DeviceMem, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::{gpu_ref, registry, Gpu, GpuShared};
+use crate::mmap::{mmap_by_mkey, MmapShared};
 use crate::types::GPU_MEM_TYPE_CPU_GPU;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -68,6 +69,15 @@ impl GpuLink {
 /// The packet buffer given to an RX queue.
 #[derive(Clone)]
 pub enum PktBufSpec {
+    /// `doca_eth_rxq_set_pkt_buf(mmap, offset, len)`.
+    Mmap {
+        /// The mmap (the queue is one of its users while it holds it).
+        mmap: Arc<MmapShared>,
+        /// Offset of the buffer in the mmap.
+        offset: u32,
+        /// Length of the buffer.
+        len: u32,
+    },
     /// Host memory `[ptr, ptr+len)` (Rust API; mkey host order).
     Host {
         /// Start.
@@ -86,6 +96,40 @@ pub fn resolve_pkt_buf(
     device: Option<&Arc<dyn DeviceMem>>,
 ) -> DocaResult<PktBuf> {
     match *spec {
+        PktBufSpec::Mmap {
+            ref mmap,
+            offset,
+            len,
+        } => {
+            // BAD_STATE when the mmap is not started.
+            let (_, mlen) = mmap.range()?;
+            let (off, len) = (offset as usize, len as usize);
+            if off.checked_add(len).map_or(true, |end| end > mlen) {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            let mkey = mmap.mkey();
+            match mmap.gpu_range() {
+                Some(g) => {
+                    let dev: Arc<dyn DeviceMem> = match device {
+                        Some(d) => d.clone(),
+                        None => Arc::new(GpuDevice(g.gpu.clone())),
+                    };
+                    Ok(PktBuf {
+                        addr: g.gpu_addr + off as u64,
+                        // SAFETY: the CPU mapping covers the mmap's range (checked span).
+                        host: g.cpu_addr.map(|c| unsafe { c.add(off) }),
+                        len,
+                        mkey,
+                        device: Some(dev),
+                    })
+                }
+                None => {
+                    let base = mmap.cpu_ptr().ok_or(DocaError::BAD_STATE)?;
+                    // SAFETY: [off, off+len) lies inside the mmap's host range (checked).
+                    Ok(PktBuf::host(unsafe { base.add(off) }, len, mkey))
+                }
+            }
+        }
         PktBufSpec::Host { ptr, len, mkey } => {
             if let Some(r) = registry::lookup(ptr as u64, len) {
                 // Device memory given by its device address.
@@ -123,11 +167,24 @@ pub fn unregister_host_range(addr: *const u8, len: usize) {
     }
 }
 
-/// Where TX proxies read frames: GPU allocations (registry), then registered host ranges.
+/// Where TX proxies read frames: the started mmap the descriptor's mkey names (bounds
+/// checked against it), else GPU allocations (registry), then registered host ranges.
 pub struct RuntimeFrames;
 
 impl FrameSource for RuntimeFrames {
-    fn read(&self, addr: u64, _mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
+    fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
+        if let Some(m) = mmap_by_mkey(u32::from_be(mkey_be)) {
+            if let Ok((base, mlen)) = m.range() {
+                let base = base as u64;
+                if addr >= base && addr + len as u64 <= base + mlen as u64 {
+                    let start = out.len();
+                    out.resize(start + len, 0);
+                    return m
+                        .read_at((addr - base) as usize, &mut out[start..])
+                        .inspect_err(|_| out.truncate(start));
+                }
+            }
+        }
         if let Some(r) = registry::lookup(addr, len) {
             if let Some(p) = r.cpu_addr {
                 // SAFETY: the registry maps [addr, addr+len) inside a live CPU-mapped

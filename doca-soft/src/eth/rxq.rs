@@ -11,6 +11,7 @@ use crate::cabi::write_out;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::{dev_ref, Dev, DevInfo};
 use crate::error::{to_c, DocaError, DocaResult};
+use crate::mmap::{mmap_ref, Mmap};
 use crate::port::Port;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -203,6 +204,9 @@ pub unsafe extern "C" fn doca_eth_rxq_destroy(rxq: *mut EthRxq) -> u32 {
     let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
         q.ctx.require_idle()?;
         q.ctx.detach_from_pe();
+        if let Some(PktBufSpec::Mmap { mmap, .. }) = lock(&q.inner.cfg).pkt_buf.take() {
+            mmap.remove_user();
+        }
         // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
         if let Ok(d) = unsafe { dev_ref(q.dev) } {
             d.remove_user();
@@ -310,6 +314,34 @@ rxq_setter!(doca_eth_rxq_gpu_set_rq_mem_type, u32, |c, v| {
     c.rq_mem_type = v;
     Ok(())
 });
+
+/// `doca_eth_rxq_set_pkt_buf(rxq, mmap, mmap_offset, mmap_len)` (IDLE only; the range is
+/// checked against the mmap at start).
+///
+/// # Safety
+/// `rxq` and `mmap` are null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_rxq_set_pkt_buf(
+    rxq: *mut EthRxq,
+    mmap: *mut Mmap,
+    mmap_offset: u32,
+    mmap_len: u32,
+) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
+        // SAFETY: caller contract.
+        let m = unsafe { mmap_ref(mmap) }?;
+        if mmap_len == 0 {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        q.set_pkt_buf(PktBufSpec::Mmap {
+            mmap: m.shared().clone(),
+            offset: mmap_offset,
+            len: mmap_len,
+        })
+    });
+    to_c(r)
+}
 
 /// `doca_eth_rxq_set_notification_moderation(rxq, period_usec, comp_count)` (IDLE only;
 /// recorded, the proxy publishes per dispatcher batch).
@@ -456,9 +488,16 @@ pub unsafe extern "C" fn doca_soft_eth_rxq_get_counters(
 }
 
 impl EthRxq {
-    /// Sets the packet buffer (IDLE only); what `doca_eth_rxq_set_pkt_buf` records.
+    /// Sets the packet buffer (IDLE only); what `doca_eth_rxq_set_pkt_buf` records. The
+    /// queue is a user of the mmap until the buffer is replaced or the queue destroyed.
     pub fn set_pkt_buf(&self, spec: PktBufSpec) -> DocaResult<()> {
-        self.idle_cfg()?.pkt_buf = Some(spec);
+        let mut c = self.idle_cfg()?;
+        if let PktBufSpec::Mmap { mmap, .. } = &spec {
+            mmap.add_user();
+        }
+        if let Some(PktBufSpec::Mmap { mmap, .. }) = c.pkt_buf.replace(spec) {
+            mmap.remove_user();
+        }
         Ok(())
     }
 
