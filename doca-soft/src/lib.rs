@@ -22,6 +22,7 @@ pub mod gpu;
 pub mod mmap;
 pub mod pe;
 pub mod port;
+pub mod semaphore;
 pub mod task;
 pub mod types;
 pub mod version;
