@@ -44,6 +44,8 @@ pub struct GpuShared {
     device: sys::CUdevice,
     ctx: sys::CUcontext,
     allocs: Mutex<HashMap<u64, Alloc>>,
+    /// The GPU_CPU fallback warning is printed once per GPU.
+    warned_gpu_cpu: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread (made current per call);
@@ -95,6 +97,7 @@ impl Gpu {
             device,
             ctx,
             allocs: Mutex::new(HashMap::new()),
+            warned_gpu_cpu: std::sync::atomic::AtomicBool::new(false),
         });
         shared.bind_thread()?;
         Ok(Gpu { shared })
@@ -166,10 +169,15 @@ impl GpuShared {
             .checked_add(align as usize - 1)
             .ok_or(DocaError::INVALID_VALUE)?;
         let mem_type = if mem_type == GPU_MEM_TYPE_GPU_CPU {
-            sdk_warn!(
-                "gpu",
-                "GPU_CPU memory needs GDRCopy, not available: using CPU_GPU memory instead"
-            );
+            if !self
+                .warned_gpu_cpu
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                sdk_warn!(
+                    "gpu",
+                    "GPU_CPU memory needs GDRCopy, not available: using CPU_GPU memory instead"
+                );
+            }
             GPU_MEM_TYPE_CPU_GPU
         } else {
             mem_type
