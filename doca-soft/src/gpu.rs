@@ -438,8 +438,10 @@ pub unsafe extern "C" fn doca_gpu_create(gpu_bus_id: *const c_char, gpu_dev: *mu
     to_c(r)
 }
 
-/// `doca_gpu_destroy(gpu)`: IN_USE while queues, mmaps or other objects still hold the
-/// GPU; memory not freed by the program is freed here with a warning.
+/// `doca_gpu_destroy(gpu)`. Memory the program did not free is freed with a warning (a
+/// leak in the program). When queues, mmaps or other objects still use the GPU, the handle
+/// goes away now but the context and the leftover memory stay until the last of them is
+/// destroyed (also with a warning), so those objects never touch freed memory.
 ///
 /// # Safety
 /// `gpu_dev` is null or a GPU from `doca_gpu_create`, not yet destroyed.
@@ -449,9 +451,13 @@ pub unsafe extern "C" fn doca_gpu_destroy(gpu_dev: *mut Gpu) -> u32 {
     let Ok(g) = (unsafe { gpu_ref(gpu_dev) }) else {
         return DocaError::INVALID_VALUE.0;
     };
-    if Arc::strong_count(&g.shared) > 1 {
-        sdk_err!("gpu", "GPU {} is still used by other objects", g.pci);
-        return DocaError::IN_USE.0;
+    let others = Arc::strong_count(&g.shared) - 1;
+    if others > 0 {
+        sdk_warn!(
+            "gpu",
+            "GPU {} destroyed while {others} objects still use it: its memory is released with them",
+            g.pci
+        );
     }
     // SAFETY: made by Box::into_raw in doca_gpu_create; not used after this.
     drop(unsafe { Box::from_raw(gpu_dev) });
