@@ -12,6 +12,10 @@
 
 #[macro_use]
 pub mod log;
+pub mod argp;
+pub mod buf;
+pub mod buf_arr;
+pub mod buf_inventory;
 pub mod cabi;
 pub mod ctx;
 pub mod dev;
