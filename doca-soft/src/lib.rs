@@ -24,6 +24,7 @@ pub mod flow;
 pub mod gpu;
 pub mod mmap;
 pub mod pe;
+pub mod pkgconfig;
 pub mod port;
 pub mod task;
 pub mod types;
