@@ -3,9 +3,11 @@
 //!
 //! Modes (`--mode`, comma list): `recvmmsg` (baseline), `lo` (senders -> kernel -> `lo` ->
 //! AF_PACKET port -> proxy -> RX ring), `wire` (generator threads -> in-memory wire -> proxy
-//! -> RX ring). Until the GPU ring consumer lands, `lo` and `wire` consume the rings on the
-//! CPU (the device API's receive algorithm, `CpuRxq`): that measures the proxy's cost, not
-//! the target path, so those figures carry no pass/miss; the GPU figures print as skipped.
+//! -> RX ring). Each runs twice: `rx/soft-*-cpu` with host rings consumed on the CPU (the
+//! device API's receive algorithm, `CpuRxq`): the proxy's cost, no pass/miss; and
+//! `rx/soft-*-gpu` with `doca_eth_rxq` queues whose packet buffers are GPU memory, consumed by
+//! the receive kernel `kernels/bench_rx.cu` (the target path; skipped with the reason when
+//! there is no GPU or the kernel was not built).
 //!
 //! Every reported rate is from a run with zero loss (sequence numbers checked per sender)
 //! when one was reached within `--tries` runs (each retry paced to 90% of the last delivered
@@ -16,7 +18,8 @@
 mod support;
 
 use support::args::Args;
-use support::report::{gpu_skip_reason, Figure};
+use support::gpu_rx::{run_gpu_rx, GpuEnv};
+use support::report::{Figure, Status};
 use support::soft::{run_soft_rx, Mode};
 use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
 
@@ -55,7 +58,12 @@ fn main() {
     } else {
         "host netns"
     };
-    let gpu_reason = gpu_skip_reason("GPU ring consumer kernel and rxq glue");
+    let gpu = if modes.contains(&"lo") || modes.contains(&"wire") {
+        GpuEnv::open()
+    } else {
+        Err("GPU modes not selected".to_string())
+    };
+    let mut wire_gpu_64: Vec<(usize, f64)> = Vec::new();
 
     for &size in &sizes {
         if size < MIN_SIZE {
@@ -121,17 +129,110 @@ fn main() {
                     }
                 }
                 f.emit();
+                let name = format!("rx/soft-{}-gpu/{tag}", mode.name());
                 let target = match mode {
                     Mode::Lo => "ratio >= 1.0 vs recvmmsg, zero loss",
-                    Mode::Wire => ">= 20 Mpps at 64 B x 4 queues; >= 0.8x linear to 8 queues",
+                    Mode::Wire if size == 64 && q == 4 => ">= 20 Mpps, zero loss",
+                    Mode::Wire => ">= 20 Mpps at 64 B x 4 queues (figure at that point)",
                 };
-                Figure::skipped(
-                    format!("rx/soft-{}-gpu/{tag}", mode.name()),
-                    Some(target),
-                    gpu_reason.clone(),
-                )
-                .emit();
+                let env = match &gpu {
+                    Ok(env) => env,
+                    Err(reason) => {
+                        Figure::skipped(&name, Some(target), reason.clone()).emit();
+                        continue;
+                    }
+                };
+                match zero_loss_search(
+                    tries,
+                    |rate| run_gpu_rx(env, mode, q, size, frames, rate),
+                    |r| r.lost,
+                    |r| r.pps(),
+                ) {
+                    Ok((r, paced)) => {
+                        let pps = r.pps();
+                        let zero = r.lost == 0;
+                        let mut f = Figure::info(
+                            &name,
+                            pps / 1e6,
+                            "Mpps",
+                            format!(
+                                "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {ns}",
+                                match mode {
+                                    Mode::Lo => "senders -> lo -> AF_PACKET -> proxy -> GPU ring",
+                                    Mode::Wire => "generators -> wire -> proxy -> GPU ring",
+                                },
+                                env.name,
+                                gbps(pps, size),
+                                loss_note(r.lost, r.sent, paced),
+                                r.ring_full
+                            ),
+                        );
+                        match mode {
+                            Mode::Lo => {
+                                if let Some(b) = base_pps {
+                                    f = f.with_baseline(format!("rx/recvmmsg/{tag}"), b / 1e6);
+                                    let ok = zero && pps >= b;
+                                    f = f.with_target(target, Status::check(ok));
+                                } else {
+                                    f = f.with_target(target, Status::Info);
+                                }
+                            }
+                            Mode::Wire if size == 64 && q == 4 => {
+                                f = f.with_target(target, Status::check(zero && pps >= 20e6));
+                            }
+                            Mode::Wire => {
+                                f = f.with_target(target, Status::Info);
+                            }
+                        }
+                        if mode == Mode::Wire && size == 64 {
+                            wire_gpu_64.push((q, pps));
+                        }
+                        f.emit();
+                    }
+                    Err(e) => Figure::skipped(&name, Some(target), format!("failed: {e}")).emit(),
+                }
             }
+        }
+    }
+    scaling(&wire_gpu_64, &gpu);
+}
+
+/// Figure 2b's scaling: the 64 B wire rate at the most queues measured against that many
+/// times the 1-queue rate.
+fn scaling(points: &[(usize, f64)], gpu: &Result<GpuEnv, String>) {
+    let name = "rx/soft-wire-gpu/64B/scaling";
+    let target = ">= 0.8 x linear from 1 to 8 queues";
+    let one = points.iter().find(|p| p.0 == 1);
+    let most = points.iter().filter(|p| p.0 > 1).max_by_key(|p| p.0);
+    match (one, most) {
+        (Some(&(_, p1)), Some(&(n, pn))) if p1 > 0.0 => {
+            let s = pn / (n as f64 * p1);
+            Figure::info(
+                name,
+                s,
+                "x linear",
+                format!(
+                    "{n} queues {:.3} Mpps vs 1 queue {:.3} Mpps",
+                    pn / 1e6,
+                    p1 / 1e6
+                ),
+            )
+            .with_target(
+                target,
+                if n >= 8 {
+                    Status::check(s >= 0.8)
+                } else {
+                    Status::Info
+                },
+            )
+            .emit()
+        }
+        _ => {
+            let why = match gpu {
+                Err(r) => r.clone(),
+                Ok(_) => "needs the 64 B wire GPU figures at 1 and more queues: skipped".into(),
+            };
+            Figure::skipped(name, Some(target), why).emit()
         }
     }
 }

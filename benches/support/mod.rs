@@ -6,6 +6,7 @@
 
 pub mod alloc;
 pub mod args;
+pub mod gpu_rx;
 pub mod netns;
 pub mod report;
 pub mod soft;

@@ -510,12 +510,12 @@ pub fn run_recvmmsg(queues: usize, size: usize, frames: u64, rate_pps: f64) -> i
 /// Runs `attempt(rate)` first unpaced, then paced at 90% of the last delivered rate until a
 /// run has zero loss or `tries` runs were made. Returns the last run and the rate it was
 /// paced at (0 = unpaced).
-pub fn zero_loss_search<R: Copy>(
+pub fn zero_loss_search<R: Copy, E>(
     tries: usize,
-    mut attempt: impl FnMut(f64) -> io::Result<R>,
+    mut attempt: impl FnMut(f64) -> Result<R, E>,
     lost: impl Fn(&R) -> u64,
     delivered_pps: impl Fn(&R) -> f64,
-) -> io::Result<(R, f64)> {
+) -> Result<(R, f64), E> {
     let mut rate = 0.0;
     let mut r = attempt(rate)?;
     for _ in 1..tries {
