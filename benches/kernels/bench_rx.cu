@@ -3,6 +3,10 @@
 // packet's headers: Ethernet type, IPv4 protocol, and the bench payload (magic, sender,
 // sequence), whose (sender, sequence) bit it sets in a bitmap so the host can check for loss
 // and duplicates. Built by `scripts/bench build` into kernels/bench_rx.fatbin.
+//
+// bench_produce is the GPU-resident producer of the device API ceiling (figure 1,
+// benches/device_ceiling.rs): it plays the NIC on rings that live in GPU memory, writing
+// whole frames and completions and publishing them, so that no CPU is in the loop.
 #include <doca_gpunetio_dev_eth_rxq.cuh>
 
 #define BURST 256
@@ -91,6 +95,77 @@ extern "C" __global__ void bench_rx(const uint64_t *rxqs,
 			else if (now - start > max_ns)
 				stop = 1;
 		}
+		__syncthreads();
+	}
+}
+
+// Completions kept free between producer and consumer: the consumer releases a burst before
+// it reads the burst's packets, so the producer stays two bursts away from those slots.
+#define PRODUCE_MARGIN (2 * BURST)
+
+// One block per ring: writes `per_queue` frames of `size` bytes (the first 64 bytes from
+// `tmpl`, the rest zero; sender = block index, seq = 0..per_queue) and their completions,
+// a burst at a time, then publishes the burst. out_timeouts counts blocks that gave up after
+// max_ns (consumer gone).
+extern "C" __global__ void bench_produce(const uint64_t *rxqs,
+					 uint64_t per_queue,
+					 uint32_t size,
+					 const uint8_t *tmpl,
+					 uint64_t max_ns,
+					 unsigned long long *out_timeouts)
+{
+	struct doca_gpu_eth_rxq *rxq = (struct doca_gpu_eth_rxq *)rxqs[blockIdx.x];
+	__shared__ uint64_t pi;
+	__shared__ int give_up;
+	uint64_t start = doca_gpu_dev_eth_query_globaltimer();
+	if (threadIdx.x == 0) {
+		pi = DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_pi.value);
+		give_up = 0;
+	}
+	__syncthreads();
+	const uint64_t limit = rxq->pkt_num - PRODUCE_MARGIN;
+	for (uint64_t done = 0; done < per_queue;) {
+		uint32_t n = per_queue - done < BURST ? (uint32_t)(per_queue - done) : BURST;
+		if (threadIdx.x == 0) {
+			while (pi + n - DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_ci.value) > limit) {
+				if (doca_gpu_dev_eth_query_globaltimer() - start > max_ns) {
+					give_up = 1;
+					atomicAdd(out_timeouts, 1ULL);
+					break;
+				}
+			}
+		}
+		__syncthreads();
+		if (give_up)
+			return;
+		for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
+			uint64_t idx = pi + k;
+			uint64_t seq = done + k;
+			uint32_t slot = (uint32_t)(idx % rxq->pkt_num);
+			uint8_t *p = (uint8_t *)(rxq->pkt_addr + (uint64_t)rxq->max_pkt_sz * slot);
+			const uint4 *t = (const uint4 *)tmpl;
+			uint4 *d = (uint4 *)p;
+			uint32_t words = size / 16;
+			for (uint32_t w = 0; w < words; w++)
+				d[w] = w < 4 ? t[w] : make_uint4(0, 0, 0, 0);
+			for (uint32_t b = words * 16; b < size; b++)
+				p[b] = b < 64 ? tmpl[b] : 0;
+			p[46] = (uint8_t)blockIdx.x;
+			p[47] = (uint8_t)(blockIdx.x >> 8);
+			for (int b = 0; b < 8; b++)
+				p[50 + b] = (uint8_t)(seq >> (8 * b));
+			struct doca_soft_rx_cqe *c = (struct doca_soft_rx_cqe *)rxq->cqe_addr + (idx % rxq->cqe_num);
+			c->slot = slot;
+			c->bytes = size;
+			c->timestamp_ns = doca_gpu_dev_eth_query_globaltimer();
+		}
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			__threadfence();
+			doca_gpu_dev_eth_store_release_sys(&rxq->cqe_pi.value, pi + n);
+			pi += n;
+		}
+		done += n;
 		__syncthreads();
 	}
 }

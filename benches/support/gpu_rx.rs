@@ -116,6 +116,18 @@ impl GpuEnv {
     }
 }
 
+impl GpuEnv {
+    /// The CUDA context (GPU 0's primary context).
+    pub fn ctx(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The bench kernels (`bench_rx.fatbin`).
+    pub fn module(&self) -> &Arc<CudaModule> {
+        &self.module
+    }
+}
+
 impl Drop for GpuEnv {
     fn drop(&mut self) {
         // SAFETY: created in `open`; every queue and buffer using it is gone.
