@@ -51,8 +51,8 @@ fn main() {
     let modes: Vec<&str> = modes.split(',').collect();
     let queues: Vec<usize> = a.list("queues", if quick { &[1, 2] } else { &[1, 2, 4, 8] });
     let sizes: Vec<usize> = a.list("size", &[64, 1024]);
-    let frames: u64 = a.num("frames", if quick { 20_000 } else { 200_000 });
-    let tries: usize = a.num("tries", if quick { 2 } else { 4 });
+    let frames: u64 = a.num("frames", if quick { 20_000 } else { 100_000 });
+    let tries: usize = a.num("tries", if quick { 2 } else { 3 });
     let ns = if isolated {
         "private netns"
     } else {

@@ -42,8 +42,8 @@ fn main() {
     let quick = a.quick();
     let queues: Vec<usize> = a.list("queues", if quick { &[1] } else { &[1, 2, 4] });
     let sizes: Vec<usize> = a.list("size", &[64, 1024]);
-    let frames: u64 = a.num("frames", if quick { 20_000 } else { 200_000 });
-    let tries: usize = a.num("tries", if quick { 2 } else { 4 });
+    let frames: u64 = a.num("frames", if quick { 20_000 } else { 100_000 });
+    let tries: usize = a.num("tries", if quick { 2 } else { 3 });
     let reason = gpu_skip_reason("GPU TX kernel and txq glue");
     let lo: Arc<Port> = Port::for_spec(&port_spec(Mode::Lo, "", 0)).expect("lo port");
     for &size in &sizes {
