@@ -45,7 +45,8 @@ const BURST: u32 = 256;
 /// Threads per block of the receive kernel.
 const THREADS: u32 = 256;
 
-fn check(what: &str, rc: u32) -> Result<(), String> {
+/// A DOCA return code as a Result naming the call.
+pub fn check(what: &str, rc: u32) -> Result<(), String> {
     if rc == 0 {
         Ok(())
     } else {
@@ -125,6 +126,11 @@ impl GpuEnv {
     /// The bench kernels (`bench_rx.fatbin`).
     pub fn module(&self) -> &Arc<CudaModule> {
         &self.module
+    }
+
+    /// The DOCA GPU handle.
+    pub fn gpu(&self) -> *mut Gpu {
+        self.gpu
     }
 }
 
@@ -225,11 +231,12 @@ impl Drop for GpuQueue {
     }
 }
 
-/// A device (boxed, as the C API hands them out) for a mode's receiving port.
-struct BenchDev(*mut Dev);
+/// A device (boxed, as the C API hands them out) for a mode's port (side 0 of a wire).
+pub struct BenchDev(pub *mut Dev);
 
 impl BenchDev {
-    fn new(mode: Mode, wire: &str) -> BenchDev {
+    /// The device of `mode` (`wire` names the wire).
+    pub fn new(mode: Mode, wire: &str) -> BenchDev {
         let spec = port_spec(mode, wire, 0);
         let iface = match &spec {
             PortSpec::Linux { ifname, .. } => ifname.clone(),
@@ -246,7 +253,8 @@ impl BenchDev {
         BenchDev(Box::into_raw(Box::new(Dev::new(Arc::new(info)))))
     }
 
-    fn info(&self) -> &Arc<DevInfo> {
+    /// Its description.
+    pub fn info(&self) -> &Arc<DevInfo> {
         // SAFETY: the box lives until Drop.
         unsafe { (*self.0).info() }
     }

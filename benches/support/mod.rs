@@ -7,6 +7,7 @@
 pub mod alloc;
 pub mod args;
 pub mod gpu_rx;
+pub mod gpu_tx;
 pub mod netns;
 pub mod report;
 pub mod soft;
