@@ -32,3 +32,26 @@ extern "C" __global__ void bench_tx(const uint64_t *txqs,
 									       DOCA_GPUNETIO_ETH_SEND_FLAG_NONE, &t);
 	}
 }
+
+// Timed sends of the send scheduling bench (benches/send_sched.rs): one thread sends frame i
+// of the frame array with wait-on-time value waits[i] (from doca_eth_txq_calculate_timestamp),
+// in order.
+extern "C" __global__ void bench_wait_send(struct doca_gpu_eth_txq *txq,
+					   const uint64_t *waits,
+					   uint64_t base,
+					   uint32_t mkey,
+					   uint32_t slot,
+					   uint32_t size,
+					   uint64_t count)
+{
+	if (threadIdx.x != 0 || blockIdx.x != 0)
+		return;
+	for (uint64_t i = 0; i < count; i++) {
+		doca_gpu_dev_eth_ticket_t t;
+		doca_gpu_dev_eth_txq_wait_send<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU,
+					       DOCA_GPUNETIO_ETH_SYNC_SCOPE_GPU,
+					       DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
+					       DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD>(txq, waits[i], base + i * slot, mkey, size,
+										    DOCA_GPUNETIO_ETH_SEND_FLAG_NONE, &t);
+	}
+}

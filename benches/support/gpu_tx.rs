@@ -16,7 +16,7 @@ use doca_soft::dev::Dev;
 use doca_soft::eth::txq::{
     doca_eth_txq_apply_queue_id, doca_eth_txq_as_doca_ctx, doca_eth_txq_create,
     doca_eth_txq_destroy, doca_eth_txq_get_gpu_handle, doca_eth_txq_gpu_set_completion_on_gpu,
-    EthTxq,
+    doca_eth_txq_set_wait_on_time_offload, EthTxq,
 };
 use doca_soft::gpu::{doca_gpu_mem_alloc, doca_gpu_mem_free, gpu_ref};
 use doca_soft::mmap::{
@@ -34,19 +34,33 @@ const TX_BURST: u32 = 1024;
 /// Threads per block of the send kernel.
 const THREADS: u32 = 256;
 
-/// One TX queue with its frames in GPU memory.
-struct GpuTxQueue {
-    q: *mut EthTxq,
-    mem: *mut c_void,
+/// One TX queue with its frames in GPU memory (freed with the queue).
+pub struct GpuTxQueue {
+    /// The queue.
+    pub q: *mut EthTxq,
+    /// GPU address of the frames.
+    pub mem: *mut c_void,
     mmap: *mut Mmap,
-    handle: u64,
-    mkey_be: u32,
+    /// The GPU handle (`doca_eth_txq_get_gpu_handle`).
+    pub handle: u64,
+    /// mkey of the frames (big-endian, as the send API takes it).
+    pub mkey_be: u32,
     started: bool,
+    gpu: *mut doca_soft::gpu::Gpu,
 }
 
 impl GpuTxQueue {
-    fn new(env: &GpuEnv, dev: *mut Dev, id: u16, frames: &[u8]) -> Result<GpuTxQueue, String> {
+    /// Queue `id` on `dev` over a copy of `frames` in GPU memory; `wait_on_time` enables
+    /// wait-on-time offload.
+    pub fn new(
+        env: &GpuEnv,
+        dev: *mut Dev,
+        id: u16,
+        frames: &[u8],
+        wait_on_time: bool,
+    ) -> Result<GpuTxQueue, String> {
         let mut g = GpuTxQueue {
+            gpu: env.gpu(),
             q: null_mut(),
             mem: null_mut(),
             mmap: null_mut(),
@@ -93,6 +107,12 @@ impl GpuTxQueue {
                 "doca_eth_txq_gpu_set_completion_on_gpu",
                 doca_eth_txq_gpu_set_completion_on_gpu(g.q),
             )?;
+            if wait_on_time {
+                check(
+                    "doca_eth_txq_set_wait_on_time_offload",
+                    doca_eth_txq_set_wait_on_time_offload(g.q),
+                )?;
+            }
             let c = doca_eth_txq_as_doca_ctx(g.q);
             check(
                 "set_datapath_on_gpu",
@@ -129,6 +149,9 @@ impl Drop for GpuTxQueue {
             if !self.mmap.is_null() {
                 doca_mmap_stop(self.mmap);
                 doca_mmap_destroy(self.mmap);
+            }
+            if !self.mem.is_null() {
+                doca_gpu_mem_free(self.gpu, self.mem);
             }
         }
     }
@@ -167,16 +190,11 @@ pub fn run_gpu_tx(
                     seq as u64,
                 );
             }
-            qs.push(GpuTxQueue::new(env, dev.0, q as u16, &buf)?);
+            qs.push(GpuTxQueue::new(env, dev.0, q as u16, &buf, false)?);
         }
         send_and_verify(env, &module, &qs, queues, size, slot, frames, rate_pps)
     })();
-    let mems: Vec<*mut c_void> = qs.iter().map(|q| q.mem).collect();
     drop(qs);
-    for m in mems.into_iter().filter(|m| !m.is_null()) {
-        // SAFETY: allocated by doca_gpu_mem_alloc on this GPU; its queue and mmap are gone.
-        unsafe { doca_gpu_mem_free(env.gpu(), m) };
-    }
     drop(dev);
     result
 }
