@@ -64,6 +64,7 @@ fn main() {
         Err("GPU modes not selected".to_string())
     };
     let mut wire_gpu_64: Vec<(usize, f64)> = Vec::new();
+    let mut gpu_failed: [Option<String>; 2] = [None, None];
 
     for &size in &sizes {
         if size < MIN_SIZE {
@@ -135,9 +136,9 @@ fn main() {
                     Mode::Wire if size == 64 && q == 4 => ">= 20 Mpps, zero loss",
                     Mode::Wire => ">= 20 Mpps at 64 B x 4 queues (figure at that point)",
                 };
-                let env = match &gpu {
-                    Ok(env) => env,
-                    Err(reason) => {
+                let env = match (&gpu, &gpu_failed[mode as usize]) {
+                    (Ok(env), None) => env,
+                    (Err(reason), _) | (Ok(_), Some(reason)) => {
                         Figure::skipped(&name, Some(target), reason.clone()).emit();
                         continue;
                     }
@@ -189,7 +190,13 @@ fn main() {
                         }
                         f.emit();
                     }
-                    Err(e) => Figure::skipped(&name, Some(target), format!("failed: {e}")).emit(),
+                    Err(e) => {
+                        Figure::skipped(&name, Some(target), format!("failed: {e}")).emit();
+                        // The other sizes and queue counts of this mode would fail the same
+                        // way (each after a kernel timeout): skip them with this reason.
+                        gpu_failed[mode as usize] =
+                            Some(format!("skipped after an earlier failure: {e}"));
+                    }
                 }
             }
         }

@@ -350,7 +350,7 @@ fn receive(
     let want = queues as u64 * frames;
     let senders = queues as u32;
     let idle_ns: u64 = 300_000_000;
-    let max_ns: u64 = 60_000_000_000;
+    let max_ns: u64 = 20_000_000_000;
     let mut b = stream.launch_builder(&f);
     b.arg(&handles)
         .arg(&want)
@@ -400,6 +400,12 @@ fn receive(
     let received: u64 = bm.iter().map(|w| u64::from(w.count_ones())).sum();
     if o[5] != 0 {
         return Err(format!("receive kernel: {} recv errors", o[5]));
+    }
+    if o[0] == 0 {
+        return Err(format!(
+            "the receive kernel got nothing of {sent} frames sent (ring-full drops {})",
+            qs.iter().map(GpuQueue::ring_full).sum::<u64>()
+        ));
     }
     Ok(SoftRun {
         sent,
