@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use doca_soft::port::Port;
 use support::alloc::{CountingAlloc, Region};
 use support::args::Args;
+use support::gpu_rx::{BenchDev, GpuEnv, GpuQueue};
 use support::report::{gpu_skip_reason, Figure, Status};
 use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
 use support::udp;
@@ -114,6 +115,36 @@ fn per_queue(slots: usize, size: usize) -> (u64, usize) {
     (c.bytes - app as u64, app)
 }
 
+/// Resident set size of this process in bytes.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Host memory of one started GPU RX queue, after a first one started the port, its
+/// dispatcher and CUDA: (resident-set growth, heap bytes counted).
+fn gpu_queue_bytes(env: &GpuEnv, size: usize) -> Result<(u64, u64), String> {
+    let wire = format!("gqmem{}", std::process::id());
+    let dev = BenchDev::new(Mode::Wire, &wire);
+    let first = GpuQueue::new(env, dev.0, 0, slot_size(size))?;
+    let rss0 = rss_bytes();
+    let region = Region::start();
+    let second = GpuQueue::new(env, dev.0, 1, slot_size(size));
+    let heap = region.finish().bytes;
+    let rss1 = rss_bytes();
+    drop(second?);
+    drop(first);
+    drop(dev);
+    Ok((rss1.saturating_sub(rss0), heap))
+}
+
 struct SendRxq(doca_soft::eth::rx_consumer::CpuRxq);
 // SAFETY: the consumer reads a host ring that lives until after the thread is joined; one
 // thread uses it.
@@ -135,7 +166,7 @@ fn main() {
         .emit(),
         Err(e) => Figure::skipped(format!("mem/allocs-per-packet/soft-wire-cpu/{size}B"), None, format!("failed: {e}")).emit(),
     }
-    let slots = 8192;
+    let slots = support::gpu_rx::SLOTS;
     let (extra, app) = per_queue(slots, size);
     Figure::info(
         format!("mem/host-bytes-per-rx-queue/{slots}x{size}B"),
@@ -158,5 +189,19 @@ fn main() {
         "needs the UROM host library (urom branch): skipped",
     )
     .emit();
-    Figure::skipped("mem/host-bytes-per-rx-queue/gpu", Some("<= 8 MiB"), reason).emit();
+    let name = format!("mem/host-bytes-per-rx-queue/gpu/{slots}x{size}B");
+    match GpuEnv::open().and_then(|env| gpu_queue_bytes(&env, size)) {
+        Ok((rss, heap)) => {
+            let host = rss.max(heap);
+            Figure::info(
+                &name,
+                host as f64 / (1 << 20) as f64,
+                "MiB",
+                format!("host memory of one started GPU RX queue (packet ring in GPU memory): resident-set growth {rss} B (pinned rings included), heap {heap} B"),
+            )
+            .with_target("<= 8 MiB", Status::check(host <= 8 << 20))
+            .emit()
+        }
+        Err(e) => Figure::skipped(&name, Some("<= 8 MiB"), e).emit(),
+    }
 }

@@ -39,7 +39,7 @@ use super::soft::{port_spec, slot_size, wire_generate, Mode, SoftRun};
 use super::udp;
 
 /// Packet slots per GPU RX queue.
-const SLOTS: usize = 8192;
+pub const SLOTS: usize = 8192;
 /// Burst size the queues are created with (the kernel's BURST).
 const BURST: u32 = 256;
 /// Threads per block of the receive kernel.
@@ -141,19 +141,22 @@ impl Drop for GpuEnv {
     }
 }
 
-/// One RX queue with its GPU packet buffer.
-struct GpuQueue {
+/// One RX queue with its GPU packet buffer (freed with the queue).
+pub struct GpuQueue {
     q: *mut EthRxq,
     mem: *mut c_void,
     mmap: *mut Mmap,
     handle: u64,
     started: bool,
+    gpu: *mut Gpu,
 }
 
 impl GpuQueue {
-    fn new(env: &GpuEnv, dev: *mut Dev, id: u16, slot: u32) -> Result<GpuQueue, String> {
+    /// Started queue `id` on `dev` with a GPU packet buffer of `SLOTS` slots of `slot` bytes.
+    pub fn new(env: &GpuEnv, dev: *mut Dev, id: u16, slot: u32) -> Result<GpuQueue, String> {
         let len = SLOTS * slot as usize;
         let mut g = GpuQueue {
+            gpu: env.gpu,
             q: null_mut(),
             mem: null_mut(),
             mmap: null_mut(),
@@ -226,8 +229,10 @@ impl Drop for GpuQueue {
                 doca_mmap_stop(self.mmap);
                 doca_mmap_destroy(self.mmap);
             }
+            if !self.mem.is_null() {
+                doca_gpu_mem_free(self.gpu, self.mem);
+            }
         }
-        let _ = &self.mem;
     }
 }
 
@@ -286,7 +291,7 @@ pub fn run_gpu_rx(
     );
     let dev = BenchDev::new(mode, &wire);
     let slot = slot_size(size);
-    // Declared after `dev` so they are dropped before it; their GPU memory is freed below.
+    // Dropped (explicitly, below) before `dev`.
     let mut qs: Vec<GpuQueue> = Vec::new();
     let result = (|| {
         for i in 0..queues {
@@ -308,12 +313,7 @@ pub fn run_gpu_rx(
         port.set_flow_root(None);
         r
     })();
-    let mems: Vec<*mut c_void> = qs.iter().map(|q| q.mem).collect();
     drop(qs);
-    for m in mems.into_iter().filter(|m| !m.is_null()) {
-        // SAFETY: allocated by doca_gpu_mem_alloc on this GPU; its queue and mmap are gone.
-        unsafe { doca_gpu_mem_free(env.gpu, m) };
-    }
     drop(dev);
     result
 }
