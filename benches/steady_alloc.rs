@@ -1,7 +1,7 @@
 //! Figure 6: memory. (a) Heap allocations per packet in steady state on the soft NIC's RX
-//! path (in-memory wire -> dispatcher -> RSS -> host RX ring -> CPU consumer), counted by a
-//! counting global allocator over every thread while a fixed number of frames flows after a
-//! warm-up. (b) Host memory per RX queue besides the application's packet ring: what creating
+//! paths (in-memory wire, and `lo` through AF_PACKET, -> dispatcher -> RSS -> host RX ring
+//! -> CPU consumer), counted by a counting global allocator over every thread while a fixed
+//! number of frames flows after a warm-up (senders allocate everything up front). (b) Host memory per RX queue besides the application's packet ring: what creating
 //! and registering one queue allocates.
 //!
 //! The GPU variants (device-mapped rings, pinned memory) print as skipped until they land.
@@ -28,16 +28,41 @@ const USAGE: &str = "steady_alloc [--frames N] [--size 64] [--quick]";
 /// Most frames in flight (sent, not consumed): below the ring's size, so none is dropped.
 const IN_FLIGHT: u64 = 4096;
 
-/// Sends `n` frames on `peer` from this thread (no allocation of its own), keeping at most
-/// [`IN_FLIGHT`] frames ahead of the consumer.
-fn send(peer: &Port, got: &AtomicU64, frame: &mut [u8], from: u64, n: u64) {
-    for seq in from..from + n {
-        while seq - got.load(Ordering::Acquire) >= IN_FLIGHT {
-            std::hint::spin_loop();
+/// Waits (bounded) until fewer than [`IN_FLIGHT`] frames before `seq` are unconsumed.
+fn gate(got: &AtomicU64, seq: u64) {
+    let t = Instant::now();
+    while seq.saturating_sub(got.load(Ordering::Acquire)) >= IN_FLIGHT {
+        if t.elapsed() > Duration::from_secs(5) {
+            return; // frames were lost; wait_for reports it
         }
-        udp::write_payload(&mut frame[udp::HEADERS..], 0, seq);
-        while peer.send(frame).is_err() {
-            std::hint::spin_loop();
+        std::hint::spin_loop();
+    }
+}
+
+/// Where the bench frames come from, with everything allocated up front.
+enum Source {
+    Wire(Arc<Port>, Vec<u8>),
+    Lo(udp::UdpSender),
+}
+
+impl Source {
+    /// Sends sequence numbers `from..to` without allocating.
+    fn send(&mut self, got: &AtomicU64, from: u64, to: u64) -> Result<(), String> {
+        match self {
+            Source::Wire(peer, frame) => {
+                for seq in from..to {
+                    gate(got, seq);
+                    udp::write_payload(&mut frame[udp::HEADERS..], 0, seq);
+                    while peer.send(frame).is_err() {
+                        std::hint::spin_loop();
+                    }
+                }
+                Ok(())
+            }
+            Source::Lo(s) => s
+                .send_range(from, to, |seq| gate(got, seq))
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
         }
     }
 }
@@ -53,10 +78,29 @@ fn wait_for(got: &AtomicU64, n: u64) -> bool {
     true
 }
 
-fn per_packet(frames: u64, size: usize) -> Result<(f64, f64), String> {
+/// Allocations (and bytes) per packet over `frames` frames after a warm-up, all threads.
+fn per_packet(mode: Mode, frames: u64, size: usize) -> Result<(f64, f64), String> {
     let wire = format!("alloc{}", std::process::id());
-    let rx = SoftRx::open(&port_spec(Mode::Wire, &wire, 0), 1, 8192, slot_size(size));
-    let peer = Port::for_spec(&port_spec(Mode::Wire, &wire, 1)).map_err(|e| format!("{e:?}"))?;
+    let rx = SoftRx::open(&port_spec(mode, &wire, 0), 1, 8192, slot_size(size));
+    // On lo, a bound (never read) socket keeps the kernel from answering with ICMP.
+    let _sink = match mode {
+        Mode::Lo => Some(
+            udp::udp_socket(Some(udp::BASE_PORT), 0, Duration::from_millis(1))
+                .map_err(|e| e.to_string())?,
+        ),
+        Mode::Wire => None,
+    };
+    let mut src = match mode {
+        Mode::Wire => {
+            let peer = Port::for_spec(&port_spec(mode, &wire, 1)).map_err(|e| format!("{e:?}"))?;
+            let mut frame = vec![0u8; size];
+            udp::build_frame(&mut frame, 40000, udp::BASE_PORT, 0, 0);
+            Source::Wire(peer, frame)
+        }
+        Mode::Lo => {
+            Source::Lo(udp::UdpSender::new(0, udp::BASE_PORT, size).map_err(|e| e.to_string())?)
+        }
+    };
     let got = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let consumer = {
@@ -65,29 +109,30 @@ fn per_packet(frames: u64, size: usize) -> Result<(f64, f64), String> {
         std::thread::spawn(move || {
             let c = c;
             while !stop.load(Ordering::Acquire) {
-                let n = c.0.recv_with(64, 1_000_000, |_, _, f| {
-                    std::hint::black_box(udp::parse_frame(f));
+                let mut ours = 0u64;
+                c.0.recv_with(64, 1_000_000, |_, _, f| {
+                    ours += u64::from(udp::parse_frame(f).is_some());
                 });
-                got.fetch_add(u64::from(n), Ordering::Release);
+                got.fetch_add(ours, Ordering::Release);
             }
         })
     };
-    let mut frame = vec![0u8; size];
-    udp::build_frame(&mut frame, 40000, udp::BASE_PORT, 0, 0);
     let warm = frames / 4;
-    send(&peer, &got, &mut frame, 0, warm);
-    let ok = wait_for(&got, warm);
+    let sent = src.send(&got, 0, warm);
+    let ok = sent.is_ok() && wait_for(&got, warm);
     let region = Region::start();
-    send(&peer, &got, &mut frame, warm, frames);
-    let ok = ok && wait_for(&got, warm + frames);
+    let sent = sent.and(src.send(&got, warm, warm + frames));
+    let ok = ok && sent.is_ok() && wait_for(&got, warm + frames);
     let c = region.finish();
     stop.store(true, Ordering::Release);
     consumer.join().map_err(|_| "consumer panicked")?;
+    sent?;
     if !ok {
         return Err(format!(
-            "frames did not arrive: {} of {}",
+            "frames did not arrive: {} of {} (ring-full drops {})",
             got.load(Ordering::Relaxed),
-            warm + frames
+            warm + frames,
+            rx.ring_full_drops()
         ));
     }
     Ok((
@@ -152,19 +197,43 @@ unsafe impl Send for SendRxq {}
 
 fn main() {
     let a = Args::parse(USAGE);
+    let isolated = support::netns::isolate_or_warn();
     let quick = a.quick();
     let frames: u64 = a.num("frames", if quick { 50_000 } else { 1_000_000 });
     let size: usize = a.num("size", 64);
-    match per_packet(frames, size) {
-        Ok((allocs, bytes)) => Figure::info(
-            format!("mem/allocs-per-packet/soft-wire-cpu/{size}B"),
-            allocs,
-            "allocs/pkt",
-            format!("{bytes:.1} B/pkt; all threads, {frames} frames after warm-up; wire, dispatcher, host ring, CPU consumer"),
-        )
-        .with_target("0 allocations per packet", Status::check(allocs == 0.0))
-        .emit(),
-        Err(e) => Figure::skipped(format!("mem/allocs-per-packet/soft-wire-cpu/{size}B"), None, format!("failed: {e}")).emit(),
+    for (mode, what) in [
+        (Mode::Wire, "wire, dispatcher, host ring, CPU consumer"),
+        (
+            Mode::Lo,
+            "sendmmsg sender, lo, AF_PACKET dispatcher, host ring, CPU consumer",
+        ),
+    ] {
+        let name = format!("mem/allocs-per-packet/soft-{}-cpu/{size}B", mode.name());
+        if mode == Mode::Lo && !isolated {
+            Figure::skipped(
+                &name,
+                Some("0 allocations per packet"),
+                "needs a private network namespace: skipped",
+            )
+            .emit();
+            continue;
+        }
+        match per_packet(mode, frames, size) {
+            Ok((allocs, bytes)) => Figure::info(
+                &name,
+                allocs,
+                "allocs/pkt",
+                format!("{bytes:.1} B/pkt; all threads, {frames} frames after warm-up; {what}"),
+            )
+            .with_target("0 allocations per packet", Status::check(allocs == 0.0))
+            .emit(),
+            Err(e) => Figure::skipped(
+                &name,
+                Some("0 allocations per packet"),
+                format!("failed: {e}"),
+            )
+            .emit(),
+        }
     }
     let slots = support::gpu_rx::SLOTS;
     let (extra, app) = per_queue(slots, size);

@@ -272,6 +272,81 @@ pub struct SendResult {
     pub retries: u64,
 }
 
+/// A `sendmmsg` sender of bench frames to 127.0.0.1:`dst_port`; everything it needs is
+/// allocated up front, so sending allocates nothing.
+pub struct UdpSender {
+    sock: Sock,
+    sender: u16,
+    bufs: Vec<Vec<u8>>,
+    msgs: Vec<libc::mmsghdr>,
+    // The headers point into these; both are heap allocations that never move.
+    _iov: Vec<libc::iovec>,
+    _dst: Box<libc::sockaddr_in>,
+}
+
+// SAFETY: the raw pointers in `msgs` point into this value's own heap allocations, which
+// move with it; one thread uses it at a time.
+unsafe impl Send for UdpSender {}
+
+impl UdpSender {
+    /// Sender `sender` of `size`-byte packets to port `dst_port`.
+    pub fn new(sender: u16, dst_port: u16, size: usize) -> io::Result<UdpSender> {
+        let sock = udp_socket(None, 0, Duration::from_millis(100))?;
+        let plen = size - HEADERS;
+        let mut bufs = vec![vec![0u8; plen]; BATCH];
+        let mut dst = Box::new(sockaddr(dst_port));
+        // SAFETY: iovec and mmsghdr are plain data; zero is valid, pointers are set below.
+        let mut iov: Vec<libc::iovec> = vec![unsafe { zeroed() }; BATCH];
+        // SAFETY: as above.
+        let mut msgs: Vec<libc::mmsghdr> = vec![unsafe { zeroed() }; BATCH];
+        for i in 0..BATCH {
+            iov[i].iov_base = bufs[i].as_mut_ptr().cast();
+            iov[i].iov_len = plen;
+            msgs[i].msg_hdr.msg_iov = &mut iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+            msgs[i].msg_hdr.msg_name = (&mut *dst as *mut libc::sockaddr_in).cast();
+            msgs[i].msg_hdr.msg_namelen = size_of::<libc::sockaddr_in>() as u32;
+        }
+        Ok(UdpSender {
+            sock,
+            sender,
+            bufs,
+            msgs,
+            _iov: iov,
+            _dst: dst,
+        })
+    }
+
+    /// Sends sequence numbers `from..to`, calling `gate(seq)` before each batch (pacing or
+    /// back-pressure). Returns how many sendmmsg calls were retried (ENOBUFS/EAGAIN).
+    pub fn send_range(&mut self, from: u64, to: u64, mut gate: impl FnMut(u64)) -> io::Result<u64> {
+        let mut retries = 0;
+        let mut seq = from;
+        while seq < to {
+            let n = BATCH.min((to - seq) as usize);
+            for (k, b) in self.bufs.iter_mut().enumerate().take(n) {
+                write_payload(b, self.sender, seq + k as u64);
+            }
+            gate(seq);
+            // SAFETY: msgs[..n] point at live iovecs, buffers and the destination address.
+            let r = unsafe { libc::sendmmsg(self.sock.0, self.msgs.as_mut_ptr(), n as u32, 0) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::ENOBUFS) | Some(libc::EAGAIN) | Some(libc::EINTR) => {
+                        retries += 1;
+                        std::thread::yield_now();
+                        continue;
+                    }
+                    _ => return Err(io::Error::new(e.kind(), format!("sendmmsg: {e}"))),
+                }
+            }
+            seq += r as u64;
+        }
+        Ok(retries)
+    }
+}
+
 /// Sends `frames` UDP datagrams of packet size `size` to 127.0.0.1:`dst_port` with
 /// `sendmmsg`, tagged with `sender` and sequence 0..frames, at most `rate_pps` per second
 /// (0 = as fast as possible).
@@ -282,54 +357,21 @@ pub fn send_frames(
     frames: u64,
     rate_pps: f64,
 ) -> io::Result<SendResult> {
-    let sock = udp_socket(None, 0, Duration::from_millis(100))?;
-    let plen = size - HEADERS;
-    let mut bufs = vec![vec![0u8; plen]; BATCH];
-    let mut dst = sockaddr(dst_port);
-    // SAFETY: iovec and mmsghdr are plain data; zero is valid, pointers are set below.
-    let mut iov: Vec<libc::iovec> = vec![unsafe { zeroed() }; BATCH];
-    // SAFETY: as above.
-    let mut msgs: Vec<libc::mmsghdr> = vec![unsafe { zeroed() }; BATCH];
-    for i in 0..BATCH {
-        iov[i].iov_base = bufs[i].as_mut_ptr().cast();
-        iov[i].iov_len = plen;
-        msgs[i].msg_hdr.msg_iov = &mut iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-        msgs[i].msg_hdr.msg_name = (&mut dst as *mut libc::sockaddr_in).cast();
-        msgs[i].msg_hdr.msg_namelen = size_of::<libc::sockaddr_in>() as u32;
-    }
+    let mut s = UdpSender::new(sender, dst_port, size)?;
     let start = Instant::now();
-    let mut res = SendResult::default();
-    let mut seq = 0u64;
-    while seq < frames {
-        let n = BATCH.min((frames - seq) as usize);
-        for (k, b) in bufs.iter_mut().enumerate().take(n) {
-            write_payload(b, sender, seq + k as u64);
-        }
+    let retries = s.send_range(0, frames, |seq| {
         if rate_pps > 0.0 {
             let due = Duration::from_secs_f64(seq as f64 / rate_pps);
             while start.elapsed() < due {
                 std::hint::spin_loop();
             }
         }
-        // SAFETY: msgs[..n] point at live iovecs, buffers and the destination address.
-        let r = unsafe { libc::sendmmsg(sock.0, msgs.as_mut_ptr(), n as u32, 0) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::ENOBUFS) | Some(libc::EAGAIN) | Some(libc::EINTR) => {
-                    res.retries += 1;
-                    std::thread::yield_now();
-                    continue;
-                }
-                _ => return Err(io::Error::new(e.kind(), format!("sendmmsg: {e}"))),
-            }
-        }
-        seq += r as u64;
-    }
-    res.sent = seq;
-    res.secs = start.elapsed().as_secs_f64();
-    Ok(res)
+    })?;
+    Ok(SendResult {
+        sent: frames,
+        secs: start.elapsed().as_secs_f64(),
+        retries,
+    })
 }
 
 /// What one receiver thread saw.
