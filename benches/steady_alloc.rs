@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use doca_soft::port::Port;
-use support::alloc::{CountingAlloc, Region};
+use support::alloc::{CountingAlloc, Counts, Region};
 use support::args::Args;
-use support::gpu_rx::{BenchDev, GpuEnv, GpuQueue};
-use support::report::{gpu_skip_reason, Figure, Status};
+use support::gpu_rx::{run_gpu_rx_counted, BenchDev, GpuEnv, GpuQueue};
+use support::report::{Figure, Status};
 use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
 use support::udp;
 
@@ -245,13 +245,42 @@ fn main() {
     )
     .with_target("<= 8 MiB", Status::check(extra <= 8 << 20))
     .emit();
-    let reason = gpu_skip_reason("rxq with device-mapped rings");
-    Figure::skipped(
-        "mem/allocs-per-packet/soft-lo-gpu",
-        Some("0 allocations per packet"),
-        reason.clone(),
-    )
-    .emit();
+    let gpu = GpuEnv::open();
+    let name = format!("mem/allocs-per-packet/soft-lo-gpu/{size}B");
+    let target = "0 allocations per packet";
+    match &gpu {
+        Err(reason) => Figure::skipped(&name, Some(target), reason.clone()).emit(),
+        Ok(_) if !isolated => Figure::skipped(
+            &name,
+            Some(target),
+            "needs a private network namespace: skipped",
+        )
+        .emit(),
+        Ok(env) => {
+            let mut c = Counts::default();
+            match run_gpu_rx_counted(env, Mode::Lo, 1, size, frames, 0.0, Some(&mut c)) {
+                Ok(r) if r.received > 0 => {
+                    let allocs = c.allocs as f64 / r.received as f64;
+                    Figure::info(
+                        &name,
+                        allocs,
+                        "allocs/pkt",
+                        format!(
+                            "{:.1} B/pkt; all threads from the senders' start to the kernel's end; {} of {} frames received; sendmmsg sender, lo, AF_PACKET dispatcher, proxy copies into GPU memory, receive kernel on {}",
+                            c.bytes as f64 / r.received as f64,
+                            r.received,
+                            r.sent,
+                            env.name
+                        ),
+                    )
+                    .with_target(target, Status::check(c.allocs == 0))
+                    .emit()
+                }
+                Ok(_) => Figure::skipped(&name, Some(target), "failed: nothing received").emit(),
+                Err(e) => Figure::skipped(&name, Some(target), format!("failed: {e}")).emit(),
+            }
+        }
+    }
     Figure::skipped(
         "mem/allocs-per-command/urom",
         Some("0 allocations per command"),
@@ -259,7 +288,7 @@ fn main() {
     )
     .emit();
     let name = format!("mem/host-bytes-per-rx-queue/gpu/{slots}x{size}B");
-    match GpuEnv::open().and_then(|env| gpu_queue_bytes(&env, size)) {
+    match gpu.and_then(|env| gpu_queue_bytes(&env, size)) {
         Ok((rss, heap)) => {
             let host = rss.max(heap);
             Figure::info(

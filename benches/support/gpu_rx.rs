@@ -11,7 +11,8 @@ use std::ffi::{c_char, c_int, c_void};
 use std::path::PathBuf;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -35,7 +36,8 @@ use doca_soft::mmap::{
 use doca_soft::port::Port;
 use doca_soft::types::GPU_MEM_TYPE_GPU;
 
-use super::soft::{port_spec, slot_size, wire_generate, Mode, SoftRun};
+use super::alloc::{Counts, Region};
+use super::soft::{port_spec, slot_size, wire_frame, wire_send, Mode, SoftRun};
 use super::udp;
 
 /// Packet slots per GPU RX queue.
@@ -284,6 +286,20 @@ pub fn run_gpu_rx(
     frames: u64,
     rate_pps: f64,
 ) -> Result<SoftRun, String> {
+    run_gpu_rx_counted(env, mode, queues, size, frames, rate_pps, None)
+}
+
+/// [`run_gpu_rx`], counting heap allocations of every thread from the moment the senders
+/// start until the kernel is done into `counts` (needs the counting allocator installed).
+pub fn run_gpu_rx_counted(
+    env: &GpuEnv,
+    mode: Mode,
+    queues: usize,
+    size: usize,
+    frames: u64,
+    rate_pps: f64,
+    counts: Option<&mut Counts>,
+) -> Result<SoftRun, String> {
     let wire = format!(
         "gbench{}x{}",
         std::process::id(),
@@ -309,7 +325,9 @@ pub fn run_gpu_rx(
             },
             false,
         ))));
-        let r = receive(env, &qs, mode, &wire, queues, size, frames, rate_pps);
+        let r = receive(
+            env, &qs, mode, &wire, queues, size, frames, rate_pps, counts,
+        );
         port.set_flow_root(None);
         r
     })();
@@ -328,6 +346,7 @@ fn receive(
     size: usize,
     frames: u64,
     rate_pps: f64,
+    counts: Option<&mut Counts>,
 ) -> Result<SoftRun, String> {
     let stream = env.ctx.default_stream();
     let e = |what: &str| {
@@ -379,22 +398,45 @@ fn receive(
         ),
         Mode::Lo => None,
     };
+    // Senders get ready (everything allocated), then start together with the counting
+    // region when one is asked for.
+    let ready = Arc::new(Barrier::new(queues + 1));
     let senders_t: Vec<_> = (0..queues)
         .map(|i| {
-            let peer = peer.clone();
+            let (peer, ready) = (peer.clone(), ready.clone());
             std::thread::spawn(move || match peer {
                 Some(p) => {
-                    wire_generate(&p, i as u16, size, frames, per);
+                    let mut f = wire_frame(i as u16, size);
+                    ready.wait();
+                    wire_send(&p, &mut f, i as u16, frames, per);
                     frames
                 }
-                None => udp::send_frames(i as u16, udp::BASE_PORT + i as u16, size, frames, per)
-                    .map(|r| r.sent)
-                    .unwrap_or(0),
+                None => {
+                    let s = udp::UdpSender::new(i as u16, udp::BASE_PORT + i as u16, size);
+                    ready.wait();
+                    let start = Instant::now();
+                    let paced = |seq: u64| {
+                        if per > 0.0 {
+                            let due = Duration::from_secs_f64(seq as f64 / per);
+                            while start.elapsed() < due {
+                                std::hint::spin_loop();
+                            }
+                        }
+                    };
+                    s.and_then(|mut s| s.send_range(0, frames, paced))
+                        .map_or(0, |_| frames)
+                }
             })
         })
         .collect();
+    let region = counts.is_some().then(Region::start);
+    ready.wait();
     let sent: u64 = senders_t.into_iter().map(|s| s.join().unwrap_or(0)).sum();
-    stream.synchronize().map_err(e("kernel"))?;
+    let synced = stream.synchronize().map_err(e("kernel"));
+    if let (Some(r), Some(c)) = (region, counts) {
+        *c = r.finish();
+    }
+    synced?;
     let o = stream.clone_dtoh(&out).map_err(e("out"))?;
     let bm = stream.clone_dtoh(&bitmap).map_err(e("bitmap"))?;
     let received: u64 = bm.iter().map(|w| u64::from(w.count_ones())).sum();

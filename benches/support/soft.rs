@@ -229,8 +229,20 @@ fn consume(
 /// Sends `frames` frames of `size` bytes from generator `sender` over the wire port `peer`,
 /// paced to `rate_pps` (0 = unpaced). A full wire is back-pressure: the frame is retried.
 pub fn wire_generate(peer: &Port, sender: u16, size: usize, frames: u64, rate_pps: f64) -> f64 {
+    let mut f = wire_frame(sender, size);
+    wire_send(peer, &mut f, sender, frames, rate_pps)
+}
+
+/// The frame generator `sender` sends (sequence number rewritten per frame).
+pub fn wire_frame(sender: u16, size: usize) -> Vec<u8> {
     let mut f = vec![0u8; size];
     udp::build_frame(&mut f, 40000 + sender, udp::BASE_PORT + sender, sender, 0);
+    f
+}
+
+/// Sends `f` with sequence numbers 0..frames on `peer` (see [`wire_generate`]); allocates
+/// nothing. Returns the seconds it took.
+pub fn wire_send(peer: &Port, f: &mut [u8], sender: u16, frames: u64, rate_pps: f64) -> f64 {
     let start = Instant::now();
     for seq in 0..frames {
         udp::write_payload(&mut f[udp::HEADERS..], sender, seq);
@@ -240,7 +252,7 @@ pub fn wire_generate(peer: &Port, sender: u16, size: usize, frames: u64, rate_pp
                 std::hint::spin_loop();
             }
         }
-        while peer.send(&f).is_err() {
+        while peer.send(f).is_err() {
             std::thread::yield_now();
         }
     }
