@@ -12,8 +12,12 @@
 
 #[macro_use]
 pub mod log;
+pub mod cabi;
 pub mod ctx;
+pub mod dev;
 pub mod error;
+pub mod eth;
 pub mod pe;
 pub mod task;
 pub mod types;
+pub mod version;
