@@ -215,3 +215,18 @@ impl RxRing {
         }
     }
 }
+
+impl crate::port::RxSink for RxRing {
+    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), crate::port::RxDrop> {
+        use crate::port::RxDrop;
+        RxRing::push(self, frame, timestamp_ns).map_err(|e| match e {
+            RxDropReason::TooBig => RxDrop::TooBig,
+            RxDropReason::RingFull => RxDrop::RingFull,
+            RxDropReason::Stopped => RxDrop::Stopped,
+        })
+    }
+
+    fn flush(&self) {
+        RxRing::flush(self)
+    }
+}

@@ -130,6 +130,7 @@ pub struct TxProxy {
     src: Arc<dyn FrameSource>,
     out: Arc<dyn FrameOut>,
     events: Mutex<VecDeque<TxEvent>>,
+    events_enabled: std::sync::atomic::AtomicBool,
     busy: Mutex<Vec<u8>>,
     counters: TxCounters,
 }
@@ -149,6 +150,7 @@ impl TxProxy {
             src,
             out,
             events: Mutex::new(VecDeque::new()),
+            events_enabled: std::sync::atomic::AtomicBool::new(true),
             busy: Mutex::new(Vec::new()),
             counters: TxCounters::default(),
         }
@@ -162,6 +164,12 @@ impl TxProxy {
     /// The counters.
     pub fn counters(&self) -> &TxCounters {
         &self.counters
+    }
+
+    /// Whether CPU-mode completions are kept as events (default on). Off when nobody
+    /// registered for them, so they do not pile up; they are still counted.
+    pub fn set_events_enabled(&self, on: bool) {
+        self.events_enabled.store(on, Ordering::Release);
     }
 
     /// Takes the pending PE events (CPU-completion mode).
@@ -288,7 +296,7 @@ impl TxProxy {
             );
             // SAFETY: as above; release publishes the entry.
             unsafe { ring::store_release(&mut (*hp).cq_pi, pi + 1) };
-        } else {
+        } else if self.events_enabled.load(Ordering::Acquire) {
             let mut e = self.events.lock().unwrap_or_else(|p| p.into_inner());
             e.push_back(TxEvent {
                 wqe_index: idx,
