@@ -12,6 +12,10 @@
 
 #[macro_use]
 pub mod log;
+pub mod argp;
+pub mod buf;
+pub mod buf_arr;
+pub mod buf_inventory;
 pub mod cabi;
 pub mod ctx;
 pub mod dev;
@@ -21,6 +25,7 @@ pub mod flow;
 pub mod gpu;
 pub mod mmap;
 pub mod pe;
+pub mod pkgconfig;
 pub mod port;
 pub mod semaphore;
 pub mod task;

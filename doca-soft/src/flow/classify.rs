@@ -45,6 +45,26 @@ pub enum Field {
     TcpDst,
     /// `outer.tcp.flags`.
     TcpFlags,
+    /// `parser_meta.outer_l2_type` (`doca_flow_l2_meta`: NO_VLAN=0, SINGLE=1, MULTI=2).
+    OuterL2Meta,
+    /// `parser_meta.outer_ip_fragmented` (0/1).
+    OuterIpFragmented,
+    /// `outer.ip4.version_ihl`.
+    Ip4VersionIhl,
+    /// `outer.ip4.total_len`.
+    Ip4TotalLen,
+    /// `outer.ip4.identification`.
+    Ip4Id,
+    /// `outer.ip4.flags_fragment_offset`.
+    Ip4FlagsFrag,
+    /// `outer.icmp.type`.
+    IcmpType,
+    /// `outer.icmp.code`.
+    IcmpCode,
+    /// `outer.transport.src_port` (UDP or TCP).
+    L4Src,
+    /// `outer.transport.dst_port` (UDP or TCP).
+    L4Dst,
 }
 
 /// `doca_flow_l3_meta` / `doca_flow_l3_type` values.
@@ -78,6 +98,18 @@ impl Field {
                 L4::Icmp { v6: true, .. } => 4,
                 L4::None => 0,
             },
+            Field::OuterL2Meta => u64::from(pkt.vlan_count),
+            Field::OuterIpFragmented => u64::from(pkt.ip_fragmented),
+            Field::Ip4VersionIhl => u64::from(ip4?.version_ihl),
+            Field::Ip4TotalLen => u64::from(ip4?.total_len),
+            Field::Ip4Id => u64::from(ip4?.identification),
+            Field::Ip4FlagsFrag => u64::from(ip4?.flags_fragment_offset),
+            Field::IcmpType | Field::IcmpCode => match pkt.l4 {
+                L4::Icmp { kind, code, .. } => {
+                    u64::from(if self == Field::IcmpType { kind } else { code })
+                }
+                _ => return None,
+            },
             Field::EthType => u64::from(pkt.eth_type),
             Field::SrcMac => mac(pkt.src_mac),
             Field::DstMac => mac(pkt.dst_mac),
@@ -100,7 +132,38 @@ impl Field {
                 }),
                 _ => return None,
             },
+            Field::L4Src | Field::L4Dst => match pkt.l4 {
+                L4::Udp { src, dst } | L4::Tcp { src, dst, .. } => {
+                    u64::from(if self == Field::L4Src { src } else { dst })
+                }
+                _ => return None,
+            },
         })
+    }
+
+    /// All-ones value of the field's width (a template value meaning "changeable").
+    pub fn full_mask(self) -> u64 {
+        match self {
+            Field::OuterL3Meta | Field::OuterL4Meta | Field::L3Type | Field::L4TypeExt => {
+                u64::from(u32::MAX)
+            }
+            Field::SrcMac | Field::DstMac => (1 << 48) - 1,
+            Field::Ip4Src | Field::Ip4Dst => u64::from(u32::MAX),
+            Field::OuterL2Meta => u64::from(u32::MAX),
+            Field::OuterIpFragmented
+            | Field::Ip4VersionIhl
+            | Field::IcmpType
+            | Field::IcmpCode
+            | Field::Ip4Proto
+            | Field::Ip4Ttl
+            | Field::Ip4DscpEcn
+            | Field::TcpFlags => 0xff,
+            Field::Ip4TotalLen | Field::Ip4Id | Field::Ip4FlagsFrag => 0xffff,
+            Field::EthType | Field::UdpSrc | Field::UdpDst | Field::TcpSrc | Field::TcpDst => {
+                0xffff
+            }
+            Field::L4Src | Field::L4Dst => 0xffff,
+        }
     }
 }
 
@@ -272,7 +335,7 @@ impl Pipe {
             if self.kind == PipeKind::Basic {
                 return Some(e.clone());
             }
-            if best.is_none_or(|b| e.priority < b.priority) {
+            if best.map_or(true, |b| e.priority < b.priority) {
                 best = Some(e);
             }
         }
@@ -317,4 +380,188 @@ pub fn classify(root: &Pipe, pkt: &Parsed, len: usize) -> Verdict {
         next = Some(hop);
     }
     Verdict::Drop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::parser::build::{icmp4_echo, tcp4, udp4};
+    use crate::flow::parser::parse;
+
+    fn eq(field: Field, value: u64) -> FieldMatch {
+        FieldMatch {
+            field,
+            value,
+            mask: field.full_mask(),
+        }
+    }
+
+    fn entry(matches: Vec<FieldMatch>, priority: u32, fwd: Fwd) -> Entry {
+        Entry {
+            matches,
+            priority,
+            fwd,
+            counter: Some(Counter::default()),
+        }
+    }
+
+    fn rss(q: &[u16]) -> Fwd {
+        Fwd::Rss {
+            queues: q.to_vec(),
+            flags: rss::RSS_IPV4 | rss::RSS_UDP | rss::RSS_TCP,
+        }
+    }
+
+    fn run(root: &Pipe, f: &[u8]) -> Verdict {
+        classify(root, &parse(f).unwrap(), f.len())
+    }
+
+    #[test]
+    fn basic_hits_and_misses() {
+        let p = Pipe::new("udp", PipeKind::Basic, rss(&[3]), Fwd::Drop, true);
+        let e = p.add(entry(vec![eq(Field::UdpDst, 53)], 0, Fwd::None));
+        let dns = udp4([1, 1, 1, 1], [2, 2, 2, 2], 999, 53, b"q");
+        let other = udp4([1, 1, 1, 1], [2, 2, 2, 2], 999, 54, b"q");
+        let tcp = tcp4([1, 1, 1, 1], [2, 2, 2, 2], 999, 53, 2, b"");
+        assert_eq!(run(&p, &dns), Verdict::Queue(3));
+        assert_eq!(run(&p, &other), Verdict::Drop);
+        assert_eq!(run(&p, &tcp), Verdict::Drop);
+        assert_eq!(e.counter.as_ref().unwrap().get(), (1, dns.len() as u64));
+        assert_eq!(p.miss_counter.as_ref().unwrap().get().0, 2);
+        // Without a miss forward a miss is a no-match.
+        let q = Pipe::new("q", PipeKind::Basic, rss(&[0]), Fwd::None, false);
+        assert_eq!(run(&q, &dns), Verdict::NoMatch);
+        // Removed entries stop matching.
+        assert!(p.remove(&e));
+        assert!(!p.remove(&e));
+        assert_eq!(run(&p, &dns), Verdict::Drop);
+    }
+
+    #[test]
+    fn control_priorities_and_masks() {
+        let root = Pipe::new("root", PipeKind::Control, Fwd::None, Fwd::None, false);
+        let tcp_any = root.add(entry(vec![eq(Field::OuterL4Meta, 1)], 3, rss(&[4])));
+        let syn = FieldMatch {
+            field: Field::TcpFlags,
+            value: 0x02,
+            mask: 0x07,
+        };
+        let ctl = root.add(entry(vec![eq(Field::OuterL4Meta, 1), syn], 1, rss(&[12])));
+        let udp = root.add(entry(vec![eq(Field::OuterL4Meta, 2)], 0, rss(&[0])));
+        let data = tcp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 80, 0x18, b"GET");
+        let syn_pkt = tcp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 80, 0x02, b"");
+        let synack = tcp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 80, 0x12, b"");
+        assert_eq!(run(&root, &data), Verdict::Queue(4));
+        assert_eq!(run(&root, &syn_pkt), Verdict::Queue(12));
+        assert_eq!(
+            run(&root, &synack),
+            Verdict::Queue(12),
+            "ACK bit is masked out"
+        );
+        assert_eq!(
+            run(&root, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")),
+            Verdict::Queue(0)
+        );
+        assert_eq!(
+            run(&root, &icmp4_echo([1, 1, 1, 1], [2, 2, 2, 2], b"")),
+            Verdict::NoMatch
+        );
+        assert_eq!(tcp_any.counter.as_ref().unwrap().get().0, 1);
+        assert_eq!(ctl.counter.as_ref().unwrap().get().0, 2);
+        assert_eq!(udp.counter.as_ref().unwrap().get().0, 1);
+        // Equal priorities: the earlier entry wins.
+        let tie = Pipe::new("tie", PipeKind::Control, Fwd::None, Fwd::None, false);
+        tie.add(entry(vec![eq(Field::Ip4Proto, 17)], 5, rss(&[7])));
+        tie.add(entry(vec![eq(Field::OuterL3Meta, 1)], 5, rss(&[8])));
+        assert_eq!(
+            run(&tie, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"")),
+            Verdict::Queue(7)
+        );
+    }
+
+    #[test]
+    fn forward_to_pipe_chains_and_dangling_pipes() {
+        let udp = Arc::new(Pipe::new(
+            "udp",
+            PipeKind::Basic,
+            rss(&[9]),
+            Fwd::Drop,
+            false,
+        ));
+        udp.add(entry(vec![eq(Field::UdpDst, 4791)], 0, Fwd::None));
+        let root = Pipe::new("root", PipeKind::Control, Fwd::None, Fwd::None, false);
+        root.add(entry(
+            vec![
+                eq(Field::EthType, 0x0800),
+                eq(Field::L3Type, 1),
+                eq(Field::Ip4Proto, 17),
+            ],
+            0,
+            Fwd::Pipe(Arc::downgrade(&udp)),
+        ));
+        root.add(entry(vec![eq(Field::OuterL4Meta, 3)], 1, Fwd::Drop));
+        let hit = udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 4791, b"");
+        assert_eq!(run(&root, &hit), Verdict::Queue(9));
+        assert_eq!(
+            run(&root, &udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 5, b"")),
+            Verdict::Drop
+        );
+        assert_eq!(
+            run(&root, &icmp4_echo([1, 1, 1, 1], [2, 2, 2, 2], b"")),
+            Verdict::Drop
+        );
+        drop(udp);
+        assert_eq!(run(&root, &hit), Verdict::Drop, "pipe destroyed");
+        // A loop is cut after MAX_HOPS.
+        let a = Arc::new(Pipe::new("a", PipeKind::Basic, Fwd::None, Fwd::None, false));
+        a.add(entry(vec![], 0, Fwd::Pipe(Arc::downgrade(&a))));
+        assert_eq!(run(&a, &hit), Verdict::Drop);
+    }
+
+    #[test]
+    fn rss_spreads_flows_and_is_stable() {
+        let queues = [0u16, 1, 2, 3];
+        let p = Pipe::new("rss", PipeKind::Basic, rss(&queues), Fwd::Drop, false);
+        p.add(entry(vec![eq(Field::OuterL4Meta, 2)], 0, Fwd::None));
+        let mut per_queue = [0usize; 4];
+        for flow in 0..256u16 {
+            let f = udp4(
+                [10, 0, (flow >> 8) as u8, flow as u8],
+                [10, 1, 0, 1],
+                1000 + flow,
+                53,
+                b"x",
+            );
+            let Verdict::Queue(q) = run(&p, &f) else {
+                panic!("not delivered")
+            };
+            per_queue[usize::from(q)] += 1;
+            // Same 5-tuple, same queue, whatever the payload.
+            let g = udp4(
+                [10, 0, (flow >> 8) as u8, flow as u8],
+                [10, 1, 0, 1],
+                1000 + flow,
+                53,
+                b"other",
+            );
+            assert_eq!(run(&p, &g), Verdict::Queue(q));
+        }
+        assert!(per_queue.iter().all(|&n| n > 0), "spread {per_queue:?}");
+        // Without hash flags everything goes to the first queue.
+        let first = Pipe::new(
+            "f",
+            PipeKind::Basic,
+            Fwd::Rss {
+                queues: queues.to_vec(),
+                flags: 0,
+            },
+            Fwd::Drop,
+            false,
+        );
+        first.add(entry(vec![], 0, Fwd::None));
+        for flow in 0..16u16 {
+            let f = udp4([1, 2, 3, 4], [5, 6, 7, 8], flow, 9, b"");
+            assert_eq!(run(&first, &f), Verdict::Queue(0));
+        }
+    }
 }

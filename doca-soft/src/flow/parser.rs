@@ -110,6 +110,8 @@ pub struct Parsed {
     pub l4: L4,
     /// Offset of the L4 payload in the frame (0 when there is no L4 header).
     pub payload_offset: usize,
+    /// IPv4 fragment (more-fragments flag or a non-zero offset).
+    pub ip_fragmented: bool,
 }
 
 const ETH_HDR: usize = 14;
@@ -160,6 +162,7 @@ pub fn parse(frame: &[u8]) -> Result<Parsed, Malformed> {
         l3: L3::None,
         l4: L4::None,
         payload_offset: 0,
+        ip_fragmented: false,
     };
     let mut off = ETH_HDR;
     while matches!(p.eth_type, ETH_P_VLAN | ETH_P_QINQ) {
@@ -194,6 +197,7 @@ pub fn parse(frame: &[u8]) -> Result<Parsed, Malformed> {
                 return Err(Malformed);
             }
             p.l3 = L3::V4(ip);
+            p.ip_fragmented = ip.flags_fragment_offset & 0x3fff != 0;
             (
                 ip.next_proto,
                 off + ihl,
@@ -406,6 +410,8 @@ mod tests {
         frag[20] = 0x00;
         frag[21] = 0x10;
         assert_eq!(parse(&frag).unwrap().l4, L4::None);
+        assert!(parse(&frag).unwrap().ip_fragmented);
+        assert!(!parse(&f).unwrap().ip_fragmented);
         // Non-IP frames parse with no L3.
         let mut arp = f[..14].to_vec();
         arp[12] = 0x08;

@@ -30,6 +30,17 @@ pub const RSS_L4_DST_TCP: u32 = 1 << 12;
 struct Fnv(u64);
 
 impl Fnv {
+    /// Final avalanche (murmur3 fmix64): FNV alone leaves the low bits, which pick the
+    /// queue, depending on few input bits.
+    fn finish(self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+
     fn mix(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 ^= u64::from(*b);
@@ -65,7 +76,7 @@ pub fn hash(pkt: &Parsed, flags: u32) -> u64 {
     let (src, dst, any, s_only, d_only) = match pkt.l4 {
         L4::Udp { src, dst } => (src, dst, RSS_UDP, RSS_L4_SRC_UDP, RSS_L4_DST_UDP),
         L4::Tcp { src, dst, .. } => (src, dst, RSS_TCP, RSS_L4_SRC_TCP, RSS_L4_DST_TCP),
-        _ => return h.0,
+        _ => return h.finish(),
     };
     if flags & (any | s_only) != 0 {
         h.mix(&src.to_be_bytes());
@@ -73,7 +84,7 @@ pub fn hash(pkt: &Parsed, flags: u32) -> u64 {
     if flags & (any | d_only) != 0 {
         h.mix(&dst.to_be_bytes());
     }
-    h.0
+    h.finish()
 }
 
 /// The queue of `pkt` among `queues`; `None` for an empty list. Without hash flags every
@@ -82,7 +93,7 @@ pub fn pick(pkt: &Parsed, flags: u32, queues: &[u16]) -> Option<u16> {
     match queues.len() {
         0 => None,
         1 => Some(queues[0]),
-        n if flags == 0 => Some(queues[0]).filter(|_| n > 0),
+        _ if flags == 0 => Some(queues[0]),
         n => Some(queues[(hash(pkt, flags) % n as u64) as usize]),
     }
 }

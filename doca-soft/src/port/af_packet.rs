@@ -135,6 +135,44 @@ impl Backend for AfPacket {
         Ok(())
     }
 
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        let mut done = 0;
+        while done < frames.len() {
+            let chunk = &frames[done..(done + 64).min(frames.len())];
+            let mut iov: Vec<libc::iovec> = chunk
+                .iter()
+                .map(|f| libc::iovec {
+                    iov_base: f.as_ptr() as *mut libc::c_void,
+                    iov_len: f.len(),
+                })
+                .collect();
+            // SAFETY: mmsghdr is plain data; all-zero is a valid starting value.
+            let mut msgs: Vec<libc::mmsghdr> = (0..chunk.len())
+                .map(|_| unsafe { std::mem::zeroed() })
+                .collect();
+            for (m, v) in msgs.iter_mut().zip(iov.iter_mut()) {
+                m.msg_hdr.msg_iov = v;
+                m.msg_hdr.msg_iovlen = 1;
+            }
+            // SAFETY: msgs holds chunk.len() headers, each pointing to one live iovec over a
+            // frame that outlives the call.
+            let n = unsafe {
+                libc::sendmmsg(self.tx.as_raw_fd(), msgs.as_mut_ptr(), msgs.len() as u32, 0)
+            };
+            let n = n.max(0) as usize;
+            done += n;
+            if n < chunk.len() {
+                // Short or failed batch: `send` the first unsent frame; it either goes out
+                // (carry on after it) or gives the error to report.
+                match self.send(chunk[n]) {
+                    Ok(()) => done += 1,
+                    Err(e) => return (done, Err(e)),
+                }
+            }
+        }
+        (done, Ok(()))
+    }
+
     fn max_frame(&self) -> usize {
         self.max_frame
     }
@@ -225,7 +263,24 @@ impl RxRing {
         };
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         // SAFETY: pfd is a valid pollfd array of length 1.
-        unsafe { libc::poll(&mut pfd, 1, ms) };
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r > 0 && pfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+            // A pending socket error (interface down or gone): clear it and back off
+            // instead of spinning on a descriptor that stays readable.
+            let mut err: i32 = 0;
+            let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
+            // SAFETY: err and len are valid out-parameters of the sizes given.
+            unsafe {
+                libc::getsockopt(
+                    self.fd.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_ERROR,
+                    (&mut err as *mut i32).cast(),
+                    &mut len,
+                )
+            };
+            std::thread::sleep(timeout);
+        }
     }
 
     /// Hands every frame of ready block `i` to `f`, then gives the block back.

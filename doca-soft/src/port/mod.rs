@@ -53,6 +53,16 @@ pub trait RxSink: Send + Sync {
 pub(crate) trait Backend: Send + Sync {
     /// Puts one frame on the wire.
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
+    /// Puts several frames on the wire; returns how many went out (in order) and the error
+    /// that stopped the rest, if any.
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        for (i, f) in frames.iter().enumerate() {
+            if let Err(e) = self.send(f) {
+                return (i, Err(e));
+            }
+        }
+        (frames.len(), Ok(()))
+    }
     /// Largest frame (L2 header included) the port carries.
     fn max_frame(&self) -> usize;
     /// Opens the receive side; called when the dispatcher starts. `None`: frames arrive only
@@ -78,6 +88,17 @@ pub(crate) trait RxSource: Send {
     /// queue between polls).
     fn waits(&self) -> bool;
 }
+
+// `CountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
+const _: () = {
+    use crate::flow::sys::doca_soft_port_counters as C;
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<CountersSnapshot>() == size_of::<C>());
+    assert!(offset_of!(CountersSnapshot, received) == offset_of!(C, received));
+    assert!(offset_of!(CountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
+    assert!(offset_of!(CountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed));
+    assert!(offset_of!(CountersSnapshot, send_errors) == offset_of!(C, send_errors));
+};
 
 /// Capacity (frames) of a port's inject queue and of each direction of a wire.
 pub const INJECT_QUEUE_FRAMES: usize = 65536;
@@ -227,6 +248,28 @@ impl Port {
         let r = self.backend.send(frame);
         self.counters.add_sent(r.is_ok());
         r
+    }
+
+    /// TX of several frames (one system call on AF_PACKET ports). Returns how many were
+    /// sent, in order, and the error that stopped the rest; every frame is counted as sent
+    /// or as a send error.
+    pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        let max = self.max_frame();
+        let fit = frames
+            .iter()
+            .position(|f| f.len() > max)
+            .unwrap_or(frames.len());
+        let (n, mut r) = self.backend.send_batch(&frames[..fit]);
+        if r.is_ok() && fit < frames.len() {
+            r = Err(DocaError::TOO_BIG);
+        }
+        for _ in 0..n {
+            self.counters.add_sent(true);
+        }
+        if r.is_err() {
+            self.counters.add_sent(false);
+        }
+        (n, r)
     }
 
     /// Largest frame the port carries (L2 header included).
