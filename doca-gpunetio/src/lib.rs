@@ -61,7 +61,7 @@ mod device;
 mod error;
 mod eth_rxq;
 mod eth_txq;
-// FLOW-PENDING pub mod flow;
+pub mod flow;
 mod gpu;
 mod handles;
 mod mmap;
@@ -77,11 +77,11 @@ pub use pe::ProgressEngine;
 
 #[cfg(feature = "soft")]
 pub use counters::{RxqCounters, TxqCounters};
-// FLOW-PENDING #[cfg(feature = "soft")]
-// FLOW-PENDING pub use flow::PortCounters;
 pub use eth_rxq::{EthRxq, EthRxqBuilder, RxqType, GPU_PAGE_SIZE};
 pub use eth_txq::{EthTxq, EthTxqBuilder, TxErrorEvent, TxNotifyEvent, WaitOnTime};
-// FLOW-PENDING pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
+#[cfg(feature = "soft")]
+pub use flow::PortCounters;
+pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
 pub use handles::{RxqHandle, SemaphoreHandle, TxqHandle};
 pub use semaphore::{NoInfo, SemStatus, Semaphore, SemaphoreBuilder};
 
