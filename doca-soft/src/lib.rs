@@ -12,11 +12,16 @@
 
 #[macro_use]
 pub mod log;
+pub mod argp;
+pub mod buf;
+pub mod buf_arr;
+pub mod buf_inventory;
 pub mod cabi;
 pub mod ctx;
 pub mod dev;
 pub mod error;
 pub mod gpu;
+pub mod mmap;
 pub mod pe;
 pub mod pkgconfig;
 pub mod task;
