@@ -327,6 +327,10 @@ fn log_macros_compile_and_check_formats() {
                 \tDOCA_LOG_TRC(\"%u\", 1u);\n\
                 \tDOCA_LOG_RATE_LIMIT_ERR(\"%d\", n);\n\
                 \treturn (int)doca_log(DOCA_LOG_LEVEL_INFO, log_source, __FILE__, __LINE__, __func__, \"%s\", s);\n}\n";
+    let scoped = "#include <doca_log.h>\n\
+                  DOCA_LOG_REGISTER(APP::MAIN);\n\
+                  void log_scoped(void);\n\
+                  void log_scoped(void) { DOCA_LOG_INFO(\"scoped\"); }\n";
     let bad = "#include <doca_log.h>\n\
                DOCA_LOG_REGISTER(MACRO_TEST);\n\
                void log_wrong(void);\n\
@@ -336,6 +340,14 @@ fn log_macros_compile_and_check_formats() {
         std::fs::write(&src, good).unwrap();
         if let Err(e) = compile(lang, &src, &src.with_extension("o"), false, &[]) {
             panic!("log macros do not compile as {}:\n{e}", lang.x);
+        }
+        let src = dir.path().join(format!("log_scoped.{}", lang.ext));
+        std::fs::write(&src, scoped).unwrap();
+        if let Err(e) = compile(lang, &src, &src.with_extension("o"), false, &[]) {
+            panic!(
+                "DOCA_LOG_REGISTER(APP::MAIN) does not compile as {}:\n{e}",
+                lang.x
+            );
         }
         let src = dir.path().join(format!("log_bad.{}", lang.ext));
         std::fs::write(&src, bad).unwrap();
