@@ -45,8 +45,14 @@ fn main() {
     for inc in doca_include_dirs() {
         cmd.arg(format!("-I{}", inc.display()));
     }
-    let status = cmd.status().unwrap_or_else(|e| panic!("cuda-kernels: running {}: {e}", nvcc.display()));
-    assert!(status.success(), "cuda-kernels: nvcc failed ({status}) compiling {}", unit.display());
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cuda-kernels: running {}: {e}", nvcc.display()));
+    assert!(
+        status.success(),
+        "cuda-kernels: nvcc failed ({status}) compiling {}",
+        unit.display()
+    );
     println!("cargo:rustc-env=CUDA_KERNELS_NVCC={}", nvcc.display());
 }
 

@@ -22,7 +22,10 @@ pub enum KernelError {
 }
 
 fn cuda<E: std::fmt::Display>(op: &'static str) -> impl FnOnce(E) -> KernelError {
-    move |e| KernelError::Cuda { op, msg: e.to_string() }
+    move |e| KernelError::Cuda {
+        op,
+        msg: e.to_string(),
+    }
 }
 
 /// The kernels, loaded into one GPU's context.
@@ -35,13 +38,24 @@ impl Kernels {
     /// Loads the embedded fatbin into `gpu`'s primary context.
     pub fn load(gpu: &Gpu) -> Result<Self, KernelError> {
         let ptx = cudarc::nvrtc::Ptx::from_binary(crate::FATBIN.to_vec());
-        let module = gpu.cuda().load_module(ptx).map_err(cuda("load the kernels fatbin"))?;
-        Ok(Kernels { gpu: gpu.clone(), module })
+        let module = gpu
+            .cuda()
+            .load_module(ptx)
+            .map_err(cuda("load the kernels fatbin"))?;
+        Ok(Kernels {
+            gpu: gpu.clone(),
+            module,
+        })
     }
 
     /// A kernel by its (extern "C") name.
     pub fn function(&self, name: &str) -> Result<CudaFunction, KernelError> {
-        self.module.load_function(name).map_err(|e| KernelError::Cuda { op: "cuModuleGetFunction", msg: format!("{name}: {e}") })
+        self.module
+            .load_function(name)
+            .map_err(|e| KernelError::Cuda {
+                op: "cuModuleGetFunction",
+                msg: format!("{name}: {e}"),
+            })
     }
 
     /// The GPU these kernels run on.
@@ -57,7 +71,8 @@ impl Kernels {
         let mut b = stream.launch_builder(&f);
         b.arg(&ptr).arg(&n).arg(&seed);
         // SAFETY: the kernel writes n u32 at ptr, which the buffer holds.
-        unsafe { b.launch(LaunchConfig::for_num_elems(buf.len().min(1 << 24) as u32)) }.map_err(cuda("launch doca_rs_fill_pattern"))?;
+        unsafe { b.launch(LaunchConfig::for_num_elems(buf.len().min(1 << 24) as u32)) }
+            .map_err(cuda("launch doca_rs_fill_pattern"))?;
         stream.synchronize().map_err(cuda("synchronize"))
     }
 
@@ -70,7 +85,8 @@ impl Kernels {
         let mut b = stream.launch_builder(&f);
         b.arg(&ptr).arg(&n).arg(&mut out);
         // SAFETY: reads n u32 at ptr; writes one u64 to `out`.
-        unsafe { b.launch(LaunchConfig::for_num_elems(buf.len().min(1 << 24) as u32)) }.map_err(cuda("launch doca_rs_sum_u32"))?;
+        unsafe { b.launch(LaunchConfig::for_num_elems(buf.len().min(1 << 24) as u32)) }
+            .map_err(cuda("launch doca_rs_sum_u32"))?;
         let v = stream.clone_dtoh(&out).map_err(cuda("copy result"))?;
         Ok(v[0])
     }

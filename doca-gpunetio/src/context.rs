@@ -29,7 +29,12 @@ impl CtxState {
             sys::doca_ctx_states::DOCA_CTX_STATE_STARTING => CtxState::Starting,
             sys::doca_ctx_states::DOCA_CTX_STATE_RUNNING => CtxState::Running,
             sys::doca_ctx_states::DOCA_CTX_STATE_STOPPING => CtxState::Stopping,
-            other => return Err(Error::InvalidArgument(format!("unknown context state {}", other.0))),
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "unknown context state {}",
+                    other.0
+                )))
+            }
         })
     }
 }
@@ -42,7 +47,9 @@ impl Ctx {
     pub(crate) fn state(self) -> Result<CtxState> {
         let mut s = sys::doca_ctx_states::DOCA_CTX_STATE_IDLE;
         // SAFETY: the owning object keeps the context alive; `s` is a valid out-pointer.
-        check("doca_ctx_get_state", unsafe { sys::doca_ctx_get_state(self.0, &mut s) })?;
+        check("doca_ctx_get_state", unsafe {
+            sys::doca_ctx_get_state(self.0, &mut s)
+        })?;
         CtxState::from_raw(s)
     }
 
@@ -54,12 +61,19 @@ impl Ctx {
         match DocaError::result(rc) {
             Ok(()) => Ok(true),
             Err(DocaError::IN_PROGRESS) => Ok(false),
-            Err(code) => Err(Error::Doca { op: "doca_ctx_start", code }),
+            Err(code) => Err(Error::Doca {
+                op: "doca_ctx_start",
+                code,
+            }),
         }
     }
 
     /// Stops and, when the stop is asynchronous, progresses `pe` until IDLE or `timeout`.
-    pub(crate) fn stop_and_drain(self, pe: Option<&ProgressEngine>, timeout: Duration) -> Result<()> {
+    pub(crate) fn stop_and_drain(
+        self,
+        pe: Option<&ProgressEngine>,
+        timeout: Duration,
+    ) -> Result<()> {
         match self.state()? {
             CtxState::Idle => return Ok(()),
             CtxState::Stopping => {}
@@ -68,14 +82,22 @@ impl Ctx {
                 let rc = unsafe { sys::doca_ctx_stop(self.0) };
                 match DocaError::result(rc) {
                     Ok(()) | Err(DocaError::IN_PROGRESS) => {}
-                    Err(code) => return Err(Error::Doca { op: "doca_ctx_stop", code }),
+                    Err(code) => {
+                        return Err(Error::Doca {
+                            op: "doca_ctx_stop",
+                            code,
+                        })
+                    }
                 }
             }
         }
         let end = Instant::now() + timeout;
         while self.state()? != CtxState::Idle {
             if Instant::now() >= end {
-                return Err(Error::Timeout { op: "doca_ctx_stop (waiting for IDLE)", ms: timeout.as_millis() as u64 });
+                return Err(Error::Timeout {
+                    op: "doca_ctx_stop (waiting for IDLE)",
+                    ms: timeout.as_millis() as u64,
+                });
             }
             match pe {
                 Some(pe) if pe.progress() => {}

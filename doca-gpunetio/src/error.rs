@@ -78,7 +78,9 @@ unsafe fn static_str(p: *const std::ffi::c_char) -> &'static str {
         return "(unnamed)";
     }
     // SAFETY: per this function's contract.
-    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("(not UTF-8)")
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .unwrap_or("(not UTF-8)")
 }
 
 impl std::fmt::Debug for DocaError {

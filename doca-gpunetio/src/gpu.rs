@@ -24,7 +24,8 @@ pub fn gpu_pci_bus_ids() -> Result<Vec<String>> {
     if !cuda_available() {
         return Err(no_driver());
     }
-    let n = CudaContext::device_count().map_err(|e| Error::Cuda(format!("cuDeviceGetCount: {e}")))?;
+    let n =
+        CudaContext::device_count().map_err(|e| Error::Cuda(format!("cuDeviceGetCount: {e}")))?;
     (0..n as usize).map(pci_bus_id_of).collect()
 }
 
@@ -32,13 +33,21 @@ fn pci_bus_id_of(ordinal: usize) -> Result<String> {
     use cudarc::driver::result;
     let attr = |dev, a| {
         // SAFETY: `dev` comes from cuDeviceGet; the attribute ids are valid.
-        unsafe { result::device::get_attribute(dev, a) }.map_err(|e| Error::Cuda(format!("cuDeviceGetAttribute: {e}")))
+        unsafe { result::device::get_attribute(dev, a) }
+            .map_err(|e| Error::Cuda(format!("cuDeviceGetAttribute: {e}")))
     };
     result::init().map_err(|e| Error::Cuda(format!("cuInit: {e}")))?;
-    let dev = result::device::get(ordinal as i32).map_err(|e| Error::Cuda(format!("cuDeviceGet({ordinal}): {e}")))?;
-    let domain = attr(dev, cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?;
+    let dev = result::device::get(ordinal as i32)
+        .map_err(|e| Error::Cuda(format!("cuDeviceGet({ordinal}): {e}")))?;
+    let domain = attr(
+        dev,
+        cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+    )?;
     let bus = attr(dev, cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?;
-    let device = attr(dev, cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?;
+    let device = attr(
+        dev,
+        cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+    )?;
     Ok(format!("{domain:04x}:{bus:02x}:{device:02x}.0"))
 }
 
@@ -80,26 +89,43 @@ impl Gpu {
         let ordinal = ids
             .iter()
             .position(|id| normalize_pci(id) == want)
-            .ok_or_else(|| Error::NotFound(format!("no CUDA GPU at PCI address {pci_bus_id:?}; GPUs here: {ids:?}")))?;
+            .ok_or_else(|| {
+                Error::NotFound(format!(
+                    "no CUDA GPU at PCI address {pci_bus_id:?}; GPUs here: {ids:?}"
+                ))
+            })?;
         Self::open_ordinal(ordinal, pci_bus_id)
     }
 
     /// Opens CUDA device `ordinal` (0 is the first GPU).
     pub fn by_ordinal(ordinal: usize) -> Result<Gpu> {
         let ids = gpu_pci_bus_ids()?;
-        let id = ids.get(ordinal).ok_or_else(|| Error::NotFound(format!("no CUDA device {ordinal} ({} present)", ids.len())))?;
+        let id = ids.get(ordinal).ok_or_else(|| {
+            Error::NotFound(format!("no CUDA device {ordinal} ({} present)", ids.len()))
+        })?;
         Self::open_ordinal(ordinal, &id.clone())
     }
 
     fn open_ordinal(ordinal: usize, pci: &str) -> Result<Gpu> {
         // The samples create the CUDA context before doca_gpu_create; so do we.
-        let cuda = CudaContext::new(ordinal).map_err(|e| Error::Cuda(format!("primary context of device {ordinal}: {e}")))?;
-        let c = CString::new(pci).map_err(|_| Error::InvalidArgument("PCI address with NUL".into()))?;
+        let cuda = CudaContext::new(ordinal)
+            .map_err(|e| Error::Cuda(format!("primary context of device {ordinal}: {e}")))?;
+        let c =
+            CString::new(pci).map_err(|_| Error::InvalidArgument("PCI address with NUL".into()))?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: `c` is a valid C string and `raw` a valid out-pointer.
-        check("doca_gpu_create", unsafe { sys::doca_gpu_create(c.as_ptr(), &mut raw) })?;
-        let raw = NonNull::new(raw).ok_or_else(|| Error::NotFound("doca_gpu_create returned no GPU".into()))?;
-        Ok(Gpu { inner: Arc::new(GpuInner { raw, pci: pci.to_owned(), cuda }) })
+        check("doca_gpu_create", unsafe {
+            sys::doca_gpu_create(c.as_ptr(), &mut raw)
+        })?;
+        let raw = NonNull::new(raw)
+            .ok_or_else(|| Error::NotFound("doca_gpu_create returned no GPU".into()))?;
+        Ok(Gpu {
+            inner: Arc::new(GpuInner {
+                raw,
+                pci: pci.to_owned(),
+                cuda,
+            }),
+        })
     }
 
     /// PCI bus id as given when opened.
@@ -114,7 +140,12 @@ impl Gpu {
 
     /// Compute capability (major, minor).
     pub fn compute_capability(&self) -> Result<(i32, i32)> {
-        let a = |x| self.inner.cuda.attribute(x).map_err(|e| Error::Cuda(format!("cuDeviceGetAttribute: {e}")));
+        let a = |x| {
+            self.inner
+                .cuda
+                .attribute(x)
+                .map_err(|e| Error::Cuda(format!("cuDeviceGetAttribute: {e}")))
+        };
         Ok((
             a(cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
             a(cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
@@ -129,7 +160,9 @@ impl Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("pci_bus_id", &self.inner.pci).finish()
+        f.debug_struct("Gpu")
+            .field("pci_bus_id", &self.inner.pci)
+            .finish()
     }
 }
 
@@ -238,7 +271,9 @@ impl<T: GpuPod> GpuBuffer<T> {
             .filter(|&b| b > 0)
             .ok_or_else(|| Error::InvalidArgument(format!("GPU buffer of {len} elements")))?;
         if !align.is_power_of_two() {
-            return Err(Error::InvalidArgument(format!("alignment {align} is not a power of two")));
+            return Err(Error::InvalidArgument(format!(
+                "alignment {align} is not a power of two"
+            )));
         }
         let mut g = std::ptr::null_mut();
         let mut c = std::ptr::null_mut();
@@ -246,10 +281,25 @@ impl<T: GpuPod> GpuBuffer<T> {
         check("doca_gpu_mem_alloc", unsafe {
             sys::doca_gpu_mem_alloc(gpu.as_raw(), bytes, align, mem_type.raw(), &mut g, &mut c)
         })?;
-        let gpu_ptr = NonNull::new(g).ok_or_else(|| Error::Cuda("doca_gpu_mem_alloc returned NULL".into()))?;
-        let cpu_ptr = if mem_type == MemType::Gpu { None } else { NonNull::new(c) };
-        let alloc = GpuAlloc { gpu: gpu.clone(), gpu_ptr, cpu_ptr, bytes, mem_type };
-        Ok(GpuBuffer { alloc: Arc::new(alloc), len, _t: PhantomData })
+        let gpu_ptr = NonNull::new(g)
+            .ok_or_else(|| Error::Cuda("doca_gpu_mem_alloc returned NULL".into()))?;
+        let cpu_ptr = if mem_type == MemType::Gpu {
+            None
+        } else {
+            NonNull::new(c)
+        };
+        let alloc = GpuAlloc {
+            gpu: gpu.clone(),
+            gpu_ptr,
+            cpu_ptr,
+            bytes,
+            mem_type,
+        };
+        Ok(GpuBuffer {
+            alloc: Arc::new(alloc),
+            len,
+            _t: PhantomData,
+        })
     }
 
     /// Number of elements.
@@ -312,7 +362,10 @@ impl<T: GpuPod> GpuBuffer<T> {
                 unsafe { p.add(i).write_volatile(*v) }
             }),
             None => {
-                self.gpu().cuda().bind_to_thread().map_err(|e| Error::Cuda(format!("bind context: {e}")))?;
+                self.gpu()
+                    .cuda()
+                    .bind_to_thread()
+                    .map_err(|e| Error::Cuda(format!("bind context: {e}")))?;
                 // SAFETY: destination is device memory of at least src.len() elements.
                 unsafe { cudarc::driver::result::memcpy_htod_sync(self.device_ptr(), src) }
                     .map_err(|e| Error::Cuda(format!("cuMemcpyHtoD: {e}")))?;
@@ -330,7 +383,10 @@ impl<T: GpuPod> GpuBuffer<T> {
                 *v = unsafe { p.add(i).read_volatile() }
             }),
             None => {
-                self.gpu().cuda().bind_to_thread().map_err(|e| Error::Cuda(format!("bind context: {e}")))?;
+                self.gpu()
+                    .cuda()
+                    .bind_to_thread()
+                    .map_err(|e| Error::Cuda(format!("bind context: {e}")))?;
                 // SAFETY: source is device memory of at least dst.len() elements.
                 unsafe { cudarc::driver::result::memcpy_dtoh_sync(dst, self.device_ptr()) }
                     .map_err(|e| Error::Cuda(format!("cuMemcpyDtoH: {e}")))?;
@@ -341,7 +397,10 @@ impl<T: GpuPod> GpuBuffer<T> {
 
     fn check_len(&self, n: usize) -> Result<()> {
         if n > self.len {
-            return Err(Error::InvalidArgument(format!("{n} elements do not fit in a buffer of {}", self.len)));
+            return Err(Error::InvalidArgument(format!(
+                "{n} elements do not fit in a buffer of {}",
+                self.len
+            )));
         }
         Ok(())
     }

@@ -42,19 +42,33 @@ impl ProgressEngine {
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         check("doca_pe_create", unsafe { sys::doca_pe_create(&mut raw) })?;
-        let raw = NonNull::new(raw).ok_or_else(|| Error::InvalidArgument("doca_pe_create returned NULL".into()))?;
-        Ok(ProgressEngine { inner: Arc::new(PeInner { raw, progress_lock: Mutex::new(()) }) })
+        let raw = NonNull::new(raw)
+            .ok_or_else(|| Error::InvalidArgument("doca_pe_create returned NULL".into()))?;
+        Ok(ProgressEngine {
+            inner: Arc::new(PeInner {
+                raw,
+                progress_lock: Mutex::new(()),
+            }),
+        })
     }
 
     /// Lets every connected context make progress once; true when something completed.
     pub fn progress(&self) -> bool {
-        let _g = self.inner.progress_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _g = self
+            .inner
+            .progress_lock
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         // SAFETY: the PE is live; calls are serialized by the lock.
         unsafe { sys::doca_pe_progress(self.inner.raw.as_ptr()) != 0 }
     }
 
     /// Progresses until `done()` holds or `timeout` passes; returns whether it held.
-    pub fn progress_until(&self, timeout: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    pub fn progress_until(
+        &self,
+        timeout: std::time::Duration,
+        mut done: impl FnMut() -> bool,
+    ) -> bool {
         let end = std::time::Instant::now() + timeout;
         loop {
             if done() {

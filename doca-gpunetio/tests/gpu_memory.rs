@@ -14,7 +14,9 @@ fn gpu() -> Option<Gpu> {
 
 /// A pattern that differs per element and per run (no test on zeros).
 fn pattern(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2654435761).wrapping_add(seed) | 1).collect()
+    (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761).wrapping_add(seed) | 1)
+        .collect()
 }
 
 #[test]
@@ -25,7 +27,11 @@ fn every_memory_type_round_trips_through_both_pointers() {
         let n = 1 << 20;
         let buf = GpuBuffer::<u32>::with_alignment(&gpu, n, 65536, mt).unwrap();
         assert_eq!(buf.device_ptr() % 65536, 0, "{mt:?} alignment");
-        assert_eq!(buf.cpu_ptr().is_some(), mt != MemType::Gpu, "{mt:?} cpu pointer");
+        assert_eq!(
+            buf.cpu_ptr().is_some(),
+            mt != MemType::Gpu,
+            "{mt:?} cpu pointer"
+        );
         let want = pattern(n, seed);
         buf.copy_from_host(&want).unwrap();
         let mut got = vec![0u32; n];
@@ -37,12 +43,26 @@ fn every_memory_type_round_trips_through_both_pointers() {
             let mut dev_view = vec![0u32; 8];
             gpu.cuda().bind_to_thread().unwrap();
             // SAFETY: the device pointer covers at least 8 u32.
-            unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut dev_view, buf.device_ptr()) }.unwrap();
-            assert_eq!(dev_view[7], 0xdead_beef, "{mt:?}: CPU write visible through the GPU pointer");
+            unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut dev_view, buf.device_ptr()) }
+                .unwrap();
+            assert_eq!(
+                dev_view[7], 0xdead_beef,
+                "{mt:?}: CPU write visible through the GPU pointer"
+            );
             // Written through the GPU pointer, read through the CPU mapping.
             // SAFETY: as above.
-            unsafe { cudarc::driver::result::memcpy_htod_sync(buf.device_ptr() + 4 * 3, &[0x1234_5678u32]) }.unwrap();
-            assert_eq!(buf.read(3), Some(0x1234_5678), "{mt:?}: GPU write visible through the CPU pointer");
+            unsafe {
+                cudarc::driver::result::memcpy_htod_sync(
+                    buf.device_ptr() + 4 * 3,
+                    &[0x1234_5678u32],
+                )
+            }
+            .unwrap();
+            assert_eq!(
+                buf.read(3),
+                Some(0x1234_5678),
+                "{mt:?}: GPU write visible through the CPU pointer"
+            );
         } else {
             assert_eq!(buf.read(0), None);
         }

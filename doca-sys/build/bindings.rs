@@ -13,7 +13,10 @@ pub fn generate(include_dirs: &[PathBuf]) {
         .allowlist_var("DOCA_.*|UROM_.*")
         // Enums as newtypes with associated consts: a value C hands back that Rust does not
         // know about must not be undefined behaviour.
-        .default_enum_style(bindgen::EnumVariation::NewType { is_bitfield: false, is_global: false })
+        .default_enum_style(bindgen::EnumVariation::NewType {
+            is_bitfield: false,
+            is_global: false,
+        })
         .bitfield_enum("doca_access_flag|doca_rss_type|doca_flow_match_tcp_flags")
         .generate_comments(false)
         .layout_tests(true)
@@ -49,7 +52,9 @@ fn write_flow_aliases(bindings: &Path, aliases: &Path) {
             if is_versioned(name) {
                 fns.push(name.to_owned());
             }
-        } else if let Some(name) = ident_after(l, "pub struct ").or_else(|| ident_after(l, "pub union ")) {
+        } else if let Some(name) =
+            ident_after(l, "pub struct ").or_else(|| ident_after(l, "pub union "))
+        {
             if is_versioned(name) {
                 types.push(name.to_owned());
             }
@@ -91,6 +96,8 @@ fn is_versioned(name: &str) -> bool {
 
 fn ident_after<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
     let rest = line.strip_prefix(prefix)?;
-    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
     Some(&rest[..end]).filter(|s| !s.is_empty())
 }

@@ -5,7 +5,13 @@ use crate::Found;
 use std::path::PathBuf;
 
 /// The SDK's pkg-config modules this crate binds.
-const MODULES: &[&str] = &["doca-common", "doca-gpunetio", "doca-eth", "doca-flow", "doca-urom"];
+const MODULES: &[&str] = &[
+    "doca-common",
+    "doca-gpunetio",
+    "doca-eth",
+    "doca-flow",
+    "doca-urom",
+];
 
 pub fn probe() -> Found {
     for var in ["DOCA_INCLUDE_DIR", "DOCA_LIB_DIR", "PKG_CONFIG_PATH"] {
@@ -38,7 +44,10 @@ pub fn probe() -> Found {
     include_dirs.dedup();
     let v = version.unwrap_or_default();
     let api_version = v.split('.').take(2).collect::<Vec<_>>().join(".");
-    Found { include_dirs, api_version }
+    Found {
+        include_dirs,
+        api_version,
+    }
 }
 
 /// DOCA installs its .pc files under /opt/mellanox/doca/lib/<arch>-linux-gnu/pkgconfig.
@@ -47,7 +56,11 @@ fn add_mellanox_pkgconfig_dir() {
     let dir = format!("/opt/mellanox/doca/lib/{arch}-linux-gnu/pkgconfig");
     if std::path::Path::new(&dir).is_dir() {
         let cur = std::env::var("PKG_CONFIG_PATH").unwrap_or_default();
-        let new = if cur.is_empty() { dir } else { format!("{cur}:{dir}") };
+        let new = if cur.is_empty() {
+            dir
+        } else {
+            format!("{cur}:{dir}")
+        };
         std::env::set_var("PKG_CONFIG_PATH", new);
     }
 }
@@ -60,16 +73,28 @@ fn from_overrides(include: PathBuf) -> Found {
         include.display()
     );
     if let Some(lib) = std::env::var_os("DOCA_LIB_DIR") {
-        println!("cargo:rustc-link-search=native={}", PathBuf::from(lib).display());
+        println!(
+            "cargo:rustc-link-search=native={}",
+            PathBuf::from(lib).display()
+        );
     }
-    for l in ["doca_common", "doca_gpunetio", "doca_eth", "doca_flow", "doca_argp"] {
+    for l in [
+        "doca_common",
+        "doca_gpunetio",
+        "doca_eth",
+        "doca_flow",
+        "doca_argp",
+    ] {
         println!("cargo:rustc-link-lib=dylib={l}");
     }
     if include.join("doca_urom.h").is_file() {
         println!("cargo:rustc-link-lib=dylib=doca_urom");
     }
     let api_version = version_from_header(&include);
-    Found { include_dirs: vec![include], api_version }
+    Found {
+        include_dirs: vec![include],
+        api_version,
+    }
 }
 
 /// "major.minor" read from doca_version.h, or "3.3" when the header says nothing.
@@ -77,7 +102,14 @@ fn version_from_header(include: &std::path::Path) -> String {
     let text = std::fs::read_to_string(include.join("doca_version.h")).unwrap_or_default();
     let grab = |key: &str| {
         text.lines()
-            .find_map(|l| l.trim().strip_prefix("#define ")?.strip_prefix(key)?.split_whitespace().next().map(str::to_owned))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("#define ")?
+                    .strip_prefix(key)?
+                    .split_whitespace()
+                    .next()
+                    .map(str::to_owned)
+            })
             .map(|v| v.trim_matches(|c: char| !c.is_ascii_digit()).to_owned())
     };
     match (grab("DOCA_VER_MAJOR"), grab("DOCA_VER_MINOR")) {

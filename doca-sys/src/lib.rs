@@ -16,7 +16,7 @@
 //! ```
 //! use std::ffi::CStr;
 //! // SAFETY: doca_error_get_name returns a static string for any value.
-//! let name = unsafe { CStr::from_ptr(doca_sys::doca_error_get_name(doca_sys::DOCA_ERROR_BAD_STATE)) };
+//! let name = unsafe { CStr::from_ptr(doca_sys::doca_error_get_name(doca_sys::doca_error::DOCA_ERROR_BAD_STATE)) };
 //! assert_eq!(name.to_str().unwrap(), "DOCA_ERROR_BAD_STATE");
 //! ```
 //!

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn check(target_dir: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
@@ -55,13 +58,20 @@ fn sdk_backend_binds_headers_from_doca_include_dir() {
             copied += 1;
         }
     }
-    assert!(copied > 10, "expected the soft headers in {}", src.display());
+    assert!(
+        copied > 10,
+        "expected the soft headers in {}",
+        src.display()
+    );
 
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("doca-sys-sdk-check");
     let out = check(
         &target,
         &["--no-default-features", "--features", "sdk"],
-        &[("DOCA_INCLUDE_DIR", headers.path()), ("DOCA_LIB_DIR", headers.path())],
+        &[
+            ("DOCA_INCLUDE_DIR", headers.path()),
+            ("DOCA_LIB_DIR", headers.path()),
+        ],
     );
     assert!(
         out.status.success(),
@@ -69,8 +79,16 @@ fn sdk_backend_binds_headers_from_doca_include_dir() {
         String::from_utf8_lossy(&out.stderr)
     );
     let bindings = generated(&target, "bindings.rs");
-    for f in ["doca_gpu_mem_alloc", "doca_devinfo_create_list", "doca_ctx_start", "doca_pe_progress"] {
-        assert!(bindings.contains(&format!("pub fn {f}(")), "{f} missing from the sdk bindings");
+    for f in [
+        "doca_gpu_mem_alloc",
+        "doca_devinfo_create_list",
+        "doca_ctx_start",
+        "doca_pe_progress",
+    ] {
+        assert!(
+            bindings.contains(&format!("pub fn {f}(")),
+            "{f} missing from the sdk bindings"
+        );
     }
 }
 
@@ -80,7 +98,10 @@ fn missing_or_doubled_backend_is_a_compile_error_with_advice() {
     let none = check(&target, &["--no-default-features"], &[]);
     assert!(!none.status.success(), "no backend must not compile");
     let err = String::from_utf8_lossy(&none.stderr);
-    assert!(err.contains("enable one backend"), "unhelpful error:\n{err}");
+    assert!(
+        err.contains("enable one backend"),
+        "unhelpful error:\n{err}"
+    );
 
     let both = check(&target, &["--features", "sdk"], &[]);
     assert!(!both.status.success(), "two backends must not compile");

@@ -10,7 +10,11 @@ fn backend_is_soft_by_default() {
 #[test]
 fn error_strings_come_from_the_runtime() {
     // SAFETY: doca_error_get_name accepts any value and returns a static string.
-    let name = unsafe { CStr::from_ptr(doca_sys::doca_error_get_name(doca_sys::doca_error::DOCA_ERROR_BAD_STATE)) };
+    let name = unsafe {
+        CStr::from_ptr(doca_sys::doca_error_get_name(
+            doca_sys::doca_error::DOCA_ERROR_BAD_STATE,
+        ))
+    };
     assert_eq!(name.to_str().unwrap(), "DOCA_ERROR_BAD_STATE");
 }
 
