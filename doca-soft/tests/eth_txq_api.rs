@@ -281,7 +281,7 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
 #[test]
 fn proxy_thread_sends_without_application_progress() {
     let tx_dev = wire_dev("txthread", 0);
-    let frame = vec![0x5au8; 100];
+    let frame = [0x5au8; 100];
     register_host_range(frame.as_ptr(), frame.len());
     let peer = Port::for_spec(&PortSpec::Wire {
         name: "txthread".into(),
