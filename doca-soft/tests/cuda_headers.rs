@@ -113,6 +113,7 @@ fn device_tu() -> String {
           acc += doca_gpu_dev_eth_load_relaxed_sys_global((const uint8_t *)out) + doca_gpu_dev_eth_load_relaxed_sys_global((const uint16_t *)out);\n\
           acc += doca_gpu_dev_eth_load_relaxed_sys_global((const uint64_t *)out);\n\
           doca_gpu_dev_eth_store_relaxed_mmio(out + 1, acc);\n\
+          acc += doca_gpu_dev_eth_prepare_dbr((uint32_t)acc) + doca_gpu_dev_eth_prepare_cq_dbr((uint32_t)acc);\n\
           out[0] = acc;\n}\n";
 
     s += "__global__ void all_tx(struct doca_gpu_eth_txq *txq, struct doca_gpu_buf_arr *arr, uint64_t *out) {\n\
