@@ -2,6 +2,9 @@
 //! validation, state errors from DOCA, queue ids, the device handle, frames arriving on a
 //! wire port (host-memory data path, consumed on the CPU), counters and clean teardown.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 mod eth_support;
 
 use doca_gpunetio::{

@@ -3,6 +3,9 @@
 //! the queue's ring reaching an `EthRxq` across a wire, with send events delivered to Rust
 //! closures through a progress engine.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 mod eth_support;
 
 use doca_gpunetio::{
