@@ -1,6 +1,7 @@
 //! GPU tests of the Ethernet data path: the device API in real kernels against live
 //! proxies, one receive kernel per execution scope (plus the legacy API) and one send
-//! kernel per send mode (thread/warp/block, timed, low-level submit), plus semaphores.
+//! kernel per send mode (thread/warp/block, timed, low-level submit, legacy enqueue/commit),
+//! plus semaphores.
 //! Packet buffers are GPU memory; frames travel over an in-process wire port.
 //!
 //! Without a CUDA driver (or without nvcc to build the kernels) each test prints
@@ -342,6 +343,20 @@ fn tx_case(
                 assert_eq!(doca_eth_txq_calculate_timestamp(q, at, &mut w), 0);
                 launch!(env, kernel, threads; &hq, &w, &base, &mk, &sz, &mut out);
             }
+            None if kernel == "tx_legacy" => {
+                // doca_gpu_buf descriptors {addr, mkey (BE)} for each frame, in GPU memory.
+                let descs: Vec<u8> = (0..threads as u64)
+                    .flat_map(|i| {
+                        let mut e = Vec::with_capacity(16);
+                        e.extend_from_slice(&(base + i * size as u64).to_ne_bytes());
+                        e.extend_from_slice(&mk.to_ne_bytes());
+                        e.extend_from_slice(&0u32.to_ne_bytes());
+                        e
+                    })
+                    .collect();
+                let bufs = stream.clone_htod(&descs).unwrap();
+                launch!(env, kernel, threads; &hq, &bufs, &sz, &mut out);
+            }
             None if kernel == "tx_lowlevel" => {
                 let first = 0u64;
                 launch!(env, kernel, threads; &hq, &base, &mk, &sz, &first, &mut out);
@@ -382,6 +397,7 @@ fn send_kernels_per_mode_deliver_exact_frames_and_completions() {
     tx_case(&env, "tx_warp", 32, "gputx_w", None);
     tx_case(&env, "tx_block", 128, "gputx_b", None);
     tx_case(&env, "tx_lowlevel", 64, "gputx_l", None);
+    tx_case(&env, "tx_legacy", 64, "gputx_lg", None);
     let at = doca_soft::eth::ring::realtime_ns() + 50_000_000;
     let got = tx_case(&env, "tx_wait_block", 32, "gputx_wt", Some(at));
     assert!(

@@ -215,3 +215,27 @@ extern "C" __global__ void sem_fill(struct doca_gpu_semaphore_gpu *sem, unsigned
 	if (r != DOCA_SUCCESS)
 		atomicAdd(&out[0], 1ULL);
 }
+
+// Pre-3.2 send API: every thread enqueues weakly at position + tid from `bufs`, thread 0
+// commits and pushes, then waits for the NOTIFY completion of the last one.
+extern "C" __global__ void tx_legacy(struct doca_gpu_eth_txq *txq, const struct doca_gpu_buf *bufs, uint32_t size, unsigned long long *out)
+{
+	__shared__ uint32_t pos;
+	uint32_t tid = threadIdx.x;
+	if (tid == 0) {
+		uint32_t mask;
+		doca_gpu_dev_eth_txq_get_info(txq, &pos, &mask);
+	}
+	__syncthreads();
+	uint32_t flags = tid == blockDim.x - 1 ? DOCA_GPU_SEND_FLAG_NOTIFY : DOCA_GPU_SEND_FLAG_NONE;
+	if (doca_gpu_dev_eth_txq_send_enqueue_weak(txq, &bufs[tid], size, pos + tid, flags) != DOCA_SUCCESS)
+		atomicAdd(&out[2], 1ULL);
+	__syncthreads();
+	if (tid == 0) {
+		doca_gpu_dev_eth_txq_commit_weak(txq, blockDim.x);
+		doca_gpu_dev_eth_txq_push(txq);
+		uint32_t n = 0;
+		out[0] = doca_gpu_dev_eth_txq_wait_completion(txq, 1, DOCA_GPU_DEV_ETH_TXQ_WAIT_FLAG_B, &n);
+		out[1] = n;
+	}
+}
