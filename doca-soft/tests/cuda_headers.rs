@@ -9,8 +9,24 @@ use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
+/// `./doca-soft` (a built test binary run from the repository root on another machine).
+fn src_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    candidates.push(PathBuf::from("doca-soft"));
+    candidates
+        .iter()
+        .find(|d| d.join("include/doca_gpunetio_eth_def.h").exists())
+        .cloned()
+        .unwrap_or_else(|| candidates[0].clone())
+}
+
 fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
+    src_dir().join("include")
 }
 
 fn nvcc() -> Option<PathBuf> {
@@ -24,7 +40,11 @@ fn nvcc() -> Option<PathBuf> {
         .output()
         .ok()?;
     let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (!p.is_empty()).then(|| p.into())
+    if !p.is_empty() {
+        return Some(p.into());
+    }
+    let cuda = Path::new("/usr/local/cuda/bin/nvcc");
+    cuda.exists().then(|| cuda.to_path_buf())
 }
 
 const EXEC: [&str; 3] = [
