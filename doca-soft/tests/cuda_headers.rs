@@ -2,6 +2,7 @@
 //! every template in every scope/mode (nvcc, `-arch=sm_90 -std=c++17`, warnings are errors),
 //! and the queue C headers in C and C++ (gcc/g++, `-Wall -Wextra -Werror`).
 
+use doca_soft::buf_arr::GpuBufEntry;
 use doca_soft::eth::ring::{BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc, TxqHandle};
 use doca_soft::eth::rx_consumer::RxAttr;
 use doca_soft::semaphore::{SemHandle, SemPacketInfo};
@@ -207,6 +208,8 @@ fn device_tu() -> String {
          static_assert(sizeof(struct doca_soft_sem_packet_info) == {}, \"sem info\");\n\
          static_assert(sizeof(struct doca_gpu_buf) == {}, \"buf\");\n\
          static_assert(offsetof(struct doca_gpu_buf, mkey) == {}, \"buf mkey\");\n\
+         static_assert(sizeof(struct doca_gpu_buf) == {}, \"buf arr entry\");\n\
+         static_assert(offsetof(struct doca_gpu_buf, mkey) == {}, \"buf arr entry mkey\");\n\
          static_assert(sizeof(struct doca_gpu_dev_eth_rxq_attr) == {}, \"attr\");\n\
          static_assert(offsetof(struct doca_gpu_dev_eth_rxq_attr, bytes) == {}, \"attr bytes\");\n",
         size_of::<SemHandle>(),
@@ -214,6 +217,8 @@ fn device_tu() -> String {
         size_of::<SemPacketInfo>(),
         size_of::<BufDesc>(),
         offset_of!(BufDesc, mkey),
+        size_of::<GpuBufEntry>(),
+        offset_of!(GpuBufEntry, mkey_be),
         size_of::<RxAttr>(),
         offset_of!(RxAttr, bytes),
     );
