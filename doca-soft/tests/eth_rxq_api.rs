@@ -195,6 +195,22 @@ fn state_errors_follow_the_context_state() {
         let q2 = started(dev, &mut buf2, 2048);
         assert_eq!(doca_eth_rxq_apply_queue_id(q2, 5), DocaError::IN_USE.0);
         assert_eq!(doca_eth_rxq_apply_queue_id(q2, 7), 0);
+        let mut fid = 0u16;
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q2, &mut fid), 0);
+        assert_eq!(fid, 7, "the applied id");
+        // A third queue without an applied id gets the lowest free one (0).
+        let mut buf3 = vec![0u8; 16 * 2048];
+        let q3 = started(dev, &mut buf3, 2048);
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q3, null_mut()), INVALID);
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q3, &mut fid), 0);
+        assert_eq!(fid, 0);
+        assert_eq!(
+            doca_eth_rxq_apply_queue_id(q3, 9),
+            DocaError::ALREADY_EXIST.0
+        );
+        assert_eq!(doca_ctx_stop(ctx(q3)), 0);
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q3, &mut fid), BAD_STATE);
+        assert_eq!(doca_eth_rxq_destroy(q3), 0);
         assert_eq!(doca_ctx_stop(ctx(q2)), 0);
         assert_eq!(doca_eth_rxq_destroy(q2), 0);
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
