@@ -14,6 +14,15 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::sync::Arc;
 
+/// Fails the test instead of hanging when an awaited event never comes (not a timing
+/// assertion: the limit is far above any expected wait).
+fn watchdog(start: std::time::Instant, what: &str) {
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "gave up waiting for {what}"
+    );
+}
+
 const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
@@ -258,7 +267,9 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
         assert_eq!(got, frames);
         let mut cnt = RxqCountersC::default();
         // The too-big frame follows the others on the wire: wait until it is counted.
+        let t0 = std::time::Instant::now();
         while cnt.dropped_too_big == 0 {
+            watchdog(t0, "the too-big drop");
             assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut cnt), 0);
             std::thread::yield_now();
         }
