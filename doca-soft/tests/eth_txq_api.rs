@@ -10,6 +10,7 @@ use doca_soft::eth::glue::{register_host_range, unregister_host_range, PktBufSpe
 use doca_soft::eth::ring::{wait_on_time_to_ns, RxqHandle, TxqHandle};
 use doca_soft::eth::rx_consumer::CpuRxq;
 use doca_soft::eth::rxq::*;
+use doca_soft::eth::tx_events::*;
 use doca_soft::eth::tx_producer::CpuTxq;
 use doca_soft::eth::txq::*;
 use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress};
