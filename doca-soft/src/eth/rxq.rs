@@ -1,6 +1,6 @@
 //! `doca_eth_rxq`: an RX queue with the GPU data path. Settings are collected while the
 //! context is IDLE; `doca_ctx_start` checks them and builds the ring
-//! ([`RxRing`](super::rx_proxy::RxRing)); `doca_eth_rxq_apply_queue_id` registers the ring
+//! ([`RxRing`]); `doca_eth_rxq_apply_queue_id` registers the ring
 //! with the device's port as the sink of that queue id (what Flow RSS `queues_array` names).
 
 use super::caps::{self, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR};
