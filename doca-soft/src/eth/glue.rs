@@ -178,7 +178,9 @@ impl FrameSource for RuntimeFrames {
             // checks a memory key.
             let (base, mlen) = m.range()?;
             let base = base as u64;
-            let end = addr.checked_add(len as u64).ok_or(DocaError::INVALID_VALUE)?;
+            let end = addr
+                .checked_add(len as u64)
+                .ok_or(DocaError::INVALID_VALUE)?;
             if addr < base || end > base + mlen as u64 {
                 return Err(DocaError::INVALID_VALUE);
             }
