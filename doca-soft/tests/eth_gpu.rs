@@ -7,8 +7,8 @@
 //! Without a CUDA driver (or without nvcc to build the kernels) each test prints
 //! "SKIPPED: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at test
 //! time with nvcc (`NVCC`, PATH, or /usr/local/cuda/bin/nvcc) for the GPU's architecture;
-//! `DOCA_SOFT_SRC_DIR` points at doca-soft's sources when the built test binary runs on
-//! another machine.
+//! the sources are found through `DOCA_SOFT_SRC_DIR`, the build-time path, or `./doca-soft`
+//! (a built test binary run from the repository root on another machine).
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -62,6 +62,22 @@ fn nvcc() -> Option<PathBuf> {
     p.exists().then(|| p.to_path_buf())
 }
 
+/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
+/// `./doca-soft` (a built test binary run from the repository root on another machine).
+fn src_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    candidates.push(PathBuf::from("doca-soft"));
+    candidates
+        .iter()
+        .find(|d| d.join("tests/cuda/eth_kernels.cu").exists())
+        .cloned()
+        .unwrap_or_else(|| candidates[0].clone())
+}
+
 fn setup() -> Option<Env> {
     if !cuda_available() {
         println!("SKIPPED: no CUDA driver");
@@ -102,10 +118,7 @@ fn setup() -> Option<Env> {
     };
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("eth_kernels.cubin");
-    // DOCA_SOFT_SRC_DIR: where doca-soft's sources are when the built test runs elsewhere.
-    let root = std::env::var("DOCA_SOFT_SRC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let root = src_dir();
     let src = root.join("tests/cuda/eth_kernels.cu");
     let inc = root.join("include");
     let out = std::process::Command::new(&nvcc)

@@ -174,16 +174,21 @@ pub struct RuntimeFrames;
 impl FrameSource for RuntimeFrames {
     fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
         if let Some(m) = mmap_by_mkey(u32::from_be(mkey_be)) {
-            if let Ok((base, mlen)) = m.range() {
-                let base = base as u64;
-                if addr >= base && addr + len as u64 <= base + mlen as u64 {
-                    let start = out.len();
-                    out.resize(start + len, 0);
-                    return m
-                        .read_at((addr - base) as usize, &mut out[start..])
-                        .inspect_err(|_| out.truncate(start));
-                }
+            // The mkey names a registered range: the frame must lie inside it, as a NIC
+            // checks a memory key.
+            let (base, mlen) = m.range()?;
+            let base = base as u64;
+            let end = addr
+                .checked_add(len as u64)
+                .ok_or(DocaError::INVALID_VALUE)?;
+            if addr < base || end > base + mlen as u64 {
+                return Err(DocaError::INVALID_VALUE);
             }
+            let start = out.len();
+            out.resize(start + len, 0);
+            return m
+                .read_at((addr - base) as usize, &mut out[start..])
+                .inspect_err(|_| out.truncate(start));
         }
         if let Some(r) = registry::lookup(addr, len) {
             if let Some(p) = r.cpu_addr {

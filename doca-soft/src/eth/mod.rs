@@ -11,6 +11,7 @@ pub mod ring;
 pub mod rx_consumer;
 pub mod rx_proxy;
 pub mod rxq;
+pub mod tx_events;
 pub mod tx_producer;
 pub mod tx_proxy;
 pub mod txq;
