@@ -5,6 +5,7 @@
 pub mod caps;
 pub mod checksum;
 pub mod counters;
+pub mod dma;
 pub mod glue;
 pub mod mem;
 pub mod ring;

@@ -176,7 +176,7 @@ impl CtxOps for TxqInner {
             device.as_ref(),
         )?;
         let port = Port::for_dev(&self.info)?;
-        let src: Arc<dyn FrameSource> = Arc::new(RuntimeFrames);
+        let src: Arc<dyn FrameSource> = Arc::new(RuntimeFrames::new(&gpu));
         let proxy = Arc::new(TxProxy::new(ring, src, Arc::new(PortOut(port.clone()))));
         proxy.set_events_enabled(
             !cfg.completion_on_gpu && (cfg.error_cb.is_some() || cfg.notify_cb.is_some()),
