@@ -17,3 +17,5 @@ pub mod error;
 pub mod pe;
 pub mod task;
 pub mod types;
+pub mod ucx;
+pub mod urom;

@@ -1,0 +1,4 @@
+//! DOCA UROM in the software runtime: the wire protocol shared by the host library, the
+//! daemon (`doca_urom_daemon`) and the worker processes (`doca_urom_worker`).
+
+pub mod wire;
