@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * doca-soft: logging.
+ *
+ * Messages have a level and a source (a name registered per C file with
+ * DOCA_LOG_REGISTER). Backends (stdout/stderr, a FILE *) each keep a level window for
+ * application messages and a level for the library's own (SDK) messages; global limits
+ * apply on top.
+ *
+ * doca_log itself is a static inline function here: it formats the message on the stack
+ * and hands the finished text to the library (doca_soft_log_emit), so the library needs
+ * no C-variadic entry point.
+ */
+#ifndef DOCA_LOG_H_
+#define DOCA_LOG_H_
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "doca_compat.h"
+#include "doca_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_log_backend;
+
+/* Severity; lower is more severe. A limit of L lets through every level <= L. */
+enum doca_log_level {
+	DOCA_LOG_LEVEL_DISABLE = 10,
+	DOCA_LOG_LEVEL_CRIT = 20,
+	DOCA_LOG_LEVEL_ERROR = 30,
+	DOCA_LOG_LEVEL_WARNING = 40,
+	DOCA_LOG_LEVEL_INFO = 50,
+	DOCA_LOG_LEVEL_DEBUG = 60,
+	DOCA_LOG_LEVEL_TRACE = 70,
+};
+
+/* Longest formatted message, in bytes with the NUL; longer ones are cut. */
+#define DOCA_LOG_MAX_MSG_SIZE 2048
+
+/* Application messages to stdout (and errors to stderr). */
+DOCA_STABLE
+doca_error_t doca_log_backend_create_standard(void);
+
+/* Application messages to an open FILE. */
+DOCA_STABLE
+doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend);
+
+/* The library's own messages to an open FILE. */
+DOCA_STABLE
+doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend);
+
+/* Level of library messages a backend prints. */
+DOCA_STABLE
+doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level);
+
+/* Window of application levels a backend prints. */
+DOCA_STABLE
+doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t lower_level);
+
+DOCA_STABLE
+doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend, uint32_t upper_level);
+
+/* Global limits, applied to every backend. */
+DOCA_STABLE
+doca_error_t doca_log_level_set_global_sdk_limit(uint32_t log_level);
+
+DOCA_STABLE
+doca_error_t doca_log_level_set_global_lower_limit(uint32_t log_level);
+
+DOCA_STABLE
+doca_error_t doca_log_level_set_global_upper_limit(uint32_t log_level);
+
+/* Register a source name; *source receives its id for doca_log. */
+DOCA_STABLE
+doca_error_t doca_log_register_source(const char *source_name, int *source);
+
+/* Library entry point behind doca_log: prints one finished message. */
+DOCA_STABLE
+void doca_soft_log_emit(uint32_t level, int source, const char *file, int line, const char *func, const char *msg);
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DOCA_LOG_PRINTF_ATTR_(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+#else
+#define DOCA_LOG_PRINTF_ATTR_(fmt_idx, arg_idx)
+#endif
+
+/* Format and print one message from `source` (usually through the DOCA_LOG_* macros). */
+static inline doca_error_t doca_log(uint32_t level,
+				    int source,
+				    const char *file,
+				    int line,
+				    const char *func,
+				    const char *format,
+				    ...) DOCA_LOG_PRINTF_ATTR_(6, 7);
+
+static inline doca_error_t doca_log(uint32_t level,
+				    int source,
+				    const char *file,
+				    int line,
+				    const char *func,
+				    const char *format,
+				    ...)
+{
+	char msg[DOCA_LOG_MAX_MSG_SIZE];
+	va_list args;
+
+	if (format == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	va_start(args, format);
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	va_end(args);
+	doca_soft_log_emit(level, source, file, line, func, msg);
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Register this file's log source under SOURCE. Defines the file-static `log_source` the
+ * DOCA_LOG_* macros use and a constructor that registers it before main. Use once per
+ * file, at file scope, followed by a semicolon.
+ */
+#define DOCA_LOG_REGISTER(SOURCE)                                                                  \
+	static int log_source = -1;                                                                \
+	static void __attribute__((constructor)) doca_log_register_##SOURCE##_ctor(void)           \
+	{                                                                                          \
+		(void)doca_log_register_source(#SOURCE, &log_source);                              \
+	}                                                                                          \
+	extern int doca_log_register_##SOURCE##_end_
+
+/* Print at a level given by its short name (CRIT, ERROR, WARNING, INFO, DEBUG, TRACE). */
+#define DOCA_LOG(level, format, ...)                                                               \
+	doca_log(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
+
+#define DOCA_LOG_CRIT(format, ...) DOCA_LOG(CRIT, format, ##__VA_ARGS__)
+#define DOCA_LOG_ERR(format, ...) DOCA_LOG(ERROR, format, ##__VA_ARGS__)
+#define DOCA_LOG_WARN(format, ...) DOCA_LOG(WARNING, format, ##__VA_ARGS__)
+#define DOCA_LOG_INFO(format, ...) DOCA_LOG(INFO, format, ##__VA_ARGS__)
+#define DOCA_LOG_DBG(format, ...) DOCA_LOG(DEBUG, format, ##__VA_ARGS__)
+#define DOCA_LOG_TRC(format, ...) DOCA_LOG(TRACE, format, ##__VA_ARGS__)
+
+/* Rate-limited variants: this runtime prints every message (no limiting). */
+#define DOCA_LOG_RATE_LIMIT_CRIT(format, ...) DOCA_LOG_CRIT(format, ##__VA_ARGS__)
+#define DOCA_LOG_RATE_LIMIT_ERR(format, ...) DOCA_LOG_ERR(format, ##__VA_ARGS__)
+#define DOCA_LOG_RATE_LIMIT_WARN(format, ...) DOCA_LOG_WARN(format, ##__VA_ARGS__)
+#define DOCA_LOG_RATE_LIMIT_INFO(format, ...) DOCA_LOG_INFO(format, ##__VA_ARGS__)
+#define DOCA_LOG_RATE_LIMIT_DBG(format, ...) DOCA_LOG_DBG(format, ##__VA_ARGS__)
+#define DOCA_LOG_RATE_LIMIT_TRC(format, ...) DOCA_LOG_TRC(format, ##__VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_LOG_H_ */
