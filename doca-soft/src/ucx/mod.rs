@@ -411,18 +411,32 @@ impl Node {
         unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
     }
 
-    /// Closes one connection (force close: no flush of unsent data).
+    /// Closes one connection at once (force close: unsent data is dropped). Used for
+    /// connections that already failed.
     pub fn close(&mut self, conn: ConnId) {
         let Some(c) = self.conns.remove(&conn) else {
             return;
         };
-        self.close_ep(c.ep);
+        self.close_ep(c.ep, true);
     }
 
-    fn close_ep(&mut self, ep: sys::ucp_ep_h) {
+    /// Closes one connection after delivering what was sent on it (bounded wait).
+    pub fn close_flushed(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        let force = c.closed;
+        self.close_ep(c.ep, force);
+    }
+
+    fn close_ep(&mut self, ep: sys::ucp_ep_h, force: bool) {
         let param = sys::ucp_request_param_t {
             op_attr_mask: sys::ucp_op_attr_t_UCP_OP_ATTR_FIELD_FLAGS,
-            flags: sys::ucp_ep_close_flags_t_UCP_EP_CLOSE_FLAG_FORCE,
+            flags: if force {
+                sys::ucp_ep_close_flags_t_UCP_EP_CLOSE_FLAG_FORCE
+            } else {
+                0
+            },
             ..Default::default()
         };
         // SAFETY: ep is live and not used after this call.

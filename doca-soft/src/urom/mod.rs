@@ -1,4 +1,8 @@
 //! DOCA UROM in the software runtime: the wire protocol shared by the host library, the
 //! daemon (`doca_urom_daemon`) and the worker processes (`doca_urom_worker`).
 
+pub mod abi;
+pub mod daemon;
+pub mod stop;
 pub mod wire;
+pub mod worker;

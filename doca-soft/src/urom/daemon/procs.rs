@@ -1,0 +1,157 @@
+//! Worker processes: spawn (`doca_urom_worker --id .. --gid .. so_path:id ..`), wait for the
+//! `UROM_WORKER_PORT` line, reap, and tear down (SIGTERM, then SIGKILL after a grace time).
+
+use crate::error::{DocaError, DocaResult};
+use std::collections::HashSet;
+use std::io::Read;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One running worker process.
+pub struct Proc {
+    /// The process.
+    pub child: Child,
+    /// Port it listens on.
+    pub port: u16,
+    /// Group id.
+    pub gid: u32,
+    /// Host connections that use it.
+    pub users: HashSet<u64>,
+}
+
+/// What a spawn needs.
+pub struct SpawnSpec<'a> {
+    /// Worker binary.
+    pub bin: &'a Path,
+    /// Worker id.
+    pub id: u64,
+    /// Group id.
+    pub gid: u32,
+    /// Listen address.
+    pub listen: Ipv4Addr,
+    /// Message size limit.
+    pub max_msg: usize,
+    /// (path, id) per plugin.
+    pub plugins: Vec<(PathBuf, u64)>,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// CPU set words (empty or all-zero: inherit).
+    pub cpuset: Vec<u64>,
+}
+
+fn read_port(child: &mut Child, timeout: Duration) -> DocaResult<u16> {
+    let out = child.stdout.as_mut().ok_or(DocaError::UNEXPECTED)?;
+    let fd = out.as_raw_fd();
+    let deadline = Instant::now() + timeout;
+    let mut line = Vec::new();
+    while !line.ends_with(b"\n") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(DocaError::TIME_OUT);
+        }
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis().min(1000) as i32) };
+        if n <= 0 {
+            continue;
+        }
+        let mut b = [0u8; 1];
+        match out.read(&mut b) {
+            Ok(1) => line.push(b[0]),
+            _ => return Err(DocaError::INITIALIZATION),
+        }
+        if line.len() > 64 {
+            return Err(DocaError::UNEXPECTED);
+        }
+    }
+    let s = String::from_utf8_lossy(&line);
+    s.trim()
+        .strip_prefix("UROM_WORKER_PORT ")
+        .and_then(|p| p.parse().ok())
+        .ok_or(DocaError::UNEXPECTED)
+}
+
+/// Starts a worker and waits until it listens.
+pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
+    let mut cmd = Command::new(spec.bin);
+    cmd.arg("--id").arg(spec.id.to_string());
+    cmd.arg("--gid").arg(spec.gid.to_string());
+    cmd.arg("--listen").arg(spec.listen.to_string());
+    cmd.arg("--max-msg").arg(spec.max_msg.to_string());
+    for (p, id) in &spec.plugins {
+        cmd.arg(format!("{}:{id}", p.display()));
+    }
+    cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped());
+    let cpuset = spec.cpuset.clone();
+    // SAFETY: the closure only makes async-signal-safe system calls (prctl,
+    // sched_setaffinity) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            // A worker never outlives its daemon.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if cpuset.iter().any(|w| *w != 0) {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                for (i, w) in cpuset.iter().enumerate() {
+                    for b in 0..64 {
+                        if w & (1 << b) != 0 && i * 64 + b < libc::CPU_SETSIZE as usize {
+                            libc::CPU_SET(i * 64 + b, &mut set);
+                        }
+                    }
+                }
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        sdk_err!("urom_daemon", "cannot start {}: {e}", spec.bin.display());
+        DocaError::NOT_FOUND
+    })?;
+    match read_port(&mut child, Duration::from_secs(20)) {
+        Ok(port) => Ok(Proc {
+            child,
+            port,
+            gid: spec.gid,
+            users: HashSet::new(),
+        }),
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(e)
+        }
+    }
+}
+
+impl Proc {
+    /// Whether the process has exited (reaps it).
+    pub fn exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// SIGTERM, then SIGKILL after `grace`; always reaps.
+    pub fn terminate(&mut self, grace: Duration) {
+        if self.exited() {
+            return;
+        }
+        // SAFETY: signalling our own child by pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if self.exited() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
