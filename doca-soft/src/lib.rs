@@ -12,10 +12,14 @@
 
 #[macro_use]
 pub mod log;
+pub mod cabi;
 pub mod ctx;
+pub mod dev;
 pub mod error;
+pub mod gpu;
 pub mod pe;
 pub mod task;
 pub mod types;
 pub mod ucx;
 pub mod urom;
+pub mod version;

@@ -1,0 +1,586 @@
+//! GPU handle and GPU memory (`doca_gpunetio.h`: doca_gpu_create/destroy, mem_alloc/free,
+//! dmabuf_fd), through the CUDA driver API loaded at run time.
+//!
+//! A [`Gpu`] retains the device's primary context (the one the CUDA runtime and cudarc
+//! use), so memory allocated here is valid in the application's kernels.
+//! Memory types:
+//! * GPU: device memory (`cuMemAlloc`), no CPU pointer;
+//! * CPU_GPU: pinned host memory mapped into the device (`cuMemHostAlloc` with DEVICEMAP
+//!   and PORTABLE), CPU and device pointers;
+//! * GPU_CPU: device memory with a CPU mapping needs GDRCopy, which doca-soft does not
+//!   use; like DOCA without GDRCopy it falls back to CPU_GPU with a logged warning.
+//!
+//! Allocations are over-allocated by the alignment and zero-filled; they are recorded in a
+//! process-wide [`registry`] so `doca_gpu_mem_free` rejects foreign pointers and mmaps can
+//! tell GPU memory apart.
+
+pub mod cu;
+pub mod registry;
+
+use crate::cabi::{str_arg, write_out};
+use crate::error::{to_c, DocaError, DocaResult};
+use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+pub use cu::cuda_available;
+use cudarc::driver::sys;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::{Arc, Mutex};
+
+/// An allocation owned by a GPU.
+struct Alloc {
+    /// What to free: device pointer (GPU) or host pointer (CPU_GPU).
+    raw: u64,
+    /// Host memory (freed with cuMemFreeHost) or device memory (cuMemFree).
+    host: bool,
+    /// Usable length.
+    len: usize,
+    /// CPU address of the aligned start, 0 if none.
+    cpu: usize,
+}
+
+/// The shared state of a GPU handle; queues and mmaps keep an `Arc` of it.
+pub struct GpuShared {
+    pci: String,
+    device: sys::CUdevice,
+    ctx: sys::CUcontext,
+    allocs: Mutex<HashMap<u64, Alloc>>,
+}
+
+// SAFETY: a CUDA context handle may be used from any thread (made current per call);
+// the allocation table is behind a mutex.
+unsafe impl Send for GpuShared {}
+// SAFETY: as above.
+unsafe impl Sync for GpuShared {}
+
+/// The C `struct doca_gpu`.
+pub struct Gpu {
+    shared: Arc<GpuShared>,
+}
+
+impl std::ops::Deref for Gpu {
+    type Target = GpuShared;
+    fn deref(&self) -> &GpuShared {
+        &self.shared
+    }
+}
+
+fn round_up(v: u64, align: u64) -> u64 {
+    v.div_ceil(align) * align
+}
+
+impl Gpu {
+    /// Opens the GPU at a PCI bus id (`BB:DD.F` or `DDDD:BB:DD.F`); NOT_FOUND when no GPU
+    /// has that address, DRIVER without a usable CUDA driver.
+    pub fn open(pci_bus_id: &str) -> DocaResult<Gpu> {
+        if !cuda_available() {
+            sdk_err!("gpu", "no CUDA driver: cannot open GPU {pci_bus_id}");
+            return Err(DocaError::DRIVER);
+        }
+        cu::init()?;
+        let id = CString::new(pci_bus_id.trim()).map_err(|_| DocaError::INVALID_VALUE)?;
+        let mut device: sys::CUdevice = 0;
+        // SAFETY: `device` is writable and `id` a NUL-terminated string.
+        let r = cu::raw(|| unsafe { sys::cuDeviceGetByPCIBusId(&mut device, id.as_ptr()) })?;
+        if r != sys::CUresult::CUDA_SUCCESS {
+            sdk_err!("gpu", "no GPU at PCI address {pci_bus_id} ({r:?})");
+            return Err(DocaError::NOT_FOUND);
+        }
+        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `ctx` is writable; `device` came from the driver.
+        cu::call("cuDevicePrimaryCtxRetain", || unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut ctx, device)
+        })?;
+        let shared = Arc::new(GpuShared {
+            pci: pci_bus_id.trim().to_owned(),
+            device,
+            ctx,
+            allocs: Mutex::new(HashMap::new()),
+        });
+        shared.bind_thread()?;
+        Ok(Gpu { shared })
+    }
+
+    /// The shared state (what long-lived users keep).
+    pub fn shared(&self) -> &Arc<GpuShared> {
+        &self.shared
+    }
+
+    /// Allocates GPU memory; see [`GpuShared::alloc`].
+    pub fn alloc(&self, size: usize, align: usize, mem_type: u32) -> DocaResult<(u64, *mut u8)> {
+        self.shared.alloc(size, align, mem_type)
+    }
+}
+
+impl GpuShared {
+    /// The PCI bus id this GPU was opened with.
+    pub fn pci(&self) -> &str {
+        &self.pci
+    }
+
+    /// The CUDA device ordinal (`CUdevice`).
+    pub fn ordinal(&self) -> i32 {
+        self.device
+    }
+
+    /// Makes the primary context current on the calling thread.
+    pub fn bind_thread(&self) -> DocaResult<()> {
+        let ctx = self.ctx;
+        // SAFETY: `ctx` is the retained primary context, alive while self is.
+        cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })
+    }
+
+    /// Compute capability (major, minor).
+    pub fn compute_capability(&self) -> DocaResult<(i32, i32)> {
+        Ok((
+            self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ))
+    }
+
+    fn attribute(&self, attr: sys::CUdevice_attribute) -> DocaResult<i32> {
+        let mut v: c_int = 0;
+        let dev = self.device;
+        // SAFETY: `v` is writable.
+        cu::call("cuDeviceGetAttribute", || unsafe {
+            sys::cuDeviceGetAttribute(&mut v, attr, dev)
+        })?;
+        Ok(v)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Alloc>> {
+        self.allocs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Allocates `size` bytes aligned to `align` (0 = no particular alignment, else a
+    /// power of two) of `mem_type`; returns (device address, CPU address or null).
+    pub fn alloc(
+        self: &Arc<Self>,
+        size: usize,
+        align: usize,
+        mem_type: u32,
+    ) -> DocaResult<(u64, *mut u8)> {
+        check_alloc_args(size, align, mem_type)?;
+        self.bind_thread()?;
+        let align = align.max(1) as u64;
+        let total = size
+            .checked_add(align as usize - 1)
+            .ok_or(DocaError::INVALID_VALUE)?;
+        let mem_type = if mem_type == GPU_MEM_TYPE_GPU_CPU {
+            sdk_warn!(
+                "gpu",
+                "GPU_CPU memory needs GDRCopy, not available: using CPU_GPU memory instead"
+            );
+            GPU_MEM_TYPE_CPU_GPU
+        } else {
+            mem_type
+        };
+        let (gpu, cpu, alloc) = if mem_type == GPU_MEM_TYPE_GPU {
+            let mut d: sys::CUdeviceptr = 0;
+            // SAFETY: `d` is writable.
+            cu::call("cuMemAlloc", || unsafe {
+                sys::cuMemAlloc_v2(&mut d, total)
+            })
+            .map_err(|_| DocaError::NO_MEMORY)?;
+            let gpu = round_up(d, align);
+            // SAFETY: [d, d + total) is the allocation just made.
+            let z = cu::call("cuMemsetD8", || unsafe { sys::cuMemsetD8_v2(d, 0, total) });
+            let a = Alloc {
+                raw: d,
+                host: false,
+                len: size,
+                cpu: 0,
+            };
+            if let Err(e) = z {
+                self.release(&a);
+                return Err(e);
+            }
+            (gpu, 0usize, a)
+        } else {
+            let mut h: *mut c_void = std::ptr::null_mut();
+            let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+            // SAFETY: `h` is writable.
+            cu::call("cuMemHostAlloc", || unsafe {
+                sys::cuMemHostAlloc(&mut h, total, flags)
+            })
+            .map_err(|_| DocaError::NO_MEMORY)?;
+            let a = Alloc {
+                raw: h as u64,
+                host: true,
+                len: size,
+                cpu: 0,
+            };
+            // SAFETY: [h, h + total) is the allocation just made.
+            unsafe { std::ptr::write_bytes(h.cast::<u8>(), 0, total) };
+            let mut d: sys::CUdeviceptr = 0;
+            // SAFETY: `d` is writable and `h` is mapped pinned memory.
+            let r = cu::call("cuMemHostGetDevicePointer", || unsafe {
+                sys::cuMemHostGetDevicePointer_v2(&mut d, h, 0)
+            });
+            if let Err(e) = r {
+                self.release(&a);
+                return Err(e);
+            }
+            let cpu = round_up(h as u64, align);
+            let gpu = d + (cpu - h as u64);
+            (
+                gpu,
+                cpu as usize,
+                Alloc {
+                    cpu: cpu as usize,
+                    ..a
+                },
+            )
+        };
+        self.lock().insert(gpu, alloc);
+        registry::insert(registry::Region {
+            gpu,
+            cpu,
+            len: size,
+            mem_type,
+            owner: Arc::downgrade(self),
+        });
+        Ok((gpu, cpu as *mut u8))
+    }
+
+    fn release(&self, a: &Alloc) {
+        let raw = a.raw;
+        let r = if a.host {
+            // SAFETY: `raw` came from cuMemHostAlloc and is freed once.
+            cu::call("cuMemFreeHost", || unsafe {
+                sys::cuMemFreeHost(raw as *mut c_void)
+            })
+        } else {
+            // SAFETY: `raw` came from cuMemAlloc and is freed once.
+            cu::call("cuMemFree", || unsafe { sys::cuMemFree_v2(raw) })
+        };
+        if r.is_err() {
+            sdk_err!("gpu", "could not free GPU memory at {raw:#x}");
+        }
+    }
+
+    /// Frees memory from [`GpuShared::alloc`]; INVALID_VALUE for any other pointer
+    /// (including a second free).
+    pub fn free(&self, gpu_ptr: u64) -> DocaResult<()> {
+        let a = self
+            .lock()
+            .remove(&gpu_ptr)
+            .ok_or(DocaError::INVALID_VALUE)?;
+        registry::remove(gpu_ptr);
+        self.bind_thread()?;
+        self.release(&a);
+        Ok(())
+    }
+
+    /// Copies host bytes to device memory (synchronous).
+    pub fn copy_to_device(&self, dst_gpu: u64, src: &[u8]) -> DocaResult<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.bind_thread()?;
+        // SAFETY: `src` is readable for its length; the driver checks the device range.
+        cu::call("cuMemcpyHtoD", || unsafe {
+            sys::cuMemcpyHtoD_v2(dst_gpu, src.as_ptr().cast(), src.len())
+        })
+    }
+
+    /// Copies device memory to host bytes (synchronous).
+    pub fn copy_from_device(&self, dst: &mut [u8], src_gpu: u64) -> DocaResult<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.bind_thread()?;
+        let len = dst.len();
+        // SAFETY: `dst` is writable for its length; the driver checks the device range.
+        cu::call("cuMemcpyDtoH", || unsafe {
+            sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src_gpu, len)
+        })
+    }
+
+    /// The CPU address of a device address inside a CPU-mapped allocation of this GPU.
+    pub fn cpu_ptr_of(&self, gpu_ptr: u64) -> Option<*mut u8> {
+        let g = self.lock();
+        g.iter().find_map(|(start, a)| {
+            let inside = gpu_ptr >= *start && gpu_ptr < start + a.len as u64;
+            (inside && a.cpu != 0).then(|| (a.cpu + (gpu_ptr - start) as usize) as *mut u8)
+        })
+    }
+
+    /// Whether `[gpu_ptr, gpu_ptr + len)` lies in one allocation of this GPU.
+    pub fn owns(&self, gpu_ptr: u64, len: usize) -> bool {
+        let g = self.lock();
+        g.iter().any(|(start, a)| {
+            gpu_ptr >= *start
+                && (gpu_ptr - start)
+                    .checked_add(len as u64)
+                    .is_some_and(|end| end <= a.len as u64)
+        })
+    }
+
+    /// A dmabuf fd for `[gpu_ptr, gpu_ptr + size)` of device memory of this GPU;
+    /// INVALID_VALUE for memory that is not ours, NOT_SUPPORTED when the driver or the
+    /// memory type does not allow it.
+    pub fn dmabuf_fd(&self, gpu_ptr: u64, size: usize) -> DocaResult<c_int> {
+        if size == 0 || !self.owns(gpu_ptr, size) {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let host = {
+            let g = self.lock();
+            g.iter()
+                .find(|(s, a)| gpu_ptr >= **s && gpu_ptr < **s + a.len as u64)
+                .is_some_and(|(_, a)| a.host)
+        };
+        if host {
+            return Err(DocaError::NOT_SUPPORTED);
+        }
+        let supported = self
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)
+            .unwrap_or(0);
+        if supported == 0 {
+            return Err(DocaError::NOT_SUPPORTED);
+        }
+        self.bind_thread()?;
+        let mut fd: c_int = -1;
+        // SAFETY: `fd` is a writable int, the handle type for DMA_BUF_FD.
+        let r = cu::raw(|| unsafe {
+            sys::cuMemGetHandleForAddressRange(
+                (&mut fd as *mut c_int).cast(),
+                gpu_ptr,
+                size,
+                sys::CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+                0,
+            )
+        })?;
+        if r != sys::CUresult::CUDA_SUCCESS || fd < 0 {
+            sdk_dbg!("gpu", "no dmabuf for {gpu_ptr:#x}+{size}: {r:?}");
+            return Err(DocaError::NOT_SUPPORTED);
+        }
+        Ok(fd)
+    }
+
+    /// Frees every allocation still held (with a warning for each).
+    fn free_leftovers(&self) {
+        let left: Vec<(u64, Alloc)> = self.lock().drain().collect();
+        if left.is_empty() {
+            return;
+        }
+        let _ = self.bind_thread();
+        for (gpu, a) in left {
+            sdk_warn!(
+                "gpu",
+                "GPU {} destroyed with {} bytes still allocated at {gpu:#x}: freeing (leak in the program)",
+                self.pci,
+                a.len
+            );
+            registry::remove(gpu);
+            self.release(&a);
+        }
+    }
+}
+
+impl Drop for GpuShared {
+    fn drop(&mut self) {
+        self.free_leftovers();
+        let dev = self.device;
+        // SAFETY: the primary context was retained once in Gpu::open.
+        let _ = cu::call("cuDevicePrimaryCtxRelease", || unsafe {
+            sys::cuDevicePrimaryCtxRelease_v2(dev)
+        });
+    }
+}
+
+/// Validates `doca_gpu_mem_alloc` arguments (no driver needed).
+pub fn check_alloc_args(size: usize, align: usize, mem_type: u32) -> DocaResult<()> {
+    if size == 0 || (align != 0 && !align.is_power_of_two()) {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    match mem_type {
+        GPU_MEM_TYPE_GPU | GPU_MEM_TYPE_GPU_CPU | GPU_MEM_TYPE_CPU_GPU => Ok(()),
+        _ => Err(DocaError::INVALID_VALUE),
+    }
+}
+
+/// Borrows a GPU from a C pointer; INVALID_VALUE when null.
+///
+/// # Safety
+/// A non-null `p` must point to a live `Gpu`.
+pub unsafe fn gpu_ref<'a>(p: *const Gpu) -> DocaResult<&'a Gpu> {
+    // SAFETY: caller contract.
+    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
+}
+
+// ---------------------------------------------------------------------------------------
+// C API
+
+/// `doca_gpu_create(gpu_bus_id, &gpu)`.
+///
+/// # Safety
+/// `gpu_bus_id` is null or NUL-terminated; `gpu_dev` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_create(gpu_bus_id: *const c_char, gpu_dev: *mut *mut Gpu) -> u32 {
+    let r = (|| {
+        // SAFETY: caller contract.
+        let id = unsafe { str_arg(gpu_bus_id) }?;
+        if gpu_dev.is_null() || id.trim().is_empty() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let g = Box::new(Gpu::open(id)?);
+        // SAFETY: checked non-null; caller guarantees writability.
+        unsafe { write_out(gpu_dev, Box::into_raw(g)) }
+    })();
+    to_c(r)
+}
+
+/// `doca_gpu_destroy(gpu)`: IN_USE while queues, mmaps or other objects still hold the
+/// GPU; memory not freed by the program is freed here with a warning.
+///
+/// # Safety
+/// `gpu_dev` is null or a GPU from `doca_gpu_create`, not yet destroyed.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_destroy(gpu_dev: *mut Gpu) -> u32 {
+    // SAFETY: caller contract.
+    let Ok(g) = (unsafe { gpu_ref(gpu_dev) }) else {
+        return DocaError::INVALID_VALUE.0;
+    };
+    if Arc::strong_count(&g.shared) > 1 {
+        sdk_err!("gpu", "GPU {} is still used by other objects", g.pci);
+        return DocaError::IN_USE.0;
+    }
+    // SAFETY: made by Box::into_raw in doca_gpu_create; not used after this.
+    drop(unsafe { Box::from_raw(gpu_dev) });
+    0
+}
+
+/// `doca_gpu_mem_alloc(gpu, size, alignment, mtype, &gpu_ptr, &cpu_ptr)`. `memptr_cpu`
+/// may be NULL only for GPU memory.
+///
+/// # Safety
+/// `gpu` is null or live; the out-pointers are null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_mem_alloc(
+    gpu: *mut Gpu,
+    size: usize,
+    alignment: usize,
+    mtype: u32,
+    memptr_gpu: *mut *mut c_void,
+    memptr_cpu: *mut *mut c_void,
+) -> u32 {
+    let r = (|| {
+        // SAFETY: caller contract.
+        let g = unsafe { gpu_ref(gpu) }?;
+        if memptr_gpu.is_null() || (memptr_cpu.is_null() && mtype != GPU_MEM_TYPE_GPU) {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let (d, c) = g.shared.alloc(size, alignment, mtype)?;
+        // SAFETY: checked non-null; caller guarantees writability.
+        unsafe {
+            *memptr_gpu = d as *mut c_void;
+            if !memptr_cpu.is_null() {
+                *memptr_cpu = c.cast();
+            }
+        }
+        Ok(())
+    })();
+    to_c(r)
+}
+
+/// `doca_gpu_mem_free(gpu, gpu_ptr)`: INVALID_VALUE for pointers not from mem_alloc.
+///
+/// # Safety
+/// `gpu` is null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_mem_free(gpu: *mut Gpu, memptr_gpu: *mut c_void) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { gpu_ref(gpu) }.and_then(|g| {
+        if memptr_gpu.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        g.free(memptr_gpu as u64)
+    });
+    to_c(r)
+}
+
+/// `doca_gpu_dmabuf_fd(gpu, gpu_ptr, size, &fd)`: NOT_SUPPORTED where the driver or the
+/// memory type has no dmabuf export (programs then use `doca_mmap_set_memrange`).
+///
+/// # Safety
+/// `gpu_dev` is null or live; `dmabuf_fd` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_dmabuf_fd(
+    gpu_dev: *mut Gpu,
+    memptr_gpu: *mut c_void,
+    size: usize,
+    dmabuf_fd: *mut c_int,
+) -> u32 {
+    let r = (|| {
+        // SAFETY: caller contract.
+        let g = unsafe { gpu_ref(gpu_dev) }?;
+        if memptr_gpu.is_null() || dmabuf_fd.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let fd = g.dmabuf_fd(memptr_gpu as u64, size)?;
+        // SAFETY: checked non-null; caller guarantees writability.
+        unsafe { write_out(dmabuf_fd, fd) }
+    })();
+    to_c(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_arguments_are_validated_without_a_driver() {
+        assert_eq!(check_alloc_args(0, 0, 0), Err(DocaError::INVALID_VALUE));
+        assert_eq!(check_alloc_args(64, 3, 0), Err(DocaError::INVALID_VALUE));
+        assert_eq!(check_alloc_args(64, 4096, 7), Err(DocaError::INVALID_VALUE));
+        assert_eq!(check_alloc_args(64, 0, GPU_MEM_TYPE_CPU_GPU), Ok(()));
+        assert_eq!(check_alloc_args(64, 65536, GPU_MEM_TYPE_GPU_CPU), Ok(()));
+    }
+
+    #[test]
+    fn c_api_rejects_null_arguments() {
+        let mut g: *mut Gpu = std::ptr::null_mut();
+        let mut p: *mut c_void = std::ptr::null_mut();
+        let mut fd: c_int = -1;
+        // SAFETY: null arguments are rejected before use.
+        unsafe {
+            assert_eq!(
+                doca_gpu_create(std::ptr::null(), &mut g),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_gpu_create(c"00:00.0".as_ptr(), std::ptr::null_mut()),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_gpu_destroy(std::ptr::null_mut()),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_gpu_mem_alloc(std::ptr::null_mut(), 64, 0, 0, &mut p, &mut p),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_gpu_mem_free(std::ptr::null_mut(), p),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_gpu_dmabuf_fd(std::ptr::null_mut(), p, 64, &mut fd),
+                DocaError::INVALID_VALUE.0
+            );
+        }
+    }
+
+    #[test]
+    fn create_without_a_driver_is_a_driver_error() {
+        if cuda_available() {
+            println!("skipped: a CUDA driver is present (see tests/gpu_mem.rs)");
+            return;
+        }
+        let mut g: *mut Gpu = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        let r = unsafe { doca_gpu_create(c"81:00.0".as_ptr(), &mut g) };
+        assert_eq!(r, DocaError::DRIVER.0);
+        assert!(g.is_null());
+    }
+}

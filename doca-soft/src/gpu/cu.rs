@@ -1,0 +1,52 @@
+//! Checked calls into the CUDA driver (cudarc's dynamically loaded `sys` layer).
+//!
+//! cudarc panics when the driver library or a symbol is missing; every call here runs
+//! under `catch_unwind` and comes back as DOCA_ERROR_DRIVER instead, so the C API never
+//! unwinds into C.
+
+use crate::error::{DocaError, DocaResult};
+use cudarc::driver::sys;
+use once_cell::sync::OnceCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Whether a CUDA driver library can be loaded here (never panics; cached).
+pub fn cuda_available() -> bool {
+    static PRESENT: OnceCell<bool> = OnceCell::new();
+    *PRESENT.get_or_init(|| {
+        // SAFETY: is_culib_present only tries to open the library by name.
+        catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
+    })
+}
+
+/// Runs one driver call: DRIVER when no driver is present, the call panics, or it returns
+/// an error (logged with `what`). `f` returns the raw CUresult.
+pub fn call(what: &str, f: impl FnOnce() -> sys::CUresult) -> DocaResult<()> {
+    match raw(f) {
+        Ok(sys::CUresult::CUDA_SUCCESS) => Ok(()),
+        Ok(e) => {
+            sdk_err!("gpu", "{what} failed: {e:?}");
+            Err(DocaError::DRIVER)
+        }
+        Err(e) => {
+            sdk_err!("gpu", "{what}: CUDA driver unavailable");
+            Err(e)
+        }
+    }
+}
+
+/// Like [`call`] but returns the CUresult itself (for callers that map specific codes).
+pub fn raw(f: impl FnOnce() -> sys::CUresult) -> DocaResult<sys::CUresult> {
+    if !cuda_available() {
+        return Err(DocaError::DRIVER);
+    }
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| DocaError::DRIVER)
+}
+
+/// `cuInit(0)`, once per process (later calls return the first result).
+pub fn init() -> DocaResult<()> {
+    static INIT: OnceCell<DocaResult<()>> = OnceCell::new();
+    *INIT.get_or_init(|| {
+        // SAFETY: cuInit has no pointer arguments.
+        call("cuInit", || unsafe { sys::cuInit(0) })
+    })
+}

@@ -1,0 +1,207 @@
+//! GPU memory through the C API on a real GPU. Without a CUDA driver every test prints
+//! "skipped: no CUDA driver" and returns. Runnable standalone:
+//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
+
+use cudarc::driver::sys;
+use doca_soft::error::DocaError;
+use doca_soft::gpu::{
+    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc,
+    doca_gpu_mem_free, Gpu,
+};
+use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+/// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
+fn first_gpu_bus_id() -> Option<CString> {
+    if !cuda_available() {
+        println!("skipped: no CUDA driver");
+        return None;
+    }
+    // SAFETY: plain driver calls with valid out-pointers.
+    unsafe {
+        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
+            println!("skipped: cuInit failed (driver without a usable GPU)");
+            return None;
+        }
+        let mut dev: sys::CUdevice = 0;
+        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
+            println!("skipped: no CUDA device");
+            return None;
+        }
+        let mut buf = [0 as c_char; 32];
+        assert_eq!(
+            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev),
+            sys::CUresult::CUDA_SUCCESS
+        );
+        Some(CStr::from_ptr(buf.as_ptr()).to_owned())
+    }
+}
+
+fn open(bus: &CStr) -> *mut Gpu {
+    let mut g: *mut Gpu = std::ptr::null_mut();
+    // SAFETY: valid string and out-pointer.
+    assert_eq!(unsafe { doca_gpu_create(bus.as_ptr(), &mut g) }, 0);
+    assert!(!g.is_null());
+    g
+}
+
+fn alloc(g: *mut Gpu, size: usize, align: usize, t: u32) -> (*mut c_void, *mut c_void) {
+    let (mut d, mut c) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: live GPU and writable out-pointers.
+    assert_eq!(
+        unsafe { doca_gpu_mem_alloc(g, size, align, t, &mut d, &mut c) },
+        0
+    );
+    assert!(!d.is_null());
+    (d, c)
+}
+
+#[test]
+fn create_with_real_and_unknown_bus_ids() {
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let mut other: *mut Gpu = std::ptr::null_mut();
+    // SAFETY: valid arguments; g is destroyed once.
+    unsafe {
+        assert_eq!(
+            doca_gpu_create(c"0000:ff:1f.7".as_ptr(), &mut other),
+            DocaError::NOT_FOUND.0
+        );
+        assert_eq!(doca_gpu_destroy(g), 0);
+    }
+}
+
+#[test]
+fn device_memory_round_trip_alignment_and_double_free() {
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    // SAFETY: g is live until destroyed at the end.
+    let gpu = unsafe { &*g };
+    let (d, c) = alloc(g, 4096 + 3, 65536, GPU_MEM_TYPE_GPU);
+    assert!(c.is_null(), "GPU memory has no CPU pointer");
+    assert_eq!(d as u64 % 65536, 0, "alignment honoured");
+    let data: Vec<u8> = (0..4099u32).map(|i| (i * 7) as u8).collect();
+    gpu.copy_to_device(d as u64, &data).unwrap();
+    let mut back = vec![0u8; data.len()];
+    gpu.copy_from_device(&mut back, d as u64).unwrap();
+    assert_eq!(back, data);
+    assert!(gpu.cpu_ptr_of(d as u64).is_none());
+    // SAFETY: d came from mem_alloc; the second free must be rejected.
+    unsafe {
+        assert_eq!(doca_gpu_mem_free(g, d), 0);
+        assert_eq!(doca_gpu_mem_free(g, d), DocaError::INVALID_VALUE.0);
+        let mut x = 0u64;
+        assert_eq!(
+            doca_gpu_mem_free(g, (&mut x as *mut u64).cast()),
+            DocaError::INVALID_VALUE.0
+        );
+        assert_eq!(doca_gpu_destroy(g), 0);
+    }
+}
+
+#[test]
+fn mapped_memory_is_visible_from_both_sides() {
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    // SAFETY: g is live until destroyed at the end.
+    let gpu = unsafe { &*g };
+    for t in [GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU_CPU] {
+        let (d, c) = alloc(g, 1000, 4096, t);
+        assert!(!c.is_null(), "type {t} has a CPU pointer");
+        assert_eq!(d as u64 % 4096, 0);
+        assert_eq!(c as u64 % 4096, 0);
+        assert_eq!(
+            gpu.cpu_ptr_of(d as u64 + 10),
+            Some((c as usize + 10) as *mut u8)
+        );
+        // CPU write, device read.
+        // SAFETY: c points to 1000 CPU-mapped bytes.
+        unsafe { std::ptr::write_bytes(c.cast::<u8>(), 0xab, 1000) };
+        let mut back = vec![0u8; 1000];
+        gpu.copy_from_device(&mut back, d as u64).unwrap();
+        assert!(back.iter().all(|b| *b == 0xab));
+        // Device write, CPU read.
+        let data: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+        gpu.copy_to_device(d as u64, &data).unwrap();
+        // SAFETY: as above.
+        let seen = unsafe { std::slice::from_raw_parts(c.cast::<u8>(), 1000) };
+        assert_eq!(seen, &data[..]);
+        // SAFETY: d came from mem_alloc.
+        assert_eq!(unsafe { doca_gpu_mem_free(g, d) }, 0);
+    }
+    // SAFETY: g from doca_gpu_create.
+    assert_eq!(unsafe { doca_gpu_destroy(g) }, 0);
+}
+
+#[test]
+fn bad_alloc_arguments() {
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let (mut d, mut c) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: live GPU and writable out-pointers.
+    unsafe {
+        assert_eq!(
+            doca_gpu_mem_alloc(g, 0, 0, GPU_MEM_TYPE_GPU, &mut d, &mut c),
+            DocaError::INVALID_VALUE.0
+        );
+        assert_eq!(
+            doca_gpu_mem_alloc(g, 64, 48, GPU_MEM_TYPE_GPU, &mut d, &mut c),
+            DocaError::INVALID_VALUE.0
+        );
+        assert_eq!(
+            doca_gpu_mem_alloc(g, 64, 0, GPU_MEM_TYPE_CPU_GPU, &mut d, std::ptr::null_mut()),
+            DocaError::INVALID_VALUE.0
+        );
+        assert_eq!(doca_gpu_destroy(g), 0);
+    }
+}
+
+#[test]
+fn dmabuf_fd_is_valid_or_not_supported() {
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let size = 2 << 20;
+    let (d, _) = alloc(g, size, 2 << 20, GPU_MEM_TYPE_GPU);
+    let mut fd: c_int = -1;
+    // SAFETY: live GPU and writable out-pointer.
+    let r = unsafe { doca_gpu_dmabuf_fd(g, d, size, &mut fd) };
+    if r == 0 {
+        // SAFETY: an all-zero stat is valid to fill.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fd is the descriptor just returned.
+        assert_eq!(unsafe { libc::fstat(fd, &mut st) }, 0, "dmabuf fd is open");
+        // SAFETY: we own the descriptor.
+        unsafe { libc::close(fd) };
+        println!("dmabuf supported");
+    } else {
+        assert_eq!(r, DocaError::NOT_SUPPORTED.0);
+        println!("dmabuf not supported by this driver");
+    }
+    // SAFETY: d came from mem_alloc; g from doca_gpu_create.
+    unsafe {
+        assert_eq!(doca_gpu_mem_free(g, d), 0);
+        assert_eq!(doca_gpu_destroy(g), 0);
+    }
+}
+
+#[test]
+fn destroy_frees_leftover_memory() {
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let (d, _) = alloc(g, 1 << 20, 0, GPU_MEM_TYPE_GPU);
+    // SAFETY: g from doca_gpu_create; d was not freed by the program.
+    unsafe { assert_eq!(doca_gpu_destroy(g), 0) };
+    assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_none());
+}
