@@ -2,7 +2,12 @@
 //! daemon (`doca_urom_daemon`) and the worker processes (`doca_urom_worker`).
 
 pub mod abi;
+pub mod buf;
 pub mod daemon;
+pub mod host_worker;
+pub mod link;
+pub mod service;
+pub mod service_file;
 pub mod stop;
 pub mod wire;
 pub mod worker;
