@@ -428,3 +428,110 @@ fn api_rejects_bad_arguments_and_states() {
         assert_eq!(doca_urom_service_destroy(svc), 0);
     }
 }
+
+unsafe extern "C" fn solo_allgather(
+    sbuf: *mut c_void,
+    rbuf: *mut c_void,
+    len: usize,
+    _info: *mut c_void,
+    req: *mut *mut c_void,
+) -> u32 {
+    // SAFETY: one participant: rbuf has room for len bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(sbuf as *const u8, rbuf as *mut u8, len);
+        *req = 1 as *mut c_void;
+    }
+    0
+}
+
+unsafe extern "C" fn solo_test(_req: *mut c_void) -> u32 {
+    0
+}
+
+unsafe extern "C" fn solo_free(_req: *mut c_void) -> u32 {
+    0
+}
+
+#[test]
+fn domain_exchanges_addresses_and_plugins_look_them_up() {
+    use doca_soft::urom::domain::*;
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let s = start_service(&d);
+    let plugin = echo_plugin(&s);
+    let mut pe = std::ptr::null_mut();
+    // SAFETY: as the API says.
+    unsafe {
+        assert_eq!(doca_pe_create(&mut pe), 0);
+        let mut ws = [
+            start_worker(&s, pe, 20, 0, plugin.id),
+            start_worker(&s, pe, 21, 0, plugin.id),
+        ];
+        let mut dom = std::ptr::null_mut();
+        assert_eq!(doca_urom_domain_create(&mut dom), 0);
+        let ctx = doca_urom_domain_as_ctx(dom);
+        assert_eq!(doca_pe_connect_ctx(pe, ctx), 0);
+        let mut oob = OobColl {
+            allgather: Some(solo_allgather),
+            req_test: Some(solo_test),
+            req_free: Some(solo_free),
+            coll_info: std::ptr::null_mut(),
+            n_oob_indexes: 1,
+            oob_index: 0,
+        };
+        assert_eq!(doca_urom_domain_set_oob(dom, &mut oob), 0);
+        let mut ids = [100u64, 101];
+        assert_eq!(
+            doca_urom_domain_set_workers(dom, ids.as_mut_ptr(), ws.as_mut_ptr(), 2),
+            0
+        );
+        let mut mem = [0u8; 64];
+        let p = mem.as_mut_ptr() as *mut c_void;
+        let mut key = [7u8; 4];
+        let k = key.as_mut_ptr() as *mut c_void;
+        assert_eq!(
+            doca_urom_domain_add_buffer(dom, p, 64, k, 4, k, 4),
+            DocaError::BAD_STATE.0,
+            "count first"
+        );
+        assert_eq!(doca_urom_domain_set_buffers_count(dom, 1), 0);
+        assert_eq!(doca_urom_domain_add_buffer(dom, p, 64, k, 4, k, 4), 0);
+        assert_eq!(
+            doca_urom_domain_add_buffer(dom, p, 64, k, 4, k, 4),
+            DocaError::FULL.0
+        );
+        assert_eq!(doca_ctx_start(ctx), IN_PROGRESS);
+        assert_eq!(state(ctx), STATE_STARTING);
+        let sum = progress_until(&[s.pe, pe], || state(ctx) == STATE_RUNNING);
+        assert!(sum > 0);
+        // Worker 20's plugin finds member 101's address through the runtime lookups.
+        let mut c = Cookie {
+            done: false,
+            status: 99,
+            response: vec![],
+        };
+        assert_eq!(submit_echo(ws[0], plugin.id, 2, 101, &mut c), 0);
+        progress_until(&[s.pe, pe], || c.done);
+        assert_eq!(c.status, 0);
+        let mut want = [0u8; 8];
+        want[..7].copy_from_slice(b"echo-c\0");
+        assert_eq!(&c.response[8..16], &want);
+        let mut c = Cookie {
+            done: false,
+            status: 99,
+            response: vec![],
+        };
+        assert_eq!(submit_echo(ws[0], plugin.id, 2, 555, &mut c), 0);
+        progress_until(&[s.pe, pe], || c.done);
+        assert_eq!(c.status, DocaError::NOT_FOUND.0, "unknown domain id");
+        assert_eq!(doca_urom_domain_destroy(dom), DocaError::NOT_PERMITTED.0);
+        assert_eq!(doca_ctx_stop(ctx), 0);
+        assert_eq!(doca_urom_domain_destroy(dom), 0);
+        for w in ws {
+            stop_worker(&s, pe, w);
+        }
+        assert_eq!(doca_pe_destroy(pe), 0);
+    }
+    stop_service(s);
+}

@@ -55,7 +55,10 @@ impl Buf {
     fn set_data(&mut self, data: *mut u8, data_len: usize) -> DocaResult<()> {
         let start = self.head as usize;
         let d = data as usize;
-        if d < start || d.checked_add(data_len).map_or(true, |e| e > start + self.len) {
+        if d < start
+            || d.checked_add(data_len)
+                .map_or(true, |e| e > start + self.len)
+        {
             return Err(DocaError::INVALID_VALUE);
         }
         self.data = data;

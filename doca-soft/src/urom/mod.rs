@@ -4,6 +4,7 @@
 pub mod abi;
 pub mod buf;
 pub mod daemon;
+pub mod domain;
 pub mod host_worker;
 pub mod link;
 pub mod service;

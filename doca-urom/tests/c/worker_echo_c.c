@@ -4,6 +4,8 @@
  * prove the C plugin ABI. Commands (16 bytes: uint64_t type, uint64_t data):
  *   0 ECHO: answered with the same 16 bytes and status SUCCESS;
  *   1 HOLD: never answered (lets tests kill a worker with a command in flight);
+ *   2 LOOKUP: data = a domain id; answered with that member's address (first 8 bytes)
+ *     through the runtime's domain lookups, status = the lookup result;
  *   other: answered with an empty notification and status NOT_SUPPORTED.
  */
 #include <stdlib.h>
@@ -79,7 +81,17 @@ static doca_error_t echo_worker_cmd(struct urom_worker_ctx *ctx, ucs_list_link_t
 		nd->worker_notif.type = cd->worker_cmd.type;
 		nd->worker_notif.urom_context = cd->worker_cmd.urom_context;
 		nd->worker_notif.reserved = 0;
-		if (valid && cmd.type == 0) {
+		if (valid && cmd.type == 2) {
+			void *addr = NULL;
+			uint64_t first = 0;
+
+			nd->worker_notif.status = doca_urom_worker_domain_addr_lookup(ctx, cmd.data, &addr);
+			if (nd->worker_notif.status == DOCA_SUCCESS)
+				memcpy(&first, addr, 7);
+			cmd.data = first;
+			nd->worker_notif.len = sizeof(cmd);
+			memcpy(nd->worker_notif.plugin_notif, &cmd, sizeof(cmd));
+		} else if (valid && cmd.type == 0) {
 			nd->worker_notif.len = sizeof(cmd);
 			nd->worker_notif.status = DOCA_SUCCESS;
 			memcpy(nd->worker_notif.plugin_notif, &cmd, sizeof(cmd));
