@@ -127,6 +127,25 @@ pub fn start_daemon(plugin_path: &str) -> (Daemon, Arc<Device>) {
     )
 }
 
+impl Daemon {
+    /// The service file naming this daemon for the local host and `lo`.
+    pub fn service_file(&self) -> &Path {
+        self._service_file.path()
+    }
+}
+
+/// Builds an example of the facade package and returns its path.
+pub fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let st = Command::new(cargo)
+        .current_dir(repo_root())
+        .args(["build", "-p", "doca", "--example", name])
+        .status()
+        .expect("run cargo build --example");
+    assert!(st.success(), "example {name} must build");
+    target_dir().join("examples").join(name)
+}
+
 static ENV_LOCK: Mutex<()> = Mutex::new(());
 
 /// Starts a service against `d` (DOCA_UROM_SERVICE_FILE is process-wide: serialised).

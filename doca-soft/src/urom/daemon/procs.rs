@@ -5,10 +5,11 @@ use crate::error::{DocaError, DocaResult};
 use std::collections::HashSet;
 use std::io::Read;
 use std::net::Ipv4Addr;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 /// One running worker process.
@@ -43,8 +44,10 @@ pub struct SpawnSpec<'a> {
     pub cpuset: Vec<u64>,
 }
 
-fn read_port(child: &mut Child, timeout: Duration) -> DocaResult<u16> {
-    let out = child.stdout.as_mut().ok_or(DocaError::UNEXPECTED)?;
+/// Fd number the worker writes its port line to.
+const PORT_FD: i32 = 3;
+
+fn read_port(out: &mut std::fs::File, timeout: Duration) -> DocaResult<u16> {
     let fd = out.as_raw_fd();
     let deadline = Instant::now() + timeout;
     let mut line = Vec::new();
@@ -90,7 +93,21 @@ pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
         cmd.arg(format!("{}:{id}", p.display()));
     }
     cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped());
+    cmd.arg("--port-fd").arg(PORT_FD.to_string());
+    cmd.stdin(Stdio::null());
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is writable for two descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(DocaError::OPERATING_SYSTEM);
+    }
+    // SAFETY: fresh descriptors we own.
+    let (mut rd, wr) = unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    };
+    let wr_fd = wr.as_raw_fd();
     let cpuset = spec.cpuset.clone();
     // SAFETY: the closure only makes async-signal-safe system calls (prctl,
     // sched_setaffinity) between fork and exec.
@@ -98,6 +115,10 @@ pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
         cmd.pre_exec(move || {
             // A worker never outlives its daemon.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // The port pipe becomes fd 3 (dup2 clears close-on-exec).
+            if libc::dup2(wr_fd, PORT_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             if cpuset.iter().any(|w| *w != 0) {
                 let mut set: libc::cpu_set_t = std::mem::zeroed();
                 for (i, w) in cpuset.iter().enumerate() {
@@ -116,7 +137,8 @@ pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
         sdk_err!("urom_daemon", "cannot start {}: {e}", spec.bin.display());
         DocaError::NOT_FOUND
     })?;
-    match read_port(&mut child, Duration::from_secs(20)) {
+    drop(wr);
+    match read_port(&mut rd, Duration::from_secs(20)) {
         Ok(port) => Ok(Proc {
             child,
             port,

@@ -1,6 +1,8 @@
 //! The worker runtime (`doca_urom_worker`): one process per worker id, spawned by the
 //! daemon. It loads the plugins named on its command line (`so_path:id`), listens on the
-//! daemon's address, prints `UROM_WORKER_PORT <port>` on stdout, and serves any number of
+//! daemon's address, writes `UROM_WORKER_PORT <port>` to the file descriptor given by `--port-fd`
+//! (stdout by default; the daemon passes a private pipe so plugin/UCX logs on stdout cannot
+//! interfere), and serves any number of
 //! host connections (each one is a `dest_id`): `Attach`, `Cmd` -> plugin `worker_cmd`,
 //! plugin `progress` -> `notif_pack` -> `Notify` to the command's `dest_id`, `DomainInit`.
 //!
@@ -36,6 +38,8 @@ pub struct WorkerArgs {
     pub max_msg: usize,
     /// Plugins: (path, id).
     pub plugins: Vec<(PathBuf, u64)>,
+    /// Where to announce the port (default 1 = stdout).
+    pub port_fd: i32,
 }
 
 impl WorkerArgs {
@@ -47,6 +51,7 @@ impl WorkerArgs {
             listen: Ipv4Addr::LOCALHOST,
             max_msg: 4096,
             plugins: Vec::new(),
+            port_fd: 1,
         };
         let mut it = args.iter();
         let bad = || DocaError::INVALID_VALUE;
@@ -56,6 +61,7 @@ impl WorkerArgs {
                 "--gid" => w.gid = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
                 "--listen" => w.listen = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
                 "--max-msg" => w.max_msg = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
+                "--port-fd" => w.port_fd = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
                 p => {
                     let (path, id) = p.rsplit_once(':').ok_or_else(bad)?;
                     w.plugins
@@ -300,6 +306,21 @@ impl Worker {
     }
 }
 
+fn announce_port(fd: i32, port: u16) {
+    let line = format!("UROM_WORKER_PORT {port}\n");
+    if fd == 1 {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.flush();
+        return;
+    }
+    // SAFETY: writing a small buffer to the descriptor the daemon passed; closed after.
+    unsafe {
+        libc::write(fd, line.as_ptr() as *const libc::c_void, line.len());
+        libc::close(fd);
+    }
+}
+
 /// Entry point of `doca_urom_worker`; returns the process exit code.
 pub fn main_with_args(args: &[String]) -> i32 {
     install_stop_signals();
@@ -328,9 +349,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
         Ok(p) => p,
         Err(_) => return 5,
     };
-    let mut out = std::io::stdout();
-    let _ = writeln!(out, "UROM_WORKER_PORT {port}");
-    let _ = out.flush();
+    announce_port(args.port_fd, port);
     let mut w = Worker {
         args,
         node,
