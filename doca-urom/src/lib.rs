@@ -18,6 +18,8 @@ pub mod error;
 mod ffi;
 pub mod graph;
 pub mod pe;
+#[cfg(feature = "soft")]
+pub mod sandbox;
 pub mod sdk;
 pub mod service;
 pub mod worker;

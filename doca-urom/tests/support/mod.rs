@@ -29,7 +29,16 @@ pub fn ensure_built() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let st = Command::new(cargo)
             .current_dir(repo_root())
-            .args(["build", "-p", "doca-soft", "--bins", "-p", "worker_graph"])
+            .args([
+                "build",
+                "-p",
+                "doca-soft",
+                "--bins",
+                "-p",
+                "worker_graph",
+                "-p",
+                "worker_sandbox",
+            ])
             .status()
             .expect("run cargo build");
         assert!(
