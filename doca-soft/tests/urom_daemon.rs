@@ -4,7 +4,7 @@ mod urom_support;
 
 use doca_soft::error::DocaError;
 use doca_soft::urom::wire::{Msg, SpawnReq, HEADER_LEN};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use urom_support::*;
 
 fn hello(r: &mut Raw) -> Vec<doca_soft::urom::wire::PluginDesc> {
@@ -326,4 +326,47 @@ fn host_disconnect_tears_its_workers_down() {
         d.worker_pids().is_empty(),
         "workers of a gone host are torn down"
     );
+}
+
+#[test]
+fn sigterm_to_the_daemon_tears_workers_down_and_exits_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let mut d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let mut host = Raw::connect(d.addr);
+    host.send(&Msg::Hello { max_msg: 4096 });
+    assert!(matches!(host.recv(T), Some(Msg::HelloOk { .. })));
+    for id in [1u64, 2] {
+        host.send(&Msg::Spawn(SpawnReq {
+            req: id,
+            worker_id: id,
+            gid: 0,
+            plugins: 1,
+            cpuset: vec![],
+            env: vec![],
+        }));
+        assert!(matches!(host.recv(T), Some(Msg::Spawned { .. })));
+    }
+    let pids = d.worker_pids();
+    assert_eq!(pids.len(), 2);
+    // SAFETY: signalling the daemon this test started.
+    unsafe { libc::kill(d.child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = d.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "daemon exits on SIGTERM");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "clean exit: {status:?}");
+    for p in pids {
+        // SAFETY: probing with signal 0 only.
+        let alive = unsafe { libc::kill(p, 0) } == 0
+            && !std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .unwrap_or_default()
+                .contains(") Z");
+        assert!(!alive, "worker {p} was torn down");
+    }
+    assert!(host.wait_closed(T), "hosts see the daemon go away");
 }

@@ -116,7 +116,10 @@ pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
             // A worker never outlives its daemon.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             // The port pipe becomes fd 3 (dup2 clears close-on-exec).
-            if libc::dup2(wr_fd, PORT_FD) < 0 {
+            if wr_fd == PORT_FD {
+                // dup2 onto itself keeps close-on-exec: clear it explicitly.
+                libc::fcntl(PORT_FD, libc::F_SETFD, 0);
+            } else if libc::dup2(wr_fd, PORT_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             if cpuset.iter().any(|w| *w != 0) {
