@@ -92,6 +92,19 @@ fn echo_plugin(s: &Svc) -> PluginInfo {
 }
 
 fn start_worker(s: &Svc, pe: *mut Pe, id: u64, gid: u32, plugin: u64) -> *mut UromWorker {
+    start_worker_env(s, pe, id, gid, plugin, true)
+}
+
+/// `with_env`: the environment only applies when the process is spawned; asking for it on
+/// an existing worker id fails the start.
+fn start_worker_env(
+    s: &Svc,
+    pe: *mut Pe,
+    id: u64,
+    gid: u32,
+    plugin: u64,
+    with_env: bool,
+) -> *mut UromWorker {
     let mut w = std::ptr::null_mut();
     // SAFETY: as the API says.
     unsafe {
@@ -112,7 +125,9 @@ fn start_worker(s: &Svc, pe: *mut Pe, id: u64, gid: u32, plugin: u64) -> *mut Ur
             DocaError::INVALID_VALUE.0
         );
         let env = [c"UCX_LOG_LEVEL=error".as_ptr()];
-        assert_eq!(doca_urom_worker_set_env(w, env.as_ptr(), 1), 0);
+        if with_env {
+            assert_eq!(doca_urom_worker_set_env(w, env.as_ptr(), 1), 0);
+        }
         assert_eq!(
             doca_urom_worker_set_plugins(w, 0),
             DocaError::INVALID_VALUE.0
@@ -534,4 +549,67 @@ fn domain_exchanges_addresses_and_plugins_look_them_up() {
         assert_eq!(doca_pe_destroy(pe), 0);
     }
     stop_service(s);
+}
+
+#[test]
+fn two_hosts_share_one_worker_process_and_get_their_own_notifications() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (s1, s2) = (start_service(&d), start_service(&d));
+    let plugin = echo_plugin(&s1);
+    let (mut pe1, mut pe2) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: out pointers.
+    unsafe {
+        assert_eq!(doca_pe_create(&mut pe1), 0);
+        assert_eq!(doca_pe_create(&mut pe2), 0);
+    }
+    let w1 = start_worker(&s1, pe1, 30, 0, plugin.id);
+    let w2 = start_worker_env(&s2, pe2, 30, 0, plugin.id, false);
+    assert_eq!(
+        d.worker_pids().len(),
+        1,
+        "the same worker id is one process"
+    );
+    let mut c1 = Cookie {
+        done: false,
+        status: 99,
+        response: vec![],
+    };
+    let mut c2 = Cookie {
+        done: false,
+        status: 99,
+        response: vec![],
+    };
+    assert_eq!(submit_echo(w1, plugin.id, 0, 111, &mut c1), 0);
+    assert_eq!(submit_echo(w2, plugin.id, 0, 222, &mut c2), 0);
+    progress_until(&[s1.pe, s2.pe, pe1, pe2], || c1.done && c2.done);
+    assert_eq!(
+        &c1.response[8..16],
+        &111u64.to_le_bytes(),
+        "host 1 gets its own answer"
+    );
+    assert_eq!(
+        &c2.response[8..16],
+        &222u64.to_le_bytes(),
+        "host 2 gets its own answer"
+    );
+    stop_worker(&s1, pe1, w1);
+    assert_eq!(d.worker_pids().len(), 1, "still used by host 2");
+    let mut c3 = Cookie {
+        done: false,
+        status: 99,
+        response: vec![],
+    };
+    assert_eq!(submit_echo(w2, plugin.id, 0, 333, &mut c3), 0);
+    progress_until(&[s2.pe, pe2], || c3.done);
+    assert_eq!(c3.status, 0);
+    stop_worker(&s2, pe2, w2);
+    // SAFETY: no contexts left.
+    unsafe {
+        assert_eq!(doca_pe_destroy(pe1), 0);
+        assert_eq!(doca_pe_destroy(pe2), 0);
+    }
+    stop_service(s1);
+    stop_service(s2);
 }
