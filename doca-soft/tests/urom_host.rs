@@ -613,3 +613,41 @@ fn two_hosts_share_one_worker_process_and_get_their_own_notifications() {
     stop_service(s1);
     stop_service(s2);
 }
+
+#[test]
+fn two_contexts_of_one_host_on_one_worker_id_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let s = start_service(&d);
+    let plugin = echo_plugin(&s);
+    let mut pe = std::ptr::null_mut();
+    // SAFETY: out pointer.
+    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let a = start_worker(&s, pe, 40, 0, plugin.id);
+    let b = start_worker_env(&s, pe, 40, 0, plugin.id, false);
+    assert_eq!(d.worker_pids().len(), 1);
+    stop_worker(&s, pe, a);
+    assert_eq!(
+        d.worker_pids().len(),
+        1,
+        "the other context still uses the process"
+    );
+    let mut c = Cookie {
+        done: false,
+        status: 99,
+        response: vec![],
+    };
+    assert_eq!(submit_echo(b, plugin.id, 0, 4, &mut c), 0);
+    progress_until(&[s.pe, pe], || c.done);
+    assert_eq!(c.status, 0);
+    stop_worker(&s, pe, b);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !d.worker_pids().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(d.worker_pids().is_empty(), "released by its last user");
+    // SAFETY: no contexts left.
+    assert_eq!(unsafe { doca_pe_destroy(pe) }, 0);
+    stop_service(s);
+}

@@ -162,7 +162,7 @@ impl Daemon {
                 if !env.is_empty() {
                     return Err(DocaError::ALREADY_EXIST);
                 }
-                p.users.insert(conn);
+                *p.users.entry(conn).or_insert(0) += 1;
                 return Ok((id, p.port));
             }
             self.workers.remove(&id);
@@ -183,8 +183,14 @@ impl Daemon {
             env,
             cpuset: s.cpuset.clone(),
         })?;
-        proc.users.insert(conn);
+        proc.users.insert(conn, 1);
         let port = proc.port;
+        sdk_info!(
+            "urom_daemon",
+            "worker {id} (gid {}) started, pid {}, port {port}",
+            s.gid,
+            proc.child.id()
+        );
         self.workers.insert(id, proc);
         if s.worker_id == WORKER_ID_ANY {
             self.next_any += 1;
@@ -192,13 +198,18 @@ impl Daemon {
         Ok((id, port))
     }
 
-    /// Drops `conn`'s use of `id`; the last user's release terminates the process.
-    fn release(&mut self, conn: ConnId, id: u64) -> bool {
+    /// Drops one of `conn`'s uses of `id` (all of them when `all`); the last user's
+    /// release terminates the process.
+    fn release(&mut self, conn: ConnId, id: u64, all: bool) -> bool {
         let Some(p) = self.workers.get_mut(&id) else {
             return false;
         };
-        if !p.users.remove(&conn) {
+        let Some(n) = p.users.get_mut(&conn) else {
             return false;
+        };
+        *n -= 1;
+        if *n == 0 || all {
+            p.users.remove(&conn);
         }
         if p.users.is_empty() {
             let mut p = self.workers.remove(&id).expect("present");
@@ -250,7 +261,7 @@ impl Daemon {
                 }
             }
             Msg::Destroy { req, worker_id } => {
-                if self.release(conn, worker_id) {
+                if self.release(conn, worker_id, false) {
                     self.send(conn, &Msg::Destroyed { req, worker_id });
                 } else {
                     self.send(
@@ -293,11 +304,11 @@ impl Daemon {
         let ids: Vec<u64> = self
             .workers
             .iter()
-            .filter(|(_, p)| p.users.contains(&conn))
+            .filter(|(_, p)| p.users.contains_key(&conn))
             .map(|(i, _)| *i)
             .collect();
         for id in ids {
-            self.release(conn, id);
+            self.release(conn, id, true);
         }
     }
 
@@ -408,6 +419,10 @@ pub fn main_with_args(args: &[String]) -> i32 {
         }
     };
     install_stop_signals();
+    // -l: the application log limit; --sdk-log-level: the runtime's own messages (the
+    // daemon reports through the SDK log).
+    let _ = crate::log::global().set_global_upper(args.log_level);
+    let _ = crate::log::global().set_global_sdk(args.sdk_log_level);
     let plugins = plugins::discover(&std::env::var("UROM_PLUGIN_PATH").unwrap_or_default());
     let mut node = match Node::new() {
         Ok(n) => n,

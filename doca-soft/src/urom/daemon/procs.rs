@@ -2,7 +2,7 @@
 //! `UROM_WORKER_PORT` line, reap, and tear down (SIGTERM, then SIGKILL after a grace time).
 
 use crate::error::{DocaError, DocaResult};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Read;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd};
@@ -20,8 +20,8 @@ pub struct Proc {
     pub port: u16,
     /// Group id.
     pub gid: u32,
-    /// Host connections that use it.
-    pub users: HashSet<u64>,
+    /// Host connections that use it, with how many worker contexts each has on it.
+    pub users: HashMap<u64, u32>,
 }
 
 /// What a spawn needs.
@@ -146,7 +146,7 @@ pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
             child,
             port,
             gid: spec.gid,
-            users: HashSet::new(),
+            users: HashMap::new(),
         }),
         Err(e) => {
             let _ = child.kill();
