@@ -357,6 +357,22 @@ impl Worker {
         }
     }
 
+    /// Future form of [`Worker::command`]: each poll progresses this worker's PE once; the
+    /// future wakes itself while the notification is outstanding, so it runs on any
+    /// executor without a reactor (it busy-polls like the blocking form).
+    pub fn command_future(&self, plugin: u64, payload: &[u8]) -> CommandFuture<'_> {
+        let slot = Arc::new(Mutex::new(None));
+        let s2 = slot.clone();
+        let submitted = self.submit(plugin, payload, move |n| {
+            *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(n)
+        });
+        CommandFuture {
+            worker: self,
+            slot,
+            error: submitted.err(),
+        }
+    }
+
     /// Stops the worker and progresses until IDLE (also progresses the service's PE).
     pub fn stop(&self) -> Result<()> {
         let s = ctx_state(self.ctx());
@@ -391,5 +407,31 @@ impl Drop for Worker {
         let _ = self.stop();
         // SAFETY: live worker, IDLE (or the stop failed and destroy reports IN_USE).
         unsafe { ffi::doca_urom_worker_destroy(self.raw) };
+    }
+}
+
+/// The future of [`Worker::command_future`].
+pub struct CommandFuture<'a> {
+    worker: &'a Worker,
+    slot: Arc<Mutex<Option<Notification>>>,
+    error: Option<Error>,
+}
+
+impl std::future::Future for CommandFuture<'_> {
+    type Output = Result<Notification>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        if let Some(e) = self.error.take() {
+            return std::task::Poll::Ready(Err(e));
+        }
+        self.worker.progress();
+        if let Some(n) = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return std::task::Poll::Ready(Ok(n));
+        }
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }

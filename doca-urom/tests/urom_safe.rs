@@ -60,6 +60,10 @@ fn graph_loopback_in_worker_threads_and_gid_queries() {
         }
     };
     assert_eq!(got, Ok(99));
+    // Future form, on a minimal executor.
+    let fut = workers[2].command_future(graph.plugin.id, &doca_urom::graph::loopback_cmd(1234));
+    let n = block_on(fut).unwrap();
+    assert_eq!(doca_urom::graph::parse_loopback(&n), Ok(1234));
     // A command the plugin refuses (wrong length) reports the plugin's status.
     let n = workers[0].command(graph.plugin.id, &[0u8; 8]).unwrap();
     assert_eq!(n.status, Err(DocaError::INVALID_VALUE));
@@ -105,4 +109,27 @@ fn c_and_rust_plugins_side_by_side() {
     assert_eq!(n.status, Ok(()));
     assert_eq!(n.data, cmd);
     assert!(svc.plugin("worker_rdmo").is_err());
+}
+
+/// Polls a future to completion with a waker that does nothing (the UROM future wakes
+/// itself by busy-polling).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+    fn noop_raw() -> RawWaker {
+        fn clone(_: *const ()) -> RawWaker {
+            noop_raw()
+        }
+        fn noop(_: *const ()) {}
+        static VT: RawWakerVTable = RawWakerVTable::new(clone, noop, noop, noop);
+        RawWaker::new(std::ptr::null(), &VT)
+    }
+    // SAFETY: the vtable functions ignore the data pointer.
+    let waker = unsafe { Waker::from_raw(noop_raw()) };
+    let mut cx = Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
 }
