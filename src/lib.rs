@@ -18,7 +18,7 @@
 //!
 //! fn main() -> Result<(), doca::gpunetio::Error> {
 //!     for info in Device::list()? {
-//!         println!("{} {}", info.pci_addr()?, info.iface_name()?);
+//!         println!("{} {}", info.pci_addr(), info.iface_name());
 //!     }
 //!     Ok(())
 //! }
@@ -29,4 +29,6 @@
 //! The feature `soft` (default) links the software runtime; the feature `sdk` links an
 //! installed NVIDIA DOCA SDK instead. Exactly one of them must be enabled.
 
+pub use doca_gpunetio as gpunetio;
 pub use doca_sys as sys;
+pub use doca_urom as urom;

@@ -1,1 +1,35 @@
-//! Work in progress.
+//! # cuda-kernels: the CUDA kernels of doca-rs
+//!
+//! `kernels/*.cu` are compiled by nvcc at build time (nvcc 13.0: SASS for sm_80 and sm_90,
+//! PTX for compute_80, so any Ampere-or-newer GPU with a CUDA 13 driver runs them) into one
+//! fatbin embedded in this crate, loaded into a GPU's CUDA context on first use, and
+//! launched through typed launchers.
+//!
+//! ## Quick start
+//!
+//! ```no_run
+//! use doca_gpunetio::{Gpu, GpuBuffer, MemType};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let gpu = Gpu::by_ordinal(0)?;
+//!     let kernels = cuda_kernels::Kernels::load(&gpu)?;
+//!     let buf = GpuBuffer::<u32>::new(&gpu, 1024, MemType::CpuGpu)?;
+//!     kernels.fill_pattern(&buf, 7)?;
+//!     assert_eq!(buf.read(0), Some(7));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## Build requirements
+//!
+//! nvcc is looked for in `NVCC`, `CUDA_HOME/bin`, `PATH`, then where `scripts/setup`
+//! installs the pinned wheels (`.tools/py/nvidia/cu13/bin`); no GPU is needed to build.
+
+#![warn(missing_docs)]
+
+mod launch;
+
+pub use launch::{KernelError, Kernels};
+
+/// The embedded fatbin holding every kernel.
+pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));

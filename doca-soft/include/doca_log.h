@@ -27,7 +27,11 @@ extern "C" {
 
 struct doca_log_backend;
 
-/* Severity; lower is more severe. A limit of L lets through every level <= L. */
+/*
+ * Severity; a smaller number is more severe. A backend prints level L when
+ * upper_limit <= L <= lower_limit: the lower limit is the least severe level it shows
+ * (default INFO), the upper limit the most severe (default CRIT).
+ */
 enum doca_log_level {
 	DOCA_LOG_LEVEL_DISABLE = 10,
 	DOCA_LOG_LEVEL_CRIT = 20,
@@ -53,9 +57,20 @@ doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backe
 DOCA_STABLE
 doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend);
 
+/* Application messages to an open file descriptor. */
+DOCA_STABLE
+doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend);
+
+/* The library's own messages to an open file descriptor. */
+DOCA_STABLE
+doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend **backend);
+
 /* Level of library messages a backend prints. */
 DOCA_STABLE
 doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level);
+
+DOCA_STABLE
+doca_error_t doca_log_backend_get_sdk_level(const struct doca_log_backend *backend, uint32_t *level);
 
 /* Window of application levels a backend prints. */
 DOCA_STABLE
@@ -74,9 +89,21 @@ doca_error_t doca_log_level_set_global_lower_limit(uint32_t log_level);
 DOCA_STABLE
 doca_error_t doca_log_level_set_global_upper_limit(uint32_t log_level);
 
+DOCA_STABLE
+uint32_t doca_log_level_get_global_sdk_limit(void);
+
+DOCA_STABLE
+uint32_t doca_log_level_get_global_lower_limit(void);
+
+DOCA_STABLE
+uint32_t doca_log_level_get_global_upper_limit(void);
+
 /* Register a source name; *source receives its id for doca_log. */
 DOCA_STABLE
 doca_error_t doca_log_register_source(const char *source_name, int *source);
+
+DOCA_STABLE
+doca_error_t doca_log_unregister_source(int source);
 
 /* Library entry point behind doca_log: prints one finished message. */
 DOCA_STABLE
@@ -118,17 +145,18 @@ static inline doca_error_t doca_log(uint32_t level,
 }
 
 /*
- * Register this file's log source under SOURCE. Defines the file-static `log_source` the
+ * Register this file's log source under the name SOURCE (any tokens, e.g. APP or
+ * APP::MAIN; only its spelling is used). Defines the file-static `log_source` the
  * DOCA_LOG_* macros use and a constructor that registers it before main. Use once per
  * file, at file scope, followed by a semicolon.
  */
 #define DOCA_LOG_REGISTER(SOURCE)                                                                  \
 	static int log_source = -1;                                                                \
-	static void __attribute__((constructor)) doca_log_register_##SOURCE##_ctor(void)           \
+	static void __attribute__((constructor)) doca_log_register_this_file_(void)                \
 	{                                                                                          \
 		(void)doca_log_register_source(#SOURCE, &log_source);                              \
 	}                                                                                          \
-	extern int doca_log_register_##SOURCE##_end_
+	extern int doca_log_register_needs_a_semicolon_
 
 /* Print at a level given by its short name (CRIT, ERROR, WARNING, INFO, DEBUG, TRACE). */
 #define DOCA_LOG(level, format, ...)                                                               \

@@ -61,6 +61,12 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 DOCA_STABLE
 doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len);
 
+DOCA_STABLE
+doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data);
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
+
 /* Memory key of the registration on dev, in host byte order (after start). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_mmap_get_mkey(const struct doca_mmap *mmap, const struct doca_dev *dev, uint32_t *mkey);

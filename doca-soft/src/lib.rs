@@ -12,12 +12,22 @@
 
 #[macro_use]
 pub mod log;
+pub mod argp;
+pub mod buf;
+pub mod buf_arr;
+pub mod buf_inventory;
 pub mod cabi;
 pub mod ctx;
 pub mod dev;
 pub mod error;
+pub mod eth;
+pub mod flow;
 pub mod gpu;
+pub mod mmap;
 pub mod pe;
+pub mod pkgconfig;
+pub mod port;
+pub mod semaphore;
 pub mod task;
 pub mod types;
 pub mod ucx;

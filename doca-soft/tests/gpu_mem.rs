@@ -205,3 +205,114 @@ fn destroy_frees_leftover_memory() {
     unsafe { assert_eq!(doca_gpu_destroy(g), 0) };
     assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_none());
 }
+
+#[test]
+fn mmap_of_gpu_memory_and_buf_arr_handle() {
+    use doca_soft::buf_arr::*;
+    use doca_soft::mmap::*;
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    // SAFETY: g is live until destroyed at the end.
+    let gpu = unsafe { &*g };
+    let size = 1 << 16;
+    let (d, _) = alloc(g, size, 4096, GPU_MEM_TYPE_GPU);
+    let (mut m, mut a) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let mut h: *mut c_void = std::ptr::null_mut();
+    // SAFETY: live objects, writable out-pointers; torn down in reverse order.
+    unsafe {
+        assert_eq!(doca_mmap_create(&mut m), 0);
+        assert_eq!(doca_mmap_set_memrange(m, d, size), 0);
+        assert_eq!(doca_mmap_start(m), 0);
+        let mm: &Mmap = &*m;
+        assert!(mm.gpu().is_some(), "range is GPU memory");
+        assert!(mm.cpu_ptr().is_none(), "device-only memory");
+        mm.write_at(100, b"hello gpu").unwrap();
+        let mut back = [0u8; 9];
+        mm.read_at(100, &mut back).unwrap();
+        assert_eq!(&back, b"hello gpu");
+        let mut direct = [0u8; 9];
+        gpu.copy_from_device(&mut direct, d as u64 + 100).unwrap();
+        assert_eq!(&direct, b"hello gpu");
+
+        assert_eq!(doca_buf_arr_create(8, &mut a), 0);
+        assert_eq!(doca_buf_arr_set_params(a, m, 1024, 512), 0);
+        assert_eq!(doca_buf_arr_set_target_gpu(a, g), 0);
+        assert_eq!(doca_buf_arr_start(a), 0);
+        assert_eq!(doca_buf_arr_get_gpu_handle(a, &mut h), 0);
+        assert!(!h.is_null());
+        let mut raw = [0u8; 16 * 8];
+        gpu.copy_from_device(&mut raw, h as u64).unwrap();
+        let e3_addr = u64::from_ne_bytes(raw[48..56].try_into().unwrap());
+        let e3_mkey = u32::from_ne_bytes(raw[56..60].try_into().unwrap());
+        assert_eq!(e3_addr, d as u64 + 512 + 3 * 1024);
+        assert_eq!(u32::from_be(e3_mkey), mm.mkey());
+        assert_eq!(doca_buf_arr_stop(a), 0);
+        assert_eq!(doca_buf_arr_destroy(a), 0);
+        assert_eq!(doca_mmap_destroy(m), 0);
+        assert_eq!(doca_gpu_mem_free(g, d), 0);
+        assert_eq!(doca_gpu_destroy(g), 0);
+    }
+}
+
+#[test]
+fn mmap_by_cpu_address_of_mapped_memory() {
+    use doca_soft::mmap::*;
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let (d, c) = alloc(g, 4096, 0, GPU_MEM_TYPE_CPU_GPU);
+    let mut m = std::ptr::null_mut();
+    // SAFETY: live objects; c maps 4096 bytes.
+    unsafe {
+        assert_eq!(doca_mmap_create(&mut m), 0);
+        assert_eq!(doca_mmap_set_memrange(m, c, 4096), 0);
+        assert_eq!(doca_mmap_start(m), 0);
+        let mm: &Mmap = &*m;
+        let r = mm
+            .gpu_range()
+            .expect("CPU address of a GPU allocation is recognised");
+        assert_eq!(r.gpu_addr, d as u64);
+        assert_eq!(mm.cpu_ptr(), Some(c.cast::<u8>()));
+        mm.write_at(0, b"abc").unwrap();
+        assert_eq!(std::slice::from_raw_parts(c.cast::<u8>(), 3), b"abc");
+        assert_eq!(doca_mmap_destroy(m), 0);
+        assert_eq!(doca_gpu_mem_free(g, d), 0);
+        assert_eq!(doca_gpu_destroy(g), 0);
+    }
+}
+
+#[test]
+fn objects_using_a_destroyed_gpu_keep_its_memory() {
+    use doca_soft::mmap::*;
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let (d, _) = alloc(g, 4096, 0, GPU_MEM_TYPE_GPU);
+    let mut m = std::ptr::null_mut();
+    // SAFETY: live objects; the GPU handle is not used after its destroy.
+    unsafe {
+        assert_eq!(doca_mmap_create(&mut m), 0);
+        assert_eq!(doca_mmap_set_memrange(m, d, 4096), 0);
+        assert_eq!(doca_mmap_start(m), 0);
+        assert_eq!(
+            doca_gpu_destroy(g),
+            0,
+            "destroy succeeds while the mmap uses the GPU"
+        );
+        let mm: &Mmap = &*m;
+        mm.write_at(8, b"still here").unwrap();
+        let mut back = [0u8; 10];
+        mm.read_at(8, &mut back).unwrap();
+        assert_eq!(&back, b"still here");
+        assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_some());
+        assert_eq!(doca_mmap_destroy(m), 0);
+    }
+    assert!(
+        doca_soft::gpu::registry::lookup(d as u64, 1).is_none(),
+        "leftover memory freed with the last user"
+    );
+}

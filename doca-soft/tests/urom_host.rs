@@ -3,6 +3,7 @@
 
 mod urom_support;
 
+use doca_soft::buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
 use doca_soft::ctx::{
     doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
     STATE_STARTING,
@@ -11,7 +12,6 @@ use doca_soft::error::DocaError;
 use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, Pe};
 use doca_soft::task::{doca_task_get_status, doca_task_submit, Task};
 use doca_soft::types::DocaData;
-use doca_soft::urom::buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
 use doca_soft::urom::host_worker::*;
 use doca_soft::urom::service::*;
 use std::ffi::c_void;

@@ -38,7 +38,11 @@ impl PciAddr {
             }
             u32::from_str_radix(t, 16).map_err(|_| bad)
         };
-        let domain = hex(domain, 4)?;
+        // CUDA prints 8-digit domains (00000000:00:06.0); the value must fit 16 bits.
+        let domain = hex(domain, 8)?;
+        if domain > 0xffff {
+            return Err(bad);
+        }
         let bus = hex(bus, 2)?;
         let dev = hex(dev, 2)?;
         let func = hex(func, 1)?;
@@ -120,6 +124,11 @@ mod tests {
         assert_eq!(PciAddr::parse("0000:AB:1f.7").unwrap().short(), "ab:1f.7");
         assert_eq!(a.long(), "0000:17:00.0");
         assert_eq!(a.long().len(), 12);
+        assert_eq!(PciAddr::parse("00000000:17:00.0").unwrap(), a);
+        assert_eq!(
+            PciAddr::parse("00010000:17:00.0"),
+            Err(DocaError::INVALID_VALUE)
+        );
     }
 
     #[test]

@@ -97,6 +97,21 @@ pub extern "C" fn doca_devinfo_rep_is_equal_pci_addr(
     to_c(no_rep(devinfo_rep))
 }
 
+/// `doca_devinfo_rep_get_pci_func_type(rep, &type)`.
+#[no_mangle]
+pub extern "C" fn doca_devinfo_rep_get_pci_func_type(
+    devinfo_rep: *const DevInfoRep,
+    _pci_func_type: *mut u32,
+) -> u32 {
+    to_c(no_rep(devinfo_rep))
+}
+
+/// `doca_dev_rep_as_devinfo(dev_rep)`: always NULL (no representor can be opened).
+#[no_mangle]
+pub extern "C" fn doca_dev_rep_as_devinfo(_dev_rep: *mut DevRep) -> *mut DevInfoRep {
+    std::ptr::null_mut()
+}
+
 /// `doca_dev_rep_open(rep, &dev_rep)`.
 #[no_mangle]
 pub extern "C" fn doca_dev_rep_open(devinfo: *mut DevInfoRep, _dev_rep: *mut *mut DevRep) -> u32 {
@@ -148,5 +163,11 @@ mod tests {
             doca_devinfo_rep_get_vuid(std::ptr::null(), std::ptr::null_mut(), 0),
             DocaError::INVALID_VALUE.0
         );
+        let mut t = 0u32;
+        assert_eq!(
+            doca_devinfo_rep_get_pci_func_type(std::ptr::null(), &mut t),
+            DocaError::INVALID_VALUE.0
+        );
+        assert!(doca_dev_rep_as_devinfo(std::ptr::null_mut()).is_null());
     }
 }

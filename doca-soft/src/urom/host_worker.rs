@@ -9,12 +9,13 @@
 //! fail with NOT_CONNECTED. Stop (IN_PROGRESS) asks the daemon to release the worker and
 //! reaches IDLE inside a later progress (needs the service's PE to be progressed too).
 
+use crate::buf::Buf;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::task::Task;
 use crate::types::DocaData;
 use crate::urom::abi::{CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
-use crate::urom::buf::Buf;
+use crate::urom::buf::{data_bytes, fill, task_buf};
 use crate::urom::link::Link;
 use crate::urom::service::{service_ref, ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
 use crate::urom::wire::{Msg, SpawnReq, OVERHEAD};
@@ -119,7 +120,7 @@ impl WorkerShared {
             // SAFETY: in-flight tasks are live until completed.
             unsafe {
                 (*t).busy = false;
-                (*t).response.fill(&[]);
+                fill(&mut (*t).response, &[]);
             }
             ctx.complete_task(t as *mut Task, Err(e));
         }
@@ -148,7 +149,7 @@ impl WorkerShared {
         // SAFETY: the task is live while in flight.
         unsafe {
             (*t).busy = false;
-            (*t).response.fill(&body[..body.len().min(len)]);
+            fill(&mut (*t).response, &body[..body.len().min(len)]);
         }
         ctx.complete_task(t as *mut Task, r);
         1
@@ -369,7 +370,7 @@ impl CtxOps for WorkerShared {
             if (*t).busy {
                 return Err(DocaError::IN_USE);
             }
-            ((*t).plugin, (*t).payload.data().to_vec())
+            ((*t).plugin, data_bytes(&(*t).payload).to_vec())
         };
         st.next_cookie += 1;
         let cookie = st.next_cookie;
@@ -720,8 +721,8 @@ pub unsafe extern "C" fn doca_urom_worker_cmd_task_allocate(
             plugin: 0,
             user: [0; TASK_USER_DATA_LEN],
             busy: false,
-            payload: Buf::over(&mut pm),
-            response: Buf::over(&mut rm),
+            payload: task_buf(&mut pm),
+            response: task_buf(&mut rm),
             _payload_mem: pm,
             _response_mem: rm,
         });

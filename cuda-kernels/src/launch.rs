@@ -1,0 +1,96 @@
+//! Loading the fatbin into a GPU's context and typed launchers.
+
+use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig, PushKernelArg};
+use doca_gpunetio::{Gpu, GpuBuffer, GpuPod};
+use std::sync::Arc;
+
+/// Errors from loading or launching kernels.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// A CUDA driver call failed.
+    #[error("{op}: {msg}")]
+    Cuda {
+        /// What was being done.
+        op: &'static str,
+        /// The driver's message.
+        msg: String,
+    },
+    /// Arguments rejected before launching.
+    #[error("invalid launch: {0}")]
+    Invalid(String),
+}
+
+fn cuda<E: std::fmt::Display>(op: &'static str) -> impl FnOnce(E) -> KernelError {
+    move |e| KernelError::Cuda {
+        op,
+        msg: e.to_string(),
+    }
+}
+
+/// The kernels, loaded into one GPU's context.
+pub struct Kernels {
+    gpu: Gpu,
+    module: Arc<CudaModule>,
+}
+
+impl Kernels {
+    /// Loads the embedded fatbin into `gpu`'s primary context.
+    pub fn load(gpu: &Gpu) -> Result<Self, KernelError> {
+        let ptx = cudarc::nvrtc::Ptx::from_binary(crate::FATBIN.to_vec());
+        let module = gpu
+            .cuda()
+            .load_module(ptx)
+            .map_err(cuda("load the kernels fatbin"))?;
+        Ok(Kernels {
+            gpu: gpu.clone(),
+            module,
+        })
+    }
+
+    /// A kernel by its (extern "C") name.
+    pub fn function(&self, name: &str) -> Result<CudaFunction, KernelError> {
+        self.module
+            .load_function(name)
+            .map_err(|e| KernelError::Cuda {
+                op: "cuModuleGetFunction",
+                msg: format!("{name}: {e}"),
+            })
+    }
+
+    /// The GPU these kernels run on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// Fills `buf[i] = i * 2654435761 + seed` on the GPU and waits for it.
+    pub fn fill_pattern(&self, buf: &GpuBuffer<u32>, seed: u32) -> Result<(), KernelError> {
+        let f = self.function("doca_rs_fill_pattern")?;
+        let stream = self.gpu.cuda().default_stream();
+        let (ptr, n) = (buf.device_ptr(), buf.len() as u64);
+        let mut b = stream.launch_builder(&f);
+        b.arg(&ptr).arg(&n).arg(&seed);
+        // SAFETY: the kernel writes n u32 at ptr, which the buffer holds.
+        unsafe { b.launch(LaunchConfig::for_num_elems(buf.len().min(1 << 24) as u32)) }
+            .map_err(cuda("launch doca_rs_fill_pattern"))?;
+        stream.synchronize().map_err(cuda("synchronize"))
+    }
+
+    /// Sums a buffer of u32 on the GPU (reads every element once).
+    pub fn sum_u32(&self, buf: &GpuBuffer<u32>) -> Result<u64, KernelError> {
+        let f = self.function("doca_rs_sum_u32")?;
+        let stream = self.gpu.cuda().default_stream();
+        let mut out = stream.alloc_zeros::<u64>(1).map_err(cuda("alloc"))?;
+        let (ptr, n) = (buf.device_ptr(), buf.len() as u64);
+        let mut b = stream.launch_builder(&f);
+        b.arg(&ptr).arg(&n).arg(&mut out);
+        // SAFETY: reads n u32 at ptr; writes one u64 to `out`.
+        unsafe { b.launch(LaunchConfig::for_num_elems(buf.len().min(1 << 24) as u32)) }
+            .map_err(cuda("launch doca_rs_sum_u32"))?;
+        let v = stream.clone_dtoh(&out).map_err(cuda("copy result"))?;
+        Ok(v[0])
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_pod<T: GpuPod>() {}

@@ -1,0 +1,226 @@
+//! Memory the queues use: device-mapped blocks for rings and handles, the packet buffer of
+//! an RX queue, and reading TX frames. Device memory is reached through [`DeviceMem`]
+//! (implemented over the GPU of `doca_ctx_set_datapath_on_gpu`); plain host memory works
+//! without a GPU, which is how CI exercises the ring protocol.
+
+use crate::error::{DocaError, DocaResult};
+use std::alloc::Layout;
+use std::sync::Arc;
+
+/// A device the queues can allocate device-mapped memory on and copy to/from.
+pub trait DeviceMem: Send + Sync {
+    /// Pinned, device-mapped host memory (zeroed): (device address, CPU pointer).
+    fn alloc_mapped(&self, size: usize) -> DocaResult<(u64, *mut u8)>;
+    /// Frees a block from [`DeviceMem::alloc_mapped`].
+    fn free_mapped(&self, dev_addr: u64);
+    /// Synchronous copy host -> device.
+    fn copy_to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()>;
+    /// Synchronous copy device -> host.
+    fn copy_from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()>;
+    /// CPU pointer of a device address when the allocation has one.
+    fn cpu_ptr_of(&self, dev_addr: u64) -> Option<*mut u8>;
+}
+
+/// A zeroed block visible to both the CPU proxy and the consumer (the GPU, or a CPU
+/// consumer in tests): device-mapped memory when a device is given, else host memory.
+pub struct SharedBlock {
+    cpu: *mut u8,
+    dev: u64,
+    len: usize,
+    owner: Option<Arc<dyn DeviceMem>>,
+}
+
+// SAFETY: the block is plain memory owned by this value; concurrent access goes through
+// atomics or the ring protocol.
+unsafe impl Send for SharedBlock {}
+// SAFETY: as above.
+unsafe impl Sync for SharedBlock {}
+
+const BLOCK_ALIGN: usize = 4096;
+
+impl SharedBlock {
+    /// Allocates `len` zeroed bytes (at least 1).
+    pub fn new(len: usize, device: Option<&Arc<dyn DeviceMem>>) -> DocaResult<SharedBlock> {
+        let len = len.max(1);
+        match device {
+            Some(d) => {
+                let (dev, cpu) = d.alloc_mapped(len)?;
+                // SAFETY: alloc_mapped returned `len` writable bytes at `cpu`.
+                unsafe { std::ptr::write_bytes(cpu, 0, len) };
+                Ok(SharedBlock {
+                    cpu,
+                    dev,
+                    len,
+                    owner: Some(d.clone()),
+                })
+            }
+            None => {
+                let layout =
+                    Layout::from_size_align(len, BLOCK_ALIGN).map_err(|_| DocaError::NO_MEMORY)?;
+                // SAFETY: layout has non-zero size.
+                let cpu = unsafe { std::alloc::alloc_zeroed(layout) };
+                if cpu.is_null() {
+                    return Err(DocaError::NO_MEMORY);
+                }
+                Ok(SharedBlock {
+                    cpu,
+                    dev: cpu as u64,
+                    len,
+                    owner: None,
+                })
+            }
+        }
+    }
+
+    /// CPU pointer.
+    pub fn cpu(&self) -> *mut u8 {
+        self.cpu
+    }
+
+    /// Address for the consumer (device address, or the CPU pointer for host blocks).
+    pub fn dev(&self) -> u64 {
+        self.dev
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Never empty (kept for clippy's `len_without_is_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for SharedBlock {
+    fn drop(&mut self) {
+        match &self.owner {
+            Some(d) => d.free_mapped(self.dev),
+            None => {
+                let layout = Layout::from_size_align(self.len, BLOCK_ALIGN)
+                    .expect("layout was valid at allocation");
+                // SAFETY: allocated in `new` with this layout.
+                unsafe { std::alloc::dealloc(self.cpu, layout) };
+            }
+        }
+    }
+}
+
+/// The packet buffer of an RX queue (a range of the application's mmap).
+#[derive(Clone)]
+pub struct PktBuf {
+    /// Address of byte 0 as the consumer sees it (device address or host pointer).
+    pub addr: u64,
+    /// CPU pointer to byte 0 when the CPU can write the buffer directly.
+    pub host: Option<*mut u8>,
+    /// Length in bytes.
+    pub len: usize,
+    /// mkey of the mmap (host order).
+    pub mkey: u32,
+    /// The device, for copies into device memory (`host == None`).
+    pub device: Option<Arc<dyn DeviceMem>>,
+}
+
+// SAFETY: the buffer is application memory registered through an mmap that outlives the
+// queue; writes follow the ring protocol.
+unsafe impl Send for PktBuf {}
+// SAFETY: as above.
+unsafe impl Sync for PktBuf {}
+
+impl PktBuf {
+    /// A buffer in host memory at `ptr`.
+    pub fn host(ptr: *mut u8, len: usize, mkey: u32) -> PktBuf {
+        PktBuf {
+            addr: ptr as u64,
+            host: Some(ptr),
+            len,
+            mkey,
+            device: None,
+        }
+    }
+
+    /// Writes `data` at `offset` (bounds-checked): directly for host memory, one device copy
+    /// otherwise.
+    pub fn write(&self, offset: usize, data: &[u8]) -> DocaResult<()> {
+        let end = offset
+            .checked_add(data.len())
+            .ok_or(DocaError::INVALID_VALUE)?;
+        if end > self.len {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        match (self.host, &self.device) {
+            (Some(p), _) => {
+                // SAFETY: [offset, end) is inside the buffer (checked above), which the
+                // application registered as writable memory for this queue.
+                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(offset), data.len()) };
+                Ok(())
+            }
+            (None, Some(d)) => d.copy_to_device(self.addr + offset as u64, data),
+            (None, None) => Err(DocaError::BAD_STATE),
+        }
+    }
+}
+
+/// Where a TX proxy reads frame bytes from.
+pub trait FrameSource: Send + Sync {
+    /// Appends `len` bytes at `addr` (mkey big-endian, as in the descriptor) to `out`;
+    /// INVALID_VALUE when the range is not registered memory.
+    fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()>;
+}
+
+/// Host memory ranges a TX proxy may read (registered mmaps over host memory), plus the
+/// device for device addresses.
+#[derive(Default, Clone)]
+pub struct MemRanges {
+    ranges: Vec<(u64, usize)>,
+    device: Option<Arc<dyn DeviceMem>>,
+}
+
+impl MemRanges {
+    /// Ranges that only the device can resolve (or none when `device` is None).
+    pub fn new(device: Option<Arc<dyn DeviceMem>>) -> MemRanges {
+        MemRanges {
+            ranges: Vec::new(),
+            device,
+        }
+    }
+
+    /// Allows reads of host memory `[addr, addr+len)`.
+    pub fn add_host(&mut self, addr: *const u8, len: usize) {
+        self.ranges.push((addr as u64, len));
+    }
+
+    fn host_contains(&self, addr: u64, len: usize) -> bool {
+        let Some(end) = addr.checked_add(len as u64) else {
+            return false;
+        };
+        self.ranges
+            .iter()
+            .any(|&(a, l)| addr >= a && end <= a + l as u64)
+    }
+}
+
+impl FrameSource for MemRanges {
+    fn read(&self, addr: u64, _mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
+        let start = out.len();
+        if self.host_contains(addr, len) {
+            // SAFETY: the range lies inside registered host memory (checked above).
+            let src = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+            out.extend_from_slice(src);
+            return Ok(());
+        }
+        let d = self.device.as_ref().ok_or(DocaError::INVALID_VALUE)?;
+        if let Some(p) = d.cpu_ptr_of(addr) {
+            // SAFETY: the device reports a CPU mapping for this allocation.
+            let src = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+            out.extend_from_slice(src);
+            return Ok(());
+        }
+        out.resize(start + len, 0);
+        d.copy_from_device(&mut out[start..], addr)
+            .inspect_err(|_| {
+                out.truncate(start);
+            })
+    }
+}

@@ -1,0 +1,308 @@
+//! The consumer side of a TX ring: the proxy that plays the NIC. It takes descriptors the
+//! producers published (`sq_ready`), reads the frame bytes (host memory directly, device
+//! memory through a copy), applies checksum offload, honours wait-on-time descriptors against
+//! CLOCK_REALTIME, sends on the port, and reports NOTIFY sends and errors: CQ entries when
+//! completions are on the GPU, else events the queue raises on its PE.
+
+use super::checksum;
+use super::counters::TxCounters;
+use super::mem::{DeviceMem, FrameSource, SharedBlock};
+use super::ring::{self, TxCqe, TxDesc, TxqHandle, RING_VERSION};
+use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_NOP};
+use super::ring::{TX_OP_SEND, TX_OP_WAIT};
+use crate::error::{DocaError, DocaResult};
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// Where a TX queue's frames go (the port).
+pub trait FrameOut: Send + Sync {
+    /// Sends one frame.
+    fn send(&self, frame: &[u8]) -> DocaResult<()>;
+}
+
+/// Settings of a TX ring.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TxRingCfg {
+    /// Descriptors the producers may have in flight (rounded up to a power of two).
+    pub max_burst: u32,
+    /// IPv4 header checksum offload.
+    pub l3_csum: bool,
+    /// UDP/TCP checksum offload.
+    pub l4_csum: bool,
+    /// Completions to the CQ ring (else PE events).
+    pub completion_on_gpu: bool,
+    /// Wait-on-time offload enabled.
+    pub wait_on_time: bool,
+}
+
+/// A completion reported to the CPU (PE event) in CPU-completion mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxEvent {
+    /// Descriptor index.
+    pub wqe_index: u64,
+    /// Send time (CLOCK_REALTIME ns).
+    pub timestamp_ns: u64,
+    /// 0 for a NOTIFY send, else the doca_error_t of the failure.
+    pub status: u32,
+}
+
+/// A TX ring (handle, descriptors, completions).
+pub struct TxRing {
+    handle: SharedBlock,
+    descs: SharedBlock,
+    cqs: SharedBlock,
+    desc_num: u32,
+}
+
+impl TxRing {
+    /// Allocates the ring in device-mapped memory of `device` (host memory when None).
+    pub fn new(cfg: TxRingCfg, device: Option<&Arc<dyn DeviceMem>>) -> DocaResult<TxRing> {
+        if cfg.max_burst == 0 || cfg.max_burst > 1 << 20 {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let desc_num = cfg.max_burst.next_power_of_two().max(64);
+        let handle = SharedBlock::new(std::mem::size_of::<TxqHandle>(), device)?;
+        let descs = SharedBlock::new(desc_num as usize * std::mem::size_of::<TxDesc>(), device)?;
+        let cqs = SharedBlock::new(desc_num as usize * std::mem::size_of::<TxCqe>(), device)?;
+        let h = TxqHandle {
+            desc_addr: descs.dev(),
+            cq_addr: cqs.dev(),
+            desc_num,
+            desc_mask: desc_num - 1,
+            cq_num: desc_num,
+            cq_mask: desc_num - 1,
+            l3_csum: u8::from(cfg.l3_csum),
+            l4_csum: u8::from(cfg.l4_csum),
+            completion_on_gpu: u8::from(cfg.completion_on_gpu),
+            wait_on_time: u8::from(cfg.wait_on_time),
+            nic_handler: 1,
+            version: RING_VERSION,
+            ..Default::default()
+        };
+        // SAFETY: the block holds at least one TxqHandle and is suitably aligned.
+        unsafe { std::ptr::write(handle.cpu() as *mut TxqHandle, h) };
+        Ok(TxRing {
+            handle,
+            descs,
+            cqs,
+            desc_num,
+        })
+    }
+
+    /// Handle address for the device API (`doca_eth_txq_get_gpu_handle`).
+    pub fn handle_dev(&self) -> u64 {
+        self.handle.dev()
+    }
+
+    /// CPU pointer to the handle.
+    pub fn handle_cpu(&self) -> *mut TxqHandle {
+        self.handle.cpu() as *mut TxqHandle
+    }
+
+    /// Descriptor ring entries.
+    pub fn desc_num(&self) -> u32 {
+        self.desc_num
+    }
+
+    fn h(&self) -> &TxqHandle {
+        // SAFETY: the handle block holds a TxqHandle for the ring's lifetime; only the
+        // immutable configuration fields are read through this reference.
+        unsafe { &*self.handle_cpu() }
+    }
+
+    fn desc(&self, idx: u64) -> TxDesc {
+        let i = (idx & u64::from(self.desc_num - 1)) as usize;
+        // SAFETY: i < desc_num entries; the producer published it through sq_ready.
+        unsafe { std::ptr::read_volatile((self.descs.cpu() as *const TxDesc).add(i)) }
+    }
+
+    fn write_cqe(&self, idx: u64, cqe: TxCqe) {
+        let i = (idx & u64::from(self.desc_num - 1)) as usize;
+        // SAFETY: i < cq_num entries; entry `idx` is not visible until cq_pi passes it.
+        unsafe { std::ptr::write_volatile((self.cqs.cpu() as *mut TxCqe).add(i), cqe) };
+    }
+}
+
+/// The proxy of one TX queue.
+pub struct TxProxy {
+    ring: TxRing,
+    src: Arc<dyn FrameSource>,
+    out: Arc<dyn FrameOut>,
+    events: Mutex<VecDeque<TxEvent>>,
+    events_enabled: std::sync::atomic::AtomicBool,
+    busy: Mutex<Vec<u8>>,
+    counters: TxCounters,
+}
+
+/// Why a progress pass stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stall {
+    WaitOnTime,
+    CqFull,
+}
+
+impl TxProxy {
+    /// A proxy reading frames from `src` and sending them to `out`.
+    pub fn new(ring: TxRing, src: Arc<dyn FrameSource>, out: Arc<dyn FrameOut>) -> TxProxy {
+        TxProxy {
+            ring,
+            src,
+            out,
+            events: Mutex::new(VecDeque::new()),
+            events_enabled: std::sync::atomic::AtomicBool::new(true),
+            busy: Mutex::new(Vec::new()),
+            counters: TxCounters::default(),
+        }
+    }
+
+    /// The ring.
+    pub fn ring(&self) -> &TxRing {
+        &self.ring
+    }
+
+    /// The counters.
+    pub fn counters(&self) -> &TxCounters {
+        &self.counters
+    }
+
+    /// Whether CPU-mode completions are kept as events (default on). Off when nobody
+    /// registered for them, so they do not pile up; they are still counted.
+    pub fn set_events_enabled(&self, on: bool) {
+        self.events_enabled.store(on, Ordering::Release);
+    }
+
+    /// Takes the pending PE events (CPU-completion mode).
+    pub fn take_events(&self) -> Vec<TxEvent> {
+        let mut e = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        e.drain(..).collect()
+    }
+
+    /// Processes every published descriptor it can; returns how many it consumed. Stops at
+    /// a WAIT whose time has not come and when the CQ ring is full; never blocks.
+    pub fn progress(&self) -> u32 {
+        // One pass at a time (a proxy thread and the application's progress calls may race).
+        let Ok(mut frame) = self.busy.try_lock() else {
+            return 0;
+        };
+        let hp = self.ring.handle_cpu();
+        // SAFETY: the handle is live for the ring's lifetime; sq_done is written only here.
+        let mut done = unsafe { ring::load_acquire(&mut (*hp).sq_done) };
+        // SAFETY: as above.
+        let ready = unsafe { ring::load_acquire(&mut (*hp).sq_ready) };
+        let mut consumed = 0u32;
+        while done < ready {
+            let d = self.ring.desc(done);
+            match self.process(done, &d, &mut frame) {
+                Ok(()) => {}
+                Err(_stall) => break,
+            }
+            done += 1;
+            consumed += 1;
+            // SAFETY: as above; releases the slot to the producers.
+            unsafe { ring::store_release(&mut (*hp).sq_done, done) };
+        }
+        consumed
+    }
+
+    fn process(&self, idx: u64, d: &TxDesc, frame: &mut Vec<u8>) -> Result<(), Stall> {
+        match d.opcode {
+            TX_OP_NOP => Ok(()),
+            TX_OP_WAIT => {
+                if ring::realtime_ns() < ring::wait_on_time_to_ns(d.wait_on_time) {
+                    Err(Stall::WaitOnTime)
+                } else {
+                    Ok(())
+                }
+            }
+            TX_OP_SEND => {
+                let notify = d.flags & TX_FLAG_NOTIFY != 0;
+                // A completion may be needed (NOTIFY, or an error): make sure it fits first.
+                if self.ring.h().completion_on_gpu != 0 && self.cq_full() {
+                    return Err(Stall::CqFull);
+                }
+                let status = match self.send_one(d, frame) {
+                    Ok(()) => {
+                        self.counters.sent.fetch_add(1, Ordering::Relaxed);
+                        0
+                    }
+                    Err(e) => {
+                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                        e.0
+                    }
+                };
+                if notify || status != 0 {
+                    self.complete(idx, status, frame.len() as u32);
+                }
+                Ok(())
+            }
+            _ => {
+                self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                if self.ring.h().completion_on_gpu != 0 && self.cq_full() {
+                    return Err(Stall::CqFull);
+                }
+                self.complete(idx, DocaError::INVALID_VALUE.0, 0);
+                Ok(())
+            }
+        }
+    }
+
+    fn cq_full(&self) -> bool {
+        let hp = self.ring.handle_cpu();
+        // SAFETY: the handle is live for the ring's lifetime.
+        let (pi, ci) = unsafe {
+            (
+                ring::load_acquire(&mut (*hp).cq_pi),
+                ring::load_acquire(&mut (*hp).cq_ci),
+            )
+        };
+        pi.wrapping_sub(ci) >= u64::from(self.ring.desc_num)
+    }
+
+    fn send_one(&self, d: &TxDesc, frame: &mut Vec<u8>) -> DocaResult<()> {
+        frame.clear();
+        self.src.read(d.addr, d.mkey, d.len as usize, frame)?;
+        if d.len2 != 0 {
+            self.src.read(d.addr2, d.mkey2, d.len2 as usize, frame)?;
+        }
+        if frame.is_empty() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let h = self.ring.h();
+        let l3 = h.l3_csum != 0 || d.flags & TX_FLAG_L3_CSUM != 0;
+        let l4 = h.l4_csum != 0 || d.flags & TX_FLAG_L4_CSUM != 0;
+        if l3 || l4 {
+            checksum::apply_offloads(frame, l3, l4);
+        }
+        self.out.send(frame)
+    }
+
+    fn complete(&self, idx: u64, status: u32, bytes: u32) {
+        let ts = ring::realtime_ns();
+        self.counters.completed.fetch_add(1, Ordering::Relaxed);
+        if self.ring.h().completion_on_gpu != 0 {
+            let hp = self.ring.handle_cpu();
+            // SAFETY: the handle is live; cq_pi is written only by this proxy.
+            let pi = unsafe { ring::load_acquire(&mut (*hp).cq_pi) };
+            self.ring.write_cqe(
+                pi,
+                TxCqe {
+                    wqe_index: idx,
+                    timestamp_ns: ts,
+                    status,
+                    bytes,
+                    rsvd: 0,
+                },
+            );
+            // SAFETY: as above; release publishes the entry.
+            unsafe { ring::store_release(&mut (*hp).cq_pi, pi + 1) };
+        } else if self.events_enabled.load(Ordering::Acquire) {
+            let mut e = self.events.lock().unwrap_or_else(|p| p.into_inner());
+            e.push_back(TxEvent {
+                wqe_index: idx,
+                timestamp_ns: ts,
+                status,
+            });
+        }
+    }
+}

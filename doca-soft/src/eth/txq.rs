@@ -1,0 +1,636 @@
+//! `doca_eth_txq`: a TX queue with the GPU data path. Settings are collected while IDLE;
+//! `doca_ctx_start` builds the ring and its proxy ([`TxProxy`]) and, unless the application
+//! drives it (`doca_eth_txq_gpu_set_uar_on_cpu` + `doca_eth_txq_gpu_cpu_proxy_progress`),
+//! a proxy thread. In CPU-completion mode NOTIFY sends and errors become PE events.
+
+use super::caps::{self, MAX_BURST_SIZE, TXQ_TYPE_REGULAR};
+use super::counters::TxqCountersC;
+use super::glue::{GpuLink, RuntimeFrames};
+use super::mem::FrameSource;
+use super::ring;
+use super::tx_proxy::{FrameOut, TxEvent, TxProxy, TxRing, TxRingCfg};
+use crate::cabi::write_out;
+use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
+use crate::dev::{dev_ref, Dev, DevInfo};
+use crate::error::{to_c, DocaError, DocaResult};
+use crate::port::Port;
+use crate::types::DocaData;
+use std::collections::HashSet;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+/// The C `struct doca_eth_txq_gpu_event_error_send_packet` and
+/// `struct doca_eth_txq_gpu_event_notify_send_packet` (same layout, opaque to C).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TxGpuEvent {
+    position: u16,
+    timestamp: u64,
+    status: u32,
+}
+
+/// Event callback: `void (*)(struct ev *, union doca_data user_data)`.
+pub type TxEventCb = Option<unsafe extern "C" fn(event: *mut TxGpuEvent, user_data: DocaData)>;
+
+#[derive(Default)]
+struct TxqCfg {
+    max_burst: u32,
+    l3_csum: bool,
+    l4_csum: bool,
+    max_send_buf_list_len: u32,
+    metadata_num: u8,
+    mss: u16,
+    max_lso_header_size: u16,
+    gpu: Option<GpuLink>,
+    completion_on_gpu: bool,
+    uar_on_cpu: bool,
+    sq_mem_type: u32,
+    wait_on_time: bool,
+    error_cb: Option<(TxEventCb, DocaData)>,
+    notify_cb: Option<(TxEventCb, DocaData)>,
+}
+
+struct ProxyThread {
+    stop: Arc<AtomicBool>,
+    join: JoinHandle<()>,
+}
+
+struct TxqRun {
+    proxy: Arc<TxProxy>,
+    port: Arc<Port>,
+    queue_id: Option<u16>,
+    thread: Option<ProxyThread>,
+}
+
+/// Shared state of a TX queue (the context's operations).
+pub struct TxqInner {
+    info: Arc<DevInfo>,
+    cfg: Mutex<TxqCfg>,
+    run: Mutex<Option<TxqRun>>,
+    /// Counters of the last run, kept after stop.
+    last_counters: Mutex<TxqCountersC>,
+}
+
+/// The C `struct doca_eth_txq`.
+pub struct EthTxq {
+    ctx: Box<Ctx>,
+    inner: Arc<TxqInner>,
+    dev: *const Dev,
+}
+
+/// TX queue ids applied per port (`doca_eth_txq_apply_queue_id`: IN_USE when taken).
+static TX_IDS: Mutex<Option<HashSet<(String, u16)>>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Frames of a TX queue go to its port.
+struct PortOut(Arc<Port>);
+
+impl FrameOut for PortOut {
+    fn send(&self, frame: &[u8]) -> DocaResult<()> {
+        self.0.send(frame)
+    }
+}
+
+fn spawn_proxy(proxy: Arc<TxProxy>, gpu: Option<GpuLink>) -> DocaResult<ProxyThread> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let join = std::thread::Builder::new()
+        .name("doca-txq-proxy".into())
+        .spawn(move || {
+            if let Some(GpuLink::Gpu(g)) = &gpu {
+                if let Err(e) = g.bind_thread() {
+                    sdk_err!("eth_txq", "proxy thread cannot bind the GPU context: {e}");
+                }
+            }
+            let mut idle = 0u32;
+            while !stop2.load(Ordering::Acquire) {
+                if proxy.progress() > 0 {
+                    idle = 0;
+                } else {
+                    idle = idle.saturating_add(1);
+                    if idle > 64 {
+                        std::thread::sleep(std::time::Duration::from_micros(20));
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            // Send what was published before the stop.
+            while proxy.progress() > 0 {}
+        })
+        .map_err(|_| DocaError::OPERATING_SYSTEM)?;
+    Ok(ProxyThread { stop, join })
+}
+
+impl TxqInner {
+    fn release_run(&self, mut run: TxqRun) {
+        if let Some(t) = run.thread.take() {
+            t.stop.store(true, Ordering::Release);
+            if t.join.join().is_err() {
+                sdk_err!("eth_txq", "TX proxy thread panicked");
+            }
+        }
+        *lock(&self.last_counters) = run.proxy.counters().snapshot();
+        if let Some(id) = run.queue_id {
+            if let Some(set) = lock(&TX_IDS).as_mut() {
+                set.remove(&(run.port.name().to_owned(), id));
+            }
+        }
+    }
+
+    fn deliver(&self, events: Vec<TxEvent>) -> u32 {
+        let (err_cb, notify_cb) = {
+            let c = lock(&self.cfg);
+            (c.error_cb, c.notify_cb)
+        };
+        let mut n = 0;
+        for e in events {
+            let cb = if e.status == 0 { notify_cb } else { err_cb };
+            if let Some((Some(f), ud)) = cb {
+                let mut ev = TxGpuEvent {
+                    position: e.wqe_index as u16,
+                    timestamp: e.timestamp_ns,
+                    status: e.status,
+                };
+                // SAFETY: the application registered `f` for this event type; the event
+                // lives for the duration of the call.
+                unsafe { f(&mut ev, ud) };
+                n += 1;
+            }
+        }
+        n
+    }
+}
+
+impl CtxOps for TxqInner {
+    fn kind(&self) -> &'static str {
+        "eth_txq"
+    }
+
+    fn needs_pe(&self) -> bool {
+        let c = lock(&self.cfg);
+        c.error_cb.is_some() || c.notify_cb.is_some()
+    }
+
+    fn start(&self, _ctx: &Ctx) -> DocaResult<Transition> {
+        let cfg = lock(&self.cfg);
+        let gpu = cfg.gpu.clone().ok_or(DocaError::NOT_SUPPORTED)?;
+        let device = gpu.device()?;
+        let ring = TxRing::new(
+            TxRingCfg {
+                max_burst: cfg.max_burst,
+                l3_csum: cfg.l3_csum,
+                l4_csum: cfg.l4_csum,
+                completion_on_gpu: cfg.completion_on_gpu,
+                wait_on_time: cfg.wait_on_time,
+            },
+            device.as_ref(),
+        )?;
+        let port = Port::for_dev(&self.info)?;
+        let src: Arc<dyn FrameSource> = Arc::new(RuntimeFrames);
+        let proxy = Arc::new(TxProxy::new(ring, src, Arc::new(PortOut(port.clone()))));
+        proxy.set_events_enabled(
+            !cfg.completion_on_gpu && (cfg.error_cb.is_some() || cfg.notify_cb.is_some()),
+        );
+        let thread = if cfg.uar_on_cpu {
+            None
+        } else {
+            Some(spawn_proxy(proxy.clone(), Some(gpu))?)
+        };
+        *lock(&self.run) = Some(TxqRun {
+            proxy,
+            port,
+            queue_id: None,
+            thread,
+        });
+        Ok(Transition::Done)
+    }
+
+    fn stop(&self, _ctx: &Ctx) -> DocaResult<Transition> {
+        let run = lock(&self.run).take();
+        if let Some(run) = run {
+            self.release_run(run);
+        }
+        Ok(Transition::Done)
+    }
+
+    fn progress(&self, _ctx: &Ctx) -> u32 {
+        let proxy = lock(&self.run).as_ref().map(|r| r.proxy.clone());
+        match proxy {
+            Some(p) => self.deliver(p.take_events()),
+            None => 0,
+        }
+    }
+
+    fn set_datapath_on_gpu(&self, gpu: *mut c_void) -> DocaResult<()> {
+        lock(&self.cfg).gpu = Some(GpuLink::new(gpu)?);
+        Ok(())
+    }
+}
+
+impl EthTxq {
+    fn idle_cfg(&self) -> DocaResult<MutexGuard<'_, TxqCfg>> {
+        self.ctx.require_idle()?;
+        Ok(lock(&self.inner.cfg))
+    }
+
+    /// The started proxy (BAD_STATE unless RUNNING).
+    pub fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
+        if self.ctx.state() != STATE_RUNNING {
+            return Err(DocaError::BAD_STATE);
+        }
+        lock(&self.inner.run)
+            .as_ref()
+            .map(|r| r.proxy.clone())
+            .ok_or(DocaError::BAD_STATE)
+    }
+
+    /// Puts the rings in host memory for a CPU producer instead of a GPU (IDLE only; Rust
+    /// API for tests and CPU-side producers). The GPU handle then is a CPU pointer.
+    pub fn set_host_datapath(&self) -> DocaResult<()> {
+        self.idle_cfg()?.gpu = Some(GpuLink::Host);
+        Ok(())
+    }
+
+    /// The queue's context.
+    pub fn ctx(&self) -> &Ctx {
+        &self.ctx
+    }
+
+    fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
+        self.ctx.require_running()?;
+        let mut run = lock(&self.inner.run);
+        let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
+        if run.queue_id.is_some() {
+            return Err(DocaError::ALREADY_EXIST);
+        }
+        let mut ids = lock(&TX_IDS);
+        let set = ids.get_or_insert_with(HashSet::new);
+        if !set.insert((run.port.name().to_owned(), queue_id)) {
+            return Err(DocaError::IN_USE);
+        }
+        run.queue_id = Some(queue_id);
+        Ok(())
+    }
+}
+
+/// Borrows a TX queue from a C pointer; INVALID_VALUE when null.
+///
+/// # Safety
+/// A non-null `p` points to a live `EthTxq`.
+pub unsafe fn txq_ref<'a>(p: *const EthTxq) -> DocaResult<&'a EthTxq> {
+    // SAFETY: caller contract.
+    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
+}
+
+fn check_burst(v: u32) -> DocaResult<()> {
+    if v == 0 || v > MAX_BURST_SIZE {
+        Err(DocaError::INVALID_VALUE)
+    } else {
+        Ok(())
+    }
+}
+
+/// `doca_eth_txq_create(dev, max_burst_size, **eth_txq)`.
+///
+/// # Safety
+/// `dev` is null or a live device; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_create(
+    dev: *mut Dev,
+    max_burst_size: u32,
+    out: *mut *mut EthTxq,
+) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { dev_ref(dev) }.and_then(|d| {
+        if out.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        check_burst(max_burst_size)?;
+        let inner = Arc::new(TxqInner {
+            info: d.info().clone(),
+            cfg: Mutex::new(TxqCfg {
+                max_burst: max_burst_size,
+                max_send_buf_list_len: 1,
+                ..Default::default()
+            }),
+            run: Mutex::new(None),
+            last_counters: Mutex::new(TxqCountersC::default()),
+        });
+        d.add_user();
+        let q = Box::new(EthTxq {
+            ctx: Ctx::new(inner.clone()),
+            inner,
+            dev,
+        });
+        // SAFETY: caller contract.
+        unsafe { write_out(out, Box::into_raw(q)) }
+    });
+    to_c(r)
+}
+
+/// `doca_eth_txq_destroy` (IDLE only).
+///
+/// # Safety
+/// `txq` is null or a live queue, not used after this call.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_destroy(txq: *mut EthTxq) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { txq_ref(txq) }.and_then(|q| {
+        q.ctx.require_idle()?;
+        q.ctx.detach_from_pe();
+        // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
+        if let Ok(d) = unsafe { dev_ref(q.dev) } {
+            d.remove_user();
+        }
+        // SAFETY: created by Box::into_raw in create; the caller gives up the pointer.
+        drop(unsafe { Box::from_raw(txq) });
+        Ok(())
+    });
+    to_c(r)
+}
+
+/// `doca_eth_txq_as_doca_ctx`: NULL for a NULL queue.
+///
+/// # Safety
+/// `txq` is null or a live queue.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_as_doca_ctx(txq: *mut EthTxq) -> *mut Ctx {
+    // SAFETY: caller contract.
+    match unsafe { txq_ref(txq) } {
+        Ok(q) => &*q.ctx as *const Ctx as *mut Ctx,
+        Err(_) => std::ptr::null_mut(),
+    }
+}
+
+macro_rules! txq_setter {
+    ($name:ident, $t:ty, |$c:ident, $v:ident| $body:expr) => {
+        #[doc = concat!("`", stringify!($name), "` (IDLE only).")]
+        ///
+        /// # Safety
+        /// `txq` is null or a live queue.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(txq: *mut EthTxq, $v: $t) -> u32 {
+            // SAFETY: caller contract.
+            let r = unsafe { txq_ref(txq) }.and_then(|q| {
+                #[allow(unused_mut)]
+                let mut $c = q.idle_cfg()?;
+                $body
+            });
+            to_c(r)
+        }
+    };
+}
+
+macro_rules! txq_flag {
+    ($name:ident, $field:ident) => {
+        #[doc = concat!("`", stringify!($name), "` (IDLE only).")]
+        ///
+        /// # Safety
+        /// `txq` is null or a live queue.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(txq: *mut EthTxq) -> u32 {
+            // SAFETY: caller contract.
+            let r = unsafe { txq_ref(txq) }.and_then(|q| {
+                q.idle_cfg()?.$field = true;
+                Ok(())
+            });
+            to_c(r)
+        }
+    };
+}
+
+txq_setter!(doca_eth_txq_set_l3_chksum_offload, u8, |c, v| {
+    c.l3_csum = v != 0;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_l4_chksum_offload, u8, |c, v| {
+    c.l4_csum = v != 0;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_max_burst_size, u32, |c, v| {
+    check_burst(v)?;
+    c.max_burst = v;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_max_send_buf_list_len, u32, |c, v| {
+    if v == 0 || v > caps::MAX_SEND_BUF_LIST_LEN {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    c.max_send_buf_list_len = v;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_metadata_num, u8, |c, v| {
+    if u32::from(v) > caps::MAX_METADATA_NUM {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    c.metadata_num = v;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_mss, u16, |c, v| {
+    c.mss = v;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_max_lso_header_size, u16, |c, v| {
+    if v > caps::MAX_LSO_HEADER_SIZE {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    c.max_lso_header_size = v;
+    Ok(())
+});
+txq_setter!(doca_eth_txq_set_type, u32, |c, v| {
+    let _ = &mut c;
+    if v != TXQ_TYPE_REGULAR {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    Ok(())
+});
+txq_setter!(doca_eth_txq_gpu_set_sq_mem_type, u32, |c, v| {
+    if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    c.sq_mem_type = v;
+    Ok(())
+});
+txq_flag!(doca_eth_txq_gpu_set_completion_on_gpu, completion_on_gpu);
+txq_flag!(doca_eth_txq_gpu_set_uar_on_cpu, uar_on_cpu);
+txq_flag!(doca_eth_txq_set_wait_on_time_offload, wait_on_time);
+
+/// `doca_eth_txq_calculate_timestamp(txq, timestamp_ns, *wait_on_time_value)` (RUNNING):
+/// BE64 of `seconds << 32 | nanoseconds`.
+///
+/// # Safety
+/// `txq` is null or a live queue; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_calculate_timestamp(
+    txq: *mut EthTxq,
+    timestamp_ns: u64,
+    out: *mut u64,
+) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { txq_ref(txq) }.and_then(|q| {
+        if out.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        q.ctx.require_running()?;
+        // SAFETY: caller contract.
+        unsafe { write_out(out, ring::ns_to_wait_on_time(timestamp_ns)) }
+    });
+    to_c(r)
+}
+
+/// `doca_eth_txq_apply_queue_id` (RUNNING; once -> ALREADY_EXIST; id taken on the port ->
+/// IN_USE).
+///
+/// # Safety
+/// `txq` is null or a live queue.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_apply_queue_id(txq: *mut EthTxq, queue_id: u16) -> u32 {
+    // SAFETY: caller contract.
+    to_c(unsafe { txq_ref(txq) }.and_then(|q| q.apply_queue_id(queue_id)))
+}
+
+/// `doca_eth_txq_get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue).
+///
+/// # Safety
+/// `txq` is null or a live queue; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_get_gpu_handle(
+    txq: *const EthTxq,
+    out: *mut *mut c_void,
+) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { txq_ref(txq) }.and_then(|q| {
+        if out.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        if lock(&q.inner.cfg).gpu.is_none() {
+            return Err(DocaError::NOT_SUPPORTED);
+        }
+        let h = q.proxy()?.ring().handle_dev();
+        // SAFETY: caller contract.
+        unsafe { write_out(out, h as *mut c_void) }
+    });
+    to_c(r)
+}
+
+/// `doca_eth_txq_gpu_cpu_proxy_progress` (RUNNING): one proxy pass.
+///
+/// # Safety
+/// `txq` is null or a live queue.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_gpu_cpu_proxy_progress(txq: *mut EthTxq) -> u32 {
+    // SAFETY: caller contract.
+    to_c(unsafe { txq_ref(txq) }.and_then(|q| {
+        q.proxy()?.progress();
+        Ok(())
+    }))
+}
+
+macro_rules! event_register {
+    ($name:ident, $field:ident) => {
+        #[doc = concat!("`", stringify!($name), "(txq, cb, user_data)` (IDLE only).")]
+        ///
+        /// # Safety
+        /// `txq` is null or a live queue; `cb` has the event callback signature.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            txq: *mut EthTxq,
+            cb: TxEventCb,
+            user_data: DocaData,
+        ) -> u32 {
+            // SAFETY: caller contract.
+            let r = unsafe { txq_ref(txq) }.and_then(|q| {
+                if cb.is_none() {
+                    return Err(DocaError::INVALID_VALUE);
+                }
+                q.idle_cfg()?.$field = Some((cb, user_data));
+                Ok(())
+            });
+            to_c(r)
+        }
+    };
+}
+
+event_register!(doca_eth_txq_gpu_event_error_send_packet_register, error_cb);
+event_register!(
+    doca_eth_txq_gpu_event_notify_send_packet_register,
+    notify_cb
+);
+
+/// # Safety
+/// `ev` is null or an event passed to a callback; `out` is null or writable.
+unsafe fn event_field<T>(ev: *const TxGpuEvent, out: *mut T, f: fn(&TxGpuEvent) -> T) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { ev.as_ref() }
+        .ok_or(DocaError::INVALID_VALUE)
+        // SAFETY: caller contract.
+        .and_then(|e| unsafe { write_out(out, f(e)) });
+    to_c(r)
+}
+
+/// `doca_eth_txq_gpu_event_error_send_packet_get_position`.
+///
+/// # Safety
+/// `ev` is null or a live event; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_gpu_event_error_send_packet_get_position(
+    ev: *const TxGpuEvent,
+    out: *mut u16,
+) -> u32 {
+    // SAFETY: caller contract.
+    unsafe { event_field(ev, out, |e| e.position) }
+}
+
+/// `doca_eth_txq_gpu_event_notify_send_packet_get_position`.
+///
+/// # Safety
+/// `ev` is null or a live event; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_gpu_event_notify_send_packet_get_position(
+    ev: *const TxGpuEvent,
+    out: *mut u16,
+) -> u32 {
+    // SAFETY: caller contract.
+    unsafe { event_field(ev, out, |e| e.position) }
+}
+
+/// `doca_eth_txq_gpu_event_notify_send_packet_get_timestamp`.
+///
+/// # Safety
+/// `ev` is null or a live event; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_txq_gpu_event_notify_send_packet_get_timestamp(
+    ev: *const TxGpuEvent,
+    out: *mut u64,
+) -> u32 {
+    // SAFETY: caller contract.
+    unsafe { event_field(ev, out, |e| e.timestamp) }
+}
+
+/// `doca_soft_eth_txq_get_counters` (any state; zeros before the first start, the last
+/// run's counters after a stop).
+///
+/// # Safety
+/// `txq` is null or a live queue; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_soft_eth_txq_get_counters(
+    txq: *const EthTxq,
+    out: *mut TxqCountersC,
+) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { txq_ref(txq) }.and_then(|q| {
+        let live = lock(&q.inner.run)
+            .as_ref()
+            .map(|r| r.proxy.counters().snapshot());
+        let snap = live.unwrap_or_else(|| *lock(&q.inner.last_counters));
+        // SAFETY: caller contract.
+        unsafe { write_out(out, snap) }
+    });
+    to_c(r)
+}

@@ -1,0 +1,359 @@
+//! AF_PACKET port on a Linux interface: RX through a TPACKET_V3 mmap ring, TX with `send`
+//! on a second socket. Outgoing copies (our own sends, other local senders) are not
+//! received: PACKET_IGNORE_OUTGOING where the kernel has it, and a pkttype check always.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Duration;
+
+use super::{Backend, RxSource};
+use crate::error::{DocaError, DocaResult};
+
+/// RX ring block size (bytes); a frame must fit in one block.
+const BLOCK_SIZE: u32 = 1 << 20;
+/// RX ring blocks (64 MiB of ring in total).
+const BLOCK_COUNT: u32 = 64;
+/// Nominal frame slot size (TPACKET_V3 packs frames of any size into blocks).
+const FRAME_SIZE: u32 = 2048;
+/// A block is handed to user space at the latest this long after its first frame (ms).
+const RETIRE_TIMEOUT_MS: u32 = 1;
+/// Room for two VLAN tags on top of the MTU and the Ethernet header.
+const L2_OVERHEAD: usize = 14 + 8;
+
+fn os_err(what: &str) -> DocaError {
+    let e = std::io::Error::last_os_error();
+    sdk_err!("af_packet", "{what}: {e}");
+    DocaError::OPERATING_SYSTEM
+}
+
+/// Opens a raw AF_PACKET socket that receives nothing until bound with a protocol.
+fn raw_socket() -> DocaResult<OwnedFd> {
+    // SAFETY: plain socket(2) call; the result is checked.
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(os_err("socket(AF_PACKET)"));
+    }
+    // SAFETY: fd is a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn bind(fd: &OwnedFd, ifindex: u32, protocol: u16) -> DocaResult<()> {
+    // SAFETY: sockaddr_ll is plain data; all-zero is a valid starting value.
+    let mut sa: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sa.sll_family = libc::AF_PACKET as u16;
+    sa.sll_protocol = protocol.to_be();
+    sa.sll_ifindex = ifindex as i32;
+    // SAFETY: sa is a valid sockaddr_ll and its size is passed.
+    let r = unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&sa as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as u32,
+        )
+    };
+    if r < 0 {
+        return Err(os_err("bind(AF_PACKET)"));
+    }
+    Ok(())
+}
+
+fn setsockopt<T>(fd: &OwnedFd, name: i32, value: &T) -> Result<(), std::io::Error> {
+    // SAFETY: value points to a live T of the size passed.
+    let r = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            name,
+            (value as *const T).cast(),
+            std::mem::size_of::<T>() as u32,
+        )
+    };
+    if r < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// The interface index of `ifname`, or NOT_FOUND.
+pub fn ifindex_of(ifname: &str) -> DocaResult<u32> {
+    let c = CString::new(ifname).map_err(|_| DocaError::INVALID_VALUE)?;
+    // SAFETY: c is a valid NUL-terminated string.
+    match unsafe { libc::if_nametoindex(c.as_ptr()) } {
+        0 => Err(DocaError::NOT_FOUND),
+        i => Ok(i),
+    }
+}
+
+/// An AF_PACKET port (the backend of a `PortSpec::Linux`).
+pub(crate) struct AfPacket {
+    ifname: String,
+    ifindex: u32,
+    tx: OwnedFd,
+    max_frame: usize,
+}
+
+impl AfPacket {
+    /// Opens the TX socket of `ifname` (`ifindex` 0: looked up by name).
+    pub(crate) fn open(ifname: &str, ifindex: u32) -> DocaResult<AfPacket> {
+        let ifindex = if ifindex == 0 {
+            ifindex_of(ifname)?
+        } else {
+            ifindex
+        };
+        let mtu = std::fs::read_to_string(format!("/sys/class/net/{ifname}/mtu"))
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(1500);
+        let tx = raw_socket()?;
+        // Protocol 0: this socket never receives.
+        bind(&tx, ifindex, 0)?;
+        Ok(AfPacket {
+            ifname: ifname.to_string(),
+            ifindex,
+            tx,
+            max_frame: (mtu + L2_OVERHEAD).min(BLOCK_SIZE as usize - 256),
+        })
+    }
+}
+
+impl Backend for AfPacket {
+    fn send(&self, frame: &[u8]) -> DocaResult<()> {
+        // SAFETY: frame is a valid buffer of frame.len() bytes.
+        let n = unsafe { libc::send(self.tx.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ENOBUFS) | Some(libc::EAGAIN) => DocaError::AGAIN,
+                Some(libc::EMSGSIZE) => DocaError::TOO_BIG,
+                _ => {
+                    sdk_err!("af_packet", "send on {}: {e}", self.ifname);
+                    DocaError::IO_FAILED
+                }
+            });
+        }
+        Ok(())
+    }
+
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        let mut done = 0;
+        while done < frames.len() {
+            let chunk = &frames[done..(done + 64).min(frames.len())];
+            let mut iov: Vec<libc::iovec> = chunk
+                .iter()
+                .map(|f| libc::iovec {
+                    iov_base: f.as_ptr() as *mut libc::c_void,
+                    iov_len: f.len(),
+                })
+                .collect();
+            // SAFETY: mmsghdr is plain data; all-zero is a valid starting value.
+            let mut msgs: Vec<libc::mmsghdr> = (0..chunk.len())
+                .map(|_| unsafe { std::mem::zeroed() })
+                .collect();
+            for (m, v) in msgs.iter_mut().zip(iov.iter_mut()) {
+                m.msg_hdr.msg_iov = v;
+                m.msg_hdr.msg_iovlen = 1;
+            }
+            // SAFETY: msgs holds chunk.len() headers, each pointing to one live iovec over a
+            // frame that outlives the call.
+            let n = unsafe {
+                libc::sendmmsg(self.tx.as_raw_fd(), msgs.as_mut_ptr(), msgs.len() as u32, 0)
+            };
+            let n = n.max(0) as usize;
+            done += n;
+            if n < chunk.len() {
+                // Short or failed batch: `send` the first unsent frame; it either goes out
+                // (carry on after it) or gives the error to report.
+                match self.send(chunk[n]) {
+                    Ok(()) => done += 1,
+                    Err(e) => return (done, Err(e)),
+                }
+            }
+        }
+        (done, Ok(()))
+    }
+
+    fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    fn open_rx(&self) -> DocaResult<Option<Box<dyn RxSource>>> {
+        Ok(Some(Box::new(RxRing::open(self.ifindex)?)))
+    }
+}
+
+/// A TPACKET_V3 receive ring bound to one interface.
+struct RxRing {
+    fd: OwnedFd,
+    ring: *mut u8,
+    len: usize,
+    next_block: u32,
+}
+
+// SAFETY: the ring mapping is owned by this value and used by one thread at a time.
+unsafe impl Send for RxRing {}
+
+impl RxRing {
+    fn open(ifindex: u32) -> DocaResult<RxRing> {
+        let fd = raw_socket()?;
+        let v3 = libc::tpacket_versions::TPACKET_V3 as i32;
+        setsockopt(&fd, libc::PACKET_VERSION, &v3).map_err(|_| os_err("PACKET_VERSION"))?;
+        // Kernels before 4.20 lack it; the pkttype check below covers them.
+        let _ = setsockopt(&fd, libc::PACKET_IGNORE_OUTGOING, &1i32);
+        let req = libc::tpacket_req3 {
+            tp_block_size: BLOCK_SIZE,
+            tp_block_nr: BLOCK_COUNT,
+            tp_frame_size: FRAME_SIZE,
+            tp_frame_nr: BLOCK_SIZE / FRAME_SIZE * BLOCK_COUNT,
+            tp_retire_blk_tov: RETIRE_TIMEOUT_MS,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        setsockopt(&fd, libc::PACKET_RX_RING, &req).map_err(|_| os_err("PACKET_RX_RING"))?;
+        let len = (BLOCK_SIZE * BLOCK_COUNT) as usize;
+        // SAFETY: maps the ring the kernel just allocated for this socket.
+        let ring = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if ring == libc::MAP_FAILED {
+            return Err(os_err("mmap(PACKET_RX_RING)"));
+        }
+        let me = RxRing {
+            fd,
+            ring: ring.cast(),
+            len,
+            next_block: 0,
+        };
+        // Binding with a protocol starts reception, on this interface only.
+        bind(&me.fd, ifindex, libc::ETH_P_ALL as u16)?;
+        Ok(me)
+    }
+
+    fn block(&self, i: u32) -> *mut libc::tpacket_block_desc {
+        // SAFETY: i < BLOCK_COUNT, so the offset stays inside the mapping.
+        unsafe { self.ring.add((i * BLOCK_SIZE) as usize) }.cast()
+    }
+
+    /// Status word of block `i` (shared with the kernel).
+    fn status(&self, i: u32) -> *mut u32 {
+        // SAFETY: block_status is the first field of the v1 header inside the block.
+        unsafe { std::ptr::addr_of_mut!((*self.block(i)).hdr.bh1.block_status) }
+    }
+
+    fn block_ready(&self, i: u32) -> bool {
+        // SAFETY: status points into the live mapping; the kernel writes it concurrently,
+        // hence the volatile read and the acquire fence before reading the frames.
+        let s = unsafe { self.status(i).read_volatile() };
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        s & libc::TP_STATUS_USER != 0
+    }
+
+    fn wait(&self, timeout: Duration) {
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN | libc::POLLERR,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: pfd is a valid pollfd array of length 1.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r > 0 && pfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+            // A pending socket error (interface down or gone): clear it and back off
+            // instead of spinning on a descriptor that stays readable.
+            let mut err: i32 = 0;
+            let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
+            // SAFETY: err and len are valid out-parameters of the sizes given.
+            unsafe {
+                libc::getsockopt(
+                    self.fd.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_ERROR,
+                    (&mut err as *mut i32).cast(),
+                    &mut len,
+                )
+            };
+            std::thread::sleep(timeout);
+        }
+    }
+
+    /// Hands every frame of ready block `i` to `f`, then gives the block back.
+    fn drain_block(&self, i: u32, f: &mut dyn FnMut(&[u8], u64, usize)) -> usize {
+        let base = self.block(i).cast::<u8>();
+        // SAFETY: the block is owned by user space until we reset its status.
+        let bh = unsafe { std::ptr::addr_of!((*self.block(i)).hdr.bh1).read() };
+        let mut off = bh.offset_to_first_pkt as usize;
+        let hdr_len = (std::mem::size_of::<libc::tpacket3_hdr>() + 15) & !15;
+        let mut n = 0;
+        for _ in 0..bh.num_pkts {
+            if off + hdr_len + std::mem::size_of::<libc::sockaddr_ll>() > BLOCK_SIZE as usize {
+                break;
+            }
+            // SAFETY: off is inside the block (checked above); the kernel wrote a header
+            // there. read_unaligned because the layout is the kernel's.
+            let h = unsafe { base.add(off).cast::<libc::tpacket3_hdr>().read_unaligned() };
+            // SAFETY: the sockaddr_ll follows the aligned header (checked to fit above).
+            let sll = unsafe {
+                base.add(off + hdr_len)
+                    .cast::<libc::sockaddr_ll>()
+                    .read_unaligned()
+            };
+            let start = off + usize::from(h.tp_mac);
+            let snap = h.tp_snaplen as usize;
+            if sll.sll_pkttype != libc::PACKET_OUTGOING && start + snap <= BLOCK_SIZE as usize {
+                // SAFETY: [start, start+snap) is inside the block (checked).
+                let frame = unsafe { std::slice::from_raw_parts(base.add(start), snap) };
+                let ts = u64::from(h.tp_sec) * 1_000_000_000 + u64::from(h.tp_nsec);
+                f(frame, ts, h.tp_len as usize);
+                n += 1;
+            }
+            if h.tp_next_offset == 0 {
+                break;
+            }
+            off += h.tp_next_offset as usize;
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+        // SAFETY: returning the block to the kernel: a volatile store of TP_STATUS_KERNEL.
+        unsafe { self.status(i).write_volatile(libc::TP_STATUS_KERNEL) };
+        n
+    }
+}
+
+impl RxSource for RxRing {
+    fn poll(
+        &mut self,
+        max: usize,
+        timeout: Duration,
+        f: &mut dyn FnMut(&[u8], u64, usize),
+    ) -> usize {
+        if !self.block_ready(self.next_block) {
+            if timeout.is_zero() {
+                return 0;
+            }
+            self.wait(timeout);
+        }
+        let mut n = 0;
+        while n < max && self.block_ready(self.next_block) {
+            n += self.drain_block(self.next_block, f);
+            self.next_block = (self.next_block + 1) % BLOCK_COUNT;
+        }
+        n
+    }
+
+    fn waits(&self) -> bool {
+        true
+    }
+}
+
+impl Drop for RxRing {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the mapping created in open; nothing refers to it any more.
+        unsafe { libc::munmap(self.ring.cast(), self.len) };
+    }
+}

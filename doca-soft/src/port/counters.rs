@@ -1,0 +1,125 @@
+//! Per-port packet counters (lock-free; read as a snapshot).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why the port dropped a received frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// No Flow pipe (or no default queue) matched the frame.
+    NoMatch,
+    /// A Flow entry or miss action forwarded the frame to DROP.
+    ByFlow,
+    /// The target queue id has no registered queue.
+    NoQueue,
+    /// Larger than the port's max frame or the queue's max packet size.
+    TooBig,
+    /// The queue's completion ring was full.
+    RingFull,
+    /// The queue was stopped.
+    Stopped,
+    /// The parser rejected the frame (truncated or malformed headers).
+    Malformed,
+}
+
+/// Live counters of one port.
+#[derive(Default, Debug)]
+pub struct PortCounters {
+    received: AtomicU64,
+    delivered: AtomicU64,
+    no_match: AtomicU64,
+    by_flow: AtomicU64,
+    no_queue: AtomicU64,
+    too_big: AtomicU64,
+    ring_full: AtomicU64,
+    stopped: AtomicU64,
+    malformed: AtomicU64,
+    sent: AtomicU64,
+    send_errors: AtomicU64,
+}
+
+/// A copy of a port's counters; also the layout of `struct doca_soft_port_counters`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CountersSnapshot {
+    /// Frames read from the port (outgoing copies excluded).
+    pub received: u64,
+    /// Frames handed to a queue that accepted them.
+    pub delivered: u64,
+    /// Dropped: nothing matched.
+    pub dropped_no_match: u64,
+    /// Dropped: a Flow DROP forward.
+    pub dropped_by_flow: u64,
+    /// Dropped: target queue id not registered.
+    pub dropped_no_queue: u64,
+    /// Dropped: too big for the port or the queue.
+    pub dropped_too_big: u64,
+    /// Dropped: the queue's ring was full.
+    pub dropped_ring_full: u64,
+    /// Dropped: the queue was stopped.
+    pub dropped_stopped: u64,
+    /// Dropped: malformed headers.
+    pub dropped_malformed: u64,
+    /// Frames sent.
+    pub sent: u64,
+    /// Frames that failed to send.
+    pub send_errors: u64,
+}
+
+impl CountersSnapshot {
+    /// Sum of every drop reason.
+    pub fn dropped(&self) -> u64 {
+        self.dropped_no_match
+            + self.dropped_by_flow
+            + self.dropped_no_queue
+            + self.dropped_too_big
+            + self.dropped_ring_full
+            + self.dropped_stopped
+            + self.dropped_malformed
+    }
+}
+
+impl PortCounters {
+    /// Counts one received frame.
+    pub fn add_received(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+    }
+    /// Counts one delivered frame.
+    pub fn add_delivered(&self) {
+        self.delivered.fetch_add(1, Ordering::Relaxed);
+    }
+    /// Counts one sent frame (or a failed send).
+    pub fn add_sent(&self, ok: bool) {
+        let c = if ok { &self.sent } else { &self.send_errors };
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+    /// Counts one dropped frame.
+    pub fn add_drop(&self, why: DropReason) {
+        let c = match why {
+            DropReason::NoMatch => &self.no_match,
+            DropReason::ByFlow => &self.by_flow,
+            DropReason::NoQueue => &self.no_queue,
+            DropReason::TooBig => &self.too_big,
+            DropReason::RingFull => &self.ring_full,
+            DropReason::Stopped => &self.stopped,
+            DropReason::Malformed => &self.malformed,
+        };
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+    /// Reads every counter.
+    pub fn snapshot(&self) -> CountersSnapshot {
+        let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        CountersSnapshot {
+            received: r(&self.received),
+            delivered: r(&self.delivered),
+            dropped_no_match: r(&self.no_match),
+            dropped_by_flow: r(&self.by_flow),
+            dropped_no_queue: r(&self.no_queue),
+            dropped_too_big: r(&self.too_big),
+            dropped_ring_full: r(&self.ring_full),
+            dropped_stopped: r(&self.stopped),
+            dropped_malformed: r(&self.malformed),
+            sent: r(&self.sent),
+            send_errors: r(&self.send_errors),
+        }
+    }
+}

@@ -1,0 +1,413 @@
+//! Soft NIC ports: one [`Port`] per opened device, shared by its RX/TX queues and its DOCA
+//! Flow port.
+//!
+//! A port has a backend that moves frames (AF_PACKET on a Linux interface, a pcap file pair,
+//! or one side of an in-memory wire) and, while it has users, a dispatcher thread that reads
+//! frames, parses and classifies them with the port's Flow pipes and hands each one to the
+//! [`RxSink`] of its target queue id. Every frame is counted: delivered, or dropped with a
+//! reason ([`DropReason`]).
+
+mod af_packet;
+mod counters;
+mod dispatcher;
+mod frame_queue;
+mod pcap;
+mod wire;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use once_cell::sync::Lazy;
+
+pub use counters::{CountersSnapshot, DropReason, PortCounters};
+
+use crate::dev::{dev_ref, Dev, DevInfo, PortSpec};
+use crate::error::{to_c, DocaError, DocaResult};
+use crate::flow::classify::Pipe;
+use frame_queue::FrameQueue;
+
+/// Why a queue refused a frame ([`RxSink::push`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxDrop {
+    /// Larger than the queue's max packet size.
+    TooBig,
+    /// The queue's completion ring is full.
+    RingFull,
+    /// The queue is stopped.
+    Stopped,
+}
+
+/// An RX queue as the port's dispatcher sees it. Called on the dispatcher thread.
+pub trait RxSink: Send + Sync {
+    /// One frame classified to this queue. Returns `Err(reason)` when the queue drops it;
+    /// the port counts the drop.
+    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDrop>;
+    /// End of a dispatcher batch: publish staged frames.
+    fn flush(&self);
+}
+
+/// Where a port's frames come from and go to.
+pub(crate) trait Backend: Send + Sync {
+    /// Puts one frame on the wire.
+    fn send(&self, frame: &[u8]) -> DocaResult<()>;
+    /// Puts several frames on the wire; returns how many went out (in order) and the error
+    /// that stopped the rest, if any.
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        for (i, f) in frames.iter().enumerate() {
+            if let Err(e) = self.send(f) {
+                return (i, Err(e));
+            }
+        }
+        (frames.len(), Ok(()))
+    }
+    /// Largest frame (L2 header included) the port carries.
+    fn max_frame(&self) -> usize;
+    /// Opens the receive side; called when the dispatcher starts. `None`: frames arrive only
+    /// through the port's inject queue.
+    fn open_rx(&self) -> DocaResult<Option<Box<dyn RxSource>>>;
+    /// The port is ready for traffic (a replaying backend starts then).
+    fn arm(&self) {}
+}
+
+/// The receive side of a backend, owned by the dispatcher thread.
+pub(crate) trait RxSource: Send {
+    /// Reads about `max` frames, waiting at most `timeout` for the first one if
+    /// [`RxSource::waits`]; calls `f(frame, timestamp_ns, length_on_wire)` for each (a
+    /// length on the wire above `frame.len()` means the frame was truncated). Returns how
+    /// many were read.
+    fn poll(
+        &mut self,
+        max: usize,
+        timeout: Duration,
+        f: &mut dyn FnMut(&[u8], u64, usize),
+    ) -> usize;
+    /// Whether `poll` blocks waiting for frames (else the dispatcher sleeps on its inject
+    /// queue between polls).
+    fn waits(&self) -> bool;
+}
+
+// `CountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
+const _: () = {
+    use crate::flow::sys::doca_soft_port_counters as C;
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<CountersSnapshot>() == size_of::<C>());
+    assert!(offset_of!(CountersSnapshot, received) == offset_of!(C, received));
+    assert!(offset_of!(CountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
+    assert!(offset_of!(CountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed));
+    assert!(offset_of!(CountersSnapshot, send_errors) == offset_of!(C, send_errors));
+};
+
+/// Capacity (frames) of a port's inject queue and of each direction of a wire.
+pub const INJECT_QUEUE_FRAMES: usize = 65536;
+
+/// Queue id value meaning "no default queue".
+const NO_QUEUE: u32 = u32::MAX;
+
+struct Users {
+    count: usize,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// One per opened device (shared by every queue and the DOCA Flow port on it).
+pub struct Port {
+    name: String,
+    backend: Box<dyn Backend>,
+    inject: Arc<FrameQueue>,
+    sinks: RwLock<HashMap<u16, Arc<dyn RxSink>>>,
+    sinks_gen: AtomicU64,
+    /// Held by the dispatcher while it processes a batch: `unregister_rx_queue` takes it so
+    /// that no call into a removed sink is in flight when it returns.
+    batch_lock: Mutex<()>,
+    flow_root: RwLock<Option<Arc<Pipe>>>,
+    flow_gen: AtomicU64,
+    default_queue: AtomicU32,
+    counters: PortCounters,
+    users: Mutex<Users>,
+    me: Weak<Port>,
+}
+
+static PORTS: Lazy<Mutex<HashMap<String, Weak<Port>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+fn port_key(spec: &PortSpec) -> String {
+    match spec {
+        PortSpec::Linux { ifname, .. } => format!("linux:{ifname}"),
+        PortSpec::Pcap { input, output } => {
+            format!("pcap:{},{}", input.display(), output.display())
+        }
+        PortSpec::Wire { name, side } => format!("wire:{name}{side}"),
+    }
+}
+
+impl Port {
+    /// The port of a device, opened on first use; one per device while any user holds it.
+    pub fn for_dev(info: &Arc<DevInfo>) -> DocaResult<Arc<Port>> {
+        Port::for_spec(&info.spec)
+    }
+
+    /// The port of a backend description (what [`Port::for_dev`] uses).
+    pub fn for_spec(spec: &PortSpec) -> DocaResult<Arc<Port>> {
+        let key = port_key(spec);
+        let mut ports = PORTS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = ports.get(&key).and_then(Weak::upgrade) {
+            return Ok(p);
+        }
+        let (backend, inject): (Box<dyn Backend>, Arc<FrameQueue>) = match spec {
+            PortSpec::Linux { ifname, ifindex } => (
+                Box::new(af_packet::AfPacket::open(ifname, *ifindex)?),
+                Arc::new(FrameQueue::new(INJECT_QUEUE_FRAMES)),
+            ),
+            PortSpec::Pcap { input, output } => (
+                Box::new(pcap::PcapPort::open(input, output)?),
+                Arc::new(FrameQueue::new(INJECT_QUEUE_FRAMES)),
+            ),
+            PortSpec::Wire { name, side } => {
+                let end = wire::WireEnd::attach(name, *side)?;
+                let rx = end.rx_queue();
+                (Box::new(end), rx)
+            }
+        };
+        let port = Arc::new_cyclic(|me| Port {
+            name: key.clone(),
+            backend,
+            inject,
+            sinks: RwLock::new(HashMap::new()),
+            sinks_gen: AtomicU64::new(0),
+            batch_lock: Mutex::new(()),
+            flow_root: RwLock::new(None),
+            flow_gen: AtomicU64::new(0),
+            default_queue: AtomicU32::new(NO_QUEUE),
+            counters: PortCounters::default(),
+            users: Mutex::new(Users {
+                count: 0,
+                stop: Arc::new(AtomicBool::new(false)),
+                thread: None,
+            }),
+            me: me.clone(),
+        });
+        ports.retain(|_, w| w.strong_count() > 0);
+        ports.insert(key, Arc::downgrade(&port));
+        Ok(port)
+    }
+
+    /// The port of a device if it is open now (never opens one).
+    pub fn existing(spec: &PortSpec) -> Option<Arc<Port>> {
+        let ports = PORTS.lock().unwrap_or_else(|e| e.into_inner());
+        ports.get(&port_key(spec)).and_then(Weak::upgrade)
+    }
+
+    /// Name of the port (backend kind and address).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Registers the sink of RX queue `queue_id`; IN_USE if the id is taken. Starts the
+    /// dispatcher if this is the port's first user.
+    pub fn register_rx_queue(&self, queue_id: u16, sink: Arc<dyn RxSink>) -> DocaResult<()> {
+        {
+            let mut sinks = self.sinks.write().unwrap_or_else(|e| e.into_inner());
+            if sinks.contains_key(&queue_id) {
+                return Err(DocaError::IN_USE);
+            }
+            sinks.insert(queue_id, sink);
+            self.sinks_gen.fetch_add(1, Ordering::Release);
+        }
+        if let Err(e) = self.acquire() {
+            self.remove_sink(queue_id);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Removes the sink of `queue_id` (no-op if none). When this returns, the dispatcher
+    /// makes no call into that sink. Must not be called from inside `RxSink::push`/`flush`.
+    pub fn unregister_rx_queue(&self, queue_id: u16) {
+        if self.remove_sink(queue_id) {
+            // Wait for the batch in flight (it may hold the old sink).
+            drop(self.batch_lock.lock().unwrap_or_else(|e| e.into_inner()));
+            self.release();
+        }
+    }
+
+    fn remove_sink(&self, queue_id: u16) -> bool {
+        let mut sinks = self.sinks.write().unwrap_or_else(|e| e.into_inner());
+        let removed = sinks.remove(&queue_id).is_some();
+        self.sinks_gen.fetch_add(1, Ordering::Release);
+        removed
+    }
+
+    /// TX: one frame on the wire.
+    pub fn send(&self, frame: &[u8]) -> DocaResult<()> {
+        if frame.len() > self.max_frame() {
+            self.counters.add_sent(false);
+            return Err(DocaError::TOO_BIG);
+        }
+        let r = self.backend.send(frame);
+        self.counters.add_sent(r.is_ok());
+        r
+    }
+
+    /// TX of several frames (one system call on AF_PACKET ports). Returns how many were
+    /// sent, in order, and the error that stopped the rest; every frame is counted as sent
+    /// or as a send error.
+    pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        let max = self.max_frame();
+        let fit = frames
+            .iter()
+            .position(|f| f.len() > max)
+            .unwrap_or(frames.len());
+        let (n, mut r) = self.backend.send_batch(&frames[..fit]);
+        if r.is_ok() && fit < frames.len() {
+            r = Err(DocaError::TOO_BIG);
+        }
+        for _ in 0..n {
+            self.counters.add_sent(true);
+        }
+        if r.is_err() {
+            self.counters.add_sent(false);
+        }
+        (n, r)
+    }
+
+    /// Largest frame the port carries (L2 header included).
+    pub fn max_frame(&self) -> usize {
+        self.backend.max_frame()
+    }
+
+    /// Feeds `frame` into the port's RX path as if it had arrived on the wire (tests, bench
+    /// generators). FULL when the inject queue is full.
+    pub fn inject_rx(&self, frame: &[u8]) -> DocaResult<()> {
+        if self.inject.push(frame, now_ns()) {
+            Ok(())
+        } else {
+            Err(DocaError::FULL)
+        }
+    }
+
+    /// Frames injected or arrived on a wire that the dispatcher has not read yet.
+    pub fn pending_rx(&self) -> usize {
+        self.inject.len()
+    }
+
+    /// Sets the queue that gets frames while the port has no Flow root pipe (`None`: such
+    /// frames are dropped as no-match, like a NIC without steering rules). Arms the port.
+    pub fn set_default_queue(&self, queue_id: Option<u16>) {
+        let v = queue_id.map_or(NO_QUEUE, u32::from);
+        self.default_queue.store(v, Ordering::Release);
+        self.arm();
+    }
+
+    /// Tells the backend the port is ready for traffic: a pcap port starts its replay now.
+    /// `doca_flow_entries_process` and [`Port::set_default_queue`] call it.
+    pub fn arm(&self) {
+        self.backend.arm();
+    }
+
+    /// Installs (or clears) the Flow pipe where classification starts.
+    pub fn set_flow_root(&self, root: Option<Arc<Pipe>>) {
+        *self.flow_root.write().unwrap_or_else(|e| e.into_inner()) = root;
+        self.flow_gen.fetch_add(1, Ordering::Release);
+    }
+
+    /// The current Flow root pipe.
+    pub fn flow_root(&self) -> Option<Arc<Pipe>> {
+        self.flow_root
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// A copy of the port's counters.
+    pub fn counters(&self) -> CountersSnapshot {
+        self.counters.snapshot()
+    }
+
+    /// Whether the dispatcher thread is running.
+    pub fn dispatcher_running(&self) -> bool {
+        self.users
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .thread
+            .is_some()
+    }
+
+    /// Adds a user (queue or Flow port); the first one starts the dispatcher.
+    pub fn acquire(&self) -> DocaResult<()> {
+        let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
+        if users.count == 0 {
+            let me = self.me.upgrade().ok_or(DocaError::BAD_STATE)?;
+            let source = self.backend.open_rx()?;
+            let stop = Arc::new(AtomicBool::new(false));
+            let stop2 = stop.clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("doca-port-{}", short(&self.name)))
+                .spawn(move || dispatcher::run(me, stop2, source))
+                .map_err(|_| DocaError::OPERATING_SYSTEM)?;
+            users.stop = stop;
+            users.thread = Some(thread);
+        }
+        users.count += 1;
+        Ok(())
+    }
+
+    /// Drops a user; the last one stops and joins the dispatcher.
+    pub fn release(&self) {
+        let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
+        if users.count == 0 {
+            return;
+        }
+        users.count -= 1;
+        if users.count == 0 {
+            users.stop.store(true, Ordering::Release);
+            self.inject.wake();
+            if let Some(t) = users.thread.take() {
+                if t.join().is_err() {
+                    sdk_err!("port", "dispatcher of {} panicked", self.name);
+                }
+            }
+        }
+    }
+}
+
+/// Thread names are limited to 15 bytes on Linux.
+fn short(name: &str) -> String {
+    name.rsplit(['/', ':', ','])
+        .next()
+        .unwrap_or(name)
+        .chars()
+        .take(8)
+        .collect()
+}
+
+/// CLOCK_REALTIME in nanoseconds.
+pub(crate) fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// `doca_error_t doca_soft_port_get_counters(const struct doca_dev *dev,
+/// struct doca_soft_port_counters *counters)`: the counters of the device's port (all zero
+/// when the port was never opened).
+#[no_mangle]
+pub unsafe extern "C" fn doca_soft_port_get_counters(
+    dev: *const Dev,
+    counters: *mut CountersSnapshot,
+) -> u32 {
+    to_c((|| {
+        // SAFETY: the caller passes null or a device from doca_dev_open.
+        let dev = unsafe { dev_ref(dev) }?;
+        if counters.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let snap = Port::existing(&dev.info().spec)
+            .map(|p| p.counters())
+            .unwrap_or_default();
+        // SAFETY: counters is non-null and points to caller-owned storage of this layout.
+        unsafe { counters.write(snap) };
+        Ok(())
+    })())
+}

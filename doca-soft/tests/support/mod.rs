@@ -1,0 +1,96 @@
+//! Helpers shared by the port and flow integration tests.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use doca_soft::port::{RxDrop, RxSink};
+
+/// An RX sink that records every frame it accepts.
+pub struct RecordingSink {
+    frames: Mutex<Vec<Vec<u8>>>,
+    arrived: Condvar,
+    /// Frames longer than this are refused as TooBig.
+    pub max_packet: usize,
+    /// After this many frames the sink reports RingFull.
+    pub capacity: usize,
+    /// Number of flush calls.
+    pub flushes: AtomicUsize,
+}
+
+impl RecordingSink {
+    /// A sink taking frames up to `max_packet` bytes, at most `capacity` of them.
+    pub fn new(max_packet: usize, capacity: usize) -> RecordingSink {
+        RecordingSink {
+            frames: Mutex::new(Vec::new()),
+            arrived: Condvar::new(),
+            max_packet,
+            capacity,
+            flushes: AtomicUsize::new(0),
+        }
+    }
+
+    /// Waits until at least `n` frames arrived or `limit` passed; returns the frames.
+    /// (The limit only bounds a failing test; results are asserted on counts.)
+    pub fn wait_for(&self, n: usize, limit: Duration) -> Vec<Vec<u8>> {
+        let end = Instant::now() + limit;
+        let mut f = self.frames.lock().unwrap();
+        while f.len() < n {
+            let now = Instant::now();
+            if now >= end {
+                break;
+            }
+            f = self.arrived.wait_timeout(f, end - now).unwrap().0;
+        }
+        f.clone()
+    }
+
+    /// Frames so far.
+    pub fn frames(&self) -> Vec<Vec<u8>> {
+        self.frames.lock().unwrap().clone()
+    }
+}
+
+impl RxSink for RecordingSink {
+    fn push(&self, frame: &[u8], _ts: u64) -> Result<(), RxDrop> {
+        if frame.len() > self.max_packet {
+            return Err(RxDrop::TooBig);
+        }
+        let mut f = self.frames.lock().unwrap();
+        if f.len() >= self.capacity {
+            return Err(RxDrop::RingFull);
+        }
+        f.push(frame.to_vec());
+        self.arrived.notify_all();
+        Ok(())
+    }
+
+    fn flush(&self) {
+        self.flushes.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Waits until `cond` holds or `limit` passes; returns whether it holds.
+pub fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A name unique to this test run (process id and a counter).
+pub fn unique(prefix: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{prefix}{}x{}",
+        std::process::id() % 100_000,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
