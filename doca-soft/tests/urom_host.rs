@@ -320,6 +320,28 @@ fn service_worker_commands_and_gid_query() {
     got.sort();
     assert_eq!(got, vec![(0, vec![4]), (1, vec![id2])]);
 
+    // CPU sets: a subset of the service's is accepted, CPU 1023 (not offered) is refused.
+    // SAFETY: as the API says.
+    unsafe {
+        let mut w3 = std::ptr::null_mut();
+        assert_eq!(doca_urom_worker_create(&mut w3), 0);
+        assert_eq!(doca_urom_worker_set_service(w3, s.svc), 0);
+        assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w3)), 0);
+        assert_eq!(doca_urom_worker_set_plugins(w3, plugin.id), 0);
+        let mut bad = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        bad.ucs_bits[15] = 1 << 63;
+        assert_eq!(doca_urom_worker_set_cpuset(w3, bad), 0);
+        assert_eq!(
+            doca_ctx_start(doca_urom_worker_as_ctx(w3)),
+            DocaError::INVALID_VALUE.0
+        );
+        assert_eq!(doca_urom_worker_set_cpuset(w3, cpus), 0);
+        assert_eq!(doca_ctx_start(doca_urom_worker_as_ctx(w3)), IN_PROGRESS);
+        progress_until(&[s.pe, pe], || {
+            state(doca_urom_worker_as_ctx(w3)) == STATE_RUNNING
+        });
+        stop_worker(&s, pe, w3);
+    }
     stop_worker(&s, pe, w1);
     stop_worker(&s, pe, w2);
     // SAFETY: no contexts left on this PE.
@@ -427,6 +449,11 @@ fn api_rejects_bad_arguments_and_states() {
         assert_eq!(doca_pe_create(&mut pe), 0);
         assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w)), 0);
         assert_eq!(doca_urom_worker_set_plugins(w, 1), 0);
+        // A CPU set outside the service's is refused at start (the service is not even
+        // started here, so it offers none).
+        let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        cpus.ucs_bits[15] = 1 << 63;
+        assert_eq!(doca_urom_worker_set_cpuset(w, cpus), 0);
         // Service not started (no daemon address): the worker cannot start.
         assert_ne!(doca_ctx_start(doca_urom_worker_as_ctx(w)), 0);
         assert_eq!(state(doca_urom_worker_as_ctx(w)), STATE_IDLE);

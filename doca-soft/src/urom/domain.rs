@@ -277,6 +277,9 @@ impl CtxOps for DomainShared {
         if st.members.is_empty() || oob.n_oob_indexes == 0 || oob.oob_index >= oob.n_oob_indexes {
             return Err(DocaError::BAD_STATE);
         }
+        if st.members.iter().any(|(_, w)| !w.is_running()) {
+            return Err(DocaError::BAD_STATE);
+        }
         if let Some(c) = st.buf_count {
             if st.bufs.len() != c {
                 return Err(DocaError::BAD_STATE);

@@ -101,6 +101,11 @@ impl WorkerShared {
         st.domain_acks.len() != before
     }
 
+    /// Whether the worker is attached and running.
+    pub fn is_running(&self) -> bool {
+        matches!(lock(&self.st).phase, Phase::Running)
+    }
+
     /// Whether the worker connection broke.
     pub fn link_failed(&self) -> Option<DocaError> {
         lock(&self.st).link.as_ref().and_then(Link::failed)
@@ -220,6 +225,16 @@ impl CtxOps for WorkerShared {
         }
         if svc.addr().is_none() {
             return Err(DocaError::BAD_STATE);
+        }
+        // A worker's CPUs must be a subset of the service's.
+        let offered = svc.cpuset();
+        if cfg
+            .cpuset
+            .iter()
+            .enumerate()
+            .any(|(i, w)| w & !offered.get(i).copied().unwrap_or(0) != 0)
+        {
+            return Err(DocaError::INVALID_VALUE);
         }
         svc.reserve_worker()?;
         let spawn = SpawnReq {

@@ -82,6 +82,11 @@ impl ServiceShared {
         lock(&self.cfg).addr
     }
 
+    /// The CPU set the daemon offers (empty before start).
+    pub fn cpuset(&self) -> Vec<u64> {
+        lock(&self.st).cpuset.clone()
+    }
+
     /// A worker context now refers to this service.
     pub fn attach(&self) {
         self.attached.fetch_add(1, Ordering::AcqRel);
