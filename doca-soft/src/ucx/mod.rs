@@ -132,7 +132,8 @@ unsafe extern "C" fn on_ep_error(arg: *mut c_void, _ep: sys::ucp_ep_h, _status: 
 }
 
 impl Node {
-    /// A new node. Unless `UCX_TLS` is set, connections use TCP (plus the TCP sockaddr CM).
+    /// A new node. Unless `UCX_TLS` is set, connections use TCP and shared memory (`tcp,sm`;
+    /// connection establishment always goes through the TCP sockaddr CM).
     pub fn new() -> DocaResult<Node> {
         let mut config: *mut sys::ucp_config_t = std::ptr::null_mut();
         // SAFETY: out pointer is valid; null prefix/file mean "from the environment".
@@ -145,7 +146,7 @@ impl Node {
         unsafe { sys::ucp_config_modify(config, c"WARN_UNUSED_ENV_VARS".as_ptr(), c"n".as_ptr()) };
         if std::env::var_os("UCX_TLS").is_none() {
             // SAFETY: config is live; strings are NUL-terminated literals.
-            unsafe { sys::ucp_config_modify(config, c"TLS".as_ptr(), c"tcp".as_ptr()) };
+            unsafe { sys::ucp_config_modify(config, c"TLS".as_ptr(), c"tcp,sm".as_ptr()) };
         }
         let params = sys::ucp_params_t {
             field_mask: sys::ucp_params_field_UCP_PARAM_FIELD_FEATURES as u64,

@@ -1,6 +1,7 @@
 //! `worker_sandbox`: the UROM sandbox sample plugin, written with the doca-urom SDK.
 //!
-//! Each worker opens its own UCP context and worker (TCP unless `UCX_TLS` is set; tag
+//! Each worker opens its own UCP context and worker (TCP and shared memory unless `UCX_TLS`
+//! is set; tag
 //! matching) and reports the UCP worker address as the plugin address, so domain members
 //! reach each other: endpoints are created lazily from the domain address lookup of
 //! `dest`. TAG_SEND / TAG_RECV with inline data (memh_id 0) are served; operations on host
@@ -193,7 +194,7 @@ impl UromPlugin for Sandbox {
         unsafe {
             sys::ucp_config_modify(config, c"WARN_UNUSED_ENV_VARS".as_ptr(), c"n".as_ptr());
             if std::env::var_os("UCX_TLS").is_none() {
-                sys::ucp_config_modify(config, c"TLS".as_ptr(), c"tcp".as_ptr());
+                sys::ucp_config_modify(config, c"TLS".as_ptr(), c"tcp,sm".as_ptr());
             }
         }
         let params = sys::ucp_params_t {
