@@ -370,3 +370,33 @@ fn sigterm_to_the_daemon_tears_workers_down_and_exits_cleanly() {
     }
     assert!(host.wait_closed(T), "hosts see the daemon go away");
 }
+
+#[test]
+fn worker_cpuset_is_applied_to_the_process() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let mut host = Raw::connect(d.addr);
+    hello(&mut host);
+    host.send(&Msg::Spawn(SpawnReq {
+        req: 1,
+        worker_id: 1,
+        gid: 0,
+        plugins: 1,
+        cpuset: vec![1],
+        env: vec![],
+    }));
+    assert!(matches!(host.recv(T), Some(Msg::Spawned { .. })));
+    let pids = d.worker_pids();
+    assert_eq!(pids.len(), 1);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pids[0])).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("Cpus_allowed_list:"))
+        .unwrap();
+    assert_eq!(
+        line.split_whitespace().nth(1),
+        Some("0"),
+        "worker pinned to CPU 0"
+    );
+}
