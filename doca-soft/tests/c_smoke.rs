@@ -5,6 +5,8 @@
 
 mod common;
 
+mod cdylib;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -26,18 +28,8 @@ const SMOKE_GROUPS: &[&str] = &[
     "version",
 ];
 
-/// Where the freshly built libdoca_soft.so is. `cargo test` builds the cdylib into
-/// target/<profile>/deps/ (next to this test binary) and copies it up to target/<profile>/
-/// only on `cargo build`, so the copy up there can be stale: prefer deps/.
 fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let deps = exe.parent().expect("test binary directory").to_path_buf();
-    if deps.join("libdoca_soft.so").is_file() {
-        return deps;
-    }
-    deps.parent()
-        .expect("target/<profile>/ above deps/")
-        .to_path_buf()
+    cdylib::library_dir()
 }
 
 fn c_source(name: &str) -> PathBuf {
@@ -122,13 +114,13 @@ fn run_with_library(exe: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output 
 /// `cargo test` itself builds the cdylib (into deps/, next to this test binary).
 #[test]
 fn cargo_test_builds_the_shared_library() {
-    let exe = std::env::current_exe().unwrap();
-    let lib = exe.parent().unwrap().join("libdoca_soft.so");
+    let lib = cdylib::library();
     assert!(
         lib.is_file(),
         "{} is missing: cargo test did not build the cdylib",
         lib.display()
     );
+    let exe = std::env::current_exe().unwrap();
     assert_eq!(library_dir(), exe.parent().unwrap());
 }
 

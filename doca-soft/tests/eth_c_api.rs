@@ -2,22 +2,14 @@
 //! port named through DOCA_SOFT_PORTS: the Ethernet queue host API from C, with the ABI the
 //! headers declare.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod cdylib;
 
-/// target/<profile>/libdoca_soft.so, next to this test's deps/ directory.
-fn cdylib() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let so = exe.parent()?.parent()?.join("libdoca_soft.so");
-    so.exists().then_some(so)
-}
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn c_program_drives_eth_queues_through_libdoca_soft() {
-    let Some(so) = cdylib() else {
-        println!("SKIPPED: libdoca_soft.so not built (run `cargo build -p doca-soft` first)");
-        return;
-    };
+    let so = cdylib::library();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("eth_queues");
@@ -40,6 +32,7 @@ fn c_program_drives_eth_queues_through_libdoca_soft() {
         String::from_utf8_lossy(&out.stderr)
     );
     let run = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", cdylib::ld_library_path())
         .arg("ethcwire0")
         .env("DOCA_SOFT_PORTS", "wire:ethcwire")
         .output()

@@ -2,16 +2,10 @@
 //! port named through DOCA_SOFT_PORTS: C objects reach the `_v1` symbols and the structs
 //! cross the ABI as the header lays them out.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod cdylib;
 
-/// target/<profile>/libdoca_soft.so, next to this test's deps/ directory.
-fn cdylib() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?;
-    let so = profile_dir.join("libdoca_soft.so");
-    so.exists().then_some(so)
-}
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn c_program_drives_flow_through_libdoca_soft() {
@@ -19,10 +13,7 @@ fn c_program_drives_flow_through_libdoca_soft() {
         println!("SKIP: no C compiler (cc)");
         return;
     }
-    let Some(so) = cdylib() else {
-        println!("SKIP: libdoca_soft.so not built (run `cargo build -p doca-soft` first)");
-        return;
-    };
+    let so = cdylib::library();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("flow_smoke");
@@ -50,6 +41,7 @@ fn c_program_drives_flow_through_libdoca_soft() {
         String::from_utf8_lossy(&out.stderr)
     );
     let run = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", cdylib::ld_library_path())
         .arg("smokewire1")
         .env("DOCA_SOFT_PORTS", "wire:smokewire")
         .output()

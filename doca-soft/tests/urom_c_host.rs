@@ -1,5 +1,6 @@
 //! A C host program against doca_urom.h, linked with libdoca_soft.so, end to end.
 
+mod cdylib;
 mod urom_support;
 
 use std::path::Path;
@@ -9,14 +10,7 @@ use urom_support::*;
 #[test]
 fn c_host_program_drives_a_worker() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let libdir = Path::new(env!("CARGO_BIN_EXE_doca_urom_daemon"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    assert!(
-        libdir.join("libdoca_soft.so").exists(),
-        "libdoca_soft.so is built with the crate"
-    );
+    let libdir = cdylib::library_dir();
     let dir = tempfile::tempdir().unwrap();
     build_c_plugin("worker_echo_c", dir.path());
     let exe = dir.path().join("urom_host_smoke");
@@ -54,6 +48,7 @@ fn c_host_program_drives_a_worker() {
         .clone();
     std::fs::write(&svc_file, format!("{host} dpu {} {pci} lo\n", d.addr)).unwrap();
     let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", cdylib::ld_library_path())
         .arg("lo")
         .env("DOCA_UROM_SERVICE_FILE", &svc_file)
         .output()
