@@ -40,11 +40,9 @@ impl CtxState {
 }
 
 /// A borrowed `doca_ctx` of some context object (used by the queue and Flow types).
-#[allow(dead_code)]
 #[derive(Clone, Copy)]
 pub(crate) struct Ctx(pub(crate) *mut sys::doca_ctx);
 
-#[allow(dead_code)]
 impl Ctx {
     pub(crate) fn state(self) -> Result<CtxState> {
         let mut s = sys::doca_ctx_states::DOCA_CTX_STATE_IDLE;

@@ -55,11 +55,18 @@
 #![warn(missing_docs)]
 
 pub mod context;
+#[cfg(feature = "soft")]
+mod counters;
 mod device;
 mod error;
+mod eth_rxq;
+mod eth_txq;
+// FLOW-PENDING pub mod flow;
 mod gpu;
+mod handles;
 mod mmap;
 mod pe;
+mod semaphore;
 
 pub use context::CtxState;
 pub use device::{Device, DeviceInfo};
@@ -67,6 +74,16 @@ pub use error::{take_drop_errors, DocaError, Error, Result};
 pub use gpu::{cuda_available, gpu_pci_bus_ids, Gpu, GpuBuffer, GpuPod, MemType};
 pub use mmap::{AccessFlags, Mmap};
 pub use pe::ProgressEngine;
+
+#[cfg(feature = "soft")]
+pub use counters::{RxqCounters, TxqCounters};
+// FLOW-PENDING #[cfg(feature = "soft")]
+// FLOW-PENDING pub use flow::PortCounters;
+pub use eth_rxq::{EthRxq, EthRxqBuilder, RxqType, GPU_PAGE_SIZE};
+pub use eth_txq::{EthTxq, EthTxqBuilder, TxErrorEvent, TxNotifyEvent, WaitOnTime};
+// FLOW-PENDING pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
+pub use handles::{RxqHandle, SemaphoreHandle, TxqHandle};
+pub use semaphore::{NoInfo, SemStatus, Semaphore, SemaphoreBuilder};
 
 /// The raw bindings this crate is built on.
 pub use doca_sys as sys;

@@ -90,7 +90,8 @@ struct doca_gpu_eth_mcst_qp {
 
 /**
  * RX queue handle (device-visible). Packet ring: `pkt_num` slots of `max_pkt_sz` bytes at
- * `pkt_addr`; completion ring: `cqe_num` doca_soft_rx_cqe at `cqe_addr`.
+ * `pkt_addr`; completion ring: `cqe_num` doca_soft_rx_cqe at `cqe_addr`; `buf_addr`: one
+ * 16-byte buffer descriptor {addr, mkey} per slot for the legacy doca_gpu_buf API.
  */
 struct doca_gpu_eth_rxq {
 	uint64_t pkt_addr;
@@ -103,7 +104,8 @@ struct doca_gpu_eth_rxq {
 	uint8_t striding_rq;
 	uint16_t rsvd0;
 	uint32_t version;
-	uint64_t rsvd1[3];
+	uint64_t buf_addr; /* struct doca_gpu_buf[pkt_num], one per slot (legacy API) */
+	uint64_t rsvd1[2];
 	struct doca_soft_ring_index cqe_pi; /* written by the proxy */
 	struct doca_soft_ring_index cqe_ci; /* written by the consumer */
 	struct doca_gpu_eth_mcst_qp mcst_qp;
@@ -145,6 +147,7 @@ DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, max_pkt_sz) == 24, "rxq 
 DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, cqe_num) == 28, "rxq cqe_num");
 DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, need_mcst) == 32, "rxq need_mcst");
 DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, version) == 36, "rxq version");
+DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, buf_addr) == 40, "rxq buf_addr");
 DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, cqe_pi) == 64, "rxq cqe_pi");
 DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, cqe_ci) == 128, "rxq cqe_ci");
 DOCA_SOFT_RING_ASSERT(offsetof(struct doca_gpu_eth_rxq, mcst_qp) == 192, "rxq mcst_qp");

@@ -85,6 +85,19 @@ pub struct TxCqe {
     pub rsvd: u64,
 }
 
+/// `struct doca_gpu_buf` of `include/doca_gpunetio_dev_buf.cuh`: one buffer's address and
+/// mkey (big-endian, as the device send calls take it).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct BufDesc {
+    /// Address.
+    pub addr: u64,
+    /// mkey (big-endian).
+    pub mkey: u32,
+    /// Reserved.
+    pub rsvd: u32,
+}
+
 /// `struct doca_gpu_eth_mcst_qp` (layout only).
 #[repr(C)]
 #[derive(Debug, Default)]
@@ -115,7 +128,9 @@ pub struct RxqHandle {
     pub(crate) rsvd0: u16,
     /// `RING_VERSION`.
     pub version: u32,
-    pub(crate) rsvd1: [u64; 3],
+    /// Device address of `BufDesc[pkt_num]`, one per slot (legacy `doca_gpu_buf` API).
+    pub buf_addr: u64,
+    pub(crate) rsvd1: [u64; 2],
     /// Completions published (proxy).
     pub cqe_pi: RingIndex,
     /// Completions consumed (consumer).
@@ -193,7 +208,9 @@ const _: () = assert!(offset_of!(RxqHandle, max_pkt_sz) == 24);
 const _: () = assert!(offset_of!(RxqHandle, cqe_num) == 28);
 const _: () = assert!(offset_of!(RxqHandle, need_mcst) == 32);
 const _: () = assert!(offset_of!(RxqHandle, version) == 36);
+const _: () = assert!(offset_of!(RxqHandle, buf_addr) == 40);
 const _: () = assert!(offset_of!(RxqHandle, cqe_pi) == 64);
+const _: () = assert!(size_of::<BufDesc>() == 16);
 const _: () = assert!(offset_of!(RxqHandle, cqe_ci) == 128);
 const _: () = assert!(offset_of!(RxqHandle, mcst_qp) == 192);
 const _: () = assert!(size_of::<TxqHandle>() == 512);

@@ -6,7 +6,7 @@
 
 use super::counters::RxCounters;
 use super::mem::{DeviceMem, PktBuf, SharedBlock};
-use super::ring::{self, RxCqe, RxqHandle, RING_VERSION};
+use super::ring::{self, BufDesc, RxCqe, RxqHandle, RING_VERSION};
 use crate::error::{DocaError, DocaResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,6 +36,8 @@ struct Staging {
 pub struct RxRing {
     handle: SharedBlock,
     cqes: SharedBlock,
+    /// Per-slot buffer descriptors for the legacy device API (kept alive with the ring).
+    _bufs: SharedBlock,
     pkt: PktBuf,
     pkt_num: u32,
     max_pkt: u32,
@@ -62,9 +64,20 @@ impl RxRing {
         let pkt_num = u32::try_from(pkt_num).map_err(|_| DocaError::INVALID_VALUE)?;
         let handle = SharedBlock::new(std::mem::size_of::<RxqHandle>(), device)?;
         let cqes = SharedBlock::new(pkt_num as usize * std::mem::size_of::<RxCqe>(), device)?;
+        let bufs = SharedBlock::new(pkt_num as usize * std::mem::size_of::<BufDesc>(), device)?;
+        for slot in 0..pkt_num as usize {
+            let d = BufDesc {
+                addr: pkt.addr + (slot * max_pkt as usize) as u64,
+                mkey: pkt.mkey.to_be(),
+                rsvd: 0,
+            };
+            // SAFETY: slot < pkt_num entries of the block (device-mapped: CPU-writable).
+            unsafe { std::ptr::write((bufs.cpu() as *mut BufDesc).add(slot), d) };
+        }
         let h = RxqHandle {
             pkt_addr: pkt.addr,
             cqe_addr: cqes.dev(),
+            buf_addr: bufs.dev(),
             pkt_mkey: pkt.mkey.to_be(),
             pkt_num,
             max_pkt_sz: max_pkt,
@@ -78,6 +91,7 @@ impl RxRing {
         Ok(RxRing {
             handle,
             cqes,
+            _bufs: bufs,
             pkt,
             pkt_num,
             max_pkt,

@@ -1,0 +1,499 @@
+//! DOCA Flow pipes (`doca_flow_pipe`) and their entries.
+
+use super::flags::{RssFlags, TcpFlags};
+use super::matching::{Forward, Match};
+use super::FlowPort;
+use crate::error::{check, DocaError, Error, Result};
+use doca_sys as sys;
+use std::ffi::CString;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex};
+
+struct PipeInner {
+    raw: NonNull<sys::doca_flow_pipe>,
+    name: String,
+    is_control: bool,
+    port: FlowPort,
+    /// Pipes this pipe's entries (or its forward) point at: they must outlive it.
+    targets: Mutex<Vec<Pipe>>,
+}
+
+// SAFETY: the pipe is used only under the Flow lock (or in Drop, which is exclusive).
+unsafe impl Send for PipeInner {}
+// SAFETY: as above.
+unsafe impl Sync for PipeInner {}
+
+impl Drop for PipeInner {
+    fn drop(&mut self) {
+        let _g = self.port.flow().lock();
+        // SAFETY: created by doca_flow_pipe_create on a port that is still started (held
+        // in `self.port`); destroyed once, before the pipes it forwards to (`targets` are
+        // dropped after this body).
+        unsafe { sys::doca_flow_pipe_destroy(self.raw.as_ptr()) };
+    }
+}
+
+/// A DOCA Flow pipe: a match → forward table on a [`FlowPort`]. Destroyed when the last
+/// clone, entry and pipe forwarding to it are gone. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Pipe {
+    inner: Arc<PipeInner>,
+}
+
+/// A pipe config being built; destroyed on drop.
+struct PipeCfg(NonNull<sys::doca_flow_pipe_cfg>);
+impl Drop for PipeCfg {
+    fn drop(&mut self) {
+        // SAFETY: created by doca_flow_pipe_cfg_create, destroyed once.
+        unsafe { sys::doca_flow_pipe_cfg_destroy(self.0.as_ptr()) };
+    }
+}
+
+impl PipeCfg {
+    fn new(
+        port: &FlowPort,
+        name: &str,
+        kind: sys::doca_flow_pipe_type,
+        is_root: bool,
+    ) -> Result<PipeCfg> {
+        let cname = CString::new(name).map_err(|_| {
+            Error::InvalidArgument(format!("pipe name {name:?} contains a NUL byte"))
+        })?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: the port is live; `raw` is a valid out-pointer.
+        check("doca_flow_pipe_cfg_create", unsafe {
+            sys::doca_flow_pipe_cfg_create(&mut raw, port.as_raw())
+        })?;
+        let c = PipeCfg(NonNull::new(raw).ok_or(Error::Doca {
+            op: "doca_flow_pipe_cfg_create",
+            code: DocaError::UNEXPECTED,
+        })?);
+        // SAFETY (all three): `c` is live; `cname` outlives the call.
+        check("doca_flow_pipe_cfg_set_name", unsafe {
+            sys::doca_flow_pipe_cfg_set_name(c.0.as_ptr(), cname.as_ptr())
+        })?;
+        // SAFETY: as above.
+        check("doca_flow_pipe_cfg_set_type", unsafe {
+            sys::doca_flow_pipe_cfg_set_type(c.0.as_ptr(), kind)
+        })?;
+        // SAFETY: as above.
+        check("doca_flow_pipe_cfg_set_is_root", unsafe {
+            sys::doca_flow_pipe_cfg_set_is_root(c.0.as_ptr(), is_root)
+        })?;
+        Ok(c)
+    }
+
+    fn create(
+        self,
+        port: &FlowPort,
+        name: &str,
+        is_control: bool,
+        fwd: Option<&Forward>,
+        miss: Option<&Forward>,
+    ) -> Result<Pipe> {
+        let fwd_raw = fwd.map(Forward::to_raw);
+        let miss_raw = miss.map(Forward::to_raw);
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: the config is complete; the forwards (and the queue lists they point at)
+        // live until the call returns; `raw` is a valid out-pointer.
+        check("doca_flow_pipe_create", unsafe {
+            sys::doca_flow_pipe_create(
+                self.0.as_ptr(),
+                fwd_raw.as_ref().map_or(std::ptr::null(), |f| &f.raw),
+                miss_raw.as_ref().map_or(std::ptr::null(), |f| &f.raw),
+                &mut raw,
+            )
+        })?;
+        let raw = NonNull::new(raw).ok_or(Error::Doca {
+            op: "doca_flow_pipe_create",
+            code: DocaError::UNEXPECTED,
+        })?;
+        let targets = [fwd, miss]
+            .into_iter()
+            .flatten()
+            .filter_map(|f| match f {
+                Forward::Pipe(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        Ok(Pipe {
+            inner: Arc::new(PipeInner {
+                raw,
+                name: name.to_owned(),
+                is_control,
+                port: port.clone(),
+                targets: Mutex::new(targets),
+            }),
+        })
+    }
+}
+
+/// Configures a BASIC pipe. Obtained from [`Pipe::basic`].
+#[must_use = "a builder does nothing until build()"]
+pub struct BasicPipeBuilder {
+    port: FlowPort,
+    name: String,
+    is_root: bool,
+    matching: Match,
+    fwd: Option<Forward>,
+    miss: Option<Forward>,
+    counter: bool,
+}
+
+impl BasicPipeBuilder {
+    /// Matches frames the parser found to be IPv4/UDP (parser metadata, as the samples'
+    /// UDP pipe).
+    pub fn match_udp_ipv4(mut self) -> Self {
+        self.matching = Match::new().meta_ipv4().meta_udp();
+        self
+    }
+
+    /// Matches frames the parser found to be IPv4/TCP.
+    pub fn match_tcp_ipv4(mut self) -> Self {
+        self.matching = Match::new().meta_ipv4().meta_tcp();
+        self
+    }
+
+    /// Matches frames the parser found to be IPv4/ICMP.
+    pub fn match_icmp_ipv4(mut self) -> Self {
+        self.matching = Match::new().meta_ipv4().meta_icmp();
+        self
+    }
+
+    /// Matches with any [`Match`] (default: everything).
+    pub fn matching(mut self, m: Match) -> Self {
+        self.matching = m;
+        self
+    }
+
+    /// Forwards matches to the RX queues with these ids, spread by an RSS hash of `flags`.
+    pub fn rss_to(mut self, queues: &[u16], flags: RssFlags) -> Self {
+        self.fwd = Some(Forward::rss(queues, flags));
+        self
+    }
+
+    /// Forwards matches to another pipe.
+    pub fn forward_to(mut self, pipe: &Pipe) -> Self {
+        self.fwd = Some(Forward::Pipe(pipe.clone()));
+        self
+    }
+
+    /// Drops matches.
+    pub fn drop_matches(mut self) -> Self {
+        self.fwd = Some(Forward::Drop);
+        self
+    }
+
+    /// Drops frames that match no entry (default: the library's miss behaviour).
+    pub fn miss_drop(mut self) -> Self {
+        self.miss = Some(Forward::Drop);
+        self
+    }
+
+    /// Counts packets and bytes per entry (non-shared counter), read with [`Entry::query`].
+    pub fn counter(mut self) -> Self {
+        self.counter = true;
+        self
+    }
+
+    /// Makes this the port's root pipe (where classification starts).
+    pub fn root(mut self) -> Self {
+        self.is_root = true;
+        self
+    }
+
+    /// Creates the pipe.
+    pub fn build(self) -> Result<Pipe> {
+        let what = format!("Pipe::basic({:?}).build", self.name);
+        let fwd = self.fwd.ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{what}: no forward; call rss_to(), forward_to() or drop_matches()"
+            ))
+        })?;
+        fwd.validate(&what)?;
+        let _g = self.port.flow().lock();
+        let cfg = PipeCfg::new(
+            &self.port,
+            &self.name,
+            sys::doca_flow_pipe_type::DOCA_FLOW_PIPE_BASIC,
+            self.is_root,
+        )?;
+        // SAFETY: `cfg` is live; the match is copied by the call.
+        check("doca_flow_pipe_cfg_set_match", unsafe {
+            sys::doca_flow_pipe_cfg_set_match(
+                cfg.0.as_ptr(),
+                self.matching.as_raw(),
+                std::ptr::null(),
+            )
+        })?;
+        if self.counter {
+            let mon = sys::doca_flow_monitor {
+                counter_type: sys::doca_flow_resource_type::DOCA_FLOW_RESOURCE_TYPE_NON_SHARED,
+                ..Default::default()
+            };
+            // SAFETY: `cfg` is live; the monitor is copied by the call.
+            check("doca_flow_pipe_cfg_set_monitor", unsafe {
+                sys::doca_flow_pipe_cfg_set_monitor(cfg.0.as_ptr(), &mon)
+            })?;
+        }
+        cfg.create(
+            &self.port,
+            &self.name,
+            false,
+            Some(&fwd),
+            self.miss.as_ref(),
+        )
+    }
+}
+
+impl Pipe {
+    /// Starts configuring a BASIC pipe named `name` on `port`.
+    pub fn basic(port: &FlowPort, name: &str) -> BasicPipeBuilder {
+        BasicPipeBuilder {
+            port: port.clone(),
+            name: name.to_owned(),
+            is_root: false,
+            matching: Match::new(),
+            fwd: None,
+            miss: None,
+            counter: false,
+        }
+    }
+
+    /// Creates the port's root CONTROL pipe: entries with priorities that send frames on to
+    /// other pipes or queues (the samples' "root" pipe).
+    pub fn control_root(port: &FlowPort) -> Result<Pipe> {
+        Self::control(port, "root", true)
+    }
+
+    /// Creates a CONTROL pipe.
+    pub fn control(port: &FlowPort, name: &str, is_root: bool) -> Result<Pipe> {
+        let _g = port.flow().lock();
+        let cfg = PipeCfg::new(
+            port,
+            name,
+            sys::doca_flow_pipe_type::DOCA_FLOW_PIPE_CONTROL,
+            is_root,
+        )?;
+        cfg.create(port, name, true, None, None)
+    }
+
+    /// Adds an entry to a BASIC pipe whose match has no per-entry fields
+    /// (`doca_flow_pipe_basic_add_entry`, no wait).
+    pub fn add_entry(&self) -> Result<Entry> {
+        self.add_basic_entry(&Match::new())
+    }
+
+    /// Adds an entry to a BASIC pipe matching `m` (for pipes whose match leaves fields to
+    /// the entries).
+    pub fn add_basic_entry(&self, m: &Match) -> Result<Entry> {
+        if self.inner.is_control {
+            return Err(Error::InvalidArgument(format!(
+                "Pipe::add_entry: {:?} is a CONTROL pipe; use add_control_entry or forward_*",
+                self.inner.name
+            )));
+        }
+        let _g = self.inner.port.flow().lock();
+        let mut e = std::ptr::null_mut();
+        // SAFETY: the pipe is live; `m` is copied; `e` is a valid out-pointer.
+        check("doca_flow_pipe_basic_add_entry", unsafe {
+            sys::doca_flow_pipe_basic_add_entry(
+                0,
+                self.as_raw(),
+                m.as_raw(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+                sys::doca_flow_entry_flags::DOCA_FLOW_ENTRY_FLAGS_NO_WAIT.0,
+                std::ptr::null_mut(),
+                &mut e,
+            )
+        })?;
+        self.entry(e, "doca_flow_pipe_basic_add_entry")
+    }
+
+    /// Adds an entry to a CONTROL pipe: frames matching `m` under `mask` (`None`: the
+    /// fields set in `m`) go to `fwd`; lower `priority` values are tried first.
+    pub fn add_control_entry(
+        &self,
+        priority: u32,
+        m: &Match,
+        mask: Option<&Match>,
+        fwd: impl Into<Forward>,
+    ) -> Result<Entry> {
+        let fwd = fwd.into();
+        if !self.inner.is_control {
+            return Err(Error::InvalidArgument(format!(
+                "Pipe::add_control_entry: {:?} is not a CONTROL pipe",
+                self.inner.name
+            )));
+        }
+        fwd.validate("Pipe::add_control_entry")?;
+        let raw_fwd = fwd.to_raw();
+        let _g = self.inner.port.flow().lock();
+        let mut e = std::ptr::null_mut();
+        // SAFETY: the pipe is live; match, mask and forward (with its queue list) are live
+        // for the call and copied by it; `e` is a valid out-pointer.
+        check("doca_flow_pipe_control_add_entry", unsafe {
+            sys::doca_flow_pipe_control_add_entry(
+                0,
+                self.as_raw(),
+                m.as_raw(),
+                mask.map_or(std::ptr::null(), |k| k.as_raw()),
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+                priority,
+                &raw_fwd.raw,
+                std::ptr::null_mut(),
+                &mut e,
+            )
+        })?;
+        if let Forward::Pipe(p) = &fwd {
+            self.inner
+                .targets
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(p.clone());
+        }
+        self.entry(e, "doca_flow_pipe_control_add_entry")
+    }
+
+    /// CONTROL entry: IPv4/UDP frames go to `pipe`.
+    pub fn forward_ipv4_udp_to(&self, pipe: &Pipe, priority: u32) -> Result<Entry> {
+        self.add_control_entry(priority, &Match::new().udp(), None, pipe)
+    }
+
+    /// CONTROL entry: IPv4 frames with next protocol `proto` go to `pipe`.
+    pub fn forward_ipv4_proto_to(&self, proto: u8, pipe: &Pipe, priority: u32) -> Result<Entry> {
+        self.add_control_entry(priority, &Match::new().ip_proto(proto), None, pipe)
+    }
+
+    /// CONTROL entry: IPv4/TCP frames with any of the TCP flags in `flags` set go to
+    /// `target` (a pipe, RSS queues or drop).
+    pub fn forward_tcp_flags_to(
+        &self,
+        flags: TcpFlags,
+        target: impl Into<Forward>,
+        priority: u32,
+    ) -> Result<Entry> {
+        if flags.is_empty() {
+            return Err(Error::InvalidArgument(
+                "Pipe::forward_tcp_flags_to: empty TCP flag mask".into(),
+            ));
+        }
+        let m = Match::new().tcp_flags(flags);
+        let mask = Match::new().tcp_flags(flags);
+        self.add_control_entry(priority, &m, Some(&mask), target)
+    }
+
+    /// Packets and bytes that matched no entry (`doca_flow_resource_query_pipe_miss`).
+    pub fn query_miss(&self) -> Result<(u64, u64)> {
+        let _g = self.inner.port.flow().lock();
+        let mut q = sys::doca_flow_resource_query::default();
+        // SAFETY: the pipe is live; `q` is a valid out-pointer.
+        check("doca_flow_resource_query_pipe_miss", unsafe {
+            sys::doca_flow_resource_query_pipe_miss(self.as_raw(), &mut q)
+        })?;
+        // SAFETY: a counter query fills the counter member.
+        let c = unsafe { q.__bindgen_anon_1.counter };
+        Ok((c.total_pkts, c.total_bytes))
+    }
+
+    fn entry(&self, e: *mut sys::doca_flow_pipe_entry, op: &'static str) -> Result<Entry> {
+        let raw = NonNull::new(e).ok_or(Error::Doca {
+            op,
+            code: DocaError::UNEXPECTED,
+        })?;
+        Ok(Entry {
+            raw,
+            pipe: self.clone(),
+        })
+    }
+
+    /// The pipe's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The port of this pipe.
+    pub fn port(&self) -> &FlowPort {
+        &self.inner.port
+    }
+
+    /// The raw handle. Valid while `self` lives.
+    pub fn as_raw(&self) -> *mut sys::doca_flow_pipe {
+        self.inner.raw.as_ptr()
+    }
+}
+
+impl std::fmt::Debug for Pipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipe")
+            .field("name", &self.inner.name)
+            .field("control", &self.inner.is_control)
+            .finish()
+    }
+}
+
+/// One entry of a pipe. It lives as long as its pipe (DOCA frees entries with the pipe);
+/// [`remove`](Self::remove) takes it out earlier. Holds its pipe. `Send + Sync`.
+pub struct Entry {
+    raw: NonNull<sys::doca_flow_pipe_entry>,
+    pipe: Pipe,
+}
+
+// SAFETY: the entry is used only under the Flow lock.
+unsafe impl Send for Entry {}
+// SAFETY: as above.
+unsafe impl Sync for Entry {}
+
+impl Entry {
+    /// Packets and bytes counted for this entry (`doca_flow_resource_query_entry`; the
+    /// pipe needs a counter, see [`BasicPipeBuilder::counter`]).
+    pub fn query(&self) -> Result<(u64, u64)> {
+        let _g = self.pipe.inner.port.flow().lock();
+        let mut q = sys::doca_flow_resource_query::default();
+        // SAFETY: the entry is live (its pipe is held); `q` is a valid out-pointer.
+        check("doca_flow_resource_query_entry", unsafe {
+            sys::doca_flow_resource_query_entry(self.raw.as_ptr(), &mut q)
+        })?;
+        // SAFETY: a counter query fills the counter member.
+        let c = unsafe { q.__bindgen_anon_1.counter };
+        Ok((c.total_pkts, c.total_bytes))
+    }
+
+    /// Removes the entry from its pipe (`doca_flow_pipe_remove_entry`, no wait).
+    pub fn remove(self) -> Result<()> {
+        let _g = self.pipe.inner.port.flow().lock();
+        // SAFETY: the entry is live and removed once (consumes self).
+        check("doca_flow_pipe_remove_entry", unsafe {
+            sys::doca_flow_pipe_remove_entry(
+                0,
+                sys::doca_flow_entry_flags::DOCA_FLOW_ENTRY_FLAGS_NO_WAIT.0,
+                self.raw.as_ptr(),
+            )
+        })
+    }
+
+    /// The pipe this entry belongs to.
+    pub fn pipe(&self) -> &Pipe {
+        &self.pipe
+    }
+
+    /// The raw handle. Valid while `self` lives.
+    pub fn as_raw(&self) -> *mut sys::doca_flow_pipe_entry {
+        self.raw.as_ptr()
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("pipe", &self.pipe.inner.name)
+            .finish()
+    }
+}
