@@ -160,7 +160,7 @@ impl RawSocket {
                     _ => Err(e),
                 };
             }
-            if from.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+            if from.sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
             return Ok(Some((r as usize).min(buf.len())));

@@ -45,8 +45,7 @@ pub fn can_use_raw_sockets() -> bool {
 /// The `key=value` pairs of the line starting with `summary` in `out`.
 pub fn summary(out: &str) -> std::collections::HashMap<String, String> {
     out.lines()
-        .filter(|l| l.starts_with("summary "))
-        .last()
+        .rfind(|l| l.starts_with("summary "))
         .map(|l| {
             l.split_whitespace()
                 .filter_map(|kv| kv.split_once('='))
