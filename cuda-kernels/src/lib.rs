@@ -28,8 +28,13 @@
 #![warn(missing_docs)]
 
 mod launch;
+mod samples;
 
 pub use launch::{KernelError, Kernels};
+pub use samples::{
+    ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts,
+    MAX_THREADS_PER_BLOCK,
+};
 
 /// The embedded fatbin holding every kernel.
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
