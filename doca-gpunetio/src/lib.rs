@@ -2,8 +2,8 @@
 //!
 //! GPUNetIO lets CUDA kernels receive and send packets straight from NIC queues whose
 //! rings live in GPU memory. This crate wraps its host (control-path) API: devices, GPUs,
-//! GPU memory, memory maps, progress engines, and (as they land) Ethernet queues, DOCA
-//! Flow and semaphores.
+//! GPU memory, memory maps, progress engines, Ethernet receive and send queues, DOCA Flow
+//! and semaphores, and the GPU handle types that kernels take as arguments.
 //!
 //! ## Quick start
 //!
@@ -24,6 +24,62 @@
 //! }
 //! ```
 //!
+//!
+//! ## Receive queue
+//!
+//! The control path of DOCA's `gpunetio_simple_receive` sample: a receive queue whose
+//! packet ring is GPU memory, DOCA Flow steering IPv4/UDP to it, and the queue's device
+//! handle for a kernel.
+//!
+//! ```no_run
+//! use doca_gpunetio::{Device, EthRxq, Flow, FlowConfig, FlowPort, Gpu, Pipe, RssFlags};
+//!
+//! fn main() -> Result<(), doca_gpunetio::Error> {
+//!     let nic = Device::open("17:00.0")?;
+//!     let gpu = Gpu::open("18:00.0")?;
+//!     let flow = Flow::init(FlowConfig::default())?; // one per process
+//!     let port = FlowPort::start(&flow, &nic, 0)?;
+//!     // Ring of 16384 slots of 2048 bytes in GPU memory, sized and mapped by the builder.
+//!     let rxq = EthRxq::builder(&nic)
+//!         .max_burst_size(16384)
+//!         .max_packet_size(2048)
+//!         .gpu_packet_buffer(&gpu)
+//!         .start()?; // RUNNING
+//!     rxq.apply_queue_id(0)?;
+//!     let udp = Pipe::basic(&port, "udp")
+//!         .match_udp_ipv4()
+//!         .rss_to(&[0], RssFlags::IPV4 | RssFlags::UDP)
+//!         .miss_drop()
+//!         .counter()
+//!         .build()?;
+//!     let udp_entry = udp.add_entry()?;
+//!     let root = Pipe::control_root(&port)?;
+//!     root.forward_ipv4_udp_to(&udp, 0)?;
+//!     port.entries_process()?;
+//!     // A kernel argument (`struct doca_gpu_eth_rxq *`), borrowed from the running queue:
+//!     // launch with cudarc's `.arg(&handle)`.
+//!     let handle = rxq.gpu_handle()?;
+//!     # let _ = handle;
+//!     let (packets, bytes) = udp_entry.query()?;
+//!     println!("{packets} UDP packets, {bytes} bytes");
+//!     Ok(()) // drops stop and destroy everything in a valid order
+//! }
+//! ```
+//!
+//! ## What is wrapped
+//!
+//! * Devices and memory: [`Device`], [`Gpu`], [`GpuBuffer`], [`Mmap`], [`ProgressEngine`].
+//! * Queues: [`EthRxq`] ([`EthRxqBuilder`], [`RxqType`]) and [`EthTxq`] ([`EthTxqBuilder`],
+//!   [`WaitOnTime`], send events [`TxErrorEvent`] / [`TxNotifyEvent`] delivered to
+//!   closures), each started by its builder and stopped on drop.
+//! * DOCA Flow ([`flow`]): [`Flow`], [`FlowPort`], [`Pipe`] (BASIC and CONTROL),
+//!   [`Entry`], [`flow::Match`], [`flow::Forward`], [`RssFlags`], [`TcpFlags`].
+//! * Semaphores: [`Semaphore`] with typed per-item information, [`SemStatus`].
+//! * GPU handle types, kernel arguments through `cudarc`'s `DeviceRepr`, borrowed from a
+//!   started object: [`RxqHandle`], [`TxqHandle`], [`SemaphoreHandle`].
+//! * Software-runtime counters (feature `soft`): [`RxqCounters`], [`TxqCounters`],
+//!   [`PortCounters`].
+//!
 //! ## Backends and library dependency
 //!
 //! With the default feature `soft`, the DOCA C API comes from `doca-soft`, the software
@@ -43,7 +99,10 @@
 //! ## Thread safety
 //!
 //! [`Device`], [`Gpu`], [`GpuBuffer`], [`Mmap`] and [`ProgressEngine`] are `Send + Sync`.
-//! A progress engine serializes its own `progress` calls.
+//! A progress engine serializes its own `progress` calls. Queues, semaphores and the Flow
+//! types are `Send + Sync` too: calls that change them are serialized internally (DOCA
+//! Flow operations by one lock of the [`Flow`]). GPU handles are `Copy` addresses that
+//! borrow their owner.
 //!
 //! ## Errors
 //!
@@ -61,7 +120,7 @@ mod device;
 mod error;
 mod eth_rxq;
 mod eth_txq;
-// FLOW-PENDING pub mod flow;
+pub mod flow;
 mod gpu;
 mod handles;
 mod mmap;
@@ -77,11 +136,11 @@ pub use pe::ProgressEngine;
 
 #[cfg(feature = "soft")]
 pub use counters::{RxqCounters, TxqCounters};
-// FLOW-PENDING #[cfg(feature = "soft")]
-// FLOW-PENDING pub use flow::PortCounters;
 pub use eth_rxq::{EthRxq, EthRxqBuilder, RxqType, GPU_PAGE_SIZE};
 pub use eth_txq::{EthTxq, EthTxqBuilder, TxErrorEvent, TxNotifyEvent, WaitOnTime};
-// FLOW-PENDING pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
+#[cfg(feature = "soft")]
+pub use flow::PortCounters;
+pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
 pub use handles::{RxqHandle, SemaphoreHandle, TxqHandle};
 pub use semaphore::{NoInfo, SemStatus, Semaphore, SemaphoreBuilder};
 

@@ -121,6 +121,30 @@ fn doca_errors_surface_with_the_operation_and_code() {
         .start()
         .unwrap_err();
     assert!(e.to_string().contains("raw step refused"));
+    // A step that starts the context early: the builder's own start then meets a RUNNING
+    // context (BAD_STATE from doca_ctx_start), and the half-built queue is still stopped
+    // and destroyed without recorded errors.
+    let e = EthRxq::builder(&dev)
+        .max_burst_size(16)
+        .max_packet_size(1024)
+        .packet_buffer(&m, 0, 1 << 14)
+        .configure_raw(rxq_host_datapath)
+        .configure_raw(|raw| {
+            // SAFETY: the builder passes a live, configured queue.
+            let rc = unsafe {
+                doca_gpunetio::sys::doca_ctx_start(doca_gpunetio::sys::doca_eth_rxq_as_doca_ctx(
+                    raw,
+                ))
+            };
+            assert_eq!(rc, doca_gpunetio::sys::doca_error_t::DOCA_SUCCESS);
+            Ok(())
+        })
+        .start()
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::Doca { op: "doca_ctx_start", code } if code == DocaError::BAD_STATE),
+        "{e}"
+    );
     // Estimation goes to DOCA.
     assert_eq!(
         EthRxq::estimate_packet_buffer_size(RxqType::Cyclic, 2048, 16384).unwrap(),

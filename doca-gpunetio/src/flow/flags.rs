@@ -61,34 +61,20 @@ bitflags::bitflags! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use doca_sys as sys;
 
     #[test]
-    fn bits_match_the_c_enums() {
-        assert_eq!(
-            RssFlags::IPV4.bits(),
-            sys::doca_flow_rss_type::DOCA_FLOW_RSS_IPV4.0
-        );
-        assert_eq!(
-            RssFlags::UDP.bits(),
-            sys::doca_flow_rss_type::DOCA_FLOW_RSS_UDP.0
-        );
-        assert_eq!(
-            RssFlags::TCP_DST_ONLY.bits(),
-            sys::doca_flow_rss_type::DOCA_FLOW_RSS_TCP_DST_ONLY.0
-        );
-        assert_eq!(
-            RssFlags::AUTO.bits(),
-            sys::doca_flow_rss_type::DOCA_FLOW_RSS_AUTO.0
-        );
-        assert_eq!(
-            TcpFlags::SYN.bits() as u32,
-            sys::doca_flow_match_tcp_flags::DOCA_FLOW_MATCH_TCP_FLAG_SYN.0
-        );
-        assert_eq!(
-            TcpFlags::CWR.bits() as u32,
-            sys::doca_flow_match_tcp_flags::DOCA_FLOW_MATCH_TCP_FLAG_CWR.0
-        );
+    fn bits_have_doca_values() {
+        // Values from DOCA 3.3's doca_rss_type / doca_flow_match_tcp_flags.
+        assert_eq!(RssFlags::IPV4.bits(), 1);
+        assert_eq!((RssFlags::IPV4 | RssFlags::UDP).bits(), 0b101);
+        assert_eq!(RssFlags::TCP.bits(), 8);
+        assert_eq!(RssFlags::TCP_DST_ONLY.bits(), 1 << 12);
+        assert_eq!(RssFlags::AUTO.bits(), 1 << 30);
+        assert_eq!(TcpFlags::FIN.bits(), 1);
+        assert_eq!(TcpFlags::SYN.bits(), 2);
+        assert_eq!(TcpFlags::RST.bits(), 4);
+        assert_eq!(TcpFlags::ACK.bits(), 16);
+        assert_eq!(TcpFlags::CWR.bits(), 128);
         assert_eq!(TcpFlags::all().bits(), 0xff);
     }
 }

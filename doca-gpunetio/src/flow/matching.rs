@@ -110,6 +110,20 @@ impl Match {
         m
     }
 
+    /// An entry value and mask that select IPv4/TCP frames with TCP flag `flag` set
+    /// (whatever the other flags): parser metadata IPv4/TCP under full masks, and
+    /// `tcp.flags & flag == flag`.
+    pub(crate) fn tcp_flag_set(flag: TcpFlags) -> (Match, Match) {
+        let mut value = Match::new().meta_ipv4().meta_tcp();
+        value.raw.outer.l4_type_ext = sys::doca_flow_l4_type_ext::DOCA_FLOW_L4_TYPE_EXT_TCP;
+        value.raw.outer.__bindgen_anon_2.tcp.flags = flag.bits();
+        let mut mask = Match::new();
+        mask.raw.parser_meta.outer_l3_type = sys::doca_flow_l3_meta(u32::MAX);
+        mask.raw.parser_meta.outer_l4_type = sys::doca_flow_l4_meta(u32::MAX);
+        mask.raw.outer.__bindgen_anon_2.tcp.flags = flag.bits();
+        (value, mask)
+    }
+
     /// The raw struct.
     pub fn as_raw(&self) -> &sys::doca_flow_match {
         &self.raw

@@ -128,6 +128,14 @@ impl PipeCfg {
     }
 }
 
+/// A monitor with a non-shared counter.
+fn counter_monitor() -> sys::doca_flow_monitor {
+    sys::doca_flow_monitor {
+        counter_type: sys::doca_flow_resource_type::DOCA_FLOW_RESOURCE_TYPE_NON_SHARED,
+        ..Default::default()
+    }
+}
+
 /// Configures a BASIC pipe. Obtained from [`Pipe::basic`].
 #[must_use = "a builder does nothing until build()"]
 pub struct BasicPipeBuilder {
@@ -227,10 +235,7 @@ impl BasicPipeBuilder {
             )
         })?;
         if self.counter {
-            let mon = sys::doca_flow_monitor {
-                counter_type: sys::doca_flow_resource_type::DOCA_FLOW_RESOURCE_TYPE_NON_SHARED,
-                ..Default::default()
-            };
+            let mon = counter_monitor();
             // SAFETY: `cfg` is live; the monitor is copied by the call.
             check("doca_flow_pipe_cfg_set_monitor", unsafe {
                 sys::doca_flow_pipe_cfg_set_monitor(cfg.0.as_ptr(), &mon)
@@ -314,7 +319,8 @@ impl Pipe {
     }
 
     /// Adds an entry to a CONTROL pipe: frames matching `m` under `mask` (`None`: the
-    /// fields set in `m`) go to `fwd`; lower `priority` values are tried first.
+    /// fields set in `m`) go to `fwd`; lower `priority` values are tried first. Each
+    /// control entry counts its packets (non-shared counter), read with [`Entry::query`].
     pub fn add_control_entry(
         &self,
         priority: u32,
@@ -331,6 +337,7 @@ impl Pipe {
         }
         fwd.validate("Pipe::add_control_entry")?;
         let raw_fwd = fwd.to_raw();
+        let mon = counter_monitor();
         let _g = self.inner.port.flow().lock();
         let mut e = std::ptr::null_mut();
         // SAFETY: the pipe is live; match, mask and forward (with its queue list) are live
@@ -345,7 +352,7 @@ impl Pipe {
                 std::ptr::null(),
                 std::ptr::null(),
                 std::ptr::null(),
-                std::ptr::null(),
+                &mon,
                 priority,
                 &raw_fwd.raw,
                 std::ptr::null_mut(),
@@ -372,22 +379,28 @@ impl Pipe {
         self.add_control_entry(priority, &Match::new().ip_proto(proto), None, pipe)
     }
 
-    /// CONTROL entry: IPv4/TCP frames with any of the TCP flags in `flags` set go to
-    /// `target` (a pipe, RSS queues or drop).
+    /// CONTROL entries: IPv4/TCP frames with any of the TCP flags in `flags` set go to
+    /// `target` (a pipe, RSS queues or drop). One entry per flag (a frame with several of
+    /// them set is counted by the first entry that matches); returned in flag bit order.
     pub fn forward_tcp_flags_to(
         &self,
         flags: TcpFlags,
         target: impl Into<Forward>,
         priority: u32,
-    ) -> Result<Entry> {
+    ) -> Result<Vec<Entry>> {
         if flags.is_empty() {
             return Err(Error::InvalidArgument(
-                "Pipe::forward_tcp_flags_to: empty TCP flag mask".into(),
+                "Pipe::forward_tcp_flags_to: empty TCP flag set".into(),
             ));
         }
-        let m = Match::new().tcp_flags(flags);
-        let mask = Match::new().tcp_flags(flags);
-        self.add_control_entry(priority, &m, Some(&mask), target)
+        let target = target.into();
+        flags
+            .iter()
+            .map(|flag| {
+                let (m, mask) = Match::tcp_flag_set(flag);
+                self.add_control_entry(priority, &m, Some(&mask), target.clone())
+            })
+            .collect()
     }
 
     /// Packets and bytes that matched no entry (`doca_flow_resource_query_pipe_miss`).
