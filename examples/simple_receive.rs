@@ -25,27 +25,67 @@ use std::time::{Duration, Instant};
 const PROG: &str = "simple_receive";
 
 const OPTS: &[Opt] = &[
-    Opt { short: 'g', long: "gpu", takes_value: true, help: "GPU PCIe address (or ordinal), mandatory" },
-    Opt { short: 'n', long: "nic", takes_value: true, help: "NIC PCIe address or interface name, mandatory" },
-    Opt { short: 'e', long: "exec-scope", takes_value: true, help: "receive scope: 0 thread, 1 warp, 2 block (default 2)" },
-    Opt { short: 'd', long: "duration", takes_value: true, help: "stop after this many seconds" },
-    Opt { short: 'c', long: "count", takes_value: true, help: "stop after this many packets" },
-    Opt { short: 'm', long: "max-pkt-size", takes_value: true, help: "largest frame the queue takes (default 2048; larger ones are dropped)" },
-    Opt { short: 'R', long: "ready-file", takes_value: true, help: "create this file once receiving" },
+    Opt {
+        short: 'g',
+        long: "gpu",
+        takes_value: true,
+        help: "GPU PCIe address (or ordinal), mandatory",
+    },
+    Opt {
+        short: 'n',
+        long: "nic",
+        takes_value: true,
+        help: "NIC PCIe address or interface name, mandatory",
+    },
+    Opt {
+        short: 'e',
+        long: "exec-scope",
+        takes_value: true,
+        help: "receive scope: 0 thread, 1 warp, 2 block (default 2)",
+    },
+    Opt {
+        short: 'd',
+        long: "duration",
+        takes_value: true,
+        help: "stop after this many seconds",
+    },
+    Opt {
+        short: 'c',
+        long: "count",
+        takes_value: true,
+        help: "stop after this many packets",
+    },
+    Opt {
+        short: 'm',
+        long: "max-pkt-size",
+        takes_value: true,
+        help: "largest frame the queue takes (default 2048; larger ones are dropped)",
+    },
+    Opt {
+        short: 'R',
+        long: "ready-file",
+        takes_value: true,
+        help: "create this file once receiving",
+    },
 ];
 
 /// Ring slots of the receive queue (as the original sample).
 const RX_PACKETS: u32 = 16384;
 
 fn main() {
-    let cli = Cli::parse(PROG, "GPU receive sample: UDP frames to a CUDA kernel", OPTS);
+    let cli = Cli::parse(
+        PROG,
+        "GPU receive sample: UDP frames to a CUDA kernel",
+        OPTS,
+    );
     let gpu_sel: String = cli.require("gpu");
     let nic_sel: String = cli.require("nic");
     let scope_idx: u32 = cli.get_or("exec-scope", 2);
-    let scope = ExecScope::from_index(scope_idx)
-        .unwrap_or_else(|| cli.usage_error(&format!("--exec-scope {scope_idx}: must be 0, 1 or 2")));
+    let scope = ExecScope::from_index(scope_idx).unwrap_or_else(|| {
+        cli.usage_error(&format!("--exec-scope {scope_idx}: must be 0, 1 or 2"))
+    });
     let duration: Option<f64> = cli.get("duration");
-    if duration.is_some_and(|d| !(d > 0.0)) {
+    if duration.is_some_and(|d| d.is_nan() || d <= 0.0) {
         cli.usage_error("--duration must be > 0");
     }
     let count: Option<u64> = cli.get("count");
@@ -93,7 +133,9 @@ fn run(
         .counter()
         .build()
         .map_err(|e| format!("UDP pipe: {e}"))?;
-    let udp_entry = udp.add_entry().map_err(|e| format!("UDP pipe entry: {e}"))?;
+    let udp_entry = udp
+        .add_entry()
+        .map_err(|e| format!("UDP pipe entry: {e}"))?;
     let root = Pipe::control_root(&port).map_err(|e| format!("root pipe: {e}"))?;
     let root_entry = root
         .forward_ipv4_udp_to(&udp, 0)
@@ -104,7 +146,9 @@ fn run(
     let kernels = Kernels::load(&gpu).map_err(|e| e.to_string())?;
     let exit = ExitFlag::new(&gpu).map_err(|e| e.to_string())?;
     let counters = RxCounters::new(&gpu).map_err(|e| e.to_string())?;
-    let handle = rxq.gpu_handle().map_err(|e| format!("queue GPU handle: {e}"))?;
+    let handle = rxq
+        .gpu_handle()
+        .map_err(|e| format!("queue GPU handle: {e}"))?;
     let running = kernels
         .launch_simple_receive(handle, scope, &exit, &counters)
         .map_err(|e| e.to_string())?;

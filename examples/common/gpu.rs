@@ -7,9 +7,11 @@ use doca::gpunetio::{cuda_available, gpu_pci_bus_ids, Device, Gpu};
 /// Opens the GPU named by `-g`: a PCI address ("0000:17:00.0", "17:00.0") or an ordinal.
 pub fn open_gpu(sel: &str) -> Result<Gpu, String> {
     if !cuda_available() {
-        return Err("no CUDA driver on this machine (libcuda could not be loaded): \
+        return Err(
+            "no CUDA driver on this machine (libcuda could not be loaded): \
                     the GPU samples need an NVIDIA GPU and driver"
-            .into());
+                .into(),
+        );
     }
     let r = match sel.parse::<usize>() {
         Ok(n) if sel.len() <= 2 => Gpu::by_ordinal(n),

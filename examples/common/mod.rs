@@ -7,3 +7,4 @@ pub mod gpu;
 pub mod packet;
 pub mod raw_socket;
 pub mod signal;
+pub mod txq;
