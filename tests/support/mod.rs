@@ -89,3 +89,135 @@ pub fn wait_for_file(p: &std::path::Path) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A child process whose stdout/stderr go to files, so it can be waited on with a timeout.
+pub struct Proc {
+    child: std::process::Child,
+    out: PathBuf,
+    err: PathBuf,
+    name: String,
+}
+
+/// What a finished [`Proc`] printed, and how it ended.
+pub struct Finished {
+    /// Exit code (None when killed by a signal).
+    pub code: Option<i32>,
+    /// Its stdout.
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
+}
+
+impl Finished {
+    /// A numeric field of the last `summary` line.
+    pub fn field(&self, key: &str) -> u64 {
+        summary(&self.stdout)
+            .get(key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no numeric {key} in summary of:\n{self}"))
+    }
+}
+
+impl std::fmt::Display for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+impl Proc {
+    /// Starts `bin` with `args`.
+    pub fn spawn(bin: &std::path::Path, args: &[&str]) -> Proc {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = bin.file_name().unwrap().to_string_lossy().to_string();
+        let base = std::env::temp_dir().join(format!("doca-rs-{}-{k}-{name}", std::process::id()));
+        let (out, err) = (base.with_extension("out"), base.with_extension("err"));
+        let child = Command::new(bin)
+            .args(args)
+            .stdout(std::fs::File::create(&out).expect("stdout file"))
+            .stderr(std::fs::File::create(&err).expect("stderr file"))
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", bin.display()));
+        Proc {
+            child,
+            out,
+            err,
+            name,
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Whether it has exited already.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
+    /// Waits up to `secs` seconds; kills it (and panics with its output) when it is late.
+    pub fn wait(mut self, secs: u64) -> Finished {
+        let t = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = self.child.try_wait().expect("try_wait") {
+                break Some(s);
+            }
+            if t.elapsed().as_secs() >= secs {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let f = Finished {
+            code: status.and_then(|s| s.code()),
+            stdout: std::fs::read_to_string(&self.out).unwrap_or_default(),
+            stderr: std::fs::read_to_string(&self.err).unwrap_or_default(),
+        };
+        let _ = std::fs::remove_file(&self.out);
+        let _ = std::fs::remove_file(&self.err);
+        assert!(
+            status.is_some(),
+            "{} hung for {secs} s and was killed:\n{f}",
+            self.name
+        );
+        f
+    }
+
+    /// Waits until `ready` exists; if the process exits first, panics with its output.
+    pub fn wait_ready(&mut self, ready: &std::path::Path, secs: u64) {
+        let t = std::time::Instant::now();
+        while !ready.exists() {
+            if self.exited() {
+                let code = self.child.try_wait().ok().flatten().and_then(|s| s.code());
+                panic!(
+                    "{} exited ({code:?}) before it was ready:\n--- stdout\n{}--- stderr\n{}",
+                    self.name,
+                    std::fs::read_to_string(&self.out).unwrap_or_default(),
+                    std::fs::read_to_string(&self.err).unwrap_or_default()
+                );
+            }
+            assert!(
+                t.elapsed().as_secs() < secs,
+                "{} not ready after {secs} s",
+                self.name
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        // A test that panicked must not leave its child running.
+        if !self.exited() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
