@@ -40,7 +40,8 @@ extern "C" __global__ void doca_rs_send_wait_time(struct doca_gpu_eth_txq *txq,
 			uint32_t done = 0;
 			doca_gpu_dev_eth_txq_poll_completion<DOCA_GPUNETIO_ETH_CQ_POLL_LAST>(
 				txq, 1, DOCA_GPUNETIO_ETH_WAIT_FLAG_B, &done);
-			atomicAdd(sent, (unsigned long long)blockDim.x);
+			// One writer (this thread): a plain store to the CPU-visible counter.
+			*(volatile unsigned long long *)sent = (unsigned long long)(b + 1) * blockDim.x;
 			__threadfence_system();
 		}
 		__syncthreads();

@@ -8,7 +8,11 @@
 #define DOCA_RS_RX_MAX_PKTS 2048u
 #define DOCA_RS_RX_TIMEOUT_NS 500000ull
 
-/** Counters the host reads while the kernel runs (CPU-visible memory). */
+/**
+ * Counters the host reads while the kernel runs (CPU-visible memory). Only thread 0 of
+ * the single block writes them, with plain stores: atomics on mapped host memory are not
+ * atomic for the host, and one writer needs none.
+ */
 struct doca_rs_rx_stats {
 	unsigned long long packets;
 	unsigned long long bytes;
@@ -26,16 +30,24 @@ __device__ void doca_rs_simple_receive(struct doca_gpu_eth_rxq *rxq,
 	__shared__ uint32_t num;
 	__shared__ struct doca_gpu_dev_eth_rxq_attr attr[DOCA_RS_RX_MAX_PKTS];
 	__shared__ int stop;
+	__shared__ unsigned long long batch_bytes, batch_frames, batch_seqs;
 	// Thread scope: one thread receives and counts, as in the original sample.
 	const bool one = scope == DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD;
 	if (one && threadIdx.x != 0)
 		return;
 	const uint32_t step = one ? 1 : blockDim.x;
 	const uint32_t tid = one ? 0 : threadIdx.x;
+	volatile struct doca_rs_rx_stats *out = stats;
+	// Running totals, kept by thread 0 only.
+	unsigned long long packets = 0, bytes = 0, frames = 0, seqs = 0, errors = 0;
 
 	while (true) {
-		if (tid == 0)
+		if (tid == 0) {
 			stop = *exit_flag != 0;
+			batch_bytes = 0;
+			batch_frames = 0;
+			batch_seqs = 0;
+		}
 		if (!one)
 			__syncthreads();
 		if (stop)
@@ -51,30 +63,45 @@ __device__ void doca_rs_simple_receive(struct doca_gpu_eth_rxq *rxq,
 											 attr);
 		if (!one)
 			__syncthreads();
-		if (r != DOCA_SUCCESS) {
-			if (tid == 0)
-				atomicAdd(&stats->errors, 1ull);
-			continue;
-		}
-		unsigned long long bytes = 0, frames = 0, seqs = 0;
-		for (uint32_t i = tid; i < num; i += step) {
+		const uint32_t n = r == DOCA_SUCCESS ? num : 0;
+		unsigned long long my_bytes = 0, my_frames = 0, my_seqs = 0;
+		for (uint32_t i = tid; i < n; i += step) {
 			const uint8_t *f = (const uint8_t *)doca_gpu_dev_eth_rxq_get_pkt_addr(rxq, first + i);
-			bytes += attr[i].bytes;
+			my_bytes += attr[i].bytes;
 			int64_t seq = doca_rs_frame_seq(f, attr[i].bytes);
 			if (seq >= 0) {
-				frames++;
-				seqs += (unsigned long long)seq;
+				my_frames++;
+				my_seqs += (unsigned long long)seq;
 			}
 		}
-		if (bytes)
-			atomicAdd(&stats->bytes, bytes);
-		if (frames) {
-			atomicAdd(&stats->pktgen_frames, frames);
-			atomicAdd(&stats->seq_sum, seqs);
+		if (one) {
+			batch_bytes = my_bytes;
+			batch_frames = my_frames;
+			batch_seqs = my_seqs;
+		} else {
+			if (my_bytes)
+				atomicAdd(&batch_bytes, my_bytes);
+			if (my_frames) {
+				atomicAdd(&batch_frames, my_frames);
+				atomicAdd(&batch_seqs, my_seqs);
+			}
+			__syncthreads();
 		}
-		if (tid == 0 && num)
-			atomicAdd(&stats->packets, (unsigned long long)num);
-		__threadfence_system();
+		if (tid == 0 && (n != 0 || r != DOCA_SUCCESS)) {
+			packets += n;
+			bytes += batch_bytes;
+			frames += batch_frames;
+			seqs += batch_seqs;
+			errors += r != DOCA_SUCCESS;
+			out->bytes = bytes;
+			out->pktgen_frames = frames;
+			out->seq_sum = seqs;
+			out->errors = errors;
+			// Packets last: a host that sees the count sees the other totals too.
+			__threadfence_system();
+			out->packets = packets;
+			__threadfence_system();
+		}
 		if (!one)
 			__syncthreads();
 	}

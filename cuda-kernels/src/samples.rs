@@ -2,7 +2,7 @@
 //! flag they watch, and the guard that stops and joins a running kernel.
 
 use crate::launch::{KernelError, Kernels};
-use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use doca_gpunetio::{Gpu, GpuBuffer, MemType, RxqHandle, TxqHandle};
 use std::sync::Arc;
 
@@ -139,21 +139,40 @@ pub struct TxCounts {
     pub errors: u64,
 }
 
-/// Counters of the send kernels.
+/// Most blocks a send kernel uses (each block writes its own counters).
+const TX_MAX_BLOCKS: usize = 2;
+
+/// Counters of the send kernels: `struct doca_rs_tx_stats` (packets, rounds, errors) per
+/// block, each written by one thread of its block; [`read`](Self::read) sums the blocks.
 pub struct TxCounters(Counters);
 
 impl TxCounters {
     /// Zeroed counters on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<Self, KernelError> {
-        Counters::new(gpu, 3).map(TxCounters)
+        Counters::new(gpu, 3 * TX_MAX_BLOCKS).map(TxCounters)
     }
 
-    /// A snapshot.
+    /// A snapshot: packets and errors summed over the blocks, rounds of the slowest block
+    /// that has started (every block runs the same rounds).
     pub fn read(&self) -> TxCounts {
+        let blocks: Vec<[u64; 3]> = (0..TX_MAX_BLOCKS)
+            .map(|b| {
+                [
+                    self.0.get(3 * b),
+                    self.0.get(3 * b + 1),
+                    self.0.get(3 * b + 2),
+                ]
+            })
+            .collect();
         TxCounts {
-            packets: self.0.get(0),
-            rounds: self.0.get(1),
-            errors: self.0.get(2),
+            packets: blocks.iter().map(|b| b[0]).sum(),
+            rounds: blocks
+                .iter()
+                .map(|b| b[1])
+                .filter(|&r| r > 0)
+                .min()
+                .unwrap_or(0),
+            errors: blocks.iter().map(|b| b[2]).sum(),
         }
     }
 }
@@ -165,6 +184,8 @@ pub struct RunningKernel<'a> {
     stream: Arc<CudaStream>,
     exit: &'a ExitFlag,
     joined: bool,
+    /// Device scratch memory of the kernel (grid barrier), freed after the join.
+    _scratch: Option<CudaSlice<u32>>,
 }
 
 impl RunningKernel<'_> {
@@ -245,6 +266,7 @@ impl Kernels {
             stream,
             exit,
             joined: false,
+            _scratch: None,
         })
     }
 
@@ -294,6 +316,12 @@ impl Kernels {
         };
         let f = self.function(&name)?;
         let stream = self.sample_stream()?;
+        let mut barrier = stream
+            .alloc_zeros::<u32>(1)
+            .map_err(|e| KernelError::Cuda {
+                op: "allocate the grid barrier",
+                msg: e.to_string(),
+            })?;
         let (buf, flag, stats) = (
             frames.device_ptr(),
             exit.device_ptr(),
@@ -306,13 +334,15 @@ impl Kernels {
             .arg(&size)
             .arg(&flag)
             .arg(&rounds)
-            .arg(&stats);
+            .arg(&stats)
+            .arg(&mut barrier);
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: arguments match (txq *, uint8_t *, u32, u32, const u32 *, u64, stats *);
+        // SAFETY: arguments match (txq *, uint8_t *, u32, u32, const u32 *, u64, stats *,
+        // unsigned *barrier);
         // every thread touches only its own `size` bytes of `frames`, checked above; all
         // borrowed for 'a and joined by the guard.
         unsafe { b.launch(cfg) }.map_err(launch_err(&name))?;
@@ -320,6 +350,7 @@ impl Kernels {
             stream,
             exit,
             joined: false,
+            _scratch: Some(barrier),
         })
     }
 
@@ -375,6 +406,7 @@ impl Kernels {
             stream,
             exit,
             joined: false,
+            _scratch: None,
         })
     }
 }
