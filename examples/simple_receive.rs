@@ -163,6 +163,9 @@ fn run(
     }
     let mut last_print = Instant::now();
     let mut why = "signal";
+    // The window in which packets arrived, for the rates (the sample may idle before and
+    // after the traffic).
+    let (mut first_seen, mut last_seen, mut last_count) = (None::<Instant>, start, 0u64);
     loop {
         if signal::stop_requested() {
             break;
@@ -172,6 +175,11 @@ fn run(
             break;
         }
         let c = counters.read();
+        if c.packets != last_count {
+            first_seen.get_or_insert_with(Instant::now);
+            last_seen = Instant::now();
+            last_count = c.packets;
+        }
         if count.is_some_and(|n| c.packets >= n) {
             why = "count";
             break;
@@ -194,10 +202,15 @@ fn run(
     drop(flow);
     kernel_result?;
     stop_result?;
-    let (mpps, gbps) = gpu::rates(c.packets, c.bytes, secs);
+    // The first poll that saw packets is up to one poll late: the window starts one
+    // poll period earlier.
+    let active = first_seen.map_or(secs, |f| {
+        (last_seen - f).as_secs_f64() + Duration::from_millis(5).as_secs_f64()
+    });
+    let (mpps, gbps) = gpu::rates(c.packets, c.bytes, active);
     println!("Total packets received: {}", c.packets);
     println!(
-        "summary packets={} bytes={} pktgen_frames={} seq_sum={} errors={} dropped_too_big={} dropped_ring_full={} stop={why} seconds={secs:.3} mpps={mpps:.4} gbps={gbps:.4}",
+        "summary packets={} bytes={} pktgen_frames={} seq_sum={} errors={} dropped_too_big={} dropped_ring_full={} stop={why} seconds={secs:.3} active_seconds={active:.4} mpps={mpps:.4} gbps={gbps:.4}",
         c.packets,
         c.bytes,
         c.pktgen_frames,
