@@ -250,7 +250,8 @@ struct Stats {
     csum_valid: u64,
     csum_invalid: u64,
     seqs: HashSet<u64>,
-    burst_first: BTreeMap<u32, Instant>,
+    /// Arrival time (ns) of the first frame of each burst.
+    burst_first: BTreeMap<u32, u64>,
     bytes: u64,
 }
 
@@ -281,12 +282,14 @@ fn recv(cli: &Cli, iface: &str, dst_port: u16) -> i32 {
             None if started.elapsed() >= wait => break,
             _ => {}
         }
-        let n = match sock.recv(&mut buf) {
-            Ok(Some(n)) => n,
+        let (n, kernel_ts) = match sock.recv(&mut buf) {
+            Ok(Some(r)) => r,
             Ok(None) => continue,
             Err(e) => fail(PROG, format!("recv on {iface}: {e}")),
         };
         let now = Instant::now();
+        // Kernel timestamp when there is one, else this process's clock.
+        let arrival = kernel_ts.unwrap_or_else(|| (now - started).as_nanos() as u64);
         match packet::parse_frame(&buf[..n], dst_port) {
             Parsed::Other => st.other += 1,
             Parsed::Corrupt(why) => {
@@ -303,7 +306,7 @@ fn recv(cli: &Cli, iface: &str, dst_port: u16) -> i32 {
                 st.good += 1;
                 st.bytes += n as u64;
                 st.seqs.insert(seq);
-                st.burst_first.entry(burst).or_insert(now);
+                st.burst_first.entry(burst).or_insert(arrival);
                 if checksums_valid {
                     st.csum_valid += 1;
                 } else {
@@ -337,10 +340,10 @@ fn report(
         max - min + 1 - unique
     };
     let dups = st.good - unique;
-    let times: Vec<Instant> = st.burst_first.values().copied().collect();
+    let times: Vec<u64> = st.burst_first.values().copied().collect();
     let spaces: Vec<u64> = times
         .windows(2)
-        .map(|w| (w[1] - w[0]).as_nanos() as u64)
+        .map(|w| w[1].saturating_sub(w[0]))
         .collect();
     let (smin, smax, smean) = if spaces.is_empty() {
         (0, 0, 0)

@@ -68,6 +68,9 @@ impl RawSocket {
                 break;
             }
         }
+        // Kernel receive timestamps (CLOCK_REALTIME, ns): arrival times without this
+        // process's wake-up latency, for the burst spacing measurement.
+        s.setsockopt(libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1 as libc::c_int)?;
         Ok(s)
     }
 
@@ -135,24 +138,29 @@ impl RawSocket {
         }
     }
 
-    /// Receives one incoming frame into `buf`: its length, or None on timeout/interrupt.
+    /// Receives one incoming frame into `buf`: its length and kernel arrival time
+    /// (CLOCK_REALTIME ns, when the kernel gave one), or None on timeout/interrupt.
     /// Copies of frames sent from this host (PACKET_OUTGOING) are skipped.
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Option<u64>)>> {
         loop {
             // SAFETY: sockaddr_ll is plain old data.
             let mut from: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-            let mut len = std::mem::size_of::<libc::sockaddr_ll>() as u32;
-            // SAFETY: `buf` and `from` are valid for the sizes passed.
-            let r = unsafe {
-                libc::recvfrom(
-                    self.fd.as_raw_fd(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                    libc::MSG_TRUNC,
-                    (&mut from as *mut libc::sockaddr_ll).cast(),
-                    &mut len,
-                )
+            let mut iov = libc::iovec {
+                iov_base: buf.as_mut_ptr().cast(),
+                iov_len: buf.len(),
             };
+            // Room for one SCM_TIMESTAMPNS control message (u64 for alignment).
+            let mut control = [0u64; 8];
+            // SAFETY: msghdr is plain old data; the fields set below point at live locals.
+            let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+            msg.msg_name = (&mut from as *mut libc::sockaddr_ll).cast();
+            msg.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as u32;
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control);
+            // SAFETY: `msg` describes valid buffers that outlive the call.
+            let r = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, libc::MSG_TRUNC) };
             if r < 0 {
                 let e = io::Error::last_os_error();
                 return match e.kind() {
@@ -163,7 +171,23 @@ impl RawSocket {
             if from.sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
-            return Ok(Some((r as usize).min(buf.len())));
+            return Ok(Some(((r as usize).min(buf.len()), timestamp_of(&msg))));
         }
     }
+}
+
+/// The SCM_TIMESTAMPNS time in `msg`'s control data, in ns.
+fn timestamp_of(msg: &libc::msghdr) -> Option<u64> {
+    // SAFETY: CMSG_* walk the control buffer the kernel filled, within msg_controllen.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
+                return Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+            }
+            c = libc::CMSG_NXTHDR(msg, c);
+        }
+    }
+    None
 }
