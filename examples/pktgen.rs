@@ -143,12 +143,13 @@ const OPTS: &[Opt] = &[
 ];
 
 fn main() {
+    // First: a Ctrl-C during setup must still lead to an orderly teardown.
+    signal::install();
     let cli = Cli::parse(
         PROG,
         "pktgen: send or receive-and-verify UDP test frames (mode: send | recv)",
         OPTS,
     );
-    signal::install();
     let mode = match cli.positional() {
         [m] => m.as_str(),
         [] => cli.usage_error("missing mode: send or recv"),

@@ -62,6 +62,8 @@ const FRAME: usize = 1024;
 const LEAD_NS: u64 = 50_000_000;
 
 fn main() {
+    // First: a Ctrl-C during setup must still lead to an orderly teardown.
+    signal::install();
     let cli = Cli::parse(
         PROG,
         "GPU wait-on-time sample: bursts sent at given times",
@@ -78,7 +80,6 @@ fn main() {
         cli.usage_error(&format!("--bursts {bursts}: must be 1..=64"));
     }
     let dst_port: u16 = cli.get_or("dst-port", 5000);
-    signal::install();
     if let Err(e) = run(&gpu_sel, &nic_sel, interval, bursts, dst_port) {
         fail(PROG, e);
     }

@@ -73,6 +73,8 @@ const OPTS: &[Opt] = &[
 const RX_PACKETS: u32 = 16384;
 
 fn main() {
+    // First: a Ctrl-C during setup must still lead to an orderly teardown.
+    signal::install();
     let cli = Cli::parse(
         PROG,
         "GPU receive sample: UDP frames to a CUDA kernel",
@@ -93,7 +95,6 @@ fn main() {
     if !(64..=9216).contains(&max_pkt) {
         cli.usage_error(&format!("--max-pkt-size {max_pkt}: must be 64..=9216"));
     }
-    signal::install();
     if let Err(e) = run(&cli, &gpu_sel, &nic_sel, scope, duration, count, max_pkt) {
         fail(PROG, e);
     }

@@ -111,6 +111,8 @@ fn zero_or_one(cli: &Cli, name: &str) -> bool {
 }
 
 fn parse() -> Args {
+    // First: a Ctrl-C during setup must still lead to an orderly teardown.
+    signal::install();
     let cli = Cli::parse(PROG, "GPU send sample: CUDA threads send UDP frames", OPTS);
     let gpu = cli.require("gpu");
     let nic = cli.require("nic");
@@ -177,7 +179,6 @@ fn parse() -> Args {
 
 fn main() {
     let args = parse();
-    signal::install();
     if let Err(e) = run(&args) {
         fail(PROG, e);
     }

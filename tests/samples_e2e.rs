@@ -275,6 +275,77 @@ fn ctrl_c_stops_simple_send_with_proxy_cleanly() {
     assert!(out.field("packets") > 0, "{out}");
 }
 
+#[test]
+fn simple_receive_drops_frames_larger_than_its_packet_size() {
+    let Some((rx, pktgen)) = gpu_setup("simple_receive") else {
+        return;
+    };
+    let _lo = lo_lock();
+    let ready = ready_path("simple-receive-too-big");
+    let ready_s = ready.to_string_lossy().to_string();
+    let mut recv = Proc::spawn(
+        &rx,
+        &[
+            "-g",
+            "0",
+            "-n",
+            "lo",
+            "-m",
+            "512",
+            "--count",
+            "100",
+            "--duration",
+            "60",
+            "-R",
+            &ready_s,
+        ],
+    );
+    recv.wait_ready(&ready, 60);
+    // 50 frames too large for 512-byte slots (sequence 1000..), then 100 that fit (0..100).
+    for args in [
+        &["send", "-i", "lo", "-c", "50", "-s", "1000", "-f", "1000"][..],
+        &["send", "-i", "lo", "-c", "100", "-s", "300"],
+    ] {
+        let s = Proc::spawn(&pktgen, args).wait(60);
+        assert_eq!(s.code, Some(0), "pktgen {args:?}:\n{s}");
+    }
+    let out = recv.wait(90);
+    let _ = std::fs::remove_file(&ready);
+    assert_eq!(out.code, Some(0), "{out}");
+    assert_eq!(out.field("pktgen_frames"), 100, "{out}");
+    assert_eq!(
+        out.field("seq_sum"),
+        100 * 99 / 2,
+        "only the frames that fit: {out}"
+    );
+    assert_eq!(out.field("dropped_too_big"), 50, "{out}");
+}
+
+#[test]
+fn ctrl_c_at_any_moment_of_setup_never_hangs() {
+    let Some((rx, _)) = gpu_setup("simple_receive") else {
+        return;
+    };
+    let _lo = lo_lock();
+    for delay_ms in [0u64, 30, 150, 600] {
+        let p = Proc::spawn(&rx, &["-g", "0", "-n", "lo", "-e", "1"]);
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // SAFETY: plain kill(2) on our own child.
+        unsafe { libc::kill(p.pid(), libc::SIGINT) };
+        let out = p.wait(30);
+        // Either the signal came before the handler (killed by SIGINT, nothing set up
+        // yet) or the sample tore down in order and exited 0 with its totals.
+        match out.code {
+            None => {}
+            Some(0) => assert!(
+                out.stdout.contains("stop=signal"),
+                "after {delay_ms} ms: {out}"
+            ),
+            Some(c) => panic!("exit {c} after Ctrl-C at {delay_ms} ms:\n{out}"),
+        }
+    }
+}
+
 /// Runs `name` with `args`; its exit code and stderr.
 fn run_bad(name: &str, args: &[&str]) -> Option<(Option<i32>, String)> {
     let bin = example(name)?;
