@@ -79,6 +79,19 @@ gpu_handle!(
 mod tests {
     use super::*;
 
+    /// Compile-time check: each handle is accepted as a kernel argument by cudarc's launch
+    /// builder (`PushKernelArg<&T>` for `T: DeviceRepr`).
+    #[allow(dead_code)]
+    fn handles_are_kernel_arguments<'a>(
+        b: &mut cudarc::driver::LaunchArgs<'a>,
+        rxq: &'a RxqHandle<'_>,
+        txq: &'a TxqHandle<'_>,
+        sem: &'a SemaphoreHandle<'_>,
+    ) {
+        use cudarc::driver::PushKernelArg;
+        b.arg(rxq).arg(txq).arg(sem);
+    }
+
     #[test]
     fn handles_are_one_pointer_with_the_raw_value() {
         assert_eq!(

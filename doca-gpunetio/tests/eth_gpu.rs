@@ -3,6 +3,9 @@
 //! sent on a wire port (bytes checked by copying the ring back), an `EthTxq` with GPU
 //! completions starts and hands out its device handle.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 mod eth_support;
 
 use doca_gpunetio::{

@@ -2,10 +2,13 @@
 //! validation, state errors from DOCA, queue ids, the device handle, frames arriving on a
 //! wire port (host-memory data path, consumed on the CPU), counters and clean teardown.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 mod eth_support;
 
 use doca_gpunetio::{
-    take_drop_errors, AccessFlags, CtxState, Device, DocaError, Error, EthRxq, Mmap, RxqType,
+    take_drop_errors, CtxState, Device, DocaError, Error, EthRxq, Mmap, ProgressEngine, RxqType,
 };
 use eth_support::*;
 
@@ -273,6 +276,19 @@ fn host_memory_queue_has_no_gpu_and_drop_is_clean() {
     assert_eq!(qm.range().unwrap(), m.range().unwrap());
     drop(m);
     drop(q);
+    // Connected to a progress engine, which the queue keeps alive and drives on stop.
+    let pe = ProgressEngine::new().unwrap();
+    let m = host_mmap(&dev, 1 << 16);
+    let q = EthRxq::builder(&dev)
+        .max_burst_size(8)
+        .max_packet_size(1024)
+        .packet_buffer(&m, 0, 8 * 1024)
+        .progress_engine(&pe)
+        .configure_raw(rxq_host_datapath)
+        .start()
+        .unwrap();
+    assert_eq!(q.state().unwrap(), CtxState::Running);
+    drop(pe);
+    q.stop().unwrap();
     assert!(take_drop_errors().is_empty());
-    let _ = AccessFlags::LOCAL_READ_WRITE;
 }

@@ -3,6 +3,9 @@
 //! gpunetio_simple_receive and gpu_packet_processing, per-entry counters, entry removal,
 //! miss drops, builder validation, clean teardown.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 mod eth_support;
 
 use doca_gpunetio::flow::{Forward, Match};

@@ -1,6 +1,9 @@
 //! `Flow` is process-global: a second init while one exists is refused, ports keep the
 //! library alive, and it can be initialized again once everything is dropped.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 mod eth_support;
 
 use doca_gpunetio::{take_drop_errors, Error, Flow, FlowConfig, FlowPort, Pipe};

@@ -2,6 +2,9 @@
 //! here): builder validation, status round trips, unknown status values, typed custom
 //! info, CPU access rules per memory type, the device handle and clean teardown.
 
+// These tests drive the software runtime (its host-memory hooks and wire ports).
+#![cfg(feature = "soft")]
+
 use doca_gpunetio::{
     sys, take_drop_errors, Error, GpuPod, MemType, NoInfo, SemStatus, SemaphoreBuilder,
 };

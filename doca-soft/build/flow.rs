@@ -14,6 +14,7 @@ pub fn generate() {
         .clang_arg(format!("-I{}", include.display()))
         .clang_arg("-DDOCA_ALLOW_EXPERIMENTAL_API")
         .allowlist_type("doca_flow_.*")
+        .allowlist_type("doca_rss_type")
         .allowlist_type("doca_soft_port_counters")
         .allowlist_var("DOCA_FLOW_.*")
         .default_enum_style(bindgen::EnumVariation::Consts)

@@ -21,11 +21,12 @@ extern "C" {
 
 struct doca_buf;
 
-/* Take one more reference; *refcount (may be NULL) receives the count before the call. */
+/* Take one more reference; *refcount (may be NULL) receives the new count. */
 DOCA_STABLE
 doca_error_t doca_buf_inc_refcount(struct doca_buf *buf, uint16_t *refcount);
 
-/* Drop one reference; at zero the buffer returns to its inventory. */
+/* Drop one reference (*refcount, may be NULL, receives the new count); at zero the
+ * buffer, with the rest of its list, returns to its inventory. */
 DOCA_STABLE
 doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount);
 

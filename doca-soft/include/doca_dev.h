@@ -112,10 +112,17 @@ doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *d
 						uint8_t *is_equal);
 
 DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
+						enum doca_pci_func_type *pci_func_type);
+
+DOCA_STABLE
 doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep, struct doca_dev_rep **dev_rep);
 
 DOCA_STABLE
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev_rep);
+
+DOCA_STABLE
+struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep);
 
 #ifdef __cplusplus
 }

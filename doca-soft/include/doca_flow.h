@@ -95,20 +95,20 @@ enum doca_flow_resource_type {
 };
 
 /* RSS hash fields (outer_flags / inner_flags bits). */
-enum doca_flow_rss_type {
+enum doca_rss_type {
 	DOCA_FLOW_RSS_IPV4 = 1u << 0,
 	DOCA_FLOW_RSS_IPV6 = 1u << 1,
 	DOCA_FLOW_RSS_UDP = 1u << 2,
 	DOCA_FLOW_RSS_TCP = 1u << 3,
 	DOCA_FLOW_RSS_ESP = 1u << 4,
-	DOCA_FLOW_RSS_IPV4_SRC_ONLY = 1u << 5,
-	DOCA_FLOW_RSS_IPV4_DST_ONLY = 1u << 6,
-	DOCA_FLOW_RSS_IPV6_SRC_ONLY = 1u << 7,
-	DOCA_FLOW_RSS_IPV6_DST_ONLY = 1u << 8,
-	DOCA_FLOW_RSS_UDP_SRC_ONLY = 1u << 9,
-	DOCA_FLOW_RSS_UDP_DST_ONLY = 1u << 10,
-	DOCA_FLOW_RSS_TCP_SRC_ONLY = 1u << 11,
-	DOCA_FLOW_RSS_TCP_DST_ONLY = 1u << 12,
+	DOCA_FLOW_RSS_IPV4_SRC = 1u << 5,
+	DOCA_FLOW_RSS_IPV4_DST = 1u << 6,
+	DOCA_FLOW_RSS_IPV6_SRC = 1u << 7,
+	DOCA_FLOW_RSS_IPV6_DST = 1u << 8,
+	DOCA_FLOW_RSS_UDP_SRC = 1u << 9,
+	DOCA_FLOW_RSS_UDP_DST = 1u << 10,
+	DOCA_FLOW_RSS_TCP_SRC = 1u << 11,
+	DOCA_FLOW_RSS_TCP_DST = 1u << 12,
 	DOCA_FLOW_RSS_AUTO = 1u << 30,
 };
 

@@ -187,4 +187,16 @@ __device__ __forceinline__ void doca_gpu_dev_eth_unlock(int *lock)
 	}
 }
 
+/** Doorbell record value of a producer index (low 16 bits, big-endian). */
+__device__ __forceinline__ uint32_t doca_gpu_dev_eth_prepare_dbr(uint32_t prod_index)
+{
+	return doca_gpu_dev_eth_bswap32(prod_index & 0xffffu);
+}
+
+/** Completion doorbell record value of a consumer index (24 bits, big-endian). */
+__device__ __forceinline__ uint32_t doca_gpu_dev_eth_prepare_cq_dbr(uint32_t cons_index)
+{
+	return doca_gpu_dev_eth_bswap32(cons_index & 0xffffffu);
+}
+
 #endif /* DOCA_GPUNETIO_DEV_ETH_COMMON_CUH_ */

@@ -145,17 +145,18 @@ static inline doca_error_t doca_log(uint32_t level,
 }
 
 /*
- * Register this file's log source under SOURCE. Defines the file-static `log_source` the
+ * Register this file's log source under the name SOURCE (any tokens, e.g. APP or
+ * APP::MAIN; only its spelling is used). Defines the file-static `log_source` the
  * DOCA_LOG_* macros use and a constructor that registers it before main. Use once per
  * file, at file scope, followed by a semicolon.
  */
 #define DOCA_LOG_REGISTER(SOURCE)                                                                  \
 	static int log_source = -1;                                                                \
-	static void __attribute__((constructor)) doca_log_register_##SOURCE##_ctor(void)           \
+	static void __attribute__((constructor)) doca_log_register_this_file_(void)                \
 	{                                                                                          \
 		(void)doca_log_register_source(#SOURCE, &log_source);                              \
 	}                                                                                          \
-	extern int doca_log_register_##SOURCE##_end_
+	extern int doca_log_register_needs_a_semicolon_
 
 /* Print at a level given by its short name (CRIT, ERROR, WARNING, INFO, DEBUG, TRACE). */
 #define DOCA_LOG(level, format, ...)                                                               \

@@ -32,7 +32,7 @@ typedef void (*doca_task_completion_cb_t)(struct doca_task *task,
 DOCA_STABLE
 doca_error_t doca_pe_create(struct doca_pe **pe);
 
-/* Fails with DOCA_ERROR_IN_USE while contexts are still connected and running. */
+/* Fails with DOCA_ERROR_IN_USE while contexts are still connected. */
 DOCA_STABLE
 doca_error_t doca_pe_destroy(struct doca_pe *pe);
 

@@ -308,7 +308,14 @@ impl Argp {
     }
 
     /// Runs the callbacks of parsed values with `config`; returns the first error.
-    pub fn run_callbacks(&self, values: &[(usize, Value)], config: *mut c_void) -> DocaResult<()> {
+    ///
+    /// # Safety
+    /// `config` is what the registered callbacks expect (they receive it as is).
+    pub unsafe fn run_callbacks(
+        &self,
+        values: &[(usize, Value)],
+        config: *mut c_void,
+    ) -> DocaResult<()> {
         for (idx, v) in values {
             let p = &self.params[*idx];
             let Some(cb) = p.cb else { continue };
@@ -749,7 +756,8 @@ pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) ->
             let Some(taken) = global().take() else {
                 return DocaError::BAD_STATE.0;
             };
-            let r = taken.argp.run_callbacks(&values, config as *mut c_void);
+            // SAFETY: `config` is the pointer the program gave doca_argp_init for its callbacks.
+            let r = unsafe { taken.argp.run_callbacks(&values, config as *mut c_void) };
             let mut g = global();
             if g.is_none() {
                 *g = Some(taken);

@@ -171,6 +171,12 @@ impl Ctx {
 
     /// Finishes an in-flight task: records `status`, then calls its completion callback
     /// with the task's and the context's user data.
+    ///
+    /// `task` must be a task that was submitted to this context and not yet completed;
+    /// context kinds only pass pointers they accepted in [`CtxOps::submit`], which
+    /// `doca_task_submit` validated, so this stays a safe function of the runtime's
+    /// internal API.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn complete_task(&self, task: *mut Task, status: DocaResult<()>) {
         self.inflight.fetch_sub(1, Ordering::AcqRel);
         let ud = self.user_data();

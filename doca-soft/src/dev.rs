@@ -3,8 +3,8 @@
 //! Every Linux network interface is a device, and so is every extra port named in
 //! `DOCA_SOFT_PORTS` (see [`config`]). Each gets a PCI address: the one `DOCA_SOFT_PCI_MAP`
 //! gives it, else a synthetic one derived from its name ([`pci::PciAddr::synthetic`]), so
-//! the same name has the same address on every machine and run. The ibdev name is
-//! `soft_<iface>`.
+//! the same name has the same address on every machine and run (`lo` is `a2:07.0`). The
+//! ibdev name is `soft_<iface>`.
 //!
 //! doca-soft extension: `doca_devinfo_is_equal_pci_addr` also matches the iface or ibdev
 //! name, so `-n lo` works with programs that look devices up by PCI address.

@@ -44,6 +44,8 @@ pub struct GpuShared {
     device: sys::CUdevice,
     ctx: sys::CUcontext,
     allocs: Mutex<HashMap<u64, Alloc>>,
+    /// The GPU_CPU fallback warning is printed once per GPU.
+    warned_gpu_cpu: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: a CUDA context handle may be used from any thread (made current per call);
@@ -95,6 +97,7 @@ impl Gpu {
             device,
             ctx,
             allocs: Mutex::new(HashMap::new()),
+            warned_gpu_cpu: std::sync::atomic::AtomicBool::new(false),
         });
         shared.bind_thread()?;
         Ok(Gpu { shared })
@@ -166,10 +169,15 @@ impl GpuShared {
             .checked_add(align as usize - 1)
             .ok_or(DocaError::INVALID_VALUE)?;
         let mem_type = if mem_type == GPU_MEM_TYPE_GPU_CPU {
-            sdk_warn!(
-                "gpu",
-                "GPU_CPU memory needs GDRCopy, not available: using CPU_GPU memory instead"
-            );
+            if !self
+                .warned_gpu_cpu
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                sdk_warn!(
+                    "gpu",
+                    "GPU_CPU memory needs GDRCopy, not available: using CPU_GPU memory instead"
+                );
+            }
             GPU_MEM_TYPE_CPU_GPU
         } else {
             mem_type
@@ -430,8 +438,10 @@ pub unsafe extern "C" fn doca_gpu_create(gpu_bus_id: *const c_char, gpu_dev: *mu
     to_c(r)
 }
 
-/// `doca_gpu_destroy(gpu)`: IN_USE while queues, mmaps or other objects still hold the
-/// GPU; memory not freed by the program is freed here with a warning.
+/// `doca_gpu_destroy(gpu)`. Memory the program did not free is freed with a warning (a
+/// leak in the program). When queues, mmaps or other objects still use the GPU, the handle
+/// goes away now but the context and the leftover memory stay until the last of them is
+/// destroyed (also with a warning), so those objects never touch freed memory.
 ///
 /// # Safety
 /// `gpu_dev` is null or a GPU from `doca_gpu_create`, not yet destroyed.
@@ -441,9 +451,13 @@ pub unsafe extern "C" fn doca_gpu_destroy(gpu_dev: *mut Gpu) -> u32 {
     let Ok(g) = (unsafe { gpu_ref(gpu_dev) }) else {
         return DocaError::INVALID_VALUE.0;
     };
-    if Arc::strong_count(&g.shared) > 1 {
-        sdk_err!("gpu", "GPU {} is still used by other objects", g.pci);
-        return DocaError::IN_USE.0;
+    let others = Arc::strong_count(&g.shared) - 1;
+    if others > 0 {
+        sdk_warn!(
+            "gpu",
+            "GPU {} destroyed while {others} objects still use it: its memory is released with them",
+            g.pci
+        );
     }
     // SAFETY: made by Box::into_raw in doca_gpu_create; not used after this.
     drop(unsafe { Box::from_raw(gpu_dev) });

@@ -718,6 +718,56 @@ mod tests {
     }
 
     #[test]
+    fn c_emit_reaches_a_global_file_backend_with_the_source_name() {
+        let (f, fe) = temp_file_stream();
+        let mut src = -1;
+        let mut b: *mut LogBackend = std::ptr::null_mut();
+        // SAFETY: valid FILE, strings and out-pointers. The FILE stays open for the rest of
+        // the process because the global backend keeps it.
+        unsafe {
+            assert_eq!(doca_log_backend_create_with_file(fe, &mut b), 0);
+            assert!(!b.is_null());
+            assert_eq!(
+                doca_log_register_source(c"C_EMIT_UNIT".as_ptr(), &mut src),
+                0
+            );
+            let file = c"dir/prog.c".as_ptr();
+            doca_soft_log_emit(
+                LEVEL_ERROR,
+                src,
+                file,
+                7,
+                c"main".as_ptr(),
+                c"c-error".as_ptr(),
+            );
+            doca_soft_log_emit(
+                LEVEL_TRACE,
+                src,
+                file,
+                8,
+                c"main".as_ptr(),
+                c"c-trace".as_ptr(),
+            );
+            doca_soft_log_emit(
+                LEVEL_INFO,
+                99_999,
+                file,
+                9,
+                c"f".as_ptr(),
+                c"c-nosrc".as_ptr(),
+            );
+            assert_eq!(
+                doca_log_backend_set_level_lower_limit(b, 55),
+                DocaError::INVALID_VALUE.0
+            );
+        }
+        let out = read_all(&f);
+        assert!(out.contains("[ERR][C_EMIT_UNIT:7][main] c-error"), "{out}");
+        assert!(out.contains("[INFO][prog.c:9][f] c-nosrc"), "{out}");
+        assert!(!out.contains("c-trace"));
+    }
+
+    #[test]
     fn c_register_source_returns_distinct_ids() {
         let (mut a, mut b) = (-1, -1);
         // SAFETY: valid C strings and writable ints.

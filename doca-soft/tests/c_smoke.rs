@@ -253,7 +253,7 @@ fn sample_like_program_runs() {
     // The sample command line names the NIC by PCI address; map one onto `lo`.
     let map = [("DOCA_SOFT_PCI_MAP", "17:00.0=lo")];
 
-    let out = run_with_library(&exe, &["-p", "17:00.0", "-c", "3", "-v"], &map);
+    let out = run_with_library(&exe, &["-p", "17:00.0", "-c", "3", "-d"], &map);
     let output = text(&out);
     assert!(
         out.status.success(),
@@ -277,6 +277,17 @@ fn sample_like_program_runs() {
         !output.contains("  buffer 3 "),
         "more buffers than asked for:\n{output}"
     );
+
+    // Usage lists the registered flags and exits successfully.
+    let out = run_with_library(&exe, &["-h"], &map);
+    let output = text(&out);
+    assert!(out.status.success(), "-h failed:\n{output}");
+    for flag in ["--pci-addr", "--count", "--dump"] {
+        assert!(
+            output.contains(flag),
+            "{flag} missing from usage:\n{output}"
+        );
+    }
 
     let out = run_with_library(&exe, &["-c", "3"], &map);
     assert!(

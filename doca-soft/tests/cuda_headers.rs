@@ -2,6 +2,10 @@
 //! every template in every scope/mode (nvcc, `-arch=sm_90 -std=c++17`, warnings are errors),
 //! and the queue C headers in C and C++ (gcc/g++, `-Wall -Wextra -Werror`).
 
+use doca_soft::eth::ring::{BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc, TxqHandle};
+use doca_soft::eth::rx_consumer::RxAttr;
+use doca_soft::semaphore::{SemHandle, SemPacketInfo};
+use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -113,6 +117,7 @@ fn device_tu() -> String {
           acc += doca_gpu_dev_eth_load_relaxed_sys_global((const uint8_t *)out) + doca_gpu_dev_eth_load_relaxed_sys_global((const uint16_t *)out);\n\
           acc += doca_gpu_dev_eth_load_relaxed_sys_global((const uint64_t *)out);\n\
           doca_gpu_dev_eth_store_relaxed_mmio(out + 1, acc);\n\
+          acc += doca_gpu_dev_eth_prepare_dbr((uint32_t)acc) + doca_gpu_dev_eth_prepare_cq_dbr((uint32_t)acc);\n\
           out[0] = acc;\n}\n";
 
     s += "__global__ void all_tx(struct doca_gpu_eth_txq *txq, struct doca_gpu_buf_arr *arr, uint64_t *out) {\n\
@@ -175,6 +180,23 @@ fn device_tu() -> String {
         "DOCA_GPUNETIO_ETH_EMPW_DSEG_NUM + DOCA_GPUNETIO_ETH_EMPW_DSEG_MAX_NUM + DOCA_GPUNETIO_ETH_PAGE_SIZE",
     );
 
+    // The device-only structs have the layout of their Rust mirrors.
+    s += &format!(
+        "static_assert(sizeof(struct doca_gpu_semaphore_gpu) == {}, \"sem\");\n\
+         static_assert(offsetof(struct doca_gpu_semaphore_gpu, custom_nbytes) == {}, \"sem nbytes\");\n\
+         static_assert(sizeof(struct doca_soft_sem_packet_info) == {}, \"sem info\");\n\
+         static_assert(sizeof(struct doca_gpu_buf) == {}, \"buf\");\n\
+         static_assert(offsetof(struct doca_gpu_buf, mkey) == {}, \"buf mkey\");\n\
+         static_assert(sizeof(struct doca_gpu_dev_eth_rxq_attr) == {}, \"attr\");\n\
+         static_assert(offsetof(struct doca_gpu_dev_eth_rxq_attr, bytes) == {}, \"attr bytes\");\n",
+        size_of::<SemHandle>(),
+        offset_of!(SemHandle, custom_nbytes),
+        size_of::<SemPacketInfo>(),
+        size_of::<BufDesc>(),
+        offset_of!(BufDesc, mkey),
+        size_of::<RxAttr>(),
+        offset_of!(RxAttr, bytes),
+    );
     s += "__global__ void all_sem(struct doca_gpu_semaphore_gpu *sem, uint64_t *out) {\n\
           enum doca_gpu_semaphore_status st; uint32_t n; uint64_t i; void *info; uint64_t acc = 0;\n\
           acc += doca_gpu_dev_semaphore_set_status(sem, 0, DOCA_GPU_SEMAPHORE_STATUS_READY);\n\
@@ -265,4 +287,160 @@ fn queue_c_headers_compile_alone_in_c_and_cpp() {
             );
         }
     }
+}
+
+#[test]
+fn c_ring_layout_matches_the_rust_mirror() {
+    let checks = [
+        ("sizeof(struct doca_gpu_eth_rxq)", size_of::<RxqHandle>()),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, cqe_addr)",
+            offset_of!(RxqHandle, cqe_addr),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, pkt_mkey)",
+            offset_of!(RxqHandle, pkt_mkey),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, pkt_num)",
+            offset_of!(RxqHandle, pkt_num),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, max_pkt_sz)",
+            offset_of!(RxqHandle, max_pkt_sz),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, cqe_num)",
+            offset_of!(RxqHandle, cqe_num),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, buf_addr)",
+            offset_of!(RxqHandle, buf_addr),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, cqe_pi)",
+            offset_of!(RxqHandle, cqe_pi),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_rxq, cqe_ci)",
+            offset_of!(RxqHandle, cqe_ci),
+        ),
+        ("sizeof(struct doca_gpu_eth_txq)", size_of::<TxqHandle>()),
+        (
+            "offsetof(struct doca_gpu_eth_txq, desc_num)",
+            offset_of!(TxqHandle, desc_num),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, cq_mask)",
+            offset_of!(TxqHandle, cq_mask),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, l4_csum)",
+            offset_of!(TxqHandle, l4_csum),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, wait_on_time)",
+            offset_of!(TxqHandle, wait_on_time),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, nic_handler)",
+            offset_of!(TxqHandle, nic_handler),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, sq_rsvd)",
+            offset_of!(TxqHandle, sq_rsvd),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, sq_ready)",
+            offset_of!(TxqHandle, sq_ready),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, sq_done)",
+            offset_of!(TxqHandle, sq_done),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, cq_pi)",
+            offset_of!(TxqHandle, cq_pi),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, cq_rsvd)",
+            offset_of!(TxqHandle, cq_rsvd),
+        ),
+        (
+            "offsetof(struct doca_gpu_eth_txq, cq_ci)",
+            offset_of!(TxqHandle, cq_ci),
+        ),
+        ("sizeof(struct doca_soft_rx_cqe)", size_of::<RxCqe>()),
+        (
+            "offsetof(struct doca_soft_rx_cqe, timestamp_ns)",
+            offset_of!(RxCqe, timestamp_ns),
+        ),
+        ("sizeof(struct doca_soft_tx_desc)", size_of::<TxDesc>()),
+        (
+            "offsetof(struct doca_soft_tx_desc, wait_on_time)",
+            offset_of!(TxDesc, wait_on_time),
+        ),
+        (
+            "offsetof(struct doca_soft_tx_desc, mkey2)",
+            offset_of!(TxDesc, mkey2),
+        ),
+        (
+            "offsetof(struct doca_soft_tx_desc, wqe_index)",
+            offset_of!(TxDesc, wqe_index),
+        ),
+        ("sizeof(struct doca_soft_tx_cqe)", size_of::<TxCqe>()),
+        (
+            "offsetof(struct doca_soft_tx_cqe, status)",
+            offset_of!(TxCqe, status),
+        ),
+        (
+            "DOCA_SOFT_TX_FLAG_NOTIFY",
+            doca_soft::eth::ring::TX_FLAG_NOTIFY as usize,
+        ),
+        (
+            "DOCA_SOFT_TX_FLAG_L3_CSUM",
+            doca_soft::eth::ring::TX_FLAG_L3_CSUM as usize,
+        ),
+        (
+            "DOCA_SOFT_TX_FLAG_L4_CSUM",
+            doca_soft::eth::ring::TX_FLAG_L4_CSUM as usize,
+        ),
+        (
+            "DOCA_SOFT_TX_OP_SEND",
+            doca_soft::eth::ring::TX_OP_SEND as usize,
+        ),
+        (
+            "DOCA_SOFT_TX_OP_WAIT",
+            doca_soft::eth::ring::TX_OP_WAIT as usize,
+        ),
+        (
+            "DOCA_SOFT_RING_VERSION",
+            doca_soft::eth::ring::RING_VERSION as usize,
+        ),
+    ];
+    let mut src = String::from("#include <stddef.h>\n#include <doca_gpunetio_eth_def.h>\n");
+    for (i, (expr, v)) in checks.iter().enumerate() {
+        src += &format!("_Static_assert({expr} == {v}, \"check {i}: {expr} == {v}\");\n");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("layout.c");
+    std::fs::write(&c, src).unwrap();
+    let out = Command::new("gcc")
+        .args([
+            "-std=gnu11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fsyntax-only",
+            "-I",
+        ])
+        .arg(include_dir())
+        .arg(&c)
+        .output()
+        .expect("running gcc");
+    assert!(
+        out.status.success(),
+        "C layout differs from the Rust mirror:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

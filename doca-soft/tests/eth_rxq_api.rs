@@ -251,6 +251,9 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
         assert_eq!(cnt.dropped_ring_full, 0);
         port0.set_default_queue(None);
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
+        let mut after = RxqCountersC::default();
+        assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut after), 0);
+        assert_eq!(after.delivered, 20, "counters kept after stop");
         assert_eq!(doca_eth_rxq_destroy(q), 0);
         drop(Box::from_raw(dev));
     }

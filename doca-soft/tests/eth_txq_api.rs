@@ -266,6 +266,9 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
         assert_eq!((c.sent, c.completed, c.errors), (5, 3, 1));
 
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
+        let mut after = TxqCountersC::default();
+        assert_eq!(doca_soft_eth_txq_get_counters(q, &mut after), 0);
+        assert_eq!(after, c, "counters kept after stop");
         assert_eq!(doca_eth_txq_destroy(q), 0);
         assert_eq!(doca_pe_destroy(pe), 0);
         assert_eq!(doca_ctx_stop(doca_eth_rxq_as_doca_ctx(rq)), 0);
@@ -281,7 +284,7 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
 #[test]
 fn proxy_thread_sends_without_application_progress() {
     let tx_dev = wire_dev("txthread", 0);
-    let frame = vec![0x5au8; 100];
+    let frame = [0x5au8; 100];
     register_host_range(frame.as_ptr(), frame.len());
     let peer = Port::for_spec(&PortSpec::Wire {
         name: "txthread".into(),

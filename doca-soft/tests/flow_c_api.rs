@@ -286,7 +286,12 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     soft.unregister_rx_queue(0);
     doca_flow_pipe_destroy(root);
     doca_flow_pipe_destroy(udp);
+    assert!(
+        soft.dispatcher_running(),
+        "the started Flow port keeps the dispatcher"
+    );
     assert_eq!(doca_flow_port_stop(port), OK);
+    assert!(!soft.dispatcher_running(), "last user gone");
     assert_eq!(
         unsafe { &*rx_dev }.users(),
         0,

@@ -235,11 +235,6 @@ fn mmap_of_gpu_memory_and_buf_arr_handle() {
         let mut direct = [0u8; 9];
         gpu.copy_from_device(&mut direct, d as u64 + 100).unwrap();
         assert_eq!(&direct, b"hello gpu");
-        assert_eq!(
-            doca_gpu_destroy(g),
-            DocaError::IN_USE.0,
-            "mmap holds the GPU"
-        );
 
         assert_eq!(doca_buf_arr_create(8, &mut a), 0);
         assert_eq!(doca_buf_arr_set_params(a, m, 1024, 512), 0);
@@ -287,4 +282,37 @@ fn mmap_by_cpu_address_of_mapped_memory() {
         assert_eq!(doca_gpu_mem_free(g, d), 0);
         assert_eq!(doca_gpu_destroy(g), 0);
     }
+}
+
+#[test]
+fn objects_using_a_destroyed_gpu_keep_its_memory() {
+    use doca_soft::mmap::*;
+    let Some(bus) = first_gpu_bus_id() else {
+        return;
+    };
+    let g = open(&bus);
+    let (d, _) = alloc(g, 4096, 0, GPU_MEM_TYPE_GPU);
+    let mut m = std::ptr::null_mut();
+    // SAFETY: live objects; the GPU handle is not used after its destroy.
+    unsafe {
+        assert_eq!(doca_mmap_create(&mut m), 0);
+        assert_eq!(doca_mmap_set_memrange(m, d, 4096), 0);
+        assert_eq!(doca_mmap_start(m), 0);
+        assert_eq!(
+            doca_gpu_destroy(g),
+            0,
+            "destroy succeeds while the mmap uses the GPU"
+        );
+        let mm: &Mmap = &*m;
+        mm.write_at(8, b"still here").unwrap();
+        let mut back = [0u8; 10];
+        mm.read_at(8, &mut back).unwrap();
+        assert_eq!(&back, b"still here");
+        assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_some());
+        assert_eq!(doca_mmap_destroy(m), 0);
+    }
+    assert!(
+        doca_soft::gpu::registry::lookup(d as u64, 1).is_none(),
+        "leftover memory freed with the last user"
+    );
 }

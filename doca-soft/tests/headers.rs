@@ -309,3 +309,54 @@ fn declared_function_scanner_reads_the_core_headers() {
         );
     }
 }
+
+/// The logging macros work at file scope and in functions, in C and C++, under the
+/// samples' warning flags, and their format strings are checked like printf's.
+#[test]
+fn log_macros_compile_and_check_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "#include <doca_log.h>\n\
+                DOCA_LOG_REGISTER(MACRO_TEST);\n\
+                int log_all(int n, const char *s);\n\
+                int log_all(int n, const char *s)\n{\n\
+                \tDOCA_LOG_CRIT(\"no arguments\");\n\
+                \tDOCA_LOG_ERR(\"%d %s\", n, s);\n\
+                \tDOCA_LOG_WARN(\"%s\", s);\n\
+                \tDOCA_LOG_INFO(\"%d\", n);\n\
+                \tDOCA_LOG_DBG(\"x\");\n\
+                \tDOCA_LOG_TRC(\"%u\", 1u);\n\
+                \tDOCA_LOG_RATE_LIMIT_ERR(\"%d\", n);\n\
+                \treturn (int)doca_log(DOCA_LOG_LEVEL_INFO, log_source, __FILE__, __LINE__, __func__, \"%s\", s);\n}\n";
+    let scoped = "#include <doca_log.h>\n\
+                  DOCA_LOG_REGISTER(APP::MAIN);\n\
+                  void log_scoped(void);\n\
+                  void log_scoped(void) { DOCA_LOG_INFO(\"scoped\"); }\n";
+    let bad = "#include <doca_log.h>\n\
+               DOCA_LOG_REGISTER(MACRO_TEST);\n\
+               void log_wrong(void);\n\
+               void log_wrong(void) { DOCA_LOG_INFO(\"%s\", 42); }\n";
+    for lang in [C, CXX] {
+        let src = dir.path().join(format!("log_good.{}", lang.ext));
+        std::fs::write(&src, good).unwrap();
+        if let Err(e) = compile(lang, &src, &src.with_extension("o"), false, &[]) {
+            panic!("log macros do not compile as {}:\n{e}", lang.x);
+        }
+        let src = dir.path().join(format!("log_scoped.{}", lang.ext));
+        std::fs::write(&src, scoped).unwrap();
+        if let Err(e) = compile(lang, &src, &src.with_extension("o"), false, &[]) {
+            panic!(
+                "DOCA_LOG_REGISTER(APP::MAIN) does not compile as {}:\n{e}",
+                lang.x
+            );
+        }
+        let src = dir.path().join(format!("log_bad.{}", lang.ext));
+        std::fs::write(&src, bad).unwrap();
+        let err = compile(lang, &src, &src.with_extension("o"), false, &[])
+            .expect_err("a wrong format argument compiled cleanly");
+        assert!(
+            err.contains("-Wformat") || err.contains("=format"),
+            "not a format diagnostic ({}):\n{err}",
+            lang.x
+        );
+    }
+}

@@ -129,7 +129,8 @@ pub fn icmp_frame(seed: u8) -> Vec<u8> {
 
 /// Waits (bounded) until `f` holds; returns whether it did.
 pub fn wait_until(mut f: impl FnMut() -> bool) -> bool {
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    // A generous bound: CI machines are small and shared; only a hang should hit it.
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while std::time::Instant::now() < end {
         if f() {
             return true;

@@ -135,8 +135,8 @@ fn parses_every_type_and_runs_callbacks_in_order() {
         ]
     );
     let mut cfg = Cfg::default();
-    a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast())
-        .unwrap();
+    // SAFETY: the callbacks expect a Cfg.
+    unsafe { a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()) }.unwrap();
     assert_eq!(cfg.nic, "17:00.0");
     assert_eq!(cfg.count, -7, "the later value wins");
     assert!(cfg.flag);
@@ -162,7 +162,8 @@ fn validation_callback_runs_after_parameters() {
         panic!("expected Run")
     };
     assert_eq!(
-        a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()),
+        // SAFETY: the callbacks expect a Cfg.
+        unsafe { a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()) },
         Err(DocaError::BAD_CONFIG)
     );
     assert_eq!(cfg.count, 101, "parameter callbacks ran first");
@@ -170,7 +171,8 @@ fn validation_callback_runs_after_parameters() {
         panic!("expected Run")
     };
     assert_eq!(
-        a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()),
+        // SAFETY: the callbacks expect a Cfg.
+        unsafe { a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()) },
         Ok(())
     );
 }
@@ -183,7 +185,8 @@ fn callback_errors_are_returned() {
     };
     let mut cfg = Cfg::default();
     assert_eq!(
-        a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()),
+        // SAFETY: the callbacks expect a Cfg.
+        unsafe { a.run_callbacks(&values, (&mut cfg as *mut Cfg).cast()) },
         Err(DocaError::INVALID_VALUE)
     );
 }

@@ -59,13 +59,15 @@ fn c_list_contains_lo_with_the_same_address_twice() {
 #[test]
 fn lo_gets_its_synthetic_address_even_when_others_collide() {
     let lo_addr = PciAddr::synthetic("lo");
-    // A port whose synthetic address collides with lo's would be sorted before `lo` by
-    // name; `lo` is assigned first so it keeps its address.
-    let list = build_list(&[iface("a", 2), iface("lo", 1)], &[], &[]);
-    let lo = list.iter().find(|d| d.iface == "lo").unwrap();
-    assert_eq!(lo.pci, lo_addr.short());
-    let addrs: std::collections::HashSet<_> = list.iter().map(|d| d.pci.clone()).collect();
-    assert_eq!(addrs.len(), list.len(), "addresses are unique");
+    // A name that sorts before `lo` and hashes to lo's address (4064 slots: found quickly).
+    let rival = (0..1_000_000)
+        .map(|i| format!("a{i}"))
+        .find(|n| PciAddr::synthetic(n) == lo_addr)
+        .expect("a colliding name exists");
+    let list = build_list(&[iface(&rival, 2), iface("lo", 1)], &[], &[]);
+    let by = |n: &str| list.iter().find(|d| d.iface == n).unwrap();
+    assert_eq!(by("lo").pci, lo_addr.short());
+    assert_eq!(by(&rival).pci, lo_addr.next_synthetic().short());
 }
 
 #[test]

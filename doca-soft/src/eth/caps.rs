@@ -2,7 +2,7 @@
 
 use crate::cabi::write_out;
 use crate::dev::{devinfo_ref, DevInfo};
-use crate::error::{to_c, DocaError};
+use crate::error::{to_c, DocaError, DocaResult};
 
 /// Largest RX/TX burst (descriptors in flight).
 pub const MAX_BURST_SIZE: u32 = 1 << 17;
@@ -70,6 +70,28 @@ cap_getter!(
     WAIT_ON_TIME_NATIVE
 );
 
+/// CYCLIC queues on the GPU data path are supported; other known combinations are not.
+fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> {
+    if rxq_type > RXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    if rxq_type == RXQ_TYPE_CYCLIC && data_path == DATA_PATH_GPU {
+        return Ok(());
+    }
+    Err(DocaError::NOT_SUPPORTED)
+}
+
+/// REGULAR queues on the GPU data path are supported.
+fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> {
+    if txq_type != TXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    if data_path == DATA_PATH_GPU {
+        return Ok(());
+    }
+    Err(DocaError::NOT_SUPPORTED)
+}
+
 /// `doca_eth_rxq_cap_is_type_supported`: CYCLIC with the GPU data path.
 ///
 /// # Safety
@@ -81,15 +103,7 @@ pub unsafe extern "C" fn doca_eth_rxq_cap_is_type_supported(
     data_path: u32,
 ) -> u32 {
     // SAFETY: caller contract.
-    let r = unsafe { devinfo_ref(devinfo) }.and_then(|_| {
-        if rxq_type > RXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
-            Err(DocaError::INVALID_VALUE)
-        } else if rxq_type == RXQ_TYPE_CYCLIC && data_path == DATA_PATH_GPU {
-            Ok(())
-        } else {
-            Err(DocaError::NOT_SUPPORTED)
-        }
-    });
+    let r = unsafe { devinfo_ref(devinfo) }.and_then(|_| rxq_type_support(rxq_type, data_path));
     to_c(r)
 }
 
@@ -104,15 +118,7 @@ pub unsafe extern "C" fn doca_eth_txq_cap_is_type_supported(
     data_path: u32,
 ) -> u32 {
     // SAFETY: caller contract.
-    let r = unsafe { devinfo_ref(devinfo) }.and_then(|_| {
-        if txq_type != TXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
-            Err(DocaError::INVALID_VALUE)
-        } else if data_path == DATA_PATH_GPU {
-            Ok(())
-        } else {
-            Err(DocaError::NOT_SUPPORTED)
-        }
-    });
+    let r = unsafe { devinfo_ref(devinfo) }.and_then(|_| txq_type_support(txq_type, data_path));
     to_c(r)
 }
 

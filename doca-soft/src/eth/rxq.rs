@@ -49,6 +49,8 @@ pub struct RxqInner {
     info: Arc<DevInfo>,
     cfg: Mutex<RxqCfg>,
     run: Mutex<Option<RxqRun>>,
+    /// Counters of the last run, kept after stop.
+    last_counters: Mutex<RxqCountersC>,
 }
 
 /// The C `struct doca_eth_rxq`.
@@ -68,6 +70,7 @@ impl RxqInner {
         if let Some(id) = run.queue_id.take() {
             run.port.unregister_rx_queue(id);
         }
+        *lock(&self.last_counters) = run.ring.counters().snapshot();
     }
 }
 
@@ -96,7 +99,9 @@ impl CtxOps for RxqInner {
     }
 
     fn stop(&self, _ctx: &Ctx) -> DocaResult<Transition> {
-        if let Some(mut run) = lock(&self.run).take() {
+        // Take the run state first: the port waits for its dispatcher batch in unregister.
+        let run = lock(&self.run).take();
+        if let Some(mut run) = run {
             self.unregister(&mut run);
         }
         Ok(Transition::Done)
@@ -181,6 +186,7 @@ pub unsafe extern "C" fn doca_eth_rxq_create(
                 ..Default::default()
             }),
             run: Mutex::new(None),
+            last_counters: Mutex::new(RxqCountersC::default()),
         });
         d.add_user();
         let q = Box::new(EthRxq {
@@ -466,7 +472,8 @@ pub unsafe extern "C" fn doca_eth_rxq_estimate_packet_buf_size(
     to_c(r)
 }
 
-/// `doca_soft_eth_rxq_get_counters` (any state; zeros before the first start).
+/// `doca_soft_eth_rxq_get_counters` (any state; zeros before the first start, the last
+/// run's counters after a stop).
 ///
 /// # Safety
 /// `rxq` is null or a live queue; `out` is null or writable.
@@ -477,10 +484,10 @@ pub unsafe extern "C" fn doca_soft_eth_rxq_get_counters(
 ) -> u32 {
     // SAFETY: caller contract.
     let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        let snap = lock(&q.inner.run)
+        let live = lock(&q.inner.run)
             .as_ref()
-            .map(|r| r.ring.counters().snapshot())
-            .unwrap_or_default();
+            .map(|r| r.ring.counters().snapshot());
+        let snap = live.unwrap_or_else(|| *lock(&q.inner.last_counters));
         // SAFETY: caller contract.
         unsafe { write_out(out, snap) }
     });

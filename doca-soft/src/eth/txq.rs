@@ -69,6 +69,8 @@ pub struct TxqInner {
     info: Arc<DevInfo>,
     cfg: Mutex<TxqCfg>,
     run: Mutex<Option<TxqRun>>,
+    /// Counters of the last run, kept after stop.
+    last_counters: Mutex<TxqCountersC>,
 }
 
 /// The C `struct doca_eth_txq`.
@@ -133,6 +135,7 @@ impl TxqInner {
                 sdk_err!("eth_txq", "TX proxy thread panicked");
             }
         }
+        *lock(&self.last_counters) = run.proxy.counters().snapshot();
         if let Some(id) = run.queue_id {
             if let Some(set) = lock(&TX_IDS).as_mut() {
                 set.remove(&(run.port.name().to_owned(), id));
@@ -317,6 +320,7 @@ pub unsafe extern "C" fn doca_eth_txq_create(
                 ..Default::default()
             }),
             run: Mutex::new(None),
+            last_counters: Mutex::new(TxqCountersC::default()),
         });
         d.add_user();
         let q = Box::new(EthTxq {
@@ -609,7 +613,8 @@ pub unsafe extern "C" fn doca_eth_txq_gpu_event_notify_send_packet_get_timestamp
     unsafe { event_field(ev, out, |e| e.timestamp) }
 }
 
-/// `doca_soft_eth_txq_get_counters` (any state; zeros before the first start).
+/// `doca_soft_eth_txq_get_counters` (any state; zeros before the first start, the last
+/// run's counters after a stop).
 ///
 /// # Safety
 /// `txq` is null or a live queue; `out` is null or writable.
@@ -620,10 +625,10 @@ pub unsafe extern "C" fn doca_soft_eth_txq_get_counters(
 ) -> u32 {
     // SAFETY: caller contract.
     let r = unsafe { txq_ref(txq) }.and_then(|q| {
-        let snap = lock(&q.inner.run)
+        let live = lock(&q.inner.run)
             .as_ref()
-            .map(|r| r.proxy.counters().snapshot())
-            .unwrap_or_default();
+            .map(|r| r.proxy.counters().snapshot());
+        let snap = live.unwrap_or_else(|| *lock(&q.inner.last_counters));
         // SAFETY: caller contract.
         unsafe { write_out(out, snap) }
     });

@@ -10,21 +10,21 @@ pub const RSS_IPV6: u32 = 1 << 1;
 pub const RSS_UDP: u32 = 1 << 2;
 /// `DOCA_FLOW_RSS_TCP`.
 pub const RSS_TCP: u32 = 1 << 3;
-/// `DOCA_FLOW_RSS_IPV4_SRC_ONLY`.
+/// `DOCA_FLOW_RSS_IPV4_SRC`.
 pub const RSS_IPV4_SRC: u32 = 1 << 5;
-/// `DOCA_FLOW_RSS_IPV4_DST_ONLY`.
+/// `DOCA_FLOW_RSS_IPV4_DST`.
 pub const RSS_IPV4_DST: u32 = 1 << 6;
-/// `DOCA_FLOW_RSS_IPV6_SRC_ONLY`.
+/// `DOCA_FLOW_RSS_IPV6_SRC`.
 pub const RSS_IPV6_SRC: u32 = 1 << 7;
-/// `DOCA_FLOW_RSS_IPV6_DST_ONLY`.
+/// `DOCA_FLOW_RSS_IPV6_DST`.
 pub const RSS_IPV6_DST: u32 = 1 << 8;
-/// `DOCA_FLOW_RSS_L4_SRC_ONLY` (UDP or TCP source port).
+/// `DOCA_FLOW_RSS_UDP_SRC`.
 pub const RSS_L4_SRC_UDP: u32 = 1 << 9;
-/// UDP destination port only.
+/// `DOCA_FLOW_RSS_UDP_DST`.
 pub const RSS_L4_DST_UDP: u32 = 1 << 10;
-/// TCP source port only.
+/// `DOCA_FLOW_RSS_TCP_SRC`.
 pub const RSS_L4_SRC_TCP: u32 = 1 << 11;
-/// TCP destination port only.
+/// `DOCA_FLOW_RSS_TCP_DST`.
 pub const RSS_L4_DST_TCP: u32 = 1 << 12;
 
 struct Fnv(u64);
@@ -97,3 +97,24 @@ pub fn pick(pkt: &Parsed, flags: u32, queues: &[u16]) -> Option<u16> {
         n => Some(queues[(hash(pkt, flags) % n as u64) as usize]),
     }
 }
+
+// The hash flags are the header's values.
+const _: () = {
+    use super::sys;
+    assert!(RSS_IPV4 == sys::DOCA_FLOW_RSS_IPV4 && RSS_IPV6 == sys::DOCA_FLOW_RSS_IPV6);
+    assert!(RSS_UDP == sys::DOCA_FLOW_RSS_UDP && RSS_TCP == sys::DOCA_FLOW_RSS_TCP);
+    assert!(
+        RSS_IPV4_SRC == sys::DOCA_FLOW_RSS_IPV4_SRC && RSS_IPV4_DST == sys::DOCA_FLOW_RSS_IPV4_DST
+    );
+    assert!(
+        RSS_IPV6_SRC == sys::DOCA_FLOW_RSS_IPV6_SRC && RSS_IPV6_DST == sys::DOCA_FLOW_RSS_IPV6_DST
+    );
+    assert!(
+        RSS_L4_SRC_UDP == sys::DOCA_FLOW_RSS_UDP_SRC
+            && RSS_L4_DST_UDP == sys::DOCA_FLOW_RSS_UDP_DST
+    );
+    assert!(
+        RSS_L4_SRC_TCP == sys::DOCA_FLOW_RSS_TCP_SRC
+            && RSS_L4_DST_TCP == sys::DOCA_FLOW_RSS_TCP_DST
+    );
+};

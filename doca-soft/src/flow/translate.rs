@@ -259,3 +259,58 @@ pub fn basic_entry_matches(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp_layout() -> sys::doca_flow_match_v1 {
+        let mut m = sys::doca_flow_match_v1::default();
+        m.outer.l3_type = sys::DOCA_FLOW_L3_TYPE_IP4;
+        m.outer.l4_type_ext = sys::DOCA_FLOW_L4_TYPE_EXT_UDP;
+        m
+    }
+
+    #[test]
+    fn basic_template_constants_and_changeable_fields() {
+        let mut m = udp_layout();
+        m.parser_meta.outer_l4_type = sys::DOCA_FLOW_L4_META_UDP; // constant
+        m.outer.__bindgen_anon_2.udp.l4_port.dst_port = 0xffff; // changeable
+        let t = basic_template(&m, None).unwrap();
+        let find = |f| t.iter().find(|x| x.field == f).copied().unwrap();
+        assert_eq!(find(Field::OuterL4Meta).constant, Some(2));
+        assert_eq!(find(Field::UdpDst).constant, None);
+        assert_eq!(find(Field::L3Type).constant, Some(1));
+        assert!(
+            t.iter().all(|x| x.field != Field::UdpSrc),
+            "zero fields are not matched"
+        );
+        // An entry with no L4 type of its own is read in the pipe's layout.
+        let mut e = sys::doca_flow_match_v1::default();
+        e.outer.__bindgen_anon_2.udp.l4_port.dst_port = 53u16.to_be();
+        let ms = basic_entry_matches(&t, Layout::of(&m), Some(&e)).unwrap();
+        let dst = ms.iter().find(|x| x.field == Field::UdpDst).unwrap();
+        assert_eq!((dst.value, dst.mask), (53, 0xffff));
+    }
+
+    #[test]
+    fn masks_select_fields_and_bits() {
+        let mut m = udp_layout();
+        m.outer.__bindgen_anon_1.ip4.dst_ip = u32::to_be(0x0a00_0001);
+        let mut mask = sys::doca_flow_match_v1::default();
+        mask.outer.__bindgen_anon_1.ip4.dst_ip = u32::to_be(0xffff_ff00);
+        let c = control_matches(&m, Some(&mask)).unwrap();
+        assert_eq!(
+            c,
+            vec![FieldMatch {
+                field: Field::Ip4Dst,
+                value: 0x0a00_0001,
+                mask: 0xffff_ff00
+            }],
+            "only masked fields, with the mask's bits"
+        );
+        // Without a mask, non-zero fields match exactly.
+        let c = control_matches(&m, None).unwrap();
+        assert_eq!(c.len(), 3, "l3_type, l4_type_ext, dst_ip: {c:?}");
+    }
+}

@@ -6,7 +6,7 @@
  * and a memory map carved into buffers from a buffer inventory. Built with
  * -Wall -Wextra -Werror against the pkg-config flags, as sample programs are.
  *
- *   sample_like -p <PCI address> [-c <buffers>] [-v]
+ *   sample_like -p <PCI address> [-c <buffers>] [-d]
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -115,7 +115,7 @@ static doca_error_t register_sample_params(void)
 				num_bufs_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
-	return register_param("v", "verbose", NULL, "Print every buffer", DOCA_ARGP_TYPE_BOOLEAN, false,
+	return register_param("d", "dump", NULL, "Print every buffer", DOCA_ARGP_TYPE_BOOLEAN, false,
 			      verbose_callback);
 }
 

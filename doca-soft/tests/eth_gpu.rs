@@ -1,0 +1,453 @@
+//! GPU tests of the Ethernet data path: the device API in real kernels against live
+//! proxies, one receive kernel per execution scope (plus the legacy API) and one send
+//! kernel per send mode (thread/warp/block, timed, low-level submit, legacy enqueue/commit),
+//! plus semaphores.
+//! Packet buffers are GPU memory; frames travel over an in-process wire port.
+//!
+//! Without a CUDA driver (or without nvcc to build the kernels) each test prints
+//! "SKIPPED: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at test
+//! time with nvcc (`NVCC`, PATH, or /usr/local/cuda/bin/nvcc) for the GPU's architecture;
+//! `DOCA_SOFT_SRC_DIR` points at doca-soft's sources when the built test binary runs on
+//! another machine.
+
+use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use doca_soft::ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
+use doca_soft::dev::{Dev, DevInfo, PortSpec};
+use doca_soft::eth::counters::RxqCountersC;
+use doca_soft::eth::mem::PktBuf;
+use doca_soft::eth::rx_consumer::CpuRxq;
+use doca_soft::eth::rx_proxy::RxRing;
+use doca_soft::eth::rxq::*;
+use doca_soft::eth::txq::*;
+use doca_soft::gpu::{
+    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free,
+    gpu_ref, Gpu,
+};
+use doca_soft::mmap::*;
+use doca_soft::port::Port;
+use doca_soft::semaphore::*;
+use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::path::{Path, PathBuf};
+use std::ptr::null_mut;
+use std::sync::{Arc, Mutex};
+
+/// Tests share one GPU; run them one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+struct Env {
+    gpu: *mut Gpu,
+    ctx: Arc<CudaContext>,
+    module: Arc<CudaModule>,
+    _dir: tempfile::TempDir,
+}
+
+fn nvcc() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("NVCC") {
+        if Path::new(&p).exists() {
+            return Some(p.into());
+        }
+    }
+    if let Ok(out) = std::process::Command::new("sh")
+        .args(["-c", "command -v nvcc"])
+        .output()
+    {
+        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !p.is_empty() {
+            return Some(p.into());
+        }
+    }
+    let p = Path::new("/usr/local/cuda/bin/nvcc");
+    p.exists().then(|| p.to_path_buf())
+}
+
+fn setup() -> Option<Env> {
+    if !cuda_available() {
+        println!("SKIPPED: no CUDA driver");
+        return None;
+    }
+    let Some(nvcc) = nvcc() else {
+        println!("SKIPPED: no nvcc to build the test kernels");
+        return None;
+    };
+    // SAFETY: plain driver calls with valid out-pointers.
+    let (bus, major, minor) = unsafe {
+        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
+            println!("SKIPPED: cuInit failed");
+            return None;
+        }
+        let mut dev: sys::CUdevice = 0;
+        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
+            println!("SKIPPED: no CUDA device");
+            return None;
+        }
+        let mut buf = [0 as c_char; 32];
+        assert_eq!(
+            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev),
+            sys::CUresult::CUDA_SUCCESS
+        );
+        let (mut ma, mut mi) = (0, 0);
+        sys::cuDeviceGetAttribute(
+            &mut ma,
+            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+            dev,
+        );
+        sys::cuDeviceGetAttribute(
+            &mut mi,
+            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+            dev,
+        );
+        (CStr::from_ptr(buf.as_ptr()).to_owned(), ma, mi)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cubin = dir.path().join("eth_kernels.cubin");
+    // DOCA_SOFT_SRC_DIR: where doca-soft's sources are when the built test runs elsewhere.
+    let root = std::env::var("DOCA_SOFT_SRC_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let src = root.join("tests/cuda/eth_kernels.cu");
+    let inc = root.join("include");
+    let out = std::process::Command::new(&nvcc)
+        .arg(format!("-arch=sm_{major}{minor}"))
+        .args(["-std=c++17", "-cubin", "-I"])
+        .arg(&inc)
+        .arg(&src)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .expect("running nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ctx = CudaContext::new(0).unwrap();
+    let module = ctx.load_module(Ptx::from_file(&cubin)).unwrap();
+    let mut gpu: *mut Gpu = null_mut();
+    // SAFETY: valid string and out-pointer.
+    assert_eq!(unsafe { doca_gpu_create(bus.as_ptr(), &mut gpu) }, 0);
+    Some(Env {
+        gpu,
+        ctx,
+        module,
+        _dir: dir,
+    })
+}
+
+fn wire_dev(name: &str, side: u8) -> *mut Dev {
+    let info = DevInfo {
+        pci: format!("e{side}:00.0"),
+        iface: format!("{name}{side}"),
+        ibdev: format!("soft_{name}{side}"),
+        mac: [2, 0, 0, 0, 2, side],
+        ipv4: None,
+        spec: PortSpec::Wire {
+            name: name.to_string(),
+            side,
+        },
+    };
+    Box::into_raw(Box::new(Dev::new(Arc::new(info))))
+}
+
+/// GPU memory of `len` bytes registered in a started mmap: (gpu pointer, mmap, mkey).
+fn gpu_mmap(env: &Env, dev: *mut Dev, len: usize) -> (*mut c_void, *mut Mmap, u32) {
+    let (mut d, mut c) = (null_mut(), null_mut());
+    let mut m = null_mut();
+    let mut mkey = 0;
+    // SAFETY: live GPU/device; valid out-pointers.
+    unsafe {
+        assert_eq!(
+            doca_gpu_mem_alloc(env.gpu, len, 65536, GPU_MEM_TYPE_GPU, &mut d, &mut c),
+            0
+        );
+        assert_eq!(doca_mmap_create(&mut m), 0);
+        assert_eq!(doca_mmap_add_dev(m, dev), 0);
+        assert_eq!(doca_mmap_set_memrange(m, d, len), 0);
+        assert_eq!(doca_mmap_start(m), 0);
+        assert_eq!(doca_mmap_get_mkey(m, dev, &mut mkey), 0);
+    }
+    (d, m, mkey)
+}
+
+fn free_mmap(env: &Env, d: *mut c_void, m: *mut Mmap) {
+    // SAFETY: objects created by gpu_mmap and no longer used by queues.
+    unsafe {
+        assert_eq!(doca_mmap_stop(m), 0);
+        assert_eq!(doca_mmap_destroy(m), 0);
+        assert_eq!(doca_gpu_mem_free(env.gpu, d), 0);
+    }
+}
+
+fn frame(seq: u32, len: usize) -> Vec<u8> {
+    let mut f: Vec<u8> = (0..len).map(|i| (seq as usize * 7 + i * 3) as u8).collect();
+    f[12..14].copy_from_slice(&0x88b5u16.to_be_bytes()); // local experimental ethertype
+    f[14..18].copy_from_slice(&seq.to_be_bytes());
+    f
+}
+
+/// Launches kernel `$name` with one block of `$threads` and the given arguments, and waits.
+macro_rules! launch {
+    ($env:expr, $name:expr, $threads:expr; $($arg:expr),*) => {{
+        let f = $env.module.load_function($name).unwrap();
+        let stream = $env.ctx.default_stream();
+        let mut b = stream.launch_builder(&f);
+        $( b.arg($arg); )*
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: ($threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the argument list matches the kernel's signature in eth_kernels.cu.
+        #[allow(unused_unsafe)]
+        let r = unsafe { b.launch(cfg) };
+        r.unwrap();
+        stream.synchronize().unwrap();
+    }};
+}
+
+fn rx_case(env: &Env, kernel: &str, threads: u32, wire: &str) {
+    let dev = wire_dev(wire, 0);
+    let (d, m, _mkey) = gpu_mmap(env, dev, 64 * 2048);
+    let n = 40u32;
+    // SAFETY: live objects throughout.
+    unsafe {
+        let mut q = null_mut();
+        assert_eq!(doca_eth_rxq_create(dev, 64, 2048, &mut q), 0);
+        assert_eq!(doca_eth_rxq_set_pkt_buf(q, m, 0, 64 * 2048), 0);
+        let c = doca_eth_rxq_as_doca_ctx(q);
+        assert_eq!(doca_ctx_set_datapath_on_gpu(c, env.gpu.cast()), 0);
+        assert_eq!(doca_ctx_start(c), 0);
+        assert_eq!(doca_eth_rxq_apply_queue_id(q, 0), 0);
+        let mut h: *mut c_void = null_mut();
+        assert_eq!(doca_eth_rxq_get_gpu_handle(q, &mut h), 0);
+        Port::for_dev((*dev).info())
+            .unwrap()
+            .set_default_queue(Some(0));
+        let peer = Port::for_spec(&PortSpec::Wire {
+            name: wire.into(),
+            side: 1,
+        })
+        .unwrap();
+        let frames: Vec<Vec<u8>> = (0..n).map(|i| frame(i, 60 + i as usize * 11)).collect();
+        for f in &frames {
+            peer.send(f).unwrap();
+        }
+        let mut cnt = RxqCountersC::default();
+        for _ in 0..100_000 {
+            assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut cnt), 0);
+            if cnt.delivered == u64::from(n) {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        assert_eq!(
+            cnt.delivered,
+            u64::from(n),
+            "{kernel}: frames reached the ring"
+        );
+        let stream = env.ctx.default_stream();
+        let mut out = stream.alloc_zeros::<u64>(4).unwrap();
+        let hq = h as u64;
+        launch!(env, kernel, threads; &hq, &n, &mut out);
+        let v = stream.clone_dtoh(&out).unwrap();
+        let lens: u64 = frames.iter().map(|f| f.len() as u64).sum();
+        let bytes: u64 = frames
+            .iter()
+            .flat_map(|f| f.iter())
+            .map(|&b| u64::from(b))
+            .sum();
+        assert_eq!(v[0], u64::from(n), "{kernel}: packets");
+        assert_eq!(v[1], lens, "{kernel}: lengths");
+        assert_eq!(v[2], bytes, "{kernel}: payload bytes");
+        assert_eq!(v[3], 0, "{kernel}: errors");
+        Port::for_dev((*dev).info())
+            .unwrap()
+            .set_default_queue(None);
+        assert_eq!(doca_ctx_stop(c), 0);
+        assert_eq!(doca_eth_rxq_destroy(q), 0);
+    }
+    free_mmap(env, d, m);
+    // SAFETY: created by wire_dev; nothing uses it any more.
+    drop(unsafe { Box::from_raw(dev) });
+}
+
+#[test]
+fn receive_kernels_per_scope_get_every_frame() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(env) = setup() else { return };
+    rx_case(&env, "rx_thread", 32, "gpurx_t");
+    rx_case(&env, "rx_warp", 32, "gpurx_w");
+    rx_case(&env, "rx_block", 128, "gpurx_b");
+    rx_case(&env, "rx_legacy_block", 64, "gpurx_l");
+    // SAFETY: every object using the GPU is gone.
+    assert_eq!(unsafe { doca_gpu_destroy(env.gpu) }, 0);
+}
+
+/// Runs a send kernel with `threads` threads sending frame i from GPU memory; returns the
+/// frames the peer received with their wire timestamps.
+fn tx_case(
+    env: &Env,
+    kernel: &str,
+    threads: u32,
+    wire: &str,
+    wait_ns: Option<u64>,
+) -> Vec<(u64, Vec<u8>)> {
+    let size = 128usize;
+    let dev = wire_dev(wire, 0);
+    let (d, m, mkey) = gpu_mmap(env, dev, threads as usize * size);
+    let frames: Vec<Vec<u8>> = (0..threads).map(|i| frame(i, size)).collect();
+    // SAFETY: live GPU; the destination lies in the allocation above.
+    unsafe {
+        let g = gpu_ref(env.gpu).unwrap();
+        g.copy_to_device(d as u64, &frames.concat()).unwrap();
+    }
+    // Receiver: a host ring on the other side of the wire.
+    let peer = Port::for_spec(&PortSpec::Wire {
+        name: wire.into(),
+        side: 1,
+    })
+    .unwrap();
+    let mut rx_mem = vec![0u8; 256 * 256];
+    let ring = Arc::new(
+        RxRing::new(
+            PktBuf::host(rx_mem.as_mut_ptr(), rx_mem.len(), 0),
+            256,
+            None,
+        )
+        .unwrap(),
+    );
+    peer.register_rx_queue(0, ring.clone()).unwrap();
+    peer.set_default_queue(Some(0));
+    let mut got = Vec::new();
+    // SAFETY: live objects throughout.
+    unsafe {
+        let mut q = null_mut();
+        assert_eq!(doca_eth_txq_create(dev, 1024, &mut q), 0);
+        assert_eq!(doca_eth_txq_gpu_set_completion_on_gpu(q), 0);
+        if wait_ns.is_some() {
+            assert_eq!(doca_eth_txq_set_wait_on_time_offload(q), 0);
+        }
+        let c = doca_eth_txq_as_doca_ctx(q);
+        assert_eq!(doca_ctx_set_datapath_on_gpu(c, env.gpu.cast()), 0);
+        assert_eq!(doca_ctx_start(c), 0);
+        assert_eq!(doca_eth_txq_apply_queue_id(q, 0), 0);
+        let mut h: *mut c_void = null_mut();
+        assert_eq!(doca_eth_txq_get_gpu_handle(q, &mut h), 0);
+        let stream = env.ctx.default_stream();
+        let mut out = stream.alloc_zeros::<u64>(4).unwrap();
+        let (hq, base, mk, sz) = (h as u64, d as u64, mkey.to_be(), size as u32);
+        match wait_ns {
+            Some(at) => {
+                let mut w = 0u64;
+                assert_eq!(doca_eth_txq_calculate_timestamp(q, at, &mut w), 0);
+                launch!(env, kernel, threads; &hq, &w, &base, &mk, &sz, &mut out);
+            }
+            None if kernel == "tx_legacy" => {
+                // doca_gpu_buf descriptors {addr, mkey (BE)} for each frame, in GPU memory.
+                let descs: Vec<u8> = (0..threads as u64)
+                    .flat_map(|i| {
+                        let mut e = Vec::with_capacity(16);
+                        e.extend_from_slice(&(base + i * size as u64).to_ne_bytes());
+                        e.extend_from_slice(&mk.to_ne_bytes());
+                        e.extend_from_slice(&0u32.to_ne_bytes());
+                        e
+                    })
+                    .collect();
+                let bufs = stream.clone_htod(&descs).unwrap();
+                launch!(env, kernel, threads; &hq, &bufs, &sz, &mut out);
+            }
+            None if kernel == "tx_lowlevel" => {
+                let first = 0u64;
+                launch!(env, kernel, threads; &hq, &base, &mk, &sz, &first, &mut out);
+            }
+            None => launch!(env, kernel, threads; &hq, &base, &mk, &sz, &mut out),
+        }
+        let v = stream.clone_dtoh(&out).unwrap();
+        assert_eq!(v[0], 0, "{kernel}: completion status");
+        assert_eq!(v[1], 1, "{kernel}: completions");
+        let rx = CpuRxq::new(ring.handle_cpu());
+        for _ in 0..100_000 {
+            rx.recv_with(0, 1_000_000, |_, a, p| {
+                got.push((a.timestamp_ns, p.to_vec()))
+            });
+            if got.len() >= threads as usize {
+                break;
+            }
+        }
+        assert_eq!(doca_ctx_stop(c), 0);
+        assert_eq!(doca_eth_txq_destroy(q), 0);
+    }
+    peer.set_default_queue(None);
+    peer.unregister_rx_queue(0);
+    free_mmap(env, d, m);
+    // SAFETY: created by wire_dev; nothing uses it any more.
+    drop(unsafe { Box::from_raw(dev) });
+    let mut sorted: Vec<Vec<u8>> = got.iter().map(|g| g.1.clone()).collect();
+    sorted.sort_by_key(|f| u32::from_be_bytes(f[14..18].try_into().unwrap()));
+    assert_eq!(sorted, frames, "{kernel}: exact frames, each once");
+    got
+}
+
+#[test]
+fn send_kernels_per_mode_deliver_exact_frames_and_completions() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(env) = setup() else { return };
+    tx_case(&env, "tx_thread", 64, "gputx_t", None);
+    tx_case(&env, "tx_warp", 32, "gputx_w", None);
+    tx_case(&env, "tx_block", 128, "gputx_b", None);
+    tx_case(&env, "tx_lowlevel", 64, "gputx_l", None);
+    tx_case(&env, "tx_legacy", 64, "gputx_lg", None);
+    let at = doca_soft::eth::ring::realtime_ns() + 50_000_000;
+    let got = tx_case(&env, "tx_wait_block", 32, "gputx_wt", Some(at));
+    assert!(
+        got.iter().all(|(ts, _)| *ts >= at),
+        "a timed frame left before its time"
+    );
+    // SAFETY: every object using the GPU is gone.
+    assert_eq!(unsafe { doca_gpu_destroy(env.gpu) }, 0);
+}
+
+#[test]
+fn semaphore_items_written_by_a_kernel_are_read_by_the_cpu() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(env) = setup() else { return };
+    // SAFETY: live objects throughout.
+    unsafe {
+        let mut s = null_mut();
+        assert_eq!(doca_gpu_semaphore_create(env.gpu, &mut s), 0);
+        assert_eq!(
+            doca_gpu_semaphore_set_memory_type(s, GPU_MEM_TYPE_CPU_GPU),
+            0
+        );
+        assert_eq!(doca_gpu_semaphore_set_items_num(s, 32), 0);
+        assert_eq!(
+            doca_gpu_semaphore_set_custom_info(s, 4, GPU_MEM_TYPE_CPU_GPU),
+            0
+        );
+        assert_eq!(doca_gpu_semaphore_start(s), 0);
+        let mut h: *mut c_void = null_mut();
+        assert_eq!(doca_gpu_semaphore_get_gpu_handle(s, &mut h), 0);
+        let stream = env.ctx.default_stream();
+        let mut out = stream.alloc_zeros::<u64>(1).unwrap();
+        let hs = h as u64;
+        launch!(env, "sem_fill", 32; &hs, &mut out);
+        assert_eq!(
+            stream.clone_dtoh(&out).unwrap()[0],
+            0,
+            "device calls failed"
+        );
+        for i in 0..32u32 {
+            let mut st = 0u32;
+            assert_eq!(doca_gpu_semaphore_get_status(s, i, &mut st), 0);
+            assert_eq!(st, 1, "item {i} READY");
+            let mut info: *mut c_void = null_mut();
+            assert_eq!(doca_gpu_semaphore_get_custom_info_addr(s, i, &mut info), 0);
+            assert_eq!(*(info as *const u32), i);
+            assert_eq!(doca_gpu_semaphore_set_status(s, i, 0), 0);
+        }
+        assert_eq!(doca_gpu_semaphore_stop(s), 0);
+        assert_eq!(doca_gpu_semaphore_destroy(s), 0);
+        assert_eq!(doca_gpu_destroy(env.gpu), 0);
+    }
+}
