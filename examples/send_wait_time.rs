@@ -8,8 +8,9 @@
 //! send_wait_time -g 0 -n lo -t 5000000
 //! ```
 //!
-//! Extra flags: `-b/--bursts` (default 8), `-P/--dst-port` (default 5000). The last line
-//! is a `summary`.
+//! Extra flags: `-p/--proxy 1` (a busy-polling CPU proxy thread drives the queue),
+//! `-b/--bursts` (default 8), `-P/--dst-port` (default 5000). The last line is a
+//! `summary`.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -19,6 +20,7 @@ use common::packet::{self, FrameSpec};
 use common::{gpu, signal, txq};
 use cuda_kernels::{ExitFlag, Kernels, TxCounters};
 use doca::gpunetio::{Flow, FlowConfig, FlowPort, GpuBuffer, MemType};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const PROG: &str = "send_wait_time";
@@ -41,6 +43,12 @@ const OPTS: &[Opt] = &[
         long: "time",
         takes_value: true,
         help: "nanoseconds between bursts, mandatory (1000..=10000000000)",
+    },
+    Opt {
+        short: 'p',
+        long: "proxy",
+        takes_value: true,
+        help: "1: a busy-polling CPU proxy thread drives the queue (default 0)",
     },
     Opt {
         short: 'b',
@@ -80,7 +88,13 @@ fn main() {
         cli.usage_error(&format!("--bursts {bursts}: must be 1..=64"));
     }
     let dst_port: u16 = cli.get_or("dst-port", 5000);
-    if let Err(e) = run(&gpu_sel, &nic_sel, interval, bursts, dst_port) {
+    let proxy = match cli.get_or::<u32>("proxy", 0) {
+        0 => false,
+        1 => true,
+        v => cli.usage_error(&format!("--proxy {v}: must be 0 or 1")),
+    };
+    txq::precise_timers();
+    if let Err(e) = run(&gpu_sel, &nic_sel, interval, bursts, dst_port, proxy) {
         fail(PROG, e);
     }
 }
@@ -97,12 +111,13 @@ fn run(
     interval: u64,
     bursts: usize,
     dst_port: u16,
+    proxy: bool,
 ) -> Result<(), String> {
     let nic = gpu::open_nic(nic_sel)?;
     let gpu = gpu::open_gpu(gpu_sel)?;
     let flow = Flow::init(FlowConfig::default()).map_err(|e| format!("DOCA Flow init: {e}"))?;
     let port = FlowPort::start(&flow, &nic, 0).map_err(|e| format!("Flow port start: {e}"))?;
-    let txq = txq::start_txq(&nic, &gpu, false, true)?;
+    let txq = txq::start_txq(&nic, &gpu, proxy, true)?;
     let spec = FrameSpec {
         dst_port,
         ..FrameSpec::default()
@@ -137,35 +152,45 @@ fn run(
     let deadline = Instant::now()
         + Duration::from_nanos(LEAD_NS + bursts as u64 * interval)
         + Duration::from_secs(10);
-    let result = kernels
-        .launch_send_wait_time(
-            handle,
-            &buf,
-            mkey_be,
-            FRAME as u32,
-            &times,
-            &exit,
-            &counters,
-        )
-        .map_err(|e| e.to_string())
-        .and_then(|running| {
-            let mut late = false;
-            while counters.read().packets < total && !signal::stop_requested() {
-                if Instant::now() > deadline {
-                    late = true;
-                    break;
+    let proxy_stop = AtomicBool::new(false);
+    let result = std::thread::scope(|s| {
+        let proxy_thread = proxy.then(|| s.spawn(|| txq::proxy_loop(&txq, &proxy_stop)));
+        let r = kernels
+            .launch_send_wait_time(
+                handle,
+                &buf,
+                mkey_be,
+                FRAME as u32,
+                &times,
+                &exit,
+                &counters,
+            )
+            .map_err(|e| e.to_string())
+            .and_then(|running| {
+                let mut late = false;
+                while counters.read().packets < total && !signal::stop_requested() {
+                    if Instant::now() > deadline {
+                        late = true;
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
                 }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            running.stop().map_err(|e| e.to_string())?;
-            if late {
-                return Err(format!(
-                    "only {} of {total} frames completed 10 s after the last burst was due",
-                    counters.read().packets
-                ));
-            }
-            Ok(())
+                running.stop().map_err(|e| e.to_string())?;
+                if late {
+                    return Err(format!(
+                        "only {} of {total} frames completed 10 s after the last burst was due",
+                        counters.read().packets
+                    ));
+                }
+                Ok(())
+            });
+        proxy_stop.store(true, Ordering::Relaxed);
+        let p = proxy_thread.map_or(Ok(()), |t| {
+            t.join()
+                .unwrap_or_else(|_| Err("CPU proxy thread panicked".into()))
         });
+        r.and(p)
+    });
     let c = counters.read();
     let q = txq.counters().ok();
     let stop = txq.stop().map_err(|e| format!("stopping the queue: {e}"));

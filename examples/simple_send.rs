@@ -207,16 +207,9 @@ fn run(a: &Args) -> Result<(), String> {
     let start = Instant::now();
     let mut why = "signal";
     let result = std::thread::scope(|s| -> Result<(), String> {
-        let proxy = a.proxy.then(|| {
-            s.spawn(|| {
-                while !proxy_stop.load(Ordering::Relaxed) {
-                    if let Err(e) = txq.cpu_proxy_progress() {
-                        return Err(format!("CPU proxy: {e}"));
-                    }
-                }
-                Ok(())
-            })
-        });
+        let proxy = a
+            .proxy
+            .then(|| s.spawn(|| txq::proxy_loop(&txq, &proxy_stop)));
         let handle = txq
             .gpu_handle()
             .map_err(|e| format!("queue GPU handle: {e}"))?;

@@ -178,7 +178,7 @@ fn simple_send_with_cpu_proxy_frames_arrive_intact() {
     send_and_verify(&["-q", "1", "-e", "2", "-p", "1"], 64, 8);
 }
 
-fn bursts_spaced(interval_ns: u64) {
+fn bursts_spaced(interval_ns: u64, extra: &[&str]) {
     let Some((tx, pktgen)) = gpu_setup("send_wait_time") else {
         return;
     };
@@ -211,7 +211,9 @@ fn bursts_spaced(interval_ns: u64) {
         ],
     );
     recv.wait_ready(&ready, 20);
-    let sent = Proc::spawn(&tx, &["-g", "0", "-n", "lo", "-t", &t]).wait(90);
+    let mut args = vec!["-g", "0", "-n", "lo", "-t", &t];
+    args.extend_from_slice(extra);
+    let sent = Proc::spawn(&tx, &args).wait(90);
     let got = recv.wait(90);
     let _ = std::fs::remove_file(&ready);
     assert_eq!(sent.code, Some(0), "send_wait_time:\n{sent}");
@@ -226,12 +228,17 @@ fn bursts_spaced(interval_ns: u64) {
 
 #[test]
 fn send_wait_time_bursts_1ms_apart() {
-    bursts_spaced(1_000_000);
+    bursts_spaced(1_000_000, &[]);
+}
+
+#[test]
+fn send_wait_time_bursts_1ms_apart_with_cpu_proxy() {
+    bursts_spaced(1_000_000, &["-p", "1"]);
 }
 
 #[test]
 fn send_wait_time_bursts_10ms_apart() {
-    bursts_spaced(10_000_000);
+    bursts_spaced(10_000_000, &[]);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use doca::gpunetio::{AccessFlags, Device, EthTxq, Gpu, GpuBuffer, MemType, Mmap, GPU_PAGE_SIZE};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Send-ring entries (as the original samples).
 pub const TX_DESCRIPTORS: u32 = 8192;
@@ -50,4 +51,22 @@ pub fn frame_buffer(
         .map_err(|e| format!("memory map of the frame buffer: {e}"))?;
     let mkey = mmap.mkey(nic).map_err(|e| format!("memory key: {e}"))?;
     Ok((buf, mmap, mkey.to_be()))
+}
+
+/// The CPU proxy loop (`-p 1`): drives the queue until `stop` is set. Busy-polls, so
+/// wait-on-time sends leave as close to their time as this thread can see it.
+pub fn proxy_loop(txq: &EthTxq, stop: &AtomicBool) -> Result<(), String> {
+    while !stop.load(Ordering::Relaxed) {
+        txq.cpu_proxy_progress()
+            .map_err(|e| format!("CPU proxy: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Asks for 1 ns timer slack for this thread and the threads it creates later (the
+/// runtime's queue threads), so their short sleeps are not stretched by the default
+/// 50 us slack: wait-on-time sends then leave closer to their time.
+pub fn precise_timers() {
+    // SAFETY: prctl(PR_SET_TIMERSLACK) takes a plain integer; failure is harmless.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 }
