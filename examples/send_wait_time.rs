@@ -175,7 +175,7 @@ fn run(
                     }
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                running.stop().map_err(|e| e.to_string())?;
+                gpu::kernel_stopped(PROG, running.stop())?;
                 if late {
                     return Err(format!(
                         "only {} of {total} frames completed 10 s after the last burst was due",

@@ -192,7 +192,7 @@ fn run(
         std::thread::sleep(Duration::from_millis(5));
     }
     // Teardown in order: kernel, Flow entries and pipes, port, queue, Flow library.
-    let kernel_result = running.stop().map_err(|e| e.to_string());
+    let kernel_result = gpu::kernel_stopped(PROG, running.stop());
     let secs = start.elapsed().as_secs_f64();
     let c = counters.read();
     let q = rxq.counters().ok();

@@ -249,7 +249,7 @@ fn run(a: &Args) -> Result<(), String> {
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
-            running.stop().map_err(|e| e.to_string())
+            gpu::kernel_stopped(PROG, running.stop())
         });
         proxy_stop.store(true, Ordering::Relaxed);
         if let Some(p) = proxy {

@@ -45,7 +45,7 @@ mod samples;
 
 pub use launch::{KernelError, Kernels};
 pub use samples::{
-    ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts,
+    ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts, JOIN_TIMEOUT,
     MAX_THREADS_PER_BLOCK,
 };
 

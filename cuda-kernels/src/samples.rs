@@ -2,9 +2,13 @@
 //! flag they watch, and the guard that stops and joins a running kernel.
 
 use crate::launch::{KernelError, Kernels};
-use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use doca_gpunetio::{Gpu, GpuBuffer, MemType, RxqHandle, TxqHandle};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long [`RunningKernel::stop`] and drop wait for a kernel after setting its exit flag.
+pub const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Who calls the receive/send device functions: one thread, each warp, or the whole block
 /// (`doca_gpu_dev_eth_exec_scope`; the samples' `-e` values 0, 1, 2).
@@ -178,30 +182,73 @@ impl TxCounters {
 }
 
 /// A kernel running on its own stream. Dropping it sets the exit flag and waits for the
-/// kernel, so no error path leaves a kernel reading freed queues or buffers.
+/// kernel (up to [`JOIN_TIMEOUT`]), so no error path leaves a kernel reading freed queues
+/// or buffers.
 #[must_use = "dropping a RunningKernel stops it"]
 pub struct RunningKernel<'a> {
     stream: Arc<CudaStream>,
     exit: &'a ExitFlag,
     joined: bool,
+    /// Recorded after the launch: complete once the kernel returned.
+    done: CudaEvent,
     /// Device scratch memory of the kernel (grid barrier), freed after the join.
     _scratch: Option<CudaSlice<u32>>,
 }
 
-impl RunningKernel<'_> {
-    /// Sets the exit flag and waits for the kernel to return.
-    pub fn stop(mut self) -> Result<(), KernelError> {
+impl<'a> RunningKernel<'a> {
+    fn new(
+        stream: Arc<CudaStream>,
+        exit: &'a ExitFlag,
+        scratch: Option<CudaSlice<u32>>,
+    ) -> Result<Self, KernelError> {
+        let done = stream.record_event(None).map_err(|e| KernelError::Cuda {
+            op: "cuEventRecord",
+            msg: e.to_string(),
+        })?;
+        Ok(RunningKernel {
+            stream,
+            exit,
+            joined: false,
+            done,
+            _scratch: scratch,
+        })
+    }
+
+    /// Whether the kernel has returned (bounded work done, or it saw the exit flag).
+    /// A failed kernel counts as finished; [`stop`](Self::stop) reports its error.
+    pub fn is_finished(&self) -> bool {
+        self.done.try_is_complete().unwrap_or(true)
+    }
+
+    /// Sets the exit flag and waits up to [`JOIN_TIMEOUT`] for the kernel to return.
+    pub fn stop(self) -> Result<(), KernelError> {
+        self.stop_within(JOIN_TIMEOUT)
+    }
+
+    /// Sets the exit flag and waits up to `timeout` for the kernel to return;
+    /// [`KernelError::Hung`] when it does not.
+    pub fn stop_within(mut self, timeout: Duration) -> Result<(), KernelError> {
         self.exit.set();
-        self.join()
+        self.join(timeout)
     }
 
-    /// Waits for the kernel to return by itself (bounded work, or the flag set elsewhere).
-    pub fn wait(mut self) -> Result<(), KernelError> {
-        self.join()
-    }
-
-    fn join(&mut self) -> Result<(), KernelError> {
+    fn join(&mut self, timeout: Duration) -> Result<(), KernelError> {
         self.joined = true;
+        let t0 = Instant::now();
+        loop {
+            match self.done.try_is_complete() {
+                Ok(true) => break,
+                Ok(false) if t0.elapsed() >= timeout => return Err(KernelError::Hung(timeout)),
+                Ok(false) => std::thread::sleep(Duration::from_millis(1)),
+                Err(e) => {
+                    return Err(KernelError::Cuda {
+                        op: "kernel execution",
+                        msg: e.to_string(),
+                    })
+                }
+            }
+        }
+        // Surfaces an error of the kernel itself (the event only says it ended).
         self.stream.synchronize().map_err(|e| KernelError::Cuda {
             op: "kernel execution",
             msg: e.to_string(),
@@ -213,7 +260,8 @@ impl Drop for RunningKernel<'_> {
     fn drop(&mut self) {
         if !self.joined {
             self.exit.set();
-            let _ = self.stream.synchronize();
+            // A hung kernel cannot be killed; the error path that dropped us reports.
+            let _ = self.join(JOIN_TIMEOUT);
         }
     }
 }
@@ -262,12 +310,7 @@ impl Kernels {
         // SAFETY: the arguments match the kernel's (rxq *, const uint32_t *, stats *); the
         // queue, flag and counters are borrowed for 'a and the guard joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(&name))?;
-        Ok(RunningKernel {
-            stream,
-            exit,
-            joined: false,
-            _scratch: None,
-        })
+        RunningKernel::new(stream, exit, None)
     }
 
     /// Starts a simple_send kernel. `frames` holds `threads` frames of `size` bytes (one per
@@ -346,12 +389,7 @@ impl Kernels {
         // every thread touches only its own `size` bytes of `frames`, checked above; all
         // borrowed for 'a and joined by the guard.
         unsafe { b.launch(cfg) }.map_err(launch_err(&name))?;
-        Ok(RunningKernel {
-            stream,
-            exit,
-            joined: false,
-            _scratch: Some(barrier),
-        })
+        RunningKernel::new(stream, exit, Some(barrier))
     }
 
     /// Starts the send_wait_time kernel: `wait_on_time.len()` bursts of 32 frames of
@@ -402,11 +440,6 @@ impl Kernels {
         // SAFETY: arguments match the kernel; frame and timestamp sizes checked above;
         // everything is borrowed for 'a and joined by the guard.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        Ok(RunningKernel {
-            stream,
-            exit,
-            joined: false,
-            _scratch: None,
-        })
+        RunningKernel::new(stream, exit, None)
     }
 }

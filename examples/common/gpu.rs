@@ -43,3 +43,15 @@ pub fn rates(packets: u64, bytes: u64, secs: f64) -> (f64, f64) {
     let s = secs.max(1e-9);
     (packets as f64 / s / 1e6, bytes as f64 * 8.0 / s / 1e9)
 }
+
+/// The result of stopping a kernel. A kernel that ignores its exit flag cannot be killed,
+/// and freeing what it uses would wait for it forever: then the process exits at once
+/// (the driver reclaims everything) instead of tearing down.
+pub fn kernel_stopped(prog: &str, r: Result<(), cuda_kernels::KernelError>) -> Result<(), String> {
+    match r {
+        Err(e @ cuda_kernels::KernelError::Hung(_)) => {
+            super::cli::fail(prog, format!("{e}; exiting without teardown"))
+        }
+        r => r.map_err(|e| e.to_string()),
+    }
+}
