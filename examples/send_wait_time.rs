@@ -168,7 +168,10 @@ fn run(
             .map_err(|e| e.to_string())
             .and_then(|running| {
                 let mut late = false;
-                while counters.read().packets < total && !signal::stop_requested() {
+                while counters.read().packets < total
+                    && !signal::stop_requested()
+                    && !running.is_finished()
+                {
                     if Instant::now() > deadline {
                         late = true;
                         break;

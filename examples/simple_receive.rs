@@ -171,6 +171,11 @@ fn run(
         if signal::stop_requested() {
             break;
         }
+        if running.is_finished() {
+            // Only an error ends this kernel early; stop() below reports it.
+            why = "kernel-ended";
+            break;
+        }
         if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
             why = "duration";
             break;

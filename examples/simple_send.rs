@@ -247,6 +247,11 @@ fn run(a: &Args) -> Result<(), String> {
                     why = "count";
                     break;
                 }
+                if running.is_finished() {
+                    // Before its rounds are done only an error ends it; stop() reports.
+                    why = "kernel-ended";
+                    break;
+                }
                 std::thread::sleep(Duration::from_millis(5));
             }
             gpu::kernel_stopped(PROG, running.stop())
