@@ -113,6 +113,10 @@ doca_error_t doca_eth_rxq_estimate_packet_buf_size(enum doca_eth_rxq_type type,
 DOCA_EXPERIMENTAL
 doca_error_t doca_eth_rxq_apply_queue_id(struct doca_eth_rxq *eth_rxq, uint16_t queue_id);
 
+/* Pre-3.1 programs: the queue's DOCA Flow id after start (one is chosen if none was applied). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_eth_rxq_get_flow_queue_id(struct doca_eth_rxq *eth_rxq, uint16_t *flow_queue_id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,6 +104,11 @@ impl BufInventory {
         if let Some(m) = buf.mmap.take() {
             m.remove_user();
         }
+        // Library-owned buffers (UROM task payload/response) belong to no inventory: their
+        // task frees them.
+        if buf.inv.is_null() {
+            return;
+        }
         // SAFETY: the inventory outlives its buffers (destroy is IN_USE while any is out).
         let inv = unsafe { &*buf.inv };
         inv.lock().free.push(b);

@@ -30,4 +30,6 @@ pub mod port;
 pub mod semaphore;
 pub mod task;
 pub mod types;
+pub mod ucx;
+pub mod urom;
 pub mod version;

@@ -2,6 +2,7 @@
 //! every template in every scope/mode (nvcc, `-arch=sm_90 -std=c++17`, warnings are errors),
 //! and the queue C headers in C and C++ (gcc/g++, `-Wall -Wextra -Werror`).
 
+use doca_soft::buf_arr::GpuBufEntry;
 use doca_soft::eth::ring::{BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc, TxqHandle};
 use doca_soft::eth::rx_consumer::RxAttr;
 use doca_soft::semaphore::{SemHandle, SemPacketInfo};
@@ -9,8 +10,24 @@ use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
+/// `./doca-soft` (a built test binary run from the repository root on another machine).
+fn src_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    candidates.push(PathBuf::from("doca-soft"));
+    candidates
+        .iter()
+        .find(|d| d.join("include/doca_gpunetio_eth_def.h").exists())
+        .cloned()
+        .unwrap_or_else(|| candidates[0].clone())
+}
+
 fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
+    src_dir().join("include")
 }
 
 fn nvcc() -> Option<PathBuf> {
@@ -24,7 +41,11 @@ fn nvcc() -> Option<PathBuf> {
         .output()
         .ok()?;
     let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (!p.is_empty()).then(|| p.into())
+    if !p.is_empty() {
+        return Some(p.into());
+    }
+    let cuda = Path::new("/usr/local/cuda/bin/nvcc");
+    cuda.exists().then(|| cuda.to_path_buf())
 }
 
 const EXEC: [&str; 3] = [
@@ -187,6 +208,8 @@ fn device_tu() -> String {
          static_assert(sizeof(struct doca_soft_sem_packet_info) == {}, \"sem info\");\n\
          static_assert(sizeof(struct doca_gpu_buf) == {}, \"buf\");\n\
          static_assert(offsetof(struct doca_gpu_buf, mkey) == {}, \"buf mkey\");\n\
+         static_assert(sizeof(struct doca_gpu_buf) == {}, \"buf arr entry\");\n\
+         static_assert(offsetof(struct doca_gpu_buf, mkey) == {}, \"buf arr entry mkey\");\n\
          static_assert(sizeof(struct doca_gpu_dev_eth_rxq_attr) == {}, \"attr\");\n\
          static_assert(offsetof(struct doca_gpu_dev_eth_rxq_attr, bytes) == {}, \"attr bytes\");\n",
         size_of::<SemHandle>(),
@@ -194,6 +217,8 @@ fn device_tu() -> String {
         size_of::<SemPacketInfo>(),
         size_of::<BufDesc>(),
         offset_of!(BufDesc, mkey),
+        size_of::<GpuBufEntry>(),
+        offset_of!(GpuBufEntry, mkey_be),
         size_of::<RxAttr>(),
         offset_of!(RxAttr, bytes),
     );

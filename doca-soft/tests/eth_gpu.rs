@@ -7,8 +7,8 @@
 //! Without a CUDA driver (or without nvcc to build the kernels) each test prints
 //! "SKIPPED: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at test
 //! time with nvcc (`NVCC`, PATH, or /usr/local/cuda/bin/nvcc) for the GPU's architecture;
-//! `DOCA_SOFT_SRC_DIR` points at doca-soft's sources when the built test binary runs on
-//! another machine.
+//! the sources are found through `DOCA_SOFT_SRC_DIR`, the build-time path, or `./doca-soft`
+//! (a built test binary run from the repository root on another machine).
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -62,6 +62,22 @@ fn nvcc() -> Option<PathBuf> {
     p.exists().then(|| p.to_path_buf())
 }
 
+/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
+/// `./doca-soft` (a built test binary run from the repository root on another machine).
+fn src_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    candidates.push(PathBuf::from("doca-soft"));
+    candidates
+        .iter()
+        .find(|d| d.join("tests/cuda/eth_kernels.cu").exists())
+        .cloned()
+        .unwrap_or_else(|| candidates[0].clone())
+}
+
 fn setup() -> Option<Env> {
     if !cuda_available() {
         println!("SKIPPED: no CUDA driver");
@@ -102,10 +118,7 @@ fn setup() -> Option<Env> {
     };
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("eth_kernels.cubin");
-    // DOCA_SOFT_SRC_DIR: where doca-soft's sources are when the built test runs elsewhere.
-    let root = std::env::var("DOCA_SOFT_SRC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let root = src_dir();
     let src = root.join("tests/cuda/eth_kernels.cu");
     let inc = root.join("include");
     let out = std::process::Command::new(&nvcc)
@@ -186,6 +199,26 @@ fn frame(seq: u32, len: usize) -> Vec<u8> {
     f
 }
 
+/// Launches kernel `$name` with one block of `$threads` and the given arguments on the
+/// context's default stream, without waiting.
+macro_rules! launch_async {
+    ($env:expr, $name:expr, $threads:expr; $($arg:expr),*) => {{
+        let f = $env.module.load_function($name).unwrap();
+        let stream = $env.ctx.default_stream();
+        let mut b = stream.launch_builder(&f);
+        $( b.arg($arg); )*
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: ($threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the argument list matches the kernel's signature in eth_kernels.cu.
+        #[allow(unused_unsafe)]
+        let r = unsafe { b.launch(cfg) };
+        r.unwrap();
+    }};
+}
+
 /// Launches kernel `$name` with one block of `$threads` and the given arguments, and waits.
 macro_rules! launch {
     ($env:expr, $name:expr, $threads:expr; $($arg:expr),*) => {{
@@ -230,26 +263,33 @@ fn rx_case(env: &Env, kernel: &str, threads: u32, wire: &str) {
         })
         .unwrap();
         let frames: Vec<Vec<u8>> = (0..n).map(|i| frame(i, 60 + i as usize * 11)).collect();
-        for f in &frames {
+        // Half the frames are in the ring before the kernel starts, half arrive while it
+        // runs (the proxy copies into GPU memory while a kernel waits for it).
+        let half = (n / 2) as usize;
+        for f in &frames[..half] {
             peer.send(f).unwrap();
         }
         let mut cnt = RxqCountersC::default();
         for _ in 0..100_000 {
             assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut cnt), 0);
-            if cnt.delivered == u64::from(n) {
+            if cnt.delivered == half as u64 {
                 break;
             }
             std::thread::yield_now();
         }
         assert_eq!(
-            cnt.delivered,
-            u64::from(n),
+            cnt.delivered, half as u64,
             "{kernel}: frames reached the ring"
         );
         let stream = env.ctx.default_stream();
         let mut out = stream.alloc_zeros::<u64>(4).unwrap();
         let hq = h as u64;
-        launch!(env, kernel, threads; &hq, &n, &mut out);
+        launch_async!(env, kernel, threads; &hq, &n, &mut out);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        for f in &frames[half..] {
+            peer.send(f).unwrap();
+        }
+        stream.synchronize().unwrap();
         let v = stream.clone_dtoh(&out).unwrap();
         let lens: u64 = frames.iter().map(|f| f.len() as u64).sum();
         let bytes: u64 = frames
@@ -367,7 +407,7 @@ fn tx_case(
         assert_eq!(v[0], 0, "{kernel}: completion status");
         assert_eq!(v[1], 1, "{kernel}: completions");
         let rx = CpuRxq::new(ring.handle_cpu());
-        for _ in 0..100_000 {
+        for _ in 0..10_000 {
             rx.recv_with(0, 1_000_000, |_, a, p| {
                 got.push((a.timestamp_ns, p.to_vec()))
             });

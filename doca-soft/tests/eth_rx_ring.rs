@@ -229,7 +229,9 @@ fn producer_and_consumer_threads_agree_on_every_frame() {
     };
     let c = consumer(&r);
     let mut next = 0u32;
+    let t0 = std::time::Instant::now();
     while next < total {
+        watchdog(t0, "the producer's frames");
         c.recv_with(0, 200_000, |_, attr, p| {
             assert_eq!(attr.bytes, 4);
             assert_eq!(u32::from_le_bytes(p.try_into().unwrap()), next);
@@ -241,4 +243,13 @@ fn producer_and_consumer_threads_agree_on_every_frame() {
     let s = r.counters().snapshot();
     assert_eq!(s.delivered, u64::from(total));
     assert_eq!(s.received - s.dropped_ring_full, u64::from(total));
+}
+
+/// Fails the test instead of hanging when an awaited event never comes (not a timing
+/// assertion: the limit is far above any expected wait).
+fn watchdog(start: std::time::Instant, what: &str) {
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "gave up waiting for {what}"
+    );
 }

@@ -14,6 +14,15 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::sync::Arc;
 
+/// Fails the test instead of hanging when an awaited event never comes (not a timing
+/// assertion: the limit is far above any expected wait).
+fn watchdog(start: std::time::Instant, what: &str) {
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "gave up waiting for {what}"
+    );
+}
+
 const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
@@ -195,6 +204,22 @@ fn state_errors_follow_the_context_state() {
         let q2 = started(dev, &mut buf2, 2048);
         assert_eq!(doca_eth_rxq_apply_queue_id(q2, 5), DocaError::IN_USE.0);
         assert_eq!(doca_eth_rxq_apply_queue_id(q2, 7), 0);
+        let mut fid = 0u16;
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q2, &mut fid), 0);
+        assert_eq!(fid, 7, "the applied id");
+        // A third queue without an applied id gets the lowest free one (0).
+        let mut buf3 = vec![0u8; 16 * 2048];
+        let q3 = started(dev, &mut buf3, 2048);
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q3, null_mut()), INVALID);
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q3, &mut fid), 0);
+        assert_eq!(fid, 0);
+        assert_eq!(
+            doca_eth_rxq_apply_queue_id(q3, 9),
+            DocaError::ALREADY_EXIST.0
+        );
+        assert_eq!(doca_ctx_stop(ctx(q3)), 0);
+        assert_eq!(doca_eth_rxq_get_flow_queue_id(q3, &mut fid), BAD_STATE);
+        assert_eq!(doca_eth_rxq_destroy(q3), 0);
         assert_eq!(doca_ctx_stop(ctx(q2)), 0);
         assert_eq!(doca_eth_rxq_destroy(q2), 0);
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
@@ -242,7 +267,9 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
         assert_eq!(got, frames);
         let mut cnt = RxqCountersC::default();
         // The too-big frame follows the others on the wire: wait until it is counted.
+        let t0 = std::time::Instant::now();
         while cnt.dropped_too_big == 0 {
+            watchdog(t0, "the too-big drop");
             assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut cnt), 0);
             std::thread::yield_now();
         }

@@ -258,7 +258,9 @@ fn wait_on_time_holds_later_sends_until_the_requested_time() {
         true,
     );
     r.q.send(f[2].as_ptr() as u64, 0, f[2].len() as u32, false);
+    let t0 = std::time::Instant::now();
     while r.port.sent.lock().unwrap().len() < 3 {
+        watchdog(t0, "the timed sends");
         r.proxy.progress();
         std::thread::yield_now();
     }
@@ -316,4 +318,13 @@ fn concurrent_producers_and_proxy_thread_send_everything_once() {
         .collect();
     seqs.sort_unstable();
     assert_eq!(seqs, (0..400).collect::<Vec<u32>>());
+}
+
+/// Fails the test instead of hanging when an awaited event never comes (not a timing
+/// assertion: the limit is far above any expected wait).
+fn watchdog(start: std::time::Instant, what: &str) {
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "gave up waiting for {what}"
+    );
 }

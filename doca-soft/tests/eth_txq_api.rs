@@ -10,6 +10,7 @@ use doca_soft::eth::glue::{register_host_range, unregister_host_range, PktBufSpe
 use doca_soft::eth::ring::{wait_on_time_to_ns, RxqHandle, TxqHandle};
 use doca_soft::eth::rx_consumer::CpuRxq;
 use doca_soft::eth::rxq::*;
+use doca_soft::eth::tx_events::*;
 use doca_soft::eth::tx_producer::CpuTxq;
 use doca_soft::eth::txq::*;
 use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress};
@@ -19,6 +20,15 @@ use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Fails the test instead of hanging when an awaited event never comes (not a timing
+/// assertion: the limit is far above any expected wait).
+fn watchdog(start: std::time::Instant, what: &str) {
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "gave up waiting for {what}"
+    );
+}
 
 const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
@@ -252,7 +262,9 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
         tx.send(0x10, 0, 64, false); // not registered memory: an error event
         assert_eq!(doca_eth_txq_gpu_cpu_proxy_progress(q), 0);
         let mut got = Vec::new();
+        let t0 = std::time::Instant::now();
         while got.len() < frames.len() {
+            watchdog(t0, "frames on the wire");
             rx.recv_with(0, 1_000_000, |_, _, p| got.push(p.to_vec()));
         }
         assert_eq!(got, frames);
@@ -323,7 +335,9 @@ fn proxy_thread_sends_without_application_progress() {
         );
         let rx = CpuRxq::new(ring.handle_cpu());
         let mut n = 0;
+        let t0 = std::time::Instant::now();
         while n < 11 {
+            watchdog(t0, "frames from the proxy thread");
             n += rx.recv_with(0, 1_000_000, |_, _, p| assert_eq!(p, &frame[..]));
         }
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
@@ -412,7 +426,9 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
             && (*q).proxy().unwrap().counters().snapshot().errors == 0
         {}
         let mut got = Vec::new();
+        let t0 = std::time::Instant::now();
         while got.len() < 2 {
+            watchdog(t0, "mmap frames");
             rx.recv_with(0, 1_000_000, |_, _, p| got.push(p.to_vec()));
         }
         assert_eq!(got[0], &tx_mem[..100]);

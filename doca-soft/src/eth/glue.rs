@@ -3,6 +3,7 @@
 //! TX proxy may read frame bytes (GPU allocations through the allocation registry, host
 //! memory through registered ranges).
 
+use super::dma::DmaStream;
 use super::mem::{DeviceMem, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::{gpu_ref, registry, Gpu, GpuShared};
@@ -11,31 +12,41 @@ use crate::types::GPU_MEM_TYPE_CPU_GPU;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
-/// A GPU as the queues use it.
-struct GpuDevice(Arc<GpuShared>);
+/// A GPU as the queues use it; copies go through the queue's own non-blocking stream.
+struct GpuDevice(DmaStream);
+
+impl GpuDevice {
+    fn new(gpu: Arc<GpuShared>) -> GpuDevice {
+        GpuDevice(DmaStream::new(gpu))
+    }
+
+    fn gpu(&self) -> &Arc<GpuShared> {
+        self.0.gpu()
+    }
+}
 
 impl DeviceMem for GpuDevice {
     fn alloc_mapped(&self, size: usize) -> DocaResult<(u64, *mut u8)> {
-        let (gpu, cpu) = self.0.alloc(size, 4096, GPU_MEM_TYPE_CPU_GPU)?;
+        let (gpu, cpu) = self.gpu().alloc(size, 4096, GPU_MEM_TYPE_CPU_GPU)?;
         if cpu.is_null() {
-            let _ = self.0.free(gpu);
+            let _ = self.gpu().free(gpu);
             return Err(DocaError::DRIVER);
         }
         Ok((gpu, cpu))
     }
     fn free_mapped(&self, dev_addr: u64) {
-        if let Err(e) = self.0.free(dev_addr) {
+        if let Err(e) = self.gpu().free(dev_addr) {
             sdk_warn!("eth", "freeing a queue ring failed: {e}");
         }
     }
     fn copy_to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()> {
-        self.0.copy_to_device(dst, src)
+        self.0.to_device(dst, src)
     }
     fn copy_from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()> {
-        self.0.copy_from_device(dst, src)
+        self.0.from_device(dst, src)
     }
     fn cpu_ptr_of(&self, dev_addr: u64) -> Option<*mut u8> {
-        self.0.cpu_ptr_of(dev_addr)
+        self.gpu().cpu_ptr_of(dev_addr)
     }
 }
 
@@ -60,7 +71,7 @@ impl GpuLink {
     /// The device rings are allocated on (None: host memory).
     pub fn device(&self) -> DocaResult<Option<Arc<dyn DeviceMem>>> {
         Ok(match self {
-            GpuLink::Gpu(g) => Some(Arc::new(GpuDevice(g.clone())) as Arc<dyn DeviceMem>),
+            GpuLink::Gpu(g) => Some(Arc::new(GpuDevice::new(g.clone())) as Arc<dyn DeviceMem>),
             GpuLink::Host => None,
         })
     }
@@ -112,7 +123,7 @@ pub fn resolve_pkt_buf(
                 Some(g) => {
                     let dev: Arc<dyn DeviceMem> = match device {
                         Some(d) => d.clone(),
-                        None => Arc::new(GpuDevice(g.gpu.clone())),
+                        None => Arc::new(GpuDevice::new(g.gpu.clone())),
                     };
                     Ok(PktBuf {
                         addr: g.gpu_addr + off as u64,
@@ -135,7 +146,7 @@ pub fn resolve_pkt_buf(
                 // Device memory given by its device address.
                 let dev: Arc<dyn DeviceMem> = match device {
                     Some(d) => d.clone(),
-                    None => Arc::new(GpuDevice(r.gpu.clone())),
+                    None => Arc::new(GpuDevice::new(r.gpu.clone())),
                 };
                 return Ok(PktBuf {
                     addr: r.gpu_addr,
@@ -169,21 +180,54 @@ pub fn unregister_host_range(addr: *const u8, len: usize) {
 
 /// Where TX proxies read frames: the started mmap the descriptor's mkey names (bounds
 /// checked against it), else GPU allocations (registry), then registered host ranges.
-pub struct RuntimeFrames;
+/// Device memory of the queue's GPU is read through the queue's own stream.
+pub struct RuntimeFrames {
+    dma: Option<DmaStream>,
+}
+
+impl RuntimeFrames {
+    /// Frames for a queue on `link`.
+    pub fn new(link: &GpuLink) -> RuntimeFrames {
+        RuntimeFrames {
+            dma: match link {
+                GpuLink::Gpu(g) => Some(DmaStream::new(g.clone())),
+                GpuLink::Host => None,
+            },
+        }
+    }
+
+    /// Device -> host through the queue's stream when `gpu` is the queue's GPU.
+    fn device_read(&self, gpu: &Arc<GpuShared>, src: u64, dst: &mut [u8]) -> DocaResult<()> {
+        match &self.dma {
+            Some(d) if Arc::ptr_eq(d.gpu(), gpu) => d.from_device(dst, src),
+            // Another GPU's memory: its synchronous copy (it serves no kernel of ours).
+            _ => gpu.copy_from_device(dst, src),
+        }
+    }
+}
 
 impl FrameSource for RuntimeFrames {
     fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
         if let Some(m) = mmap_by_mkey(u32::from_be(mkey_be)) {
-            if let Ok((base, mlen)) = m.range() {
-                let base = base as u64;
-                if addr >= base && addr + len as u64 <= base + mlen as u64 {
-                    let start = out.len();
-                    out.resize(start + len, 0);
-                    return m
-                        .read_at((addr - base) as usize, &mut out[start..])
-                        .inspect_err(|_| out.truncate(start));
-                }
+            // The mkey names a registered range: the frame must lie inside it, as a NIC
+            // checks a memory key.
+            let (base, mlen) = m.range()?;
+            let base = base as u64;
+            let end = addr
+                .checked_add(len as u64)
+                .ok_or(DocaError::INVALID_VALUE)?;
+            if addr < base || end > base + mlen as u64 {
+                return Err(DocaError::INVALID_VALUE);
             }
+            let start = out.len();
+            out.resize(start + len, 0);
+            let r = match m.gpu_range() {
+                Some(g) if g.cpu_addr.is_none() => {
+                    self.device_read(&g.gpu, g.gpu_addr + (addr - base), &mut out[start..])
+                }
+                _ => m.read_at((addr - base) as usize, &mut out[start..]),
+            };
+            return r.inspect_err(|_| out.truncate(start));
         }
         if let Some(r) = registry::lookup(addr, len) {
             if let Some(p) = r.cpu_addr {
@@ -194,9 +238,8 @@ impl FrameSource for RuntimeFrames {
             }
             let start = out.len();
             out.resize(start + len, 0);
-            return r
-                .gpu
-                .copy_from_device(&mut out[start..], addr)
+            return self
+                .device_read(&r.gpu, addr, &mut out[start..])
                 .inspect_err(|_| out.truncate(start));
         }
         let ranges = HOST_RANGES.lock().unwrap_or_else(|p| p.into_inner());

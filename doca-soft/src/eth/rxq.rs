@@ -1,6 +1,6 @@
 //! `doca_eth_rxq`: an RX queue with the GPU data path. Settings are collected while the
 //! context is IDLE; `doca_ctx_start` checks them and builds the ring
-//! ([`RxRing`](super::rx_proxy::RxRing)); `doca_eth_rxq_apply_queue_id` registers the ring
+//! ([`RxRing`]); `doca_eth_rxq_apply_queue_id` registers the ring
 //! with the device's port as the sink of that queue id (what Flow RSS `queues_array` names).
 
 use super::caps::{self, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR};
@@ -416,6 +416,37 @@ pub unsafe extern "C" fn doca_eth_rxq_gpu_cpu_proxy_progress(rxq: *mut EthRxq) -
 pub unsafe extern "C" fn doca_eth_rxq_apply_queue_id(rxq: *mut EthRxq, queue_id: u16) -> u32 {
     // SAFETY: caller contract.
     to_c(unsafe { rxq_ref(rxq) }.and_then(|q| q.apply_queue_id(queue_id)))
+}
+
+/// `doca_eth_rxq_get_flow_queue_id` (pre-3.1 programs; RUNNING): the queue's id, choosing
+/// and applying the lowest free id on the port when none was applied.
+///
+/// # Safety
+/// `rxq` is null or a live queue; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_eth_rxq_get_flow_queue_id(rxq: *mut EthRxq, out: *mut u16) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
+        if out.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        q.ctx.require_running()?;
+        let mut run = lock(&q.inner.run);
+        let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
+        let id = match run.queue_id {
+            Some(id) => id,
+            None => {
+                let id = (0..=u16::MAX)
+                    .find(|&id| run.port.register_rx_queue(id, run.ring.clone()).is_ok())
+                    .ok_or(DocaError::FULL)?;
+                run.queue_id = Some(id);
+                id
+            }
+        };
+        // SAFETY: checked non-null; caller contract.
+        unsafe { write_out(out, id) }
+    });
+    to_c(r)
 }
 
 /// `doca_eth_rxq_get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue).

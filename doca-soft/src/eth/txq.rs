@@ -8,6 +8,7 @@ use super::counters::TxqCountersC;
 use super::glue::{GpuLink, RuntimeFrames};
 use super::mem::FrameSource;
 use super::ring;
+use super::tx_events::{TxEventCb, TxGpuEvent};
 use super::tx_proxy::{FrameOut, TxEvent, TxProxy, TxRing, TxRingCfg};
 use crate::cabi::write_out;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
@@ -20,19 +21,6 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-
-/// The C `struct doca_eth_txq_gpu_event_error_send_packet` and
-/// `struct doca_eth_txq_gpu_event_notify_send_packet` (same layout, opaque to C).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct TxGpuEvent {
-    position: u16,
-    timestamp: u64,
-    status: u32,
-}
-
-/// Event callback: `void (*)(struct ev *, union doca_data user_data)`.
-pub type TxEventCb = Option<unsafe extern "C" fn(event: *mut TxGpuEvent, user_data: DocaData)>;
 
 #[derive(Default)]
 struct TxqCfg {
@@ -152,11 +140,7 @@ impl TxqInner {
         for e in events {
             let cb = if e.status == 0 { notify_cb } else { err_cb };
             if let Some((Some(f), ud)) = cb {
-                let mut ev = TxGpuEvent {
-                    position: e.wqe_index as u16,
-                    timestamp: e.timestamp_ns,
-                    status: e.status,
-                };
+                let mut ev = TxGpuEvent::new(e.wqe_index as u16, e.timestamp_ns, e.status);
                 // SAFETY: the application registered `f` for this event type; the event
                 // lives for the duration of the call.
                 unsafe { f(&mut ev, ud) };
@@ -192,7 +176,7 @@ impl CtxOps for TxqInner {
             device.as_ref(),
         )?;
         let port = Port::for_dev(&self.info)?;
-        let src: Arc<dyn FrameSource> = Arc::new(RuntimeFrames);
+        let src: Arc<dyn FrameSource> = Arc::new(RuntimeFrames::new(&gpu));
         let proxy = Arc::new(TxProxy::new(ring, src, Arc::new(PortOut(port.clone()))));
         proxy.set_events_enabled(
             !cfg.completion_on_gpu && (cfg.error_cb.is_some() || cfg.notify_cb.is_some()),
@@ -260,6 +244,20 @@ impl EthTxq {
     /// The queue's context.
     pub fn ctx(&self) -> &Ctx {
         &self.ctx
+    }
+
+    /// Registers the error (`error == true`) or notify event callback (IDLE only).
+    pub(crate) fn set_event_cb(&self, error: bool, cb: TxEventCb, ud: DocaData) -> DocaResult<()> {
+        if cb.is_none() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let mut c = self.idle_cfg()?;
+        if error {
+            c.error_cb = Some((cb, ud));
+        } else {
+            c.notify_cb = Some((cb, ud));
+        }
+        Ok(())
     }
 
     fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
@@ -530,87 +528,6 @@ pub unsafe extern "C" fn doca_eth_txq_gpu_cpu_proxy_progress(txq: *mut EthTxq) -
         q.proxy()?.progress();
         Ok(())
     }))
-}
-
-macro_rules! event_register {
-    ($name:ident, $field:ident) => {
-        #[doc = concat!("`", stringify!($name), "(txq, cb, user_data)` (IDLE only).")]
-        ///
-        /// # Safety
-        /// `txq` is null or a live queue; `cb` has the event callback signature.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            txq: *mut EthTxq,
-            cb: TxEventCb,
-            user_data: DocaData,
-        ) -> u32 {
-            // SAFETY: caller contract.
-            let r = unsafe { txq_ref(txq) }.and_then(|q| {
-                if cb.is_none() {
-                    return Err(DocaError::INVALID_VALUE);
-                }
-                q.idle_cfg()?.$field = Some((cb, user_data));
-                Ok(())
-            });
-            to_c(r)
-        }
-    };
-}
-
-event_register!(doca_eth_txq_gpu_event_error_send_packet_register, error_cb);
-event_register!(
-    doca_eth_txq_gpu_event_notify_send_packet_register,
-    notify_cb
-);
-
-/// # Safety
-/// `ev` is null or an event passed to a callback; `out` is null or writable.
-unsafe fn event_field<T>(ev: *const TxGpuEvent, out: *mut T, f: fn(&TxGpuEvent) -> T) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { ev.as_ref() }
-        .ok_or(DocaError::INVALID_VALUE)
-        // SAFETY: caller contract.
-        .and_then(|e| unsafe { write_out(out, f(e)) });
-    to_c(r)
-}
-
-/// `doca_eth_txq_gpu_event_error_send_packet_get_position`.
-///
-/// # Safety
-/// `ev` is null or a live event; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_gpu_event_error_send_packet_get_position(
-    ev: *const TxGpuEvent,
-    out: *mut u16,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { event_field(ev, out, |e| e.position) }
-}
-
-/// `doca_eth_txq_gpu_event_notify_send_packet_get_position`.
-///
-/// # Safety
-/// `ev` is null or a live event; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_gpu_event_notify_send_packet_get_position(
-    ev: *const TxGpuEvent,
-    out: *mut u16,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { event_field(ev, out, |e| e.position) }
-}
-
-/// `doca_eth_txq_gpu_event_notify_send_packet_get_timestamp`.
-///
-/// # Safety
-/// `ev` is null or a live event; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_gpu_event_notify_send_packet_get_timestamp(
-    ev: *const TxGpuEvent,
-    out: *mut u64,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { event_field(ev, out, |e| e.timestamp) }
 }
 
 /// `doca_soft_eth_txq_get_counters` (any state; zeros before the first start, the last

@@ -111,6 +111,19 @@ extern "C" __global__ void rx_legacy_block(struct doca_gpu_eth_rxq *rxq, uint32_
 		out[0] = total;
 }
 
+// Waits (non-blocking polls, bounded by DEADLINE_NS so a broken proxy fails the test
+// instead of hanging it) for one completion; returns the poll status, *n the completions.
+__device__ doca_error_t wait_one_completion(struct doca_gpu_eth_txq *txq, uint32_t *n)
+{
+	uint64_t deadline = doca_gpu_dev_eth_query_globaltimer() + DEADLINE_NS;
+	doca_error_t r;
+	do {
+		*n = 0;
+		r = doca_gpu_dev_eth_txq_poll_completion<DOCA_GPUNETIO_ETH_CQ_POLL_LAST>(txq, 1, DOCA_GPUNETIO_ETH_WAIT_FLAG_NB, n);
+	} while (r == DOCA_SUCCESS && *n == 0 && doca_gpu_dev_eth_query_globaltimer() < deadline);
+	return r;
+}
+
 // Every thread sends frame tid (base + tid * size); NOTIFY on the last one; thread 0 waits
 // for that completion. out[0] = poll status, out[1] = completions, out[2] = max ticket + 1.
 template <enum doca_gpu_dev_eth_exec_scope S>
@@ -128,9 +141,7 @@ __device__ void tx_body(struct doca_gpu_eth_txq *txq, uint64_t base, uint32_t mk
 	__syncthreads();
 	if (tid == 0) {
 		uint32_t n = 0;
-		doca_error_t r = doca_gpu_dev_eth_txq_poll_completion<DOCA_GPUNETIO_ETH_CQ_POLL_LAST>(
-			txq, 1, DOCA_GPUNETIO_ETH_WAIT_FLAG_B, &n);
-		out[0] = r;
+		out[0] = wait_one_completion(txq, &n);
 		out[1] = n;
 	}
 }
@@ -169,8 +180,7 @@ extern "C" __global__ void tx_wait_block(struct doca_gpu_eth_txq *txq,
 	__syncthreads();
 	if (tid == 0) {
 		uint32_t n = 0;
-		out[0] = doca_gpu_dev_eth_txq_poll_completion<DOCA_GPUNETIO_ETH_CQ_POLL_LAST>(
-			txq, 1, DOCA_GPUNETIO_ETH_WAIT_FLAG_B, &n);
+		out[0] = wait_one_completion(txq, &n);
 		out[1] = n;
 	}
 }
@@ -195,10 +205,15 @@ extern "C" __global__ void tx_lowlevel(struct doca_gpu_eth_txq *txq,
 		doca_gpu_dev_eth_txq_submit<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA,
 					    DOCA_GPUNETIO_ETH_SYNC_SCOPE_CTA,
 					    DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO>(txq, idx + 1);
-		out[0] = doca_gpu_dev_eth_txq_poll_completion_at<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU,
-								 DOCA_GPUNETIO_ETH_SYNC_SCOPE_CTA>(
-			txq, 0, DOCA_GPUNETIO_ETH_WAIT_FLAG_B);
-		out[1] = 1;
+		uint64_t deadline = doca_gpu_dev_eth_query_globaltimer() + DEADLINE_NS;
+		doca_error_t r;
+		do {
+			r = doca_gpu_dev_eth_txq_poll_completion_at<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU,
+								    DOCA_GPUNETIO_ETH_SYNC_SCOPE_CTA>(
+				txq, 0, DOCA_GPUNETIO_ETH_WAIT_FLAG_NB);
+		} while (r == DOCA_ERROR_AGAIN && doca_gpu_dev_eth_query_globaltimer() < deadline);
+		out[0] = r;
+		out[1] = r == DOCA_SUCCESS ? 1 : 0;
 	}
 }
 
@@ -234,8 +249,13 @@ extern "C" __global__ void tx_legacy(struct doca_gpu_eth_txq *txq, const struct 
 	if (tid == 0) {
 		doca_gpu_dev_eth_txq_commit_weak(txq, blockDim.x);
 		doca_gpu_dev_eth_txq_push(txq);
+		uint64_t deadline = doca_gpu_dev_eth_query_globaltimer() + DEADLINE_NS;
 		uint32_t n = 0;
-		out[0] = doca_gpu_dev_eth_txq_wait_completion(txq, 1, DOCA_GPU_DEV_ETH_TXQ_WAIT_FLAG_B, &n);
+		doca_error_t r;
+		do {
+			r = doca_gpu_dev_eth_txq_wait_completion(txq, 1, DOCA_GPU_DEV_ETH_TXQ_WAIT_FLAG_NB, &n);
+		} while (r == DOCA_SUCCESS && n == 0 && doca_gpu_dev_eth_query_globaltimer() < deadline);
+		out[0] = r;
 		out[1] = n;
 	}
 }

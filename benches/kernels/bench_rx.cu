@@ -1,0 +1,171 @@
+// Receive kernel of the GPU RX benches (benches/rx_throughput.rs, GPU modes): one block per
+// RX queue, each receiving bursts with the device API (block scope) and touching every
+// packet's headers: Ethernet type, IPv4 protocol, and the bench payload (magic, sender,
+// sequence), whose (sender, sequence) bit it sets in a bitmap so the host can check for loss
+// and duplicates. Built by `scripts/bench build` into kernels/bench_rx.fatbin.
+//
+// bench_produce is the GPU-resident producer of the device API ceiling (figure 1,
+// benches/device_ceiling.rs): it plays the NIC on rings that live in GPU memory, writing
+// whole frames and completions and publishing them, so that no CPU is in the loop.
+#include <doca_gpunetio_dev_eth_rxq.cuh>
+
+#define BURST 256
+#define RECV_TIMEOUT_NS 100000ULL
+
+// out[] slots, shared by every block.
+#define OUT_TOTAL 0     // packets received
+#define OUT_FIRST_NS 1  // globaltimer of the first burst (host sets ~0 before launch)
+#define OUT_LAST_NS 2   // globaltimer of the last burst
+#define OUT_DUP 3       // (sender, seq) seen twice
+#define OUT_FOREIGN 4   // not a bench frame, or out of range
+#define OUT_ERRORS 5    // recv returned an error
+#define OUT_BYTES 6     // frame bytes (L2) received
+
+__device__ __forceinline__ uint64_t load_u64_le(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+extern "C" __global__ void bench_rx(const uint64_t *rxqs,
+				    uint64_t want,
+				    uint32_t senders,
+				    uint64_t per_sender,
+				    uint32_t *bitmap,
+				    unsigned long long *out,
+				    uint64_t idle_ns,
+				    uint64_t max_ns)
+{
+	struct doca_gpu_eth_rxq *rxq = (struct doca_gpu_eth_rxq *)rxqs[blockIdx.x];
+	__shared__ uint64_t first;
+	__shared__ uint32_t num;
+	__shared__ int stop;
+	__shared__ unsigned long long bytes;
+	uint64_t start = doca_gpu_dev_eth_query_globaltimer();
+	if (threadIdx.x == 0)
+		stop = 0;
+	__syncthreads();
+	while (!stop) {
+		if (threadIdx.x == 0)
+			bytes = 0;
+		doca_error_t r = doca_gpu_dev_eth_rxq_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_BLOCK,
+							   DOCA_GPUNETIO_ETH_MCST_AUTO,
+							   DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
+							   DOCA_GPUNETIO_ETH_RX_ATTR_NONE>(rxq, BURST, RECV_TIMEOUT_NS, &first, &num, nullptr);
+		if (r != DOCA_SUCCESS && threadIdx.x == 0)
+			atomicAdd(&out[OUT_ERRORS], 1ULL);
+		for (uint32_t k = threadIdx.x; k < num; k += blockDim.x) {
+			const uint8_t *p = (const uint8_t *)doca_gpu_dev_eth_rxq_get_pkt_addr(rxq, first + k);
+			uint32_t ihl = (uint32_t)(p[14] & 0x0f) * 4;
+			const uint8_t *pl = p + 14 + ihl + 8;
+			bool ours = p[12] == 0x08 && p[13] == 0x00 && p[23] == 17 && pl[0] == 'D' && pl[1] == 'R' &&
+				    pl[2] == 'S' && pl[3] == 'B';
+			uint32_t sender = ours ? (uint32_t)pl[4] | ((uint32_t)pl[5] << 8) : 0;
+			uint64_t seq = ours ? load_u64_le(pl + 8) : 0;
+			if (!ours || sender >= senders || seq >= per_sender) {
+				atomicAdd(&out[OUT_FOREIGN], 1ULL);
+				continue;
+			}
+			uint64_t bit = (uint64_t)sender * per_sender + seq;
+			uint32_t mask = 1u << (bit & 31);
+			if (atomicOr(&bitmap[bit >> 5], mask) & mask)
+				atomicAdd(&out[OUT_DUP], 1ULL);
+			uint32_t ip_len = ((uint32_t)p[16] << 8) | p[17];
+			atomicAdd(&bytes, (unsigned long long)(ip_len + 14));
+		}
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			uint64_t now = doca_gpu_dev_eth_query_globaltimer();
+			unsigned long long total;
+			if (num > 0) {
+				total = atomicAdd(&out[OUT_TOTAL], (unsigned long long)num) + num;
+				atomicAdd(&out[OUT_BYTES], bytes);
+				atomicMin(&out[OUT_FIRST_NS], (unsigned long long)now);
+				atomicMax(&out[OUT_LAST_NS], (unsigned long long)now);
+			} else {
+				total = atomicAdd(&out[OUT_TOTAL], 0ULL);
+			}
+			unsigned long long last = atomicAdd(&out[OUT_LAST_NS], 0ULL);
+			if (total >= want)
+				stop = 1;
+			else if (last != 0 && now > last && now - last > idle_ns)
+				stop = 1;
+			else if (now - start > max_ns)
+				stop = 1;
+		}
+		__syncthreads();
+	}
+}
+
+// Completions kept free between producer and consumer: the consumer releases a burst before
+// it reads the burst's packets, so the producer stays two bursts away from those slots.
+#define PRODUCE_MARGIN (2 * BURST)
+
+// One block per ring: writes `per_queue` frames of `size` bytes (the first 64 bytes from
+// `tmpl`, the rest zero; sender = block index, seq = 0..per_queue) and their completions,
+// a burst at a time, then publishes the burst. out_timeouts counts blocks that gave up after
+// max_ns (consumer gone).
+extern "C" __global__ void bench_produce(const uint64_t *rxqs,
+					 uint64_t per_queue,
+					 uint32_t size,
+					 const uint8_t *tmpl,
+					 uint64_t max_ns,
+					 unsigned long long *out_timeouts)
+{
+	struct doca_gpu_eth_rxq *rxq = (struct doca_gpu_eth_rxq *)rxqs[blockIdx.x];
+	__shared__ uint64_t pi;
+	__shared__ int give_up;
+	uint64_t start = doca_gpu_dev_eth_query_globaltimer();
+	if (threadIdx.x == 0) {
+		pi = DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_pi.value);
+		give_up = 0;
+	}
+	__syncthreads();
+	const uint64_t limit = rxq->pkt_num - PRODUCE_MARGIN;
+	for (uint64_t done = 0; done < per_queue;) {
+		uint32_t n = per_queue - done < BURST ? (uint32_t)(per_queue - done) : BURST;
+		if (threadIdx.x == 0) {
+			while (pi + n - DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_ci.value) > limit) {
+				if (doca_gpu_dev_eth_query_globaltimer() - start > max_ns) {
+					give_up = 1;
+					atomicAdd(out_timeouts, 1ULL);
+					break;
+				}
+			}
+		}
+		__syncthreads();
+		if (give_up)
+			return;
+		for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
+			uint64_t idx = pi + k;
+			uint64_t seq = done + k;
+			uint32_t slot = (uint32_t)(idx % rxq->pkt_num);
+			uint8_t *p = (uint8_t *)(rxq->pkt_addr + (uint64_t)rxq->max_pkt_sz * slot);
+			const uint4 *t = (const uint4 *)tmpl;
+			uint4 *d = (uint4 *)p;
+			uint32_t words = size / 16;
+			for (uint32_t w = 0; w < words; w++)
+				d[w] = w < 4 ? t[w] : make_uint4(0, 0, 0, 0);
+			for (uint32_t b = words * 16; b < size; b++)
+				p[b] = b < 64 ? tmpl[b] : 0;
+			p[46] = (uint8_t)blockIdx.x;
+			p[47] = (uint8_t)(blockIdx.x >> 8);
+			for (int b = 0; b < 8; b++)
+				p[50 + b] = (uint8_t)(seq >> (8 * b));
+			struct doca_soft_rx_cqe *c = (struct doca_soft_rx_cqe *)rxq->cqe_addr + (idx % rxq->cqe_num);
+			c->slot = slot;
+			c->bytes = size;
+			c->timestamp_ns = doca_gpu_dev_eth_query_globaltimer();
+		}
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			__threadfence();
+			doca_gpu_dev_eth_store_release_sys(&rxq->cqe_pi.value, pi + n);
+			pi += n;
+		}
+		done += n;
+		__syncthreads();
+	}
+}

@@ -1,0 +1,245 @@
+//! Figure 2: end-to-end RX on the soft NIC, with its baseline, a plain Linux UDP receiver
+//! (`recvmmsg`) fed by the same `sendmmsg` senders with the same frames, in the same run.
+//!
+//! Modes (`--mode`, comma list): `recvmmsg` (baseline), `lo` (senders -> kernel -> `lo` ->
+//! AF_PACKET port -> proxy -> RX ring), `wire` (generator threads -> in-memory wire -> proxy
+//! -> RX ring). Each runs twice: `rx/soft-*-cpu` with host rings consumed on the CPU (the
+//! device API's receive algorithm, `CpuRxq`): the proxy's cost, no pass/miss; and
+//! `rx/soft-*-gpu` with `doca_eth_rxq` queues whose packet buffers are GPU memory, consumed by
+//! the receive kernel `kernels/bench_rx.cu` (the target path; skipped with the reason when
+//! there is no GPU or the kernel was not built).
+//!
+//! Every reported rate is from a run with zero loss (sequence numbers checked per sender)
+//! when one was reached within `--tries` runs (each retry paced to 90% of the last delivered
+//! rate); otherwise the figure says how many frames were lost. Everything runs in a network
+//! namespace of its own when the process may create one (see `support::netns`), so other
+//! traffic on the machine's `lo` does not reach the AF_PACKET port.
+
+mod support;
+
+use support::args::Args;
+use support::gpu_rx::{run_gpu_rx, GpuEnv};
+use support::report::{Figure, Status};
+use support::soft::{run_soft_rx, Mode};
+use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
+
+const USAGE: &str = "rx_throughput [--mode recvmmsg,lo,wire] [--queues 1,2,4,8] [--size 64,1024]
+  [--frames N per sender] [--tries N] [--quick]";
+
+fn gbps(pps: f64, size: usize) -> f64 {
+    pps * size as f64 * 8.0 / 1e9
+}
+
+fn loss_note(lost: u64, sent: u64, paced: f64) -> String {
+    let pace = if paced > 0.0 {
+        format!("paced at {:.3} Mpps", paced / 1e6)
+    } else {
+        "unpaced".to_string()
+    };
+    if lost == 0 {
+        format!("zero loss, {pace}")
+    } else {
+        format!("LOSS {lost} of {sent} frames after retries ({pace}); rate is of delivered frames")
+    }
+}
+
+fn main() {
+    let a = Args::parse(USAGE);
+    let isolated = support::netns::isolate_or_warn();
+    let quick = a.quick();
+    let modes = a.str("mode", "recvmmsg,lo,wire");
+    let modes: Vec<&str> = modes.split(',').collect();
+    let queues: Vec<usize> = a.list("queues", if quick { &[1, 2] } else { &[1, 2, 4, 8] });
+    let sizes: Vec<usize> = a.list("size", &[64, 1024]);
+    let frames: u64 = a.num("frames", if quick { 20_000 } else { 100_000 });
+    let tries: usize = a.num("tries", if quick { 2 } else { 3 });
+    let ns = if isolated {
+        "private netns"
+    } else {
+        "host netns"
+    };
+    let gpu = if modes.contains(&"lo") || modes.contains(&"wire") {
+        GpuEnv::open()
+    } else {
+        Err("GPU modes not selected".to_string())
+    };
+    let mut wire_gpu_64: Vec<(usize, f64)> = Vec::new();
+    let mut gpu_failed: [Option<String>; 2] = [None, None];
+
+    for &size in &sizes {
+        if size < MIN_SIZE {
+            eprintln!("--size {size}: smallest is {MIN_SIZE}");
+            std::process::exit(2);
+        }
+        for &q in &queues {
+            let tag = format!("{size}B/{q}q");
+            let mut base_pps = None;
+            if modes.contains(&"recvmmsg") || modes.contains(&"lo") {
+                match zero_loss_search(
+                    tries,
+                    |rate| run_recvmmsg(q, size, frames, rate),
+                    |r| r.lost,
+                    |r| r.rx_pps(),
+                ) {
+                    Ok((r, paced)) => {
+                        let pps = r.rx_pps();
+                        base_pps = Some(pps);
+                        Figure::info(
+                            format!("rx/recvmmsg/{tag}"),
+                            pps / 1e6,
+                            "Mpps",
+                            format!(
+                                "baseline; {:.2} Gbit/s; {}; {ns}",
+                                gbps(pps, size),
+                                loss_note(r.lost, r.sent, paced)
+                            ),
+                        )
+                        .emit();
+                    }
+                    Err(e) => {
+                        Figure::skipped(format!("rx/recvmmsg/{tag}"), None, format!("failed: {e}"))
+                            .emit()
+                    }
+                }
+            }
+            for (mode, flag) in [(Mode::Lo, "lo"), (Mode::Wire, "wire")] {
+                if !modes.contains(&flag) {
+                    continue;
+                }
+                let (r, paced) = zero_loss_search(
+                    tries,
+                    |rate| Ok::<_, std::io::Error>(run_soft_rx(mode, q, size, frames, rate)),
+                    |r| r.lost,
+                    |r| r.pps(),
+                )
+                .expect("soft run does not fail");
+                let mut f = Figure::info(
+                    format!("rx/soft-{}-cpu/{tag}", mode.name()),
+                    r.pps() / 1e6,
+                    "Mpps",
+                    format!(
+                        "CPU consumer (proxy cost, not the GPU path); {:.2} Gbit/s; {}; ring-full drops {}; {ns}",
+                        gbps(r.pps(), size),
+                        loss_note(r.lost, r.sent, paced),
+                        r.ring_full
+                    ),
+                );
+                if mode == Mode::Lo {
+                    if let Some(b) = base_pps {
+                        f = f.with_baseline(format!("rx/recvmmsg/{tag}"), b / 1e6);
+                    }
+                }
+                f.emit();
+                let name = format!("rx/soft-{}-gpu/{tag}", mode.name());
+                let target = match mode {
+                    Mode::Lo => "ratio >= 1.0 vs recvmmsg, zero loss",
+                    Mode::Wire if size == 64 && q == 4 => ">= 20 Mpps, zero loss",
+                    Mode::Wire => ">= 20 Mpps at 64 B x 4 queues (figure at that point)",
+                };
+                let env = match (&gpu, &gpu_failed[mode as usize]) {
+                    (Ok(env), None) => env,
+                    (Err(reason), _) | (Ok(_), Some(reason)) => {
+                        Figure::skipped(&name, Some(target), reason.clone()).emit();
+                        continue;
+                    }
+                };
+                match zero_loss_search(
+                    tries,
+                    |rate| run_gpu_rx(env, mode, q, size, frames, rate),
+                    |r| r.lost,
+                    |r| r.pps(),
+                ) {
+                    Ok((r, paced)) => {
+                        let pps = r.pps();
+                        let zero = r.lost == 0;
+                        let mut f = Figure::info(
+                            &name,
+                            pps / 1e6,
+                            "Mpps",
+                            format!(
+                                "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {ns}",
+                                match mode {
+                                    Mode::Lo => "senders -> lo -> AF_PACKET -> proxy -> GPU ring",
+                                    Mode::Wire => "generators -> wire -> proxy -> GPU ring",
+                                },
+                                env.name,
+                                gbps(pps, size),
+                                loss_note(r.lost, r.sent, paced),
+                                r.ring_full
+                            ),
+                        );
+                        match mode {
+                            Mode::Lo => {
+                                if let Some(b) = base_pps {
+                                    f = f.with_baseline(format!("rx/recvmmsg/{tag}"), b / 1e6);
+                                    let ok = zero && pps >= b;
+                                    f = f.with_target(target, Status::check(ok));
+                                } else {
+                                    f = f.with_target(target, Status::Info);
+                                }
+                            }
+                            Mode::Wire if size == 64 && q == 4 => {
+                                f = f.with_target(target, Status::check(zero && pps >= 20e6));
+                            }
+                            Mode::Wire => {
+                                f = f.with_target(target, Status::Info);
+                            }
+                        }
+                        if mode == Mode::Wire && size == 64 {
+                            wire_gpu_64.push((q, pps));
+                        }
+                        f.emit();
+                    }
+                    Err(e) => {
+                        Figure::skipped(&name, Some(target), format!("failed: {e}")).emit();
+                        // The other sizes and queue counts of this mode would fail the same
+                        // way (each after a kernel timeout): skip them with this reason.
+                        gpu_failed[mode as usize] =
+                            Some(format!("skipped after an earlier failure: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    scaling(&wire_gpu_64, &gpu);
+}
+
+/// Figure 2b's scaling: the 64 B wire rate at the most queues measured against that many
+/// times the 1-queue rate.
+fn scaling(points: &[(usize, f64)], gpu: &Result<GpuEnv, String>) {
+    let name = "rx/soft-wire-gpu/64B/scaling";
+    let target = ">= 0.8 x linear from 1 to 8 queues";
+    let one = points.iter().find(|p| p.0 == 1);
+    let most = points.iter().filter(|p| p.0 > 1).max_by_key(|p| p.0);
+    match (one, most) {
+        (Some(&(_, p1)), Some(&(n, pn))) if p1 > 0.0 => {
+            let s = pn / (n as f64 * p1);
+            Figure::info(
+                name,
+                s,
+                "x linear",
+                format!(
+                    "{n} queues {:.3} Mpps vs 1 queue {:.3} Mpps",
+                    pn / 1e6,
+                    p1 / 1e6
+                ),
+            )
+            .with_target(
+                target,
+                if n >= 8 {
+                    Status::check(s >= 0.8)
+                } else {
+                    Status::Info
+                },
+            )
+            .emit()
+        }
+        _ => {
+            let why = match gpu {
+                Err(r) => r.clone(),
+                Ok(_) => "needs the 64 B wire GPU figures at 1 and more queues: skipped".into(),
+            };
+            Figure::skipped(name, Some(target), why).emit()
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Figure 6: memory. (a) Heap allocations per packet in steady state on the soft NIC's RX
+//! paths (in-memory wire, and `lo` through AF_PACKET, -> dispatcher -> RSS -> host RX ring
+//! -> CPU consumer), counted by a counting global allocator over every thread while a fixed
+//! number of frames flows after a warm-up (senders allocate everything up front). (b) Host memory per RX queue besides the application's packet ring: what creating
+//! and registering one queue allocates.
+//!
+//! The GPU variants (device-mapped rings, pinned memory) print as skipped until they land.
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use doca_soft::port::Port;
+use support::alloc::{CountingAlloc, Counts, Region};
+use support::args::Args;
+use support::gpu_rx::{run_gpu_rx_counted, BenchDev, GpuEnv, GpuQueue};
+use support::report::{Figure, Status};
+use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
+use support::udp;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+const USAGE: &str = "steady_alloc [--frames N] [--size 64] [--quick]";
+
+/// Most frames in flight (sent, not consumed): below the ring's size, so none is dropped.
+const IN_FLIGHT: u64 = 4096;
+
+/// Waits (bounded) until fewer than [`IN_FLIGHT`] frames before `seq` are unconsumed.
+fn gate(got: &AtomicU64, seq: u64) {
+    let t = Instant::now();
+    while seq.saturating_sub(got.load(Ordering::Acquire)) >= IN_FLIGHT {
+        if t.elapsed() > Duration::from_secs(5) {
+            return; // frames were lost; wait_for reports it
+        }
+        std::hint::spin_loop();
+    }
+}
+
+/// Where the bench frames come from, with everything allocated up front.
+enum Source {
+    Wire(Arc<Port>, Vec<u8>),
+    Lo(udp::UdpSender),
+}
+
+impl Source {
+    /// Sends sequence numbers `from..to` without allocating.
+    fn send(&mut self, got: &AtomicU64, from: u64, to: u64) -> Result<(), String> {
+        match self {
+            Source::Wire(peer, frame) => {
+                for seq in from..to {
+                    gate(got, seq);
+                    udp::write_payload(&mut frame[udp::HEADERS..], 0, seq);
+                    while peer.send(frame).is_err() {
+                        std::hint::spin_loop();
+                    }
+                }
+                Ok(())
+            }
+            Source::Lo(s) => s
+                .send_range(from, to, |seq| gate(got, seq))
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+fn wait_for(got: &AtomicU64, n: u64) -> bool {
+    let t = Instant::now();
+    while got.load(Ordering::Acquire) < n {
+        if t.elapsed() > Duration::from_secs(20) {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
+/// Allocations (and bytes) per packet over `frames` frames after a warm-up, all threads.
+fn per_packet(mode: Mode, frames: u64, size: usize) -> Result<(f64, f64), String> {
+    let wire = format!("alloc{}", std::process::id());
+    let rx = SoftRx::open(&port_spec(mode, &wire, 0), 1, 8192, slot_size(size));
+    // On lo, a bound (never read) socket keeps the kernel from answering with ICMP.
+    let _sink = match mode {
+        Mode::Lo => Some(
+            udp::udp_socket(Some(udp::BASE_PORT), 0, Duration::from_millis(1))
+                .map_err(|e| e.to_string())?,
+        ),
+        Mode::Wire => None,
+    };
+    let mut src = match mode {
+        Mode::Wire => {
+            let peer = Port::for_spec(&port_spec(mode, &wire, 1)).map_err(|e| format!("{e:?}"))?;
+            let mut frame = vec![0u8; size];
+            udp::build_frame(&mut frame, 40000, udp::BASE_PORT, 0, 0);
+            Source::Wire(peer, frame)
+        }
+        Mode::Lo => {
+            Source::Lo(udp::UdpSender::new(0, udp::BASE_PORT, size).map_err(|e| e.to_string())?)
+        }
+    };
+    let got = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let consumer = {
+        let c = SendRxq(rx.queues[0].consumer());
+        let (got, stop) = (got.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let c = c;
+            while !stop.load(Ordering::Acquire) {
+                let mut ours = 0u64;
+                c.0.recv_with(64, 1_000_000, |_, _, f| {
+                    ours += u64::from(udp::parse_frame(f).is_some());
+                });
+                got.fetch_add(ours, Ordering::Release);
+            }
+        })
+    };
+    let warm = frames / 4;
+    let sent = src.send(&got, 0, warm);
+    let ok = sent.is_ok() && wait_for(&got, warm);
+    let region = Region::start();
+    let sent = sent.and(src.send(&got, warm, warm + frames));
+    let ok = ok && sent.is_ok() && wait_for(&got, warm + frames);
+    let c = region.finish();
+    stop.store(true, Ordering::Release);
+    consumer.join().map_err(|_| "consumer panicked")?;
+    sent?;
+    if !ok {
+        return Err(format!(
+            "frames did not arrive: {} of {} (ring-full drops {})",
+            got.load(Ordering::Relaxed),
+            warm + frames,
+            rx.ring_full_drops()
+        ));
+    }
+    Ok((
+        c.allocs as f64 / frames as f64,
+        c.bytes as f64 / frames as f64,
+    ))
+}
+
+/// Host bytes allocated by creating and registering one RX queue, besides its packet ring.
+fn per_queue(slots: usize, size: usize) -> (u64, usize) {
+    let wire = format!("qmem{}", std::process::id());
+    let port = Port::for_spec(&port_spec(Mode::Wire, &wire, 0)).expect("wire port");
+    // A first queue starts the dispatcher (per port, not per queue).
+    let first = HostQueue::new(64, 64);
+    port.register_rx_queue(0, Arc::new(RingSink(first.ring.clone())))
+        .expect("register");
+    let region = Region::start();
+    let q = HostQueue::new(slots, slot_size(size));
+    port.register_rx_queue(1, Arc::new(RingSink(q.ring.clone())))
+        .expect("register");
+    let c = region.finish();
+    let app = q.app_bytes();
+    port.unregister_rx_queue(1);
+    port.unregister_rx_queue(0);
+    (c.bytes - app as u64, app)
+}
+
+/// Resident set size of this process in bytes.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Host memory of one started GPU RX queue, after a first one started the port, its
+/// dispatcher and CUDA: (resident-set growth, heap bytes counted).
+fn gpu_queue_bytes(env: &GpuEnv, size: usize) -> Result<(u64, u64), String> {
+    let wire = format!("gqmem{}", std::process::id());
+    let dev = BenchDev::new(Mode::Wire, &wire);
+    let first = GpuQueue::new(env, dev.0, 0, slot_size(size))?;
+    let rss0 = rss_bytes();
+    let region = Region::start();
+    let second = GpuQueue::new(env, dev.0, 1, slot_size(size));
+    let heap = region.finish().bytes;
+    let rss1 = rss_bytes();
+    drop(second?);
+    drop(first);
+    drop(dev);
+    Ok((rss1.saturating_sub(rss0), heap))
+}
+
+struct SendRxq(doca_soft::eth::rx_consumer::CpuRxq);
+// SAFETY: the consumer reads a host ring that lives until after the thread is joined; one
+// thread uses it.
+unsafe impl Send for SendRxq {}
+
+fn main() {
+    let a = Args::parse(USAGE);
+    let isolated = support::netns::isolate_or_warn();
+    let quick = a.quick();
+    let frames: u64 = a.num("frames", if quick { 50_000 } else { 1_000_000 });
+    let size: usize = a.num("size", 64);
+    for (mode, what) in [
+        (Mode::Wire, "wire, dispatcher, host ring, CPU consumer"),
+        (
+            Mode::Lo,
+            "sendmmsg sender, lo, AF_PACKET dispatcher, host ring, CPU consumer",
+        ),
+    ] {
+        let name = format!("mem/allocs-per-packet/soft-{}-cpu/{size}B", mode.name());
+        if mode == Mode::Lo && !isolated {
+            Figure::skipped(
+                &name,
+                Some("0 allocations per packet"),
+                "needs a private network namespace: skipped",
+            )
+            .emit();
+            continue;
+        }
+        match per_packet(mode, frames, size) {
+            Ok((allocs, bytes)) => Figure::info(
+                &name,
+                allocs,
+                "allocs/pkt",
+                format!("{bytes:.1} B/pkt; all threads, {frames} frames after warm-up; {what}"),
+            )
+            .with_target("0 allocations per packet", Status::check(allocs == 0.0))
+            .emit(),
+            Err(e) => Figure::skipped(
+                &name,
+                Some("0 allocations per packet"),
+                format!("failed: {e}"),
+            )
+            .emit(),
+        }
+    }
+    let slots = support::gpu_rx::SLOTS;
+    let (extra, app) = per_queue(slots, size);
+    Figure::info(
+        format!("mem/host-bytes-per-rx-queue/{slots}x{size}B"),
+        extra as f64 / (1 << 20) as f64,
+        "MiB",
+        format!("heap bytes of one host RX queue (handle, completion ring, sink) besides the app's {app} B packet ring"),
+    )
+    .with_target("<= 8 MiB", Status::check(extra <= 8 << 20))
+    .emit();
+    let gpu = GpuEnv::open();
+    let name = format!("mem/allocs-per-packet/soft-lo-gpu/{size}B");
+    let target = "0 allocations per packet";
+    match &gpu {
+        Err(reason) => Figure::skipped(&name, Some(target), reason.clone()).emit(),
+        Ok(_) if !isolated => Figure::skipped(
+            &name,
+            Some(target),
+            "needs a private network namespace: skipped",
+        )
+        .emit(),
+        Ok(env) => {
+            let mut c = Counts::default();
+            match run_gpu_rx_counted(env, Mode::Lo, 1, size, frames, 0.0, Some(&mut c)) {
+                Ok(r) if r.received > 0 => {
+                    let allocs = c.allocs as f64 / r.received as f64;
+                    Figure::info(
+                        &name,
+                        allocs,
+                        "allocs/pkt",
+                        format!(
+                            "{:.1} B/pkt; all threads from the senders' start to the kernel's end; {} of {} frames received; sendmmsg sender, lo, AF_PACKET dispatcher, proxy copies into GPU memory, receive kernel on {}",
+                            c.bytes as f64 / r.received as f64,
+                            r.received,
+                            r.sent,
+                            env.name
+                        ),
+                    )
+                    .with_target(target, Status::check(c.allocs == 0))
+                    .emit()
+                }
+                Ok(_) => Figure::skipped(&name, Some(target), "failed: nothing received").emit(),
+                Err(e) => Figure::skipped(&name, Some(target), format!("failed: {e}")).emit(),
+            }
+        }
+    }
+    Figure::skipped(
+        "mem/allocs-per-command/urom",
+        Some("0 allocations per command"),
+        "needs the UROM host library (urom branch): skipped",
+    )
+    .emit();
+    let name = format!("mem/host-bytes-per-rx-queue/gpu/{slots}x{size}B");
+    match gpu.and_then(|env| gpu_queue_bytes(&env, size)) {
+        Ok((rss, heap)) => {
+            let host = rss.max(heap);
+            Figure::info(
+                &name,
+                host as f64 / (1 << 20) as f64,
+                "MiB",
+                format!("host memory of one started GPU RX queue (packet ring in GPU memory): resident-set growth {rss} B (pinned rings included), heap {heap} B"),
+            )
+            .with_target("<= 8 MiB", Status::check(host <= 8 << 20))
+            .emit()
+        }
+        Err(e) => Figure::skipped(&name, Some("<= 8 MiB"), e).emit(),
+    }
+}

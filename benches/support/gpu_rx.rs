@@ -1,0 +1,463 @@
+//! The soft NIC's RX path into GPU memory, consumed by a receive kernel (figure 2 on the GPU
+//! machine): RX queues through the DOCA C API of doca-soft (`doca_eth_rxq_*` with the
+//! datapath on the GPU, packet buffers in GPU memory), behind an RSS root pipe on the port,
+//! and `kernels/bench_rx.cu` (one block per queue, device API receive, every packet's
+//! headers parsed, a (sender, seq) bitmap for the zero-loss check).
+//!
+//! The kernel is built by `scripts/bench build` (nvcc) into `kernels/bench_rx.fatbin` next
+//! to the bench binaries; `BENCH_KERNELS_DIR` overrides where it is looked for.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::path::PathBuf;
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use doca_soft::ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
+use doca_soft::dev::{Dev, DevInfo, PortSpec};
+use doca_soft::eth::counters::RxqCountersC;
+use doca_soft::eth::rxq::{
+    doca_eth_rxq_apply_queue_id, doca_eth_rxq_as_doca_ctx, doca_eth_rxq_create,
+    doca_eth_rxq_destroy, doca_eth_rxq_get_gpu_handle, doca_eth_rxq_set_pkt_buf,
+    doca_soft_eth_rxq_get_counters, EthRxq,
+};
+use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
+use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
+use doca_soft::gpu::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
+};
+use doca_soft::mmap::{
+    doca_mmap_add_dev, doca_mmap_create, doca_mmap_destroy, doca_mmap_set_memrange,
+    doca_mmap_start, doca_mmap_stop, Mmap,
+};
+use doca_soft::port::Port;
+use doca_soft::types::GPU_MEM_TYPE_GPU;
+
+use super::alloc::{Counts, Region};
+use super::soft::{port_spec, slot_size, wire_frame, wire_send, Mode, SoftRun};
+use super::udp;
+
+/// Packet slots per GPU RX queue.
+pub const SLOTS: usize = 8192;
+/// Burst size the queues are created with (the kernel's BURST).
+const BURST: u32 = 256;
+/// Threads per block of the receive kernel.
+const THREADS: u32 = 256;
+
+/// A DOCA return code as a Result naming the call.
+pub fn check(what: &str, rc: u32) -> Result<(), String> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("{what}: DOCA error {rc}"))
+    }
+}
+
+/// Where the bench kernels are.
+pub fn kernels_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("BENCH_KERNELS_DIR") {
+        return d.into();
+    }
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|p| p.join("../kernels")));
+    match beside {
+        Some(d) if d.join("bench_rx.fatbin").exists() => d,
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench/kernels"),
+    }
+}
+
+/// The GPU, its DOCA handle and the bench kernels.
+pub struct GpuEnv {
+    gpu: *mut Gpu,
+    ctx: Arc<CudaContext>,
+    module: Arc<CudaModule>,
+    /// GPU name.
+    pub name: String,
+}
+
+impl GpuEnv {
+    /// Opens GPU 0 and loads the kernels; the error says why GPU figures are skipped.
+    pub fn open() -> Result<GpuEnv, String> {
+        if !super::report::gpu_present() {
+            return Err("needs GPU: skipped (no CUDA driver on this machine)".into());
+        }
+        let fatbin = kernels_dir().join("bench_rx.fatbin");
+        if !fatbin.exists() {
+            return Err(format!(
+                "needs the bench kernel {} (built by 'scripts/bench build' with nvcc): skipped",
+                fatbin.display()
+            ));
+        }
+        let ctx = CudaContext::new(0).map_err(|e| format!("CUDA context: {e:?}"))?;
+        let name = ctx.name().unwrap_or_else(|_| "GPU 0".into());
+        let module = ctx
+            .load_module(Ptx::from_file(&fatbin))
+            .map_err(|e| format!("loading {}: {e:?}", fatbin.display()))?;
+        let mut buf = [0 as c_char; 32];
+        // SAFETY: the context above initialised the driver; buf is writable for its length.
+        let rc = unsafe {
+            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, ctx.cu_device())
+        };
+        if rc != sys::CUresult::CUDA_SUCCESS {
+            return Err(format!("cuDeviceGetPCIBusId: {rc:?}"));
+        }
+        let mut gpu = null_mut();
+        // SAFETY: buf holds a NUL-terminated bus id; gpu is a valid out-pointer.
+        check("doca_gpu_create", unsafe {
+            doca_gpu_create(buf.as_ptr(), &mut gpu)
+        })?;
+        Ok(GpuEnv {
+            gpu,
+            ctx,
+            module,
+            name,
+        })
+    }
+}
+
+impl GpuEnv {
+    /// The CUDA context (GPU 0's primary context).
+    pub fn ctx(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The bench kernels (`bench_rx.fatbin`).
+    pub fn module(&self) -> &Arc<CudaModule> {
+        &self.module
+    }
+
+    /// The DOCA GPU handle.
+    pub fn gpu(&self) -> *mut Gpu {
+        self.gpu
+    }
+}
+
+impl Drop for GpuEnv {
+    fn drop(&mut self) {
+        // SAFETY: created in `open`; every queue and buffer using it is gone.
+        unsafe { doca_gpu_destroy(self.gpu) };
+    }
+}
+
+/// One RX queue with its GPU packet buffer (freed with the queue).
+pub struct GpuQueue {
+    q: *mut EthRxq,
+    mem: *mut c_void,
+    mmap: *mut Mmap,
+    handle: u64,
+    started: bool,
+    gpu: *mut Gpu,
+}
+
+impl GpuQueue {
+    /// Started queue `id` on `dev` with a GPU packet buffer of `SLOTS` slots of `slot` bytes.
+    pub fn new(env: &GpuEnv, dev: *mut Dev, id: u16, slot: u32) -> Result<GpuQueue, String> {
+        let len = SLOTS * slot as usize;
+        let mut g = GpuQueue {
+            gpu: env.gpu,
+            q: null_mut(),
+            mem: null_mut(),
+            mmap: null_mut(),
+            handle: 0,
+            started: false,
+        };
+        let mut cpu = null_mut();
+        // SAFETY: live GPU and device; valid out-pointers. Partial setups are undone by Drop.
+        unsafe {
+            check(
+                "doca_gpu_mem_alloc",
+                doca_gpu_mem_alloc(env.gpu, len, 65536, GPU_MEM_TYPE_GPU, &mut g.mem, &mut cpu),
+            )?;
+            check("doca_mmap_create", doca_mmap_create(&mut g.mmap))?;
+            check("doca_mmap_add_dev", doca_mmap_add_dev(g.mmap, dev))?;
+            check(
+                "doca_mmap_set_memrange",
+                doca_mmap_set_memrange(g.mmap, g.mem, len),
+            )?;
+            check("doca_mmap_start", doca_mmap_start(g.mmap))?;
+            check(
+                "doca_eth_rxq_create",
+                doca_eth_rxq_create(dev, BURST, slot, &mut g.q),
+            )?;
+            check(
+                "doca_eth_rxq_set_pkt_buf",
+                doca_eth_rxq_set_pkt_buf(g.q, g.mmap, 0, len as u32),
+            )?;
+            let c = doca_eth_rxq_as_doca_ctx(g.q);
+            check(
+                "set_datapath_on_gpu",
+                doca_ctx_set_datapath_on_gpu(c, env.gpu.cast()),
+            )?;
+            check("doca_ctx_start", doca_ctx_start(c))?;
+            g.started = true;
+            check(
+                "doca_eth_rxq_apply_queue_id",
+                doca_eth_rxq_apply_queue_id(g.q, id),
+            )?;
+            let mut h = null_mut();
+            check(
+                "doca_eth_rxq_get_gpu_handle",
+                doca_eth_rxq_get_gpu_handle(g.q, &mut h),
+            )?;
+            g.handle = h as u64;
+        }
+        Ok(g)
+    }
+
+    fn ring_full(&self) -> u64 {
+        let mut c = RxqCountersC::default();
+        // SAFETY: live queue; valid out-pointer.
+        unsafe { doca_soft_eth_rxq_get_counters(self.q, &mut c) };
+        c.dropped_ring_full
+    }
+}
+
+impl Drop for GpuQueue {
+    fn drop(&mut self) {
+        // SAFETY: objects created in `new` (null when that step was not reached), destroyed
+        // in reverse order; no kernel uses them any more.
+        unsafe {
+            if !self.q.is_null() {
+                if self.started {
+                    doca_ctx_stop(doca_eth_rxq_as_doca_ctx(self.q));
+                }
+                doca_eth_rxq_destroy(self.q);
+            }
+            if !self.mmap.is_null() {
+                doca_mmap_stop(self.mmap);
+                doca_mmap_destroy(self.mmap);
+            }
+            if !self.mem.is_null() {
+                doca_gpu_mem_free(self.gpu, self.mem);
+            }
+        }
+    }
+}
+
+/// A device (boxed, as the C API hands them out) for a mode's port (side 0 of a wire).
+pub struct BenchDev(pub *mut Dev);
+
+impl BenchDev {
+    /// The device of `mode` (`wire` names the wire).
+    pub fn new(mode: Mode, wire: &str) -> BenchDev {
+        let spec = port_spec(mode, wire, 0);
+        let iface = match &spec {
+            PortSpec::Linux { ifname, .. } => ifname.clone(),
+            _ => format!("{wire}0"),
+        };
+        let info = DevInfo {
+            pci: "e0:00.0".into(),
+            ibdev: format!("soft_{iface}"),
+            iface,
+            mac: [2, 0, 0, 0, 0xbe, 0],
+            ipv4: None,
+            spec,
+        };
+        BenchDev(Box::into_raw(Box::new(Dev::new(Arc::new(info)))))
+    }
+
+    /// Its description.
+    pub fn info(&self) -> &Arc<DevInfo> {
+        // SAFETY: the box lives until Drop.
+        unsafe { (*self.0).info() }
+    }
+}
+
+impl Drop for BenchDev {
+    fn drop(&mut self) {
+        // SAFETY: created in `new`; the queues and mmaps that used it are gone.
+        drop(unsafe { Box::from_raw(self.0) });
+    }
+}
+
+static RUN: AtomicU32 = AtomicU32::new(0);
+
+/// One RX run into GPU memory with the receive kernel: `queues` senders (UDP on `lo`, or
+/// generators on a wire), `frames` each, paced to `rate_pps` in total (0 = unpaced).
+pub fn run_gpu_rx(
+    env: &GpuEnv,
+    mode: Mode,
+    queues: usize,
+    size: usize,
+    frames: u64,
+    rate_pps: f64,
+) -> Result<SoftRun, String> {
+    run_gpu_rx_counted(env, mode, queues, size, frames, rate_pps, None)
+}
+
+/// [`run_gpu_rx`], counting heap allocations of every thread from the moment the senders
+/// start until the kernel is done into `counts` (needs the counting allocator installed).
+pub fn run_gpu_rx_counted(
+    env: &GpuEnv,
+    mode: Mode,
+    queues: usize,
+    size: usize,
+    frames: u64,
+    rate_pps: f64,
+    counts: Option<&mut Counts>,
+) -> Result<SoftRun, String> {
+    let wire = format!(
+        "gbench{}x{}",
+        std::process::id(),
+        RUN.fetch_add(1, Ordering::Relaxed)
+    );
+    let dev = BenchDev::new(mode, &wire);
+    let slot = slot_size(size);
+    // Dropped (explicitly, below) before `dev`.
+    let mut qs: Vec<GpuQueue> = Vec::new();
+    let result = (|| {
+        for i in 0..queues {
+            qs.push(GpuQueue::new(env, dev.0, i as u16, slot)?);
+        }
+        let port = Port::for_dev(dev.info()).map_err(|e| format!("port: {e:?}"))?;
+        let ids: Vec<u16> = (0..queues as u16).collect();
+        port.set_flow_root(Some(Arc::new(Pipe::new(
+            "bench-rss",
+            PipeKind::Basic,
+            Fwd::None,
+            Fwd::Rss {
+                queues: ids,
+                flags: RSS_IPV4 | RSS_UDP,
+            },
+            false,
+        ))));
+        let r = receive(
+            env, &qs, mode, &wire, queues, size, frames, rate_pps, counts,
+        );
+        port.set_flow_root(None);
+        r
+    })();
+    drop(qs);
+    drop(dev);
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn receive(
+    env: &GpuEnv,
+    qs: &[GpuQueue],
+    mode: Mode,
+    wire: &str,
+    queues: usize,
+    size: usize,
+    frames: u64,
+    rate_pps: f64,
+    counts: Option<&mut Counts>,
+) -> Result<SoftRun, String> {
+    let stream = env.ctx.default_stream();
+    let e = |what: &str| {
+        let what = what.to_string();
+        move |err: cudarc::driver::DriverError| format!("{what}: {err:?}")
+    };
+    let handles: Vec<u64> = qs.iter().map(|q| q.handle).collect();
+    let handles = stream.clone_htod(&handles).map_err(e("handles"))?;
+    let bits = (queues as u64 * frames).div_ceil(32) as usize;
+    let mut bitmap = stream
+        .alloc_zeros::<u32>(bits.max(1))
+        .map_err(e("bitmap"))?;
+    let mut out = stream
+        .clone_htod(&[0u64, u64::MAX, 0, 0, 0, 0, 0, 0])
+        .map_err(e("out"))?;
+    let f = env
+        .module
+        .load_function("bench_rx")
+        .map_err(e("bench_rx"))?;
+    let want = queues as u64 * frames;
+    let senders = queues as u32;
+    let idle_ns: u64 = 300_000_000;
+    let max_ns: u64 = 20_000_000_000;
+    let mut b = stream.launch_builder(&f);
+    b.arg(&handles)
+        .arg(&want)
+        .arg(&senders)
+        .arg(&frames)
+        .arg(&mut bitmap)
+        .arg(&mut out)
+        .arg(&idle_ns)
+        .arg(&max_ns);
+    let cfg = LaunchConfig {
+        grid_dim: (queues as u32, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the arguments match bench_rx's signature in kernels/bench_rx.cu; the handles
+    // are of started GPU queues that outlive the kernel (synchronized below).
+    unsafe { b.launch(cfg) }.map_err(e("launch bench_rx"))?;
+    let per = if rate_pps > 0.0 {
+        rate_pps / queues as f64
+    } else {
+        0.0
+    };
+    let peer = match mode {
+        Mode::Wire => Some(
+            Port::for_spec(&port_spec(mode, wire, 1)).map_err(|e| format!("wire peer: {e:?}"))?,
+        ),
+        Mode::Lo => None,
+    };
+    // Senders get ready (everything allocated), then start together with the counting
+    // region when one is asked for.
+    let ready = Arc::new(Barrier::new(queues + 1));
+    let senders_t: Vec<_> = (0..queues)
+        .map(|i| {
+            let (peer, ready) = (peer.clone(), ready.clone());
+            std::thread::spawn(move || match peer {
+                Some(p) => {
+                    let mut f = wire_frame(i as u16, size);
+                    ready.wait();
+                    wire_send(&p, &mut f, i as u16, frames, per);
+                    frames
+                }
+                None => {
+                    let s = udp::UdpSender::new(i as u16, udp::BASE_PORT + i as u16, size);
+                    ready.wait();
+                    let start = Instant::now();
+                    let paced = |seq: u64| {
+                        if per > 0.0 {
+                            let due = Duration::from_secs_f64(seq as f64 / per);
+                            while start.elapsed() < due {
+                                std::hint::spin_loop();
+                            }
+                        }
+                    };
+                    s.and_then(|mut s| s.send_range(0, frames, paced))
+                        .map_or(0, |_| frames)
+                }
+            })
+        })
+        .collect();
+    let region = counts.is_some().then(Region::start);
+    ready.wait();
+    let sent: u64 = senders_t.into_iter().map(|s| s.join().unwrap_or(0)).sum();
+    let synced = stream.synchronize().map_err(e("kernel"));
+    if let (Some(r), Some(c)) = (region, counts) {
+        *c = r.finish();
+    }
+    synced?;
+    let o = stream.clone_dtoh(&out).map_err(e("out"))?;
+    let bm = stream.clone_dtoh(&bitmap).map_err(e("bitmap"))?;
+    let received: u64 = bm.iter().map(|w| u64::from(w.count_ones())).sum();
+    if o[5] != 0 {
+        return Err(format!("receive kernel: {} recv errors", o[5]));
+    }
+    if o[0] == 0 {
+        return Err(format!(
+            "the receive kernel got nothing of {sent} frames sent (ring-full drops {})",
+            qs.iter().map(GpuQueue::ring_full).sum::<u64>()
+        ));
+    }
+    Ok(SoftRun {
+        sent,
+        received,
+        lost: want - received,
+        ring_full: qs.iter().map(GpuQueue::ring_full).sum(),
+        secs: if o[2] > o[1] && o[1] != u64::MAX {
+            (o[2] - o[1]) as f64 / 1e9
+        } else {
+            0.0
+        },
+    })
+}

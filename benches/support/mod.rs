@@ -1,0 +1,15 @@
+//! Code shared by the bench binaries: figures as JSON lines, command-line flags, a counting
+//! allocator, UDP frames and sockets, and the soft-NIC pipeline pieces.
+//!
+//! Each bench binary includes this module with `mod support;` and uses only part of it.
+#![allow(dead_code)]
+
+pub mod alloc;
+pub mod args;
+pub mod gpu_rx;
+pub mod gpu_tx;
+pub mod netns;
+pub mod report;
+pub mod soft;
+pub mod tx;
+pub mod udp;

@@ -1,0 +1,334 @@
+//! The soft NIC's RX path from the CPU side, for the seams of figure 2: a port (AF_PACKET on
+//! `lo`, or one side of an in-memory wire), its dispatcher with an RSS root pipe, RX rings in
+//! host memory, and one CPU consumer per queue that runs the device API's receive algorithm
+//! (`CpuRxq`). The GPU variants replace the consumers with a kernel once that lands.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use doca_soft::dev::PortSpec;
+use doca_soft::eth::mem::PktBuf;
+use doca_soft::eth::rx_consumer::CpuRxq;
+use doca_soft::eth::rx_proxy::{RxDropReason, RxRing};
+use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
+use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
+use doca_soft::port::{Port, RxDrop, RxSink};
+
+use super::udp::{self, SeqTracker};
+
+/// Where frames enter the soft NIC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// UDP senders -> kernel -> `lo` -> AF_PACKET port.
+    Lo,
+    /// Generator threads -> in-memory wire -> port.
+    Wire,
+}
+
+impl Mode {
+    /// Name used in figure names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Lo => "lo",
+            Mode::Wire => "wire",
+        }
+    }
+}
+
+/// An RX ring as a port sink (what the rxq object will register once it lands).
+pub struct RingSink(pub Arc<RxRing>);
+
+impl RxSink for RingSink {
+    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDrop> {
+        self.0.push(frame, timestamp_ns).map_err(|r| match r {
+            RxDropReason::TooBig => RxDrop::TooBig,
+            RxDropReason::RingFull => RxDrop::RingFull,
+            RxDropReason::Stopped => RxDrop::Stopped,
+        })
+    }
+
+    fn flush(&self) {
+        self.0.flush()
+    }
+}
+
+/// An RX ring whose packet buffer is host memory owned here (the application's ring).
+pub struct HostQueue {
+    /// The ring (declared first: dropped before the buffer it points into).
+    pub ring: Arc<RxRing>,
+    /// The packet buffer.
+    buf: Vec<u8>,
+}
+
+impl HostQueue {
+    /// `slots` packet slots of `slot_size` bytes.
+    pub fn new(slots: usize, slot_size: u32) -> HostQueue {
+        let mut buf = vec![0u8; slots * slot_size as usize];
+        let pkt = PktBuf::host(buf.as_mut_ptr(), buf.len(), 1);
+        let ring = Arc::new(RxRing::new(pkt, slot_size, None).expect("host RX ring"));
+        HostQueue { ring, buf }
+    }
+
+    /// Bytes of the application's packet buffer.
+    pub fn app_bytes(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// A CPU consumer of this ring.
+    pub fn consumer(&self) -> CpuRxq {
+        // SAFETY: host ring: pkt_addr and cqe_addr are CPU pointers alive while the ring is;
+        // the caller keeps one consumer per queue and drops it before the queue.
+        unsafe { CpuRxq::new(self.ring.handle_cpu()) }
+    }
+}
+
+/// Slot size for packets of `size` bytes (cache-line multiple).
+pub fn slot_size(size: usize) -> u32 {
+    size.max(64).next_multiple_of(64) as u32
+}
+
+/// The port of a mode.
+pub fn port_spec(mode: Mode, wire_name: &str, side: u8) -> PortSpec {
+    match mode {
+        Mode::Lo => PortSpec::Linux {
+            ifname: "lo".to_string(),
+            // SAFETY: a NUL-terminated literal.
+            ifindex: unsafe { libc::if_nametoindex(c"lo".as_ptr()) },
+        },
+        Mode::Wire => PortSpec::Wire {
+            name: wire_name.to_string(),
+            side,
+        },
+    }
+}
+
+/// A port with `queues` host RX rings behind an RSS root pipe (IPv4 + UDP 5-tuple).
+pub struct SoftRx {
+    /// The receiving port.
+    pub port: Arc<Port>,
+    /// The queues, by queue id.
+    pub queues: Vec<HostQueue>,
+    root: Arc<Pipe>,
+}
+
+impl SoftRx {
+    /// Opens the port and registers the queues (starts its dispatcher).
+    pub fn open(spec: &PortSpec, queues: usize, slots: usize, slot: u32) -> SoftRx {
+        let port = Port::for_spec(spec).expect("open port");
+        let ids: Vec<u16> = (0..queues as u16).collect();
+        let root = Arc::new(Pipe::new(
+            "bench-rss",
+            PipeKind::Basic,
+            Fwd::None,
+            Fwd::Rss {
+                queues: ids,
+                flags: RSS_IPV4 | RSS_UDP,
+            },
+            false,
+        ));
+        port.set_flow_root(Some(root.clone()));
+        let qs: Vec<HostQueue> = (0..queues).map(|_| HostQueue::new(slots, slot)).collect();
+        for (i, q) in qs.iter().enumerate() {
+            port.register_rx_queue(i as u16, Arc::new(RingSink(q.ring.clone())))
+                .expect("register queue");
+        }
+        SoftRx {
+            port,
+            queues: qs,
+            root,
+        }
+    }
+
+    /// Frames the rings dropped because they were full.
+    pub fn ring_full_drops(&self) -> u64 {
+        self.queues
+            .iter()
+            .map(|q| q.ring.counters().dropped_ring_full.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+impl Drop for SoftRx {
+    fn drop(&mut self) {
+        for i in 0..self.queues.len() {
+            self.port.unregister_rx_queue(i as u16);
+        }
+        self.port.set_flow_root(None);
+        let _ = &self.root;
+    }
+}
+
+/// Result of one soft-NIC RX run.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SoftRun {
+    /// Frames offered.
+    pub sent: u64,
+    /// Distinct frames the consumers received.
+    pub received: u64,
+    /// Frames lost (ring full, socket or port drops).
+    pub lost: u64,
+    /// Ring-full drops counted by the rings.
+    pub ring_full: u64,
+    /// Consumer span, first to last frame (seconds).
+    pub secs: f64,
+}
+
+impl SoftRun {
+    /// Received frames per second.
+    pub fn pps(&self) -> f64 {
+        if self.secs > 0.0 {
+            self.received as f64 / self.secs
+        } else {
+            0.0
+        }
+    }
+}
+
+struct ConsumerOut {
+    tracker: SeqTracker,
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+fn consume(
+    q: CpuRxq,
+    senders: usize,
+    frames: u64,
+    done: Arc<AtomicBool>,
+    got: Arc<AtomicU64>,
+) -> ConsumerOut {
+    let mut out = ConsumerOut {
+        tracker: SeqTracker::new(senders, frames),
+        first: None,
+        last: None,
+    };
+    let mut idle_since: Option<Instant> = None;
+    loop {
+        let n = q.recv_with(64, 1_000_000, |_, _, f| {
+            if let Some((s, seq)) = udp::parse_frame(f) {
+                out.tracker.note(s, seq);
+            }
+        });
+        if n > 0 {
+            let now = Instant::now();
+            out.first.get_or_insert(now);
+            out.last = Some(now);
+            got.fetch_add(u64::from(n), Ordering::Relaxed);
+            idle_since = None;
+        } else if done.load(Ordering::Acquire) {
+            let t = *idle_since.get_or_insert_with(Instant::now);
+            if t.elapsed() > Duration::from_millis(200) {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Sends `frames` frames of `size` bytes from generator `sender` over the wire port `peer`,
+/// paced to `rate_pps` (0 = unpaced). A full wire is back-pressure: the frame is retried.
+pub fn wire_generate(peer: &Port, sender: u16, size: usize, frames: u64, rate_pps: f64) -> f64 {
+    let mut f = wire_frame(sender, size);
+    wire_send(peer, &mut f, sender, frames, rate_pps)
+}
+
+/// The frame generator `sender` sends (sequence number rewritten per frame).
+pub fn wire_frame(sender: u16, size: usize) -> Vec<u8> {
+    let mut f = vec![0u8; size];
+    udp::build_frame(&mut f, 40000 + sender, udp::BASE_PORT + sender, sender, 0);
+    f
+}
+
+/// Sends `f` with sequence numbers 0..frames on `peer` (see [`wire_generate`]); allocates
+/// nothing. Returns the seconds it took.
+pub fn wire_send(peer: &Port, f: &mut [u8], sender: u16, frames: u64, rate_pps: f64) -> f64 {
+    let start = Instant::now();
+    for seq in 0..frames {
+        udp::write_payload(&mut f[udp::HEADERS..], sender, seq);
+        if rate_pps > 0.0 && seq % 32 == 0 {
+            let due = Duration::from_secs_f64(seq as f64 / rate_pps);
+            while start.elapsed() < due {
+                std::hint::spin_loop();
+            }
+        }
+        while peer.send(f).is_err() {
+            std::thread::yield_now();
+        }
+    }
+    start.elapsed().as_secs_f64()
+}
+
+/// One RX run through the soft NIC with CPU consumers: `queues` senders (UDP on `lo`, or
+/// generators on a wire), `frames` each.
+pub fn run_soft_rx(mode: Mode, queues: usize, size: usize, frames: u64, rate_pps: f64) -> SoftRun {
+    let wire = format!("bench{}", std::process::id());
+    let rx = SoftRx::open(&port_spec(mode, &wire, 0), queues, 8192, slot_size(size));
+    let peer = (mode == Mode::Wire)
+        .then(|| Port::for_spec(&port_spec(mode, &wire, 1)).expect("wire peer"));
+    let done = Arc::new(AtomicBool::new(false));
+    let got = Arc::new(AtomicU64::new(0));
+    let consumers: Vec<_> = rx
+        .queues
+        .iter()
+        .map(|q| {
+            let c = q.consumer();
+            let (d, g) = (done.clone(), got.clone());
+            // The consumer only touches the ring, which outlives the join below.
+            let c = SendRxq(c);
+            std::thread::spawn(move || {
+                let c = c;
+                consume(c.0, queues, frames, d, g)
+            })
+        })
+        .collect();
+    let per = if rate_pps > 0.0 {
+        rate_pps / queues as f64
+    } else {
+        0.0
+    };
+    let senders: Vec<_> = (0..queues)
+        .map(|i| {
+            let peer = peer.clone();
+            std::thread::spawn(move || match peer {
+                Some(p) => {
+                    wire_generate(&p, i as u16, size, frames, per);
+                    frames
+                }
+                None => udp::send_frames(i as u16, udp::BASE_PORT + i as u16, size, frames, per)
+                    .map(|r| r.sent)
+                    .unwrap_or(0),
+            })
+        })
+        .collect();
+    let sent: u64 = senders.into_iter().map(|s| s.join().expect("sender")).sum();
+    done.store(true, Ordering::Release);
+    let mut all = SeqTracker::new(queues, frames);
+    let (mut first, mut last): (Option<Instant>, Option<Instant>) = (None, None);
+    for c in consumers {
+        let o = c.join().expect("consumer");
+        all.merge(&o.tracker);
+        if let Some(f) = o.first {
+            first = Some(first.map_or(f, |x| x.min(f)));
+        }
+        if let Some(l) = o.last {
+            last = Some(last.map_or(l, |x| x.max(l)));
+        }
+    }
+    SoftRun {
+        sent,
+        received: all.received(),
+        lost: all.lost(),
+        ring_full: rx.ring_full_drops(),
+        secs: match (first, last) {
+            (Some(f), Some(l)) => (l - f).as_secs_f64(),
+            _ => 0.0,
+        },
+    }
+}
+
+/// A consumer moved to its thread.
+struct SendRxq(CpuRxq);
+// SAFETY: the consumer reads a host ring that lives until after the thread is joined; one
+// thread uses it.
+unsafe impl Send for SendRxq {}

@@ -1,0 +1,113 @@
+//! Correctness of the bench support code (no timing here).
+
+#[path = "mod.rs"]
+mod support;
+
+use support::alloc::{count, CountingAlloc};
+use support::report::{json_str, Figure, Status};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Counting regions see every thread, so the tests of this file run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[test]
+fn counting_allocator_counts_allocations_in_the_region() {
+    let _serial = serial();
+    let (v, c) = count(|| {
+        let a: Vec<u64> = Vec::with_capacity(100);
+        let b = Box::new([0u8; 64]);
+        std::hint::black_box((a, b))
+    });
+    drop(v);
+    assert!(c.allocs >= 2, "two allocations made, counted {}", c.allocs);
+    assert!(c.bytes >= 800 + 64, "bytes counted {}", c.bytes);
+}
+
+#[test]
+fn counting_allocator_counts_nothing_for_allocation_free_code() {
+    let _serial = serial();
+    let data = vec![1u64; 1024];
+    let (sum, c) = count(|| std::hint::black_box(&data).iter().sum::<u64>());
+    assert_eq!(sum, 1024);
+    assert_eq!(c.allocs, 0);
+}
+
+#[test]
+fn counting_allocator_sees_other_threads() {
+    let _serial = serial();
+    let (_, c) = count(|| {
+        std::thread::spawn(|| std::hint::black_box(vec![0u8; 4096]).len())
+            .join()
+            .unwrap()
+    });
+    assert!(
+        c.bytes >= 4096,
+        "the spawned thread's vec was counted: {}",
+        c.bytes
+    );
+}
+
+#[test]
+fn figure_json_has_every_key_and_the_ratio() {
+    let _serial = serial();
+    let f = Figure::info("x/y", 3.0, "Mpps", "a \"quoted\" note")
+        .with_baseline("base", 2.0)
+        .with_target("ratio >= 1.0", Status::Pass);
+    let j = f.to_json();
+    for k in [
+        "\"figure\":\"x/y\"",
+        "\"value\":3",
+        "\"unit\":\"Mpps\"",
+        "\"baseline\":\"base\"",
+        "\"baseline_value\":2",
+        "\"target\":\"ratio >= 1.0\"",
+        "\"ratio\":1.5",
+        "\"status\":\"pass\"",
+        "\"notes\":\"a \\\"quoted\\\" note\"",
+    ] {
+        assert!(j.contains(k), "{k} missing in {j}");
+    }
+    let s = Figure::skipped("g", None, "needs GPU").to_json();
+    assert!(
+        s.contains("\"value\":null") && s.contains("\"status\":\"skipped\""),
+        "{s}"
+    );
+    assert_eq!(json_str("a\nb\u{1}"), "\"a\\nb\\u0001\"");
+}
+
+#[test]
+fn frames_carry_sequence_numbers_that_parse_back() {
+    let _serial = serial();
+    for size in [64usize, 1024] {
+        let mut f = vec![0u8; size];
+        support::udp::build_frame(&mut f, 3, 9000, 7, 123_456);
+        assert_eq!(f.len(), size);
+        let (sender, seq) = support::udp::parse_frame(&f).expect("our frame");
+        assert_eq!((sender, seq), (7, 123_456));
+        let payload = &f[support::udp::HEADERS..];
+        assert_eq!(support::udp::parse_payload(payload), Some((7, 123_456)));
+    }
+    assert_eq!(support::udp::parse_frame(&[0u8; 64]), None);
+}
+
+#[test]
+fn seq_tracker_detects_loss_and_duplicates() {
+    let _serial = serial();
+    let mut t = support::udp::SeqTracker::new(2, 10);
+    for s in 0..10 {
+        t.note(0, s);
+    }
+    for s in 0..9 {
+        t.note(1, s);
+    }
+    t.note(1, 3);
+    assert_eq!(t.received(), 19);
+    assert_eq!(t.lost(), 1);
+    assert_eq!(t.duplicates(), 1);
+}

@@ -1,0 +1,855 @@
+//! `doca_urom_worker` (host side): one worker process, driven through its own connection.
+//!
+//! Start (IN_PROGRESS, STARTING): asks the daemon (through the service) to spawn or reuse
+//! the worker id, then, inside this context's progress, connects to the worker process and
+//! attaches; RUNNING is reached inside a progress call that reports it. Commands are sent
+//! as `urom_worker_cmd` frames whose `urom_context` is the task's cookie; notifications
+//! complete the task with the plugin's status and body. If the worker process dies, every
+//! in-flight task completes with CONNECTION_RESET at the next progress and new submissions
+//! fail with NOT_CONNECTED. Stop (IN_PROGRESS) asks the daemon to release the worker and
+//! reaches IDLE inside a later progress (needs the service's PE to be progressed too).
+
+use crate::buf::Buf;
+use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
+use crate::error::{to_c, DocaError, DocaResult};
+use crate::task::Task;
+use crate::types::DocaData;
+use crate::urom::abi::{CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
+use crate::urom::buf::{data_bytes, fill, task_buf};
+use crate::urom::link::Link;
+use crate::urom::service::{service_ref, ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
+use crate::urom::wire::{Msg, SpawnReq, OVERHEAD};
+use std::collections::HashMap;
+use std::net::SocketAddrV4;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// `DOCA_UROM_WORKER_ID_ANY`.
+pub const WORKER_ID_ANY: u64 = u64::MAX;
+/// Size of the task user-data area.
+pub const TASK_USER_DATA_LEN: usize = 32;
+
+#[derive(Clone)]
+struct Cfg {
+    service: Option<Arc<ServiceShared>>,
+    id: u64,
+    plugins: u64,
+    cpuset: Vec<u64>,
+    gid: u32,
+    max_tasks: u32,
+    env: Vec<String>,
+}
+
+enum Phase {
+    Idle,
+    Spawning(ReplySlot),
+    Attaching,
+    Running,
+    Stopping(Option<ReplySlot>),
+}
+
+struct St {
+    phase: Phase,
+    link: Option<Link>,
+    worker_id: u64,
+    dest_id: u64,
+    addrs: Vec<(u64, Vec<u8>)>,
+    inflight: HashMap<u64, usize>,
+    next_cookie: u64,
+    domain_acks: Vec<u64>,
+    reserved: bool,
+}
+
+/// Shared worker state (the context's operations).
+pub struct WorkerShared {
+    cfg: Mutex<Cfg>,
+    st: Mutex<St>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn le(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+impl WorkerShared {
+    /// Worker id (the generated one after an ANY start).
+    pub fn worker_id(&self) -> u64 {
+        lock(&self.st).worker_id
+    }
+
+    /// Plugin addresses reported by the worker process (after start).
+    pub fn addrs(&self) -> Vec<(u64, Vec<u8>)> {
+        lock(&self.st).addrs.clone()
+    }
+
+    /// Sends a message on the worker connection (domain setup).
+    pub fn send(&self, m: &Msg) -> DocaResult<()> {
+        lock(&self.st)
+            .link
+            .as_mut()
+            .ok_or(DocaError::NOT_CONNECTED)?
+            .send(m)
+    }
+
+    /// Whether the worker acknowledged domain request `req` (consumes the ack).
+    pub fn take_domain_ack(&self, req: u64) -> bool {
+        let mut st = lock(&self.st);
+        let before = st.domain_acks.len();
+        st.domain_acks.retain(|r| *r != req);
+        st.domain_acks.len() != before
+    }
+
+    /// Whether the worker is attached and running.
+    pub fn is_running(&self) -> bool {
+        matches!(lock(&self.st).phase, Phase::Running)
+    }
+
+    /// Whether the worker connection broke.
+    pub fn link_failed(&self) -> Option<DocaError> {
+        lock(&self.st).link.as_ref().and_then(Link::failed)
+    }
+
+    fn max_msg(&self) -> usize {
+        lock(&self.cfg)
+            .service
+            .as_ref()
+            .map_or(DEFAULT_MAX_MSG, |s| s.max_msg())
+    }
+
+    fn fail_inflight(&self, ctx: &Ctx, e: DocaError) -> u32 {
+        let tasks: Vec<usize> = lock(&self.st).inflight.drain().map(|(_, t)| t).collect();
+        for t in &tasks {
+            let t = *t as *mut CmdTask;
+            // SAFETY: in-flight tasks are live until completed.
+            unsafe {
+                (*t).busy = false;
+                fill(&mut (*t).response, &[]);
+            }
+            ctx.complete_task(t as *mut Task, Err(e));
+        }
+        tasks.len() as u32
+    }
+
+    fn on_notify(&self, ctx: &Ctx, n: &[u8]) -> u32 {
+        if n.len() < NOTIFY_HEADER_LEN {
+            return 0;
+        }
+        let cookie = le(n, 8);
+        let len = le(n, 16) as usize;
+        let status = u32::from_le_bytes(n[24..28].try_into().expect("4 bytes"));
+        let Some(t) = lock(&self.st).inflight.remove(&cookie) else {
+            return 0;
+        };
+        let t = t as *mut CmdTask;
+        let body = &n[NOTIFY_HEADER_LEN..];
+        let r = if body.len() != len {
+            Err(DocaError::UNEXPECTED)
+        } else if status != 0 {
+            Err(DocaError(status))
+        } else {
+            Ok(())
+        };
+        // SAFETY: the task is live while in flight.
+        unsafe {
+            (*t).busy = false;
+            fill(&mut (*t).response, &body[..body.len().min(len)]);
+        }
+        ctx.complete_task(t as *mut Task, r);
+        1
+    }
+
+    fn progress_running(&self, ctx: &Ctx) -> u32 {
+        let (msgs, failed) = {
+            let mut st = lock(&self.st);
+            let Some(link) = st.link.as_mut() else {
+                return 0;
+            };
+            let msgs = link.poll();
+            (msgs, link.failed())
+        };
+        let mut n = 0;
+        for m in msgs {
+            match m {
+                Msg::Notify(b) => n += self.on_notify(ctx, &b),
+                Msg::DomainOk { req } => lock(&self.st).domain_acks.push(req),
+                _ => {}
+            }
+        }
+        if let Some(e) = failed {
+            n += self.fail_inflight(ctx, e);
+        }
+        n
+    }
+
+    fn finish_start(&self, ctx: &Ctx, r: DocaResult<()>) -> u32 {
+        match r {
+            Ok(()) => {
+                lock(&self.st).phase = Phase::Running;
+                ctx.set_state(STATE_RUNNING);
+            }
+            Err(e) => {
+                sdk_err!("urom_worker", "worker start failed: {e:?}");
+                let svc = lock(&self.cfg).service.clone();
+                let mut st = lock(&self.st);
+                st.phase = Phase::Idle;
+                st.link = None;
+                if std::mem::take(&mut st.reserved) {
+                    if let Some(s) = svc {
+                        s.unreserve_worker();
+                    }
+                }
+                drop(st);
+                ctx.set_state(STATE_IDLE);
+            }
+        }
+        1
+    }
+}
+
+impl CtxOps for WorkerShared {
+    fn kind(&self) -> &'static str {
+        "urom_worker"
+    }
+
+    fn needs_pe(&self) -> bool {
+        true
+    }
+
+    fn start(&self, _ctx: &Ctx) -> DocaResult<Transition> {
+        let cfg = lock(&self.cfg).clone();
+        let svc = cfg.service.ok_or(DocaError::BAD_STATE)?;
+        if cfg.plugins == 0 {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        if svc.addr().is_none() {
+            return Err(DocaError::BAD_STATE);
+        }
+        // A worker's CPUs must be a subset of the service's.
+        let offered = svc.cpuset();
+        if cfg
+            .cpuset
+            .iter()
+            .enumerate()
+            .any(|(i, w)| w & !offered.get(i).copied().unwrap_or(0) != 0)
+        {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        svc.reserve_worker()?;
+        let spawn = SpawnReq {
+            req: 0,
+            worker_id: cfg.id,
+            gid: cfg.gid,
+            plugins: cfg.plugins,
+            cpuset: cfg.cpuset.clone(),
+            env: cfg.env.clone(),
+        };
+        let slot = match svc.request(|req| Msg::Spawn(SpawnReq { req, ..spawn })) {
+            Ok(s) => s,
+            Err(e) => {
+                svc.unreserve_worker();
+                return Err(e);
+            }
+        };
+        let mut st = lock(&self.st);
+        st.reserved = true;
+        st.phase = Phase::Spawning(slot);
+        Ok(Transition::Pending)
+    }
+
+    fn stop(&self, ctx: &Ctx) -> DocaResult<Transition> {
+        let svc = lock(&self.cfg).service.clone();
+        let id = lock(&self.st).worker_id;
+        self.fail_inflight(ctx, DocaError::SHUTDOWN);
+        let slot = svc
+            .as_ref()
+            .and_then(|s| s.request(|req| Msg::Destroy { req, worker_id: id }).ok());
+        let mut st = lock(&self.st);
+        st.link = None;
+        st.phase = Phase::Stopping(slot);
+        Ok(Transition::Pending)
+    }
+
+    fn progress(&self, ctx: &Ctx) -> u32 {
+        let mut running = false;
+        let phase = {
+            let st = lock(&self.st);
+            match &st.phase {
+                Phase::Idle => return 0,
+                Phase::Spawning(s) => Some(lock(s).take()),
+                Phase::Attaching => None,
+                Phase::Running => {
+                    running = true;
+                    None
+                }
+                Phase::Stopping(slot) => {
+                    let done = slot.as_ref().map_or(true, |s| lock(s).is_some());
+                    if !done {
+                        return 0;
+                    }
+                    None
+                }
+            }
+        };
+        if running {
+            return self.progress_running(ctx);
+        }
+        let stopping = matches!(lock(&self.st).phase, Phase::Stopping(_));
+        if stopping {
+            let svc = lock(&self.cfg).service.clone();
+            let mut st = lock(&self.st);
+            st.phase = Phase::Idle;
+            if std::mem::take(&mut st.reserved) {
+                if let Some(s) = svc {
+                    s.unreserve_worker();
+                }
+            }
+            drop(st);
+            ctx.set_state(STATE_IDLE);
+            return 1;
+        }
+        match phase {
+            Some(None) => 0,
+            Some(Some(reply)) => {
+                let r = reply.and_then(|m| match m {
+                    Msg::Spawned {
+                        worker_id, port, ..
+                    } => Ok((worker_id, port)),
+                    Msg::Error { code, .. } => Err(DocaError(code)),
+                    _ => Err(DocaError::UNEXPECTED),
+                });
+                let (worker_id, port) = match r {
+                    Ok(v) => v,
+                    Err(e) => return self.finish_start(ctx, Err(e)),
+                };
+                let cfg = lock(&self.cfg).clone();
+                let svc = cfg.service.expect("set before start");
+                let ip = *svc.addr().expect("checked at start").ip();
+                let link = Link::connect(
+                    SocketAddrV4::new(ip, port),
+                    svc.max_msg() + OVERHEAD + 64 * 1024,
+                )
+                .and_then(|mut l| l.send(&Msg::Attach { worker_id }).map(|_| l));
+                match link {
+                    Ok(l) => {
+                        let mut st = lock(&self.st);
+                        st.worker_id = worker_id;
+                        st.link = Some(l);
+                        st.phase = Phase::Attaching;
+                        0
+                    }
+                    Err(e) => self.finish_start(ctx, Err(e)),
+                }
+            }
+            None => {
+                // Attaching.
+                let (msgs, failed) = {
+                    let mut st = lock(&self.st);
+                    let link = st.link.as_mut().expect("attaching has a link");
+                    let m = link.poll();
+                    (m, link.failed())
+                };
+                for m in msgs {
+                    match m {
+                        Msg::Attached { dest_id, addrs } => {
+                            let mut st = lock(&self.st);
+                            st.dest_id = dest_id;
+                            st.addrs = addrs;
+                            drop(st);
+                            return self.finish_start(ctx, Ok(()));
+                        }
+                        Msg::Error { code, .. } => {
+                            return self.finish_start(ctx, Err(DocaError(code)))
+                        }
+                        _ => {}
+                    }
+                }
+                match failed {
+                    Some(e) => self.finish_start(ctx, Err(e)),
+                    None => 0,
+                }
+            }
+        }
+    }
+
+    fn submit(&self, _ctx: &Ctx, task: *mut Task) -> DocaResult<()> {
+        let t = task as *mut CmdTask;
+        let max_tasks = lock(&self.cfg).max_tasks as usize;
+        let mut st = lock(&self.st);
+        if st.inflight.len() >= max_tasks {
+            return Err(DocaError::AGAIN);
+        }
+        // SAFETY: every task of a worker context is a CmdTask; live while submitted.
+        let (plugin, payload) = unsafe {
+            if (*t).busy {
+                return Err(DocaError::IN_USE);
+            }
+            ((*t).plugin, data_bytes(&(*t).payload).to_vec())
+        };
+        st.next_cookie += 1;
+        let cookie = st.next_cookie;
+        let mut frame = Vec::with_capacity(CMD_HEADER_LEN + payload.len());
+        frame.extend_from_slice(&plugin.to_le_bytes());
+        frame.extend_from_slice(&cookie.to_le_bytes());
+        frame.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        frame.extend_from_slice(&payload);
+        let link = st.link.as_mut().ok_or(DocaError::NOT_CONNECTED)?;
+        if link.failed().is_some() {
+            return Err(DocaError::NOT_CONNECTED);
+        }
+        link.send(&Msg::Cmd(frame))?;
+        st.inflight.insert(cookie, t as usize);
+        // SAFETY: as above.
+        unsafe { (*t).busy = true };
+        Ok(())
+    }
+}
+
+/// The C `struct doca_urom_worker` (host side).
+pub struct UromWorker {
+    ctx: Box<Ctx>,
+    /// Shared state.
+    pub shared: Arc<WorkerShared>,
+}
+
+impl UromWorker {
+    /// The worker's context.
+    pub fn ctx(&self) -> &Ctx {
+        &self.ctx
+    }
+}
+
+/// `doca_urom_worker_cmd_task_completion_cb_t` as a task callback.
+pub type CmdTaskCb = Option<unsafe extern "C" fn(*mut CmdTask, DocaData, DocaData)>;
+
+/// The C `struct doca_urom_worker_cmd_task`.
+#[repr(C)]
+pub struct CmdTask {
+    task: Task,
+    plugin: u64,
+    user: [u8; TASK_USER_DATA_LEN],
+    busy: bool,
+    payload: Buf,
+    response: Buf,
+    // Backing memory of the two bufs (boxed slices never move).
+    _payload_mem: Box<[u8]>,
+    _response_mem: Box<[u8]>,
+}
+
+unsafe fn free_cmd_task(t: *mut Task) {
+    // SAFETY: allocated by Box in allocate; freed once.
+    drop(unsafe { Box::from_raw(t as *mut CmdTask) });
+}
+
+/// # Safety
+/// `p` null or a live worker.
+unsafe fn wrk<'a>(p: *mut UromWorker) -> DocaResult<&'a UromWorker> {
+    // SAFETY: caller contract.
+    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
+}
+
+/// Borrows a worker from a C pointer.
+///
+/// # Safety
+/// `p` null or a live worker.
+pub unsafe fn worker_ref<'a>(p: *mut UromWorker) -> DocaResult<&'a UromWorker> {
+    // SAFETY: caller contract.
+    unsafe { wrk(p) }
+}
+
+fn with_cfg(p: *mut UromWorker, f: impl FnOnce(&mut Cfg) -> DocaResult<()>) -> u32 {
+    // SAFETY: the C caller passes null or a live worker.
+    to_c(unsafe { wrk(p) }.and_then(|w| {
+        w.ctx.require_idle()?;
+        f(&mut lock(&w.shared.cfg))
+    }))
+}
+
+/// `doca_urom_worker_create`.
+///
+/// # Safety
+/// `out` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_create(out: *mut *mut UromWorker) -> u32 {
+    if out.is_null() {
+        return DocaError::INVALID_VALUE.0;
+    }
+    let shared = Arc::new(WorkerShared {
+        cfg: Mutex::new(Cfg {
+            service: None,
+            id: WORKER_ID_ANY,
+            plugins: 0,
+            cpuset: Vec::new(),
+            gid: 0,
+            max_tasks: 1,
+            env: Vec::new(),
+        }),
+        st: Mutex::new(St {
+            phase: Phase::Idle,
+            link: None,
+            worker_id: WORKER_ID_ANY,
+            dest_id: 0,
+            addrs: Vec::new(),
+            inflight: HashMap::new(),
+            next_cookie: 0,
+            domain_acks: Vec::new(),
+            reserved: false,
+        }),
+    });
+    let w = Box::new(UromWorker {
+        ctx: Ctx::new(shared.clone()),
+        shared,
+    });
+    // SAFETY: checked non-null.
+    unsafe { *out = Box::into_raw(w) };
+    0
+}
+
+/// `doca_urom_worker_destroy`: IN_USE unless IDLE.
+///
+/// # Safety
+/// `p` null or a live worker.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_destroy(p: *mut UromWorker) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { wrk(p) }.and_then(|w| {
+        if w.ctx.state() != STATE_IDLE {
+            return Err(DocaError::IN_USE);
+        }
+        w.ctx.detach_from_pe();
+        if let Some(s) = lock(&w.shared.cfg).service.take() {
+            s.detach();
+        }
+        Ok(())
+    });
+    if r.is_ok() {
+        // SAFETY: created by Box::into_raw; not used after.
+        drop(unsafe { Box::from_raw(p) });
+    }
+    to_c(r)
+}
+
+/// `doca_urom_worker_set_service`.
+///
+/// # Safety
+/// Both null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_service(
+    p: *mut UromWorker,
+    s: *mut UromService,
+) -> u32 {
+    // SAFETY: caller contract.
+    let svc = match unsafe { service_ref(s) } {
+        Ok(s) => s.shared.clone(),
+        Err(e) => return e.0,
+    };
+    with_cfg(p, |c| {
+        svc.attach();
+        if let Some(old) = c.service.replace(svc) {
+            old.detach();
+        }
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_set_id` (ANY lets the service choose).
+///
+/// # Safety
+/// `p` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_id(p: *mut UromWorker, id: u64) -> u32 {
+    with_cfg(p, |c| {
+        c.id = id;
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_set_plugins` (bit mask of plugin ids, non-zero).
+///
+/// # Safety
+/// `p` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_plugins(p: *mut UromWorker, plugins: u64) -> u32 {
+    with_cfg(p, |c| {
+        if plugins == 0 {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.plugins = plugins;
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_set_cpuset` (by value, 16 words).
+///
+/// # Safety
+/// `p` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_cpuset(
+    p: *mut UromWorker,
+    cpuset: crate::ucx::sys::ucs_cpu_set_t,
+) -> u32 {
+    let cpuset = cpuset.ucs_bits;
+    with_cfg(p, |c| {
+        if cpuset.iter().all(|w| *w == 0) {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.cpuset = cpuset.to_vec();
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_set_gid`.
+///
+/// # Safety
+/// `p` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_gid(p: *mut UromWorker, gid: u32) -> u32 {
+    with_cfg(p, |c| {
+        c.gid = gid;
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_set_max_inflight_tasks` (power of two).
+///
+/// # Safety
+/// `p` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_max_inflight_tasks(
+    p: *mut UromWorker,
+    n: u32,
+) -> u32 {
+    with_cfg(p, |c| {
+        if !n.is_power_of_two() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.max_tasks = n;
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_set_env`: `NAME=value` entries without spaces.
+///
+/// # Safety
+/// `p` null or live; `env` null (with count 0) or `count` NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_set_env(
+    p: *mut UromWorker,
+    env: *const *const libc::c_char,
+    count: usize,
+) -> u32 {
+    let mut out = Vec::with_capacity(count);
+    if count > 0 {
+        if env.is_null() {
+            return DocaError::INVALID_VALUE.0;
+        }
+        for i in 0..count {
+            // SAFETY: caller contract: `count` entries.
+            let e = unsafe { *env.add(i) };
+            if e.is_null() {
+                return DocaError::INVALID_VALUE.0;
+            }
+            // SAFETY: NUL-terminated per contract.
+            let s = unsafe { std::ffi::CStr::from_ptr(e) }
+                .to_string_lossy()
+                .into_owned();
+            if crate::urom::daemon::valid_env(&s).is_none() {
+                return DocaError::INVALID_VALUE.0;
+            }
+            out.push(s);
+        }
+    }
+    with_cfg(p, |c| {
+        c.env = out;
+        Ok(())
+    })
+}
+
+/// `doca_urom_worker_get_id`.
+///
+/// # Safety
+/// `p` null or live; `id` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_get_id(p: *mut UromWorker, id: *mut u64) -> u32 {
+    // SAFETY: caller contract.
+    to_c(unsafe { wrk(p) }.and_then(|w| {
+        if id.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let v = match lock(&w.shared.st).worker_id {
+            WORKER_ID_ANY => lock(&w.shared.cfg).id,
+            v => v,
+        };
+        // SAFETY: checked non-null.
+        unsafe { *id = v };
+        Ok(())
+    }))
+}
+
+/// `doca_urom_worker_get_gid`.
+///
+/// # Safety
+/// `p` null or live; `gid` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_get_gid(p: *mut UromWorker, gid: *mut u32) -> u32 {
+    // SAFETY: caller contract.
+    to_c(unsafe { wrk(p) }.and_then(|w| {
+        if gid.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        // SAFETY: checked non-null.
+        unsafe { *gid = lock(&w.shared.cfg).gid };
+        Ok(())
+    }))
+}
+
+/// `doca_urom_worker_as_ctx`.
+///
+/// # Safety
+/// `p` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_as_ctx(p: *mut UromWorker) -> *mut Ctx {
+    // SAFETY: caller contract.
+    unsafe { wrk(p) }.map_or(std::ptr::null_mut(), |w| &*w.ctx as *const Ctx as *mut Ctx)
+}
+
+/// `doca_urom_worker_cmd_task_allocate`: payload capacity = message size - command header.
+///
+/// # Safety
+/// `p` null or live; `task` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_allocate(
+    p: *mut UromWorker,
+    task: *mut *mut CmdTask,
+) -> u32 {
+    // SAFETY: caller contract.
+    to_c(unsafe { wrk(p) }.and_then(|w| {
+        if task.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let max = w.shared.max_msg();
+        let mut pm = vec![0u8; max - CMD_HEADER_LEN].into_boxed_slice();
+        let mut rm = vec![0u8; max - NOTIFY_HEADER_LEN].into_boxed_slice();
+        let t = Box::new(CmdTask {
+            task: Task::new(&*w.ctx, free_cmd_task),
+            plugin: 0,
+            user: [0; TASK_USER_DATA_LEN],
+            busy: false,
+            payload: task_buf(&mut pm),
+            response: task_buf(&mut rm),
+            _payload_mem: pm,
+            _response_mem: rm,
+        });
+        // SAFETY: checked non-null.
+        unsafe { *task = Box::into_raw(t) };
+        Ok(())
+    }))
+}
+
+/// `doca_urom_worker_cmd_task_allocate_init`.
+///
+/// # Safety
+/// As allocate.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_allocate_init(
+    p: *mut UromWorker,
+    plugin: u64,
+    task: *mut *mut CmdTask,
+) -> u32 {
+    // SAFETY: caller contract.
+    let r = unsafe { doca_urom_worker_cmd_task_allocate(p, task) };
+    if r == 0 {
+        // SAFETY: allocate wrote a live task.
+        unsafe { (**task).plugin = plugin };
+    }
+    r
+}
+
+/// `doca_urom_worker_cmd_task_release`: NOT_PERMITTED while in flight.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_release(t: *mut CmdTask) -> u32 {
+    // SAFETY: caller contract.
+    match unsafe { t.as_ref() } {
+        None => DocaError::INVALID_VALUE.0,
+        Some(x) if x.busy => DocaError::NOT_PERMITTED.0,
+        Some(_) => {
+            // SAFETY: allocated by Box; released once.
+            unsafe { free_cmd_task(t as *mut Task) };
+            0
+        }
+    }
+}
+
+/// `doca_urom_worker_cmd_task_set_plugin`.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_set_plugin(t: *mut CmdTask, plugin: u64) {
+    // SAFETY: caller contract.
+    if let Some(t) = unsafe { t.as_mut() } {
+        t.plugin = plugin;
+    }
+}
+
+/// `doca_urom_worker_cmd_task_set_cb`.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_set_cb(t: *mut CmdTask, cb: CmdTaskCb) {
+    // SAFETY: caller contract.
+    if let Some(t) = unsafe { t.as_mut() } {
+        // SAFETY: same ABI; only the first argument's pointee type differs (a CmdTask
+        // starts with its Task).
+        t.task
+            .set_cb(unsafe { std::mem::transmute::<CmdTaskCb, crate::task::TaskCompletionCb>(cb) });
+    }
+}
+
+/// `doca_urom_worker_cmd_task_get_payload`.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_get_payload(t: *mut CmdTask) -> *mut Buf {
+    // SAFETY: caller contract.
+    unsafe { t.as_mut() }.map_or(std::ptr::null_mut(), |t| &mut t.payload as *mut Buf)
+}
+
+/// `doca_urom_worker_cmd_task_get_response`.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_get_response(t: *mut CmdTask) -> *mut Buf {
+    // SAFETY: caller contract.
+    unsafe { t.as_mut() }.map_or(std::ptr::null_mut(), |t| &mut t.response as *mut Buf)
+}
+
+/// `doca_urom_worker_cmd_task_get_user_data`: a 32-byte scratch area.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_get_user_data(
+    t: *mut CmdTask,
+) -> *mut libc::c_void {
+    // SAFETY: caller contract.
+    unsafe { t.as_mut() }.map_or(std::ptr::null_mut(), |t| {
+        t.user.as_mut_ptr() as *mut libc::c_void
+    })
+}
+
+/// `doca_urom_worker_cmd_task_as_task`.
+///
+/// # Safety
+/// `t` null or live.
+#[no_mangle]
+pub unsafe extern "C" fn doca_urom_worker_cmd_task_as_task(t: *mut CmdTask) -> *mut Task {
+    t as *mut Task
+}

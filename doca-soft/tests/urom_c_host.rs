@@ -1,0 +1,68 @@
+//! A C host program against doca_urom.h, linked with libdoca_soft.so, end to end.
+
+mod urom_support;
+
+use std::path::Path;
+use std::process::Command;
+use urom_support::*;
+
+#[test]
+fn c_host_program_drives_a_worker() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let libdir = Path::new(env!("CARGO_BIN_EXE_doca_urom_daemon"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    assert!(
+        libdir.join("libdoca_soft.so").exists(),
+        "libdoca_soft.so is built with the crate"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let exe = dir.path().join("urom_host_smoke");
+    let ucx = std::env::var("UCX_HOME").expect("UCX_HOME (source .tools/env.sh)");
+    let st = Command::new("cc")
+        .args([
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-DDOCA_ALLOW_EXPERIMENTAL_API",
+        ])
+        .arg(format!("-I{}", root.join("doca-soft/include").display()))
+        .arg(format!("-I{ucx}/include"))
+        .arg(root.join("doca-urom/tests/c/urom_host_smoke.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", libdir.display()))
+        .arg("-ldoca_soft")
+        .arg(format!("-Wl,-rpath,{}", libdir.display()))
+        .status()
+        .expect("run cc");
+    assert!(
+        st.success(),
+        "the C host program compiles warning-free and links"
+    );
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let svc_file = dir.path().join("services");
+    let host = doca_soft::urom::service_file::local_hostname();
+    // The lo device's PCI address, as the runtime lists it.
+    let pci = doca_soft::dev::list_devices()
+        .into_iter()
+        .find(|i| i.iface == "lo")
+        .expect("lo is listed")
+        .pci
+        .clone();
+    std::fs::write(&svc_file, format!("{host} dpu {} {pci} lo\n", d.addr)).unwrap();
+    let out = Command::new(&exe)
+        .arg("lo")
+        .env("DOCA_UROM_SERVICE_FILE", &svc_file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("c host: ok"));
+}

@@ -1,0 +1,300 @@
+//! `Service`: the host's connection to the UROM daemon (found through
+//! `DOCA_UROM_SERVICE_FILE` and the device's PCI address).
+
+use crate::device::Device;
+use crate::error::{check, DocaError, Error, Result};
+use crate::ffi;
+use crate::pe::{ctx_state, ProgressEngine};
+use std::ffi::CStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A plugin the service offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    /// Id (a single bit; use as the worker plugin mask and the command plugin).
+    pub id: u64,
+    /// Version reported by the plugin.
+    pub version: u64,
+    /// Name (the `.so` file name without `.so`).
+    pub name: String,
+}
+
+/// A CPU set (`doca_cpu_set_t`, 1024 CPUs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuSet(pub [u64; 16]);
+
+impl CpuSet {
+    /// Whether `cpu` is in the set.
+    pub fn contains(&self, cpu: usize) -> bool {
+        cpu < 1024 && self.0[cpu / 64] & (1 << (cpu % 64)) != 0
+    }
+
+    /// Adds `cpu`.
+    pub fn insert(&mut self, cpu: usize) {
+        if cpu < 1024 {
+            self.0[cpu / 64] |= 1 << (cpu % 64);
+        }
+    }
+}
+
+/// Configures and starts a [`Service`].
+pub struct ServiceBuilder {
+    dev: Arc<Device>,
+    pe: Option<Arc<ProgressEngine>>,
+    max_workers: u32,
+    max_msg: Option<usize>,
+}
+
+impl ServiceBuilder {
+    /// Use this PE (default: a new one).
+    pub fn pe(mut self, pe: Arc<ProgressEngine>) -> Self {
+        self.pe = Some(pe);
+        self
+    }
+
+    /// Most workers at once (power of two; default 1).
+    pub fn max_workers(mut self, n: u32) -> Self {
+        self.max_workers = n;
+        self
+    }
+
+    /// Largest UROM message (default 4096; must match the daemon's).
+    pub fn max_msg_size(mut self, n: usize) -> Self {
+        self.max_msg = Some(n);
+        self
+    }
+
+    /// Creates the service and starts it (RUNNING on return).
+    pub fn start(self) -> Result<Arc<Service>> {
+        let pe = match self.pe {
+            Some(p) => p,
+            None => ProgressEngine::new()?,
+        };
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: out pointer.
+        check("doca_urom_service_create", unsafe {
+            ffi::doca_urom_service_create(&mut raw)
+        })?;
+        let svc = Service {
+            raw,
+            pe,
+            _dev: self.dev.clone(),
+        };
+        svc.pe.connect(svc.ctx())?;
+        // SAFETY: live service, IDLE.
+        unsafe {
+            check(
+                "doca_urom_service_set_max_workers",
+                ffi::doca_urom_service_set_max_workers(raw, self.max_workers),
+            )?;
+            if let Some(m) = self.max_msg {
+                check(
+                    "doca_urom_service_set_max_comm_msg_size",
+                    ffi::doca_urom_service_set_max_comm_msg_size(raw, m),
+                )?;
+            }
+            check(
+                "doca_urom_service_set_dev",
+                ffi::doca_urom_service_set_dev(raw, self.dev.as_raw()),
+            )?;
+            check("doca_ctx_start", ffi::doca_ctx_start(svc.ctx()))?;
+        }
+        Ok(Arc::new(svc))
+    }
+}
+
+/// A started UROM service. Dropping it stops and destroys it (workers hold an `Arc`).
+pub struct Service {
+    raw: *mut ffi::doca_urom_service,
+    pe: Arc<ProgressEngine>,
+    _dev: Arc<Device>,
+}
+
+// SAFETY: the service context is internally synchronised (its PE may be progressed on one
+// thread while workers on other threads post requests).
+unsafe impl Send for Service {}
+// SAFETY: as above.
+unsafe impl Sync for Service {}
+
+type GidCb = Box<dyn FnOnce(std::result::Result<Vec<u64>, DocaError>) + Send>;
+
+unsafe extern "C" fn gid_done(
+    t: *mut ffi::doca_urom_service_get_workers_by_gid_task,
+    ud: ffi::doca_data,
+    _c: ffi::doca_data,
+) {
+    // SAFETY: ud.ptr is the Box<GidCb> leaked at submission; the task is live here.
+    let (cb, r) = unsafe {
+        let cb = Box::from_raw(ud.ptr as *mut GidCb);
+        let status =
+            ffi::doca_task_get_status(ffi::doca_urom_service_get_workers_by_gid_task_as_task(t));
+        let r = DocaError::check(status).map(|_| {
+            let n = ffi::doca_urom_service_get_workers_by_gid_task_get_workers_count(t);
+            let p = ffi::doca_urom_service_get_workers_by_gid_task_get_worker_ids(t);
+            if n == 0 || p.is_null() {
+                Vec::new()
+            } else {
+                std::slice::from_raw_parts(p, n).to_vec()
+            }
+        });
+        ffi::doca_urom_service_get_workers_by_gid_task_release(t);
+        (cb, r)
+    };
+    cb(r);
+}
+
+impl Service {
+    /// A builder for a service reached through `dev`.
+    pub fn builder(dev: &Arc<Device>) -> ServiceBuilder {
+        ServiceBuilder {
+            dev: dev.clone(),
+            pe: None,
+            max_workers: 1,
+            max_msg: None,
+        }
+    }
+
+    pub(crate) fn ctx(&self) -> *mut ffi::doca_ctx {
+        // SAFETY: live service.
+        unsafe { ffi::doca_urom_service_as_ctx(self.raw) }
+    }
+
+    /// The service's PE.
+    pub fn pe(&self) -> &Arc<ProgressEngine> {
+        &self.pe
+    }
+
+    /// Progresses the service's PE once (serves worker spawn/teardown and gid queries).
+    pub fn progress(&self) -> bool {
+        self.pe.progress()
+    }
+
+    /// The raw handle.
+    pub fn as_raw(&self) -> *mut ffi::doca_urom_service {
+        self.raw
+    }
+
+    /// The daemon's plugins.
+    pub fn plugins(&self) -> Result<Vec<PluginInfo>> {
+        let mut p = std::ptr::null();
+        let mut n = 0usize;
+        // SAFETY: live service; out pointers.
+        check("doca_urom_service_get_plugins_list", unsafe {
+            ffi::doca_urom_service_get_plugins_list(self.raw, &mut p, &mut n)
+        })?;
+        // SAFETY: the service owns an array of n entries.
+        let list = unsafe { std::slice::from_raw_parts(p, n) };
+        Ok(list
+            .iter()
+            .map(|i| PluginInfo {
+                id: i.id,
+                version: i.version,
+                // SAFETY: names are NUL-terminated within 48 bytes.
+                name: unsafe { CStr::from_ptr(i.plugin_name.as_ptr()) }
+                    .to_string_lossy()
+                    .into_owned(),
+            })
+            .collect())
+    }
+
+    /// The plugin called `name` (NOT_FOUND if the daemon has none).
+    pub fn plugin(&self, name: &str) -> Result<PluginInfo> {
+        self.plugins()?
+            .into_iter()
+            .find(|p| p.name == name)
+            .ok_or(Error {
+                op: "Service::plugin",
+                code: DocaError::NOT_FOUND,
+            })
+    }
+
+    /// CPUs the service offers to workers.
+    pub fn cpuset(&self) -> Result<CpuSet> {
+        let mut s = ffi::doca_cpu_set_t::default();
+        // SAFETY: live service; out pointer.
+        check("doca_urom_service_get_cpuset", unsafe {
+            ffi::doca_urom_service_get_cpuset(self.raw, &mut s)
+        })?;
+        Ok(CpuSet(s.ucs_bits))
+    }
+
+    /// Asks for the ids of workers in group `gid`; `cb` runs inside a progress of this
+    /// service's PE.
+    pub fn workers_by_gid_with(
+        &self,
+        gid: u32,
+        cb: impl FnOnce(std::result::Result<Vec<u64>, DocaError>) + Send + 'static,
+    ) -> Result<()> {
+        let mut t = std::ptr::null_mut();
+        // SAFETY: live service; out pointer.
+        check(
+            "doca_urom_service_get_workers_by_gid_task_allocate_init",
+            unsafe {
+                ffi::doca_urom_service_get_workers_by_gid_task_allocate_init(
+                    self.raw,
+                    gid,
+                    Some(gid_done),
+                    &mut t,
+                )
+            },
+        )?;
+        let cb: Box<GidCb> = Box::new(Box::new(cb));
+        let ud = ffi::doca_data {
+            ptr: Box::into_raw(cb) as *mut std::ffi::c_void,
+        };
+        // SAFETY: live task.
+        let r = unsafe {
+            let task = ffi::doca_urom_service_get_workers_by_gid_task_as_task(t);
+            ffi::doca_task_set_user_data(task, ud);
+            ffi::doca_task_submit(task)
+        };
+        if r != 0 {
+            // SAFETY: not submitted: we still own the callback box and the task.
+            unsafe {
+                drop(Box::from_raw(ud.ptr as *mut GidCb));
+                ffi::doca_urom_service_get_workers_by_gid_task_release(t);
+            }
+        }
+        check("doca_task_submit", r)
+    }
+
+    /// Ids of the workers in group `gid` (progresses the service's PE until answered).
+    pub fn workers_by_gid(&self, gid: u32) -> Result<Vec<u64>> {
+        let slot = Arc::new(Mutex::new(None));
+        let s2 = slot.clone();
+        self.workers_by_gid_with(gid, move |r| {
+            *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(r)
+        })?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(r) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                return r.map_err(|code| Error {
+                    op: "get_workers_by_gid",
+                    code,
+                });
+            }
+            if Instant::now() > deadline {
+                return Err(Error {
+                    op: "get_workers_by_gid",
+                    code: DocaError::TIME_OUT,
+                });
+            }
+            if !self.progress() {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        // SAFETY: live service; stop is synchronous, then nothing refers to it.
+        unsafe {
+            if ctx_state(self.ctx()) != ffi::DOCA_CTX_STATE_IDLE {
+                ffi::doca_ctx_stop(self.ctx());
+            }
+            ffi::doca_urom_service_destroy(self.raw);
+        }
+    }
+}

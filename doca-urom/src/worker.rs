@@ -1,0 +1,437 @@
+//! `Worker`: one UROM worker process (plugins selected by id), and typed command
+//! submission: callback form ([`Worker::submit`]) and blocking form ([`Worker::command`]).
+
+use crate::error::{check, DocaError, Error, Result};
+use crate::ffi;
+use crate::pe::{ctx_state, ProgressEngine};
+use crate::service::{CpuSet, Service};
+use std::ffi::{c_void, CString};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// `DOCA_UROM_WORKER_ID_ANY`.
+pub const WORKER_ID_ANY: u64 = u64::MAX;
+
+/// A plugin's answer to a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notification {
+    /// The status the plugin reported (or the transport error).
+    pub status: std::result::Result<(), DocaError>,
+    /// The plugin notification body.
+    pub data: Vec<u8>,
+}
+
+/// Configures and starts a [`Worker`].
+pub struct WorkerBuilder {
+    service: Arc<Service>,
+    pe: Option<Arc<ProgressEngine>>,
+    id: u64,
+    gid: Option<u32>,
+    plugins: u64,
+    max_tasks: u32,
+    env: Vec<String>,
+    cpuset: Option<CpuSet>,
+}
+
+impl WorkerBuilder {
+    /// The worker's PE (default: a new one).
+    pub fn pe(mut self, pe: Arc<ProgressEngine>) -> Self {
+        self.pe = Some(pe);
+        self
+    }
+    /// Worker id (default ANY; an existing id connects to the same worker process).
+    pub fn id(mut self, id: u64) -> Self {
+        self.id = id;
+        self
+    }
+    /// Group id.
+    pub fn gid(mut self, gid: u32) -> Self {
+        self.gid = Some(gid);
+        self
+    }
+    /// Plugin id mask.
+    pub fn plugins(mut self, mask: u64) -> Self {
+        self.plugins = mask;
+        self
+    }
+    /// Most commands in flight (power of two; default 16).
+    pub fn max_inflight_tasks(mut self, n: u32) -> Self {
+        self.max_tasks = n;
+        self
+    }
+    /// `NAME=value` environment for the worker process.
+    pub fn env<S: Into<String>>(mut self, env: impl IntoIterator<Item = S>) -> Self {
+        self.env = env.into_iter().map(Into::into).collect();
+        self
+    }
+    /// CPUs for the worker process.
+    pub fn cpuset(mut self, set: CpuSet) -> Self {
+        self.cpuset = Some(set);
+        self
+    }
+
+    /// Creates the worker and starts it (IN_PROGRESS), without waiting.
+    pub fn start_pending(self) -> Result<Arc<Worker>> {
+        let pe = match self.pe {
+            Some(p) => p,
+            None => ProgressEngine::new()?,
+        };
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: out pointer.
+        check("doca_urom_worker_create", unsafe {
+            ffi::doca_urom_worker_create(&mut raw)
+        })?;
+        let w = Worker {
+            raw,
+            service: self.service.clone(),
+            pe,
+        };
+        let env: Vec<CString> = self
+            .env
+            .iter()
+            .map(|e| {
+                CString::new(e.as_str()).map_err(|_| Error {
+                    op: "doca_urom_worker_set_env",
+                    code: DocaError::INVALID_VALUE,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let env_ptrs: Vec<*const std::ffi::c_char> = env.iter().map(|c| c.as_ptr()).collect();
+        // SAFETY: live worker, IDLE; pointers valid for the calls.
+        unsafe {
+            check(
+                "doca_urom_worker_set_service",
+                ffi::doca_urom_worker_set_service(raw, self.service.as_raw()),
+            )?;
+            w.pe.connect(w.ctx())?;
+            check(
+                "doca_urom_worker_set_id",
+                ffi::doca_urom_worker_set_id(raw, self.id),
+            )?;
+            if let Some(g) = self.gid {
+                check(
+                    "doca_urom_worker_set_gid",
+                    ffi::doca_urom_worker_set_gid(raw, g),
+                )?;
+            }
+            if !env_ptrs.is_empty() {
+                check(
+                    "doca_urom_worker_set_env",
+                    ffi::doca_urom_worker_set_env(raw, env_ptrs.as_ptr(), env_ptrs.len()),
+                )?;
+            }
+            check(
+                "doca_urom_worker_set_max_inflight_tasks",
+                ffi::doca_urom_worker_set_max_inflight_tasks(raw, self.max_tasks),
+            )?;
+            check(
+                "doca_urom_worker_set_plugins",
+                ffi::doca_urom_worker_set_plugins(raw, self.plugins),
+            )?;
+            if let Some(c) = self.cpuset {
+                check(
+                    "doca_urom_worker_set_cpuset",
+                    ffi::doca_urom_worker_set_cpuset(raw, ffi::doca_cpu_set_t { ucs_bits: c.0 }),
+                )?;
+            }
+            let r = ffi::doca_ctx_start(w.ctx());
+            if r != DocaError::IN_PROGRESS.0 {
+                check("doca_ctx_start", r)?;
+                return Err(Error {
+                    op: "doca_ctx_start",
+                    code: DocaError::UNEXPECTED,
+                });
+            }
+        }
+        Ok(Arc::new(w))
+    }
+
+    /// Creates and starts the worker, progressing its PE and the service's PE until it is
+    /// RUNNING.
+    pub fn start(self) -> Result<Arc<Worker>> {
+        let w = self.start_pending()?;
+        w.wait_running(Duration::from_secs(30))?;
+        Ok(w)
+    }
+}
+
+/// A UROM worker. Dropping it stops it (progressing until IDLE, bounded) and destroys it.
+pub struct Worker {
+    raw: *mut ffi::doca_urom_worker,
+    service: Arc<Service>,
+    pe: Arc<ProgressEngine>,
+}
+
+// SAFETY: the worker context is internally synchronised.
+unsafe impl Send for Worker {}
+// SAFETY: as above.
+unsafe impl Sync for Worker {}
+
+type CmdCb = Box<dyn FnOnce(Notification) + Send>;
+
+unsafe extern "C" fn cmd_done(
+    t: *mut ffi::doca_urom_worker_cmd_task,
+    _ud: ffi::doca_data,
+    _c: ffi::doca_data,
+) {
+    // SAFETY: the user-data area holds the Box<CmdCb> pointer written at submission; the
+    // task is live in its callback and released here.
+    let (cb, n) = unsafe {
+        let cb =
+            Box::from_raw(*(ffi::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb));
+        let status = DocaError::check(ffi::doca_task_get_status(
+            ffi::doca_urom_worker_cmd_task_as_task(t),
+        ));
+        let resp = ffi::doca_urom_worker_cmd_task_get_response(t);
+        let mut p: *mut c_void = std::ptr::null_mut();
+        let mut len = 0usize;
+        ffi::doca_buf_get_data(resp, &mut p);
+        ffi::doca_buf_get_data_len(resp, &mut len);
+        let data = if p.is_null() || len == 0 {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(p as *const u8, len).to_vec()
+        };
+        ffi::doca_urom_worker_cmd_task_release(t);
+        (cb, Notification { status, data })
+    };
+    cb(n);
+}
+
+impl Worker {
+    /// A builder for a worker of `service`.
+    pub fn builder(service: &Arc<Service>) -> WorkerBuilder {
+        WorkerBuilder {
+            service: service.clone(),
+            pe: None,
+            id: WORKER_ID_ANY,
+            gid: None,
+            plugins: 0,
+            max_tasks: 16,
+            env: Vec::new(),
+            cpuset: None,
+        }
+    }
+
+    pub(crate) fn ctx(&self) -> *mut ffi::doca_ctx {
+        // SAFETY: live worker.
+        unsafe { ffi::doca_urom_worker_as_ctx(self.raw) }
+    }
+
+    /// The raw handle.
+    pub fn as_raw(&self) -> *mut ffi::doca_urom_worker {
+        self.raw
+    }
+
+    /// The worker's PE.
+    pub fn pe(&self) -> &Arc<ProgressEngine> {
+        &self.pe
+    }
+
+    /// The service.
+    pub fn service(&self) -> &Arc<Service> {
+        &self.service
+    }
+
+    /// Whether it is RUNNING.
+    pub fn is_running(&self) -> bool {
+        ctx_state(self.ctx()) == ffi::DOCA_CTX_STATE_RUNNING
+    }
+
+    /// Progresses the worker's PE once; `true` if something completed.
+    pub fn progress(&self) -> bool {
+        self.pe.progress()
+    }
+
+    /// Progresses this worker's and the service's PEs until RUNNING (error if the start
+    /// failed or `timeout` passed).
+    pub fn wait_running(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match ctx_state(self.ctx()) {
+                ffi::DOCA_CTX_STATE_RUNNING => return Ok(()),
+                ffi::DOCA_CTX_STATE_IDLE => {
+                    return Err(Error {
+                        op: "worker start",
+                        code: DocaError::INITIALIZATION,
+                    })
+                }
+                _ => {}
+            }
+            if Instant::now() > deadline {
+                return Err(Error {
+                    op: "worker start",
+                    code: DocaError::TIME_OUT,
+                });
+            }
+            let a = self.pe.progress();
+            let b = self.service.progress();
+            if !a && !b {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+    }
+
+    /// The worker id (the generated one when started with ANY).
+    pub fn id(&self) -> Result<u64> {
+        let mut id = 0;
+        // SAFETY: live worker; out pointer.
+        check("doca_urom_worker_get_id", unsafe {
+            ffi::doca_urom_worker_get_id(self.raw, &mut id)
+        })?;
+        Ok(id)
+    }
+
+    /// The group id.
+    pub fn gid(&self) -> Result<u32> {
+        let mut g = 0;
+        // SAFETY: live worker; out pointer.
+        check("doca_urom_worker_get_gid", unsafe {
+            ffi::doca_urom_worker_get_gid(self.raw, &mut g)
+        })?;
+        Ok(g)
+    }
+
+    /// Sends `payload` to plugin `plugin`; `cb` runs with its notification inside a later
+    /// progress of this worker's PE.
+    pub fn submit(
+        &self,
+        plugin: u64,
+        payload: &[u8],
+        cb: impl FnOnce(Notification) + Send + 'static,
+    ) -> Result<()> {
+        let mut t = std::ptr::null_mut();
+        // SAFETY: live worker; out pointer.
+        check("doca_urom_worker_cmd_task_allocate_init", unsafe {
+            ffi::doca_urom_worker_cmd_task_allocate_init(self.raw, plugin, &mut t)
+        })?;
+        let cb: *mut CmdCb = Box::into_raw(Box::new(Box::new(cb)));
+        // SAFETY: live task; the payload buffer holds `cap` bytes; the user area holds 32.
+        let r = unsafe {
+            let buf = ffi::doca_urom_worker_cmd_task_get_payload(t);
+            let mut p: *mut c_void = std::ptr::null_mut();
+            let mut cap = 0usize;
+            ffi::doca_buf_get_data(buf, &mut p);
+            ffi::doca_buf_get_data_len(buf, &mut cap);
+            if payload.len() > cap {
+                DocaError::INVALID_VALUE.0
+            } else {
+                std::ptr::copy_nonoverlapping(payload.as_ptr(), p as *mut u8, payload.len());
+                ffi::doca_buf_set_data(buf, p, payload.len());
+                *(ffi::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb) = cb;
+                ffi::doca_urom_worker_cmd_task_set_cb(t, Some(cmd_done));
+                ffi::doca_task_submit(ffi::doca_urom_worker_cmd_task_as_task(t))
+            }
+        };
+        if r != 0 {
+            // SAFETY: not submitted: the callback box and the task are still ours.
+            unsafe {
+                drop(Box::from_raw(cb));
+                ffi::doca_urom_worker_cmd_task_release(t);
+            }
+        }
+        check("doca_task_submit", r)
+    }
+
+    /// Sends `payload` and progresses this worker's PE until the notification arrives.
+    pub fn command(&self, plugin: u64, payload: &[u8]) -> Result<Notification> {
+        let slot = Arc::new(Mutex::new(None));
+        let s2 = slot.clone();
+        self.submit(plugin, payload, move |n| {
+            *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(n)
+        })?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(n) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                return Ok(n);
+            }
+            if Instant::now() > deadline {
+                return Err(Error {
+                    op: "Worker::command",
+                    code: DocaError::TIME_OUT,
+                });
+            }
+            if !self.progress() {
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        }
+    }
+
+    /// Future form of [`Worker::command`]: each poll progresses this worker's PE once; the
+    /// future wakes itself while the notification is outstanding, so it runs on any
+    /// executor without a reactor (it busy-polls like the blocking form).
+    pub fn command_future(&self, plugin: u64, payload: &[u8]) -> CommandFuture<'_> {
+        let slot = Arc::new(Mutex::new(None));
+        let s2 = slot.clone();
+        let submitted = self.submit(plugin, payload, move |n| {
+            *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(n)
+        });
+        CommandFuture {
+            worker: self,
+            slot,
+            error: submitted.err(),
+        }
+    }
+
+    /// Stops the worker and progresses until IDLE (also progresses the service's PE).
+    pub fn stop(&self) -> Result<()> {
+        let s = ctx_state(self.ctx());
+        if s == ffi::DOCA_CTX_STATE_IDLE {
+            return Ok(());
+        }
+        // SAFETY: live worker.
+        let r = unsafe { ffi::doca_ctx_stop(self.ctx()) };
+        if r != 0 && r != DocaError::IN_PROGRESS.0 {
+            return check("doca_ctx_stop", r);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while ctx_state(self.ctx()) != ffi::DOCA_CTX_STATE_IDLE {
+            if Instant::now() > deadline {
+                return Err(Error {
+                    op: "worker stop",
+                    code: DocaError::TIME_OUT,
+                });
+            }
+            let a = self.pe.progress();
+            let b = self.service.progress();
+            if !a && !b {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.stop();
+        // SAFETY: live worker, IDLE (or the stop failed and destroy reports IN_USE).
+        unsafe { ffi::doca_urom_worker_destroy(self.raw) };
+    }
+}
+
+/// The future of [`Worker::command_future`].
+pub struct CommandFuture<'a> {
+    worker: &'a Worker,
+    slot: Arc<Mutex<Option<Notification>>>,
+    error: Option<Error>,
+}
+
+impl std::future::Future for CommandFuture<'_> {
+    type Output = Result<Notification>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        if let Some(e) = self.error.take() {
+            return std::task::Poll::Ready(Err(e));
+        }
+        self.worker.progress();
+        if let Some(n) = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return std::task::Poll::Ready(Ok(n));
+        }
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}

@@ -1,0 +1,73 @@
+//! The ported UROM samples end to end, each against a daemon started by the test.
+
+mod support;
+
+use std::process::Command;
+use support::*;
+
+#[test]
+fn multi_workers_bootstrap_runs_and_checks_gids() {
+    let dir = tempfile::tempdir().unwrap();
+    install_rust_plugin("worker_graph", dir.path());
+    let (d, _dev) = start_daemon(dir.path().to_str().unwrap());
+    let exe = build_example("urom_multi_workers_bootstrap");
+    let out = Command::new(exe)
+        .args(["-d", "lo", "--duration", "0.3"])
+        .env("DOCA_UROM_SERVICE_FILE", d.service_file())
+        .output()
+        .expect("run the example");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "example failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("loopback ok").count(), 4);
+    assert!(stdout.contains("gid 1: workers [1, 3]"));
+    assert!(stdout.contains("gid 0: workers [0, 2]"));
+    assert!(stdout.contains("urom_multi_workers_bootstrap: success"));
+}
+
+#[test]
+fn ping_pong_under_mpi_message_arrives_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    install_rust_plugin("worker_sandbox", dir.path());
+    let (d, _dev) = start_daemon(dir.path().to_str().unwrap());
+    let exe = build_example("urom_ping_pong");
+    let msg = "ping pong payload 42";
+    let out = Command::new("mpirun")
+        .args([
+            "-np",
+            "2",
+            "--oversubscribe",
+            "--mca",
+            "pml",
+            "ob1",
+            "--mca",
+            "btl",
+            "self,vader,tcp",
+        ])
+        .args(["-x", "DOCA_UROM_SERVICE_FILE", "-x", "LD_LIBRARY_PATH"])
+        .arg(exe)
+        .args(["-d", "lo", "-m", msg])
+        .env("DOCA_UROM_SERVICE_FILE", d.service_file())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("run mpirun");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ping-pong failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("rank 0: received PING \"{msg}\"")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("rank 1: received PONG \"{msg}\"")),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("ping-pong done").count(), 2);
+}
