@@ -43,6 +43,8 @@ fn main() {
         .arg(&fatbin)
         .arg(&unit);
     for inc in doca_include_dirs() {
+        // The kernels include the device headers: rebuild when they change.
+        println!("cargo:rerun-if-changed={}", inc.display());
         cmd.arg(format!("-I{}", inc.display()));
     }
     let status = cmd

@@ -19,6 +19,10 @@ pub enum KernelError {
     /// Arguments rejected before launching.
     #[error("invalid launch: {0}")]
     Invalid(String),
+    /// A kernel did not return within the given time after its exit flag was set (it is
+    /// still running: freeing what it uses would wait for it, so exit the process).
+    #[error("the kernel did not finish within {0:?} after its exit flag was set")]
+    Hung(std::time::Duration),
 }
 
 fn cuda<E: std::fmt::Display>(op: &'static str) -> impl FnOnce(E) -> KernelError {

@@ -1,0 +1,223 @@
+//! Helpers for the tests that run the example programs.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Where the example binaries are: `DOCA_RS_EXAMPLES`, else `target/<profile>/examples`
+/// next to this test binary (`target/<profile>/deps`).
+pub fn examples_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("DOCA_RS_EXAMPLES") {
+        return PathBuf::from(d);
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .map(|p| p.join("examples"))
+        .expect("target/<profile>/deps has a parent")
+}
+
+/// The path of example `name`, or None (with the reason printed) when it is not built.
+pub fn example(name: &str) -> Option<PathBuf> {
+    let p = examples_dir().join(name);
+    if p.is_file() {
+        Some(p)
+    } else {
+        println!("skipped: example {name} not found at {} (cargo build --examples, or set DOCA_RS_EXAMPLES)", p.display());
+        None
+    }
+}
+
+/// Whether this process may open AF_PACKET sockets (root or CAP_NET_RAW); prints why not.
+pub fn can_use_raw_sockets() -> bool {
+    // SAFETY: plain socket(2)/close(2) calls on a descriptor we own.
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
+    if fd < 0 {
+        println!("skipped: AF_PACKET sockets need root or CAP_NET_RAW");
+        return false;
+    }
+    // SAFETY: `fd` is ours.
+    unsafe { libc::close(fd) };
+    true
+}
+
+/// The `key=value` pairs of the line starting with `summary` in `out`.
+pub fn summary(out: &str) -> std::collections::HashMap<String, String> {
+    out.lines()
+        .rfind(|l| l.starts_with("summary "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A numeric summary field, panicking with the whole output when it is missing.
+pub fn field(out: &Output, key: &str) -> u64 {
+    let text = String::from_utf8_lossy(&out.stdout);
+    summary(&text)
+        .get(key)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no numeric {key} in summary; stdout:\n{text}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+}
+
+/// Runs `cmd` to completion, returning its output.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("spawn example")
+}
+
+/// A fresh path for a ready file.
+pub fn ready_path(tag: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("doca-rs-{tag}-{}.ready", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// Waits until `p` exists (the receiver is listening); panics after 20 s.
+pub fn wait_for_file(p: &std::path::Path) {
+    let t = std::time::Instant::now();
+    while !p.exists() {
+        assert!(t.elapsed().as_secs() < 20, "{} never appeared", p.display());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A child process whose stdout/stderr go to files, so it can be waited on with a timeout.
+pub struct Proc {
+    child: std::process::Child,
+    out: PathBuf,
+    err: PathBuf,
+    name: String,
+}
+
+/// What a finished [`Proc`] printed, and how it ended.
+pub struct Finished {
+    /// Exit code (None when killed by a signal).
+    pub code: Option<i32>,
+    /// Its stdout.
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
+}
+
+impl Finished {
+    /// A numeric field of the last `summary` line.
+    pub fn field(&self, key: &str) -> u64 {
+        summary(&self.stdout)
+            .get(key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no numeric {key} in summary of:\n{self}"))
+    }
+}
+
+impl std::fmt::Display for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+impl Proc {
+    /// Starts `bin` with `args`.
+    pub fn spawn(bin: &std::path::Path, args: &[&str]) -> Proc {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = bin.file_name().unwrap().to_string_lossy().to_string();
+        let base = std::env::temp_dir().join(format!("doca-rs-{}-{k}-{name}", std::process::id()));
+        let (out, err) = (base.with_extension("out"), base.with_extension("err"));
+        let child = Command::new(bin)
+            .args(args)
+            .stdout(std::fs::File::create(&out).expect("stdout file"))
+            .stderr(std::fs::File::create(&err).expect("stderr file"))
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", bin.display()));
+        Proc {
+            child,
+            out,
+            err,
+            name,
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Whether it has exited already.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
+    /// Waits up to `secs` seconds; kills it (and panics with its output) when it is late.
+    pub fn wait(mut self, secs: u64) -> Finished {
+        let t = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = self.child.try_wait().expect("try_wait") {
+                break Some(s);
+            }
+            if t.elapsed().as_secs() >= secs {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let f = Finished {
+            code: status.and_then(|s| s.code()),
+            stdout: std::fs::read_to_string(&self.out).unwrap_or_default(),
+            stderr: std::fs::read_to_string(&self.err).unwrap_or_default(),
+        };
+        let _ = std::fs::remove_file(&self.out);
+        let _ = std::fs::remove_file(&self.err);
+        assert!(
+            status.is_some(),
+            "{} hung for {secs} s and was killed:\n{f}",
+            self.name
+        );
+        f
+    }
+
+    /// Waits until `ready` exists; if the process exits first, panics with its output.
+    pub fn wait_ready(&mut self, ready: &std::path::Path, secs: u64) {
+        let t = std::time::Instant::now();
+        while !ready.exists() {
+            if self.exited() {
+                let code = self.child.try_wait().ok().flatten().and_then(|s| s.code());
+                panic!(
+                    "{} exited ({code:?}) before it was ready:\n--- stdout\n{}--- stderr\n{}",
+                    self.name,
+                    std::fs::read_to_string(&self.out).unwrap_or_default(),
+                    std::fs::read_to_string(&self.err).unwrap_or_default()
+                );
+            }
+            assert!(
+                t.elapsed().as_secs() < secs,
+                "{} not ready after {secs} s",
+                self.name
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        // A test that panicked must not leave its child running.
+        if !self.exited() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
