@@ -15,10 +15,22 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// target/<profile> of this test binary.
-pub fn target_dir() -> PathBuf {
+/// The target directory of the builds these tests start (`target/urom-tests`). It is not
+/// the one of this test run: crates with a cdylib crate-type (doca-soft, the plugins) get no
+/// hash in their file names, so a nested build with other features would overwrite the
+/// outer build's libraries under its feet (and break its doc tests).
+fn nested_target_root() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .expect("target/<profile>/deps/<test>");
+    target.join("urom-tests")
+}
+
+/// Where the binaries, plugins and examples built for these tests are.
+pub fn target_dir() -> PathBuf {
+    nested_target_root().join("debug")
 }
 
 static BUILD: Once = Once::new();
@@ -31,14 +43,20 @@ pub fn ensure_built() {
             .current_dir(repo_root())
             .args([
                 "build",
+                "--quiet",
                 "-p",
                 "doca-soft",
-                "--bins",
                 "-p",
                 "worker_graph",
                 "-p",
                 "worker_sandbox",
+                // Target selection applies to every package named: the plugins' cdylibs
+                // (--lib) and the daemon and worker (--bins).
+                "--lib",
+                "--bins",
             ])
+            .arg("--target-dir")
+            .arg(nested_target_root())
             .status()
             .expect("run cargo build");
         assert!(
@@ -148,7 +166,9 @@ pub fn build_example(name: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let st = Command::new(cargo)
         .current_dir(repo_root())
-        .args(["build", "-p", "doca", "--example", name])
+        .args(["build", "--quiet", "-p", "doca", "--example", name])
+        .arg("--target-dir")
+        .arg(nested_target_root())
         .status()
         .expect("run cargo build --example");
     assert!(st.success(), "example {name} must build");
