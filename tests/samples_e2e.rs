@@ -26,7 +26,13 @@ fn lo_lock() -> std::sync::MutexGuard<'static, ()> {
 /// The binaries for a GPU end-to-end run, or None with the reason printed.
 fn gpu_setup(sample: &str) -> Option<(PathBuf, PathBuf)> {
     if !cuda_available() {
-        println!("skipped: no CUDA driver on this machine (GPU sample {sample})");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: no CUDA driver on this machine (GPU sample {sample})"
+            );
+        };
         return None;
     }
     let s = example(sample)?;

@@ -35,7 +35,13 @@ fn fatbin_names_every_sample_kernel() {
 
 fn gpu() -> Option<Gpu> {
     if !cuda_available() {
-        println!("skipped: no CUDA driver on this machine (sample kernels on a GPU)");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: no CUDA driver on this machine (sample kernels on a GPU)"
+            );
+        };
         return None;
     }
     Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))

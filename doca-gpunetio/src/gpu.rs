@@ -434,7 +434,13 @@ mod tests {
     #[test]
     fn without_a_driver_gpu_calls_fail_cleanly() {
         if cuda_available() {
-            eprintln!("skipped: a CUDA driver is present (this test covers machines without one)");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped: a CUDA driver is present (this test covers machines without one)"
+                );
+            };
             return;
         }
         let e = Gpu::by_ordinal(0).unwrap_err();

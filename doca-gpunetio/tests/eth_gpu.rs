@@ -15,7 +15,13 @@ use eth_support::*;
 
 fn gpu() -> Option<Gpu> {
     if !cuda_available() {
-        eprintln!("skipped: no CUDA driver on this machine (GPU data path queues)");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: no CUDA driver on this machine (GPU data path queues)"
+            );
+        };
         return None;
     }
     Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))

@@ -6,7 +6,10 @@ use doca_gpunetio::{cuda_available, AccessFlags, Device, Gpu, GpuBuffer, MemType
 
 fn gpu() -> Option<Gpu> {
     if !cuda_available() {
-        eprintln!("skipped: no CUDA driver on this machine");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipped: no CUDA driver on this machine");
+        };
         return None;
     }
     Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))

@@ -6,7 +6,13 @@ use doca_gpunetio::{cuda_available, take_drop_errors, Error, Gpu, MemType, SemSt
 
 fn gpu() -> Option<Gpu> {
     if !cuda_available() {
-        eprintln!("skipped: no CUDA driver on this machine (semaphores need doca_gpu_create)");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: no CUDA driver on this machine (semaphores need doca_gpu_create)"
+            );
+        };
         return None;
     }
     Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))

@@ -588,7 +588,13 @@ mod tests {
     #[test]
     fn create_without_a_driver_is_a_driver_error() {
         if cuda_available() {
-            println!("skipped: a CUDA driver is present (see tests/gpu_mem.rs)");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped: a CUDA driver is present (see tests/gpu_mem.rs)"
+                );
+            };
             return;
         }
         let mut g: *mut Gpu = std::ptr::null_mut();

@@ -238,7 +238,13 @@ fn device_tu() -> String {
 #[test]
 fn every_device_header_and_template_compiles_with_nvcc() {
     let Some(nvcc) = nvcc() else {
-        println!("SKIPPED: no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)"
+            );
+        };
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -80,22 +80,37 @@ fn src_dir() -> PathBuf {
 
 fn setup() -> Option<Env> {
     if !cuda_available() {
-        println!("SKIPPED: no CUDA driver");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA driver");
+        };
         return None;
     }
     let Some(nvcc) = nvcc() else {
-        println!("SKIPPED: no nvcc to build the test kernels");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: no nvcc to build the test kernels"
+            );
+        };
         return None;
     };
     // SAFETY: plain driver calls with valid out-pointers.
     let (bus, major, minor) = unsafe {
         if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
-            println!("SKIPPED: cuInit failed");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "SKIPPED: cuInit failed");
+            };
             return None;
         }
         let mut dev: sys::CUdevice = 0;
         if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            println!("SKIPPED: no CUDA device");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA device");
+            };
             return None;
         }
         let mut buf = [0 as c_char; 32];

@@ -10,7 +10,10 @@ use std::process::Command;
 #[test]
 fn c_program_drives_flow_through_libdoca_soft() {
     if Command::new("cc").arg("--version").output().is_err() {
-        println!("SKIP: no C compiler (cc)");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "SKIP: no C compiler (cc)");
+        };
         return;
     }
     let so = cdylib::library();

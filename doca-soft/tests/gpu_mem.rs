@@ -14,18 +14,30 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 /// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
 fn first_gpu_bus_id() -> Option<CString> {
     if !cuda_available() {
-        println!("skipped: no CUDA driver");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipped: no CUDA driver");
+        };
         return None;
     }
     // SAFETY: plain driver calls with valid out-pointers.
     unsafe {
         if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
-            println!("skipped: cuInit failed (driver without a usable GPU)");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped: cuInit failed (driver without a usable GPU)"
+                );
+            };
             return None;
         }
         let mut dev: sys::CUdevice = 0;
         if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            println!("skipped: no CUDA device");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "skipped: no CUDA device");
+            };
             return None;
         }
         let mut buf = [0 as c_char; 32];

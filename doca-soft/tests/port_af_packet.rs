@@ -22,7 +22,13 @@ fn is_root() -> bool {
 #[test]
 fn lo_udp_pipe_delivers_exactly_the_sent_datagrams() {
     if !is_root() {
-        println!("SKIP: AF_PACKET needs root (CAP_NET_RAW)");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: AF_PACKET needs root (CAP_NET_RAW)"
+            );
+        };
         return;
     }
     // The receiver's port is the destination the pipe matches; nothing else uses it.

@@ -122,7 +122,13 @@ fn pcap_in_queue_pcap_out_round_trip() {
             let lines = String::from_utf8_lossy(&out.stdout).lines().count();
             assert_eq!(lines, udp.len(), "tcpdump parses every record");
         }
-        Err(e) => println!("SKIP tcpdump check: tcpdump not runnable ({e})"),
+        Err(e) => {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP tcpdump check: tcpdump not runnable ({e})"
+            );
+        }
     }
 }
 

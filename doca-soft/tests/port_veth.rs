@@ -63,11 +63,23 @@ fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static)
 fn veth_between_namespaces_carries_frames() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        println!("SKIP: needs root to create network namespaces");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: needs root to create network namespaces"
+            );
+        };
         return;
     }
     if ip(&["-V"]).is_err() {
-        println!("SKIP: the `ip` tool (iproute2) is not installed");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: the `ip` tool (iproute2) is not installed"
+            );
+        };
         return;
     }
     let (na, nb) = (unique("dsa"), unique("dsb"));

@@ -24,7 +24,10 @@ pub fn example(name: &str) -> Option<PathBuf> {
     if p.is_file() {
         Some(p)
     } else {
-        println!("skipped: example {name} not found at {} (cargo build --examples, or set DOCA_RS_EXAMPLES)", p.display());
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipped: example {name} not found at {} (cargo build --examples, or set DOCA_RS_EXAMPLES)", p.display());
+        };
         None
     }
 }
@@ -34,7 +37,13 @@ pub fn can_use_raw_sockets() -> bool {
     // SAFETY: plain socket(2)/close(2) calls on a descriptor we own.
     let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
     if fd < 0 {
-        println!("skipped: AF_PACKET sockets need root or CAP_NET_RAW");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: AF_PACKET sockets need root or CAP_NET_RAW"
+            );
+        };
         return false;
     }
     // SAFETY: `fd` is ours.
