@@ -17,11 +17,17 @@ pub struct DmaStream {
 
 impl DmaStream {
     /// Copies through `gpu`'s primary context.
+    ///
+    /// The stream is created here, at queue set-up, not on the first frame: creating it costs
+    /// hundreds of microseconds, which would make the first (possibly time-scheduled) send
+    /// late. If creation fails now it is retried on first use, where the error is reported.
     pub fn new(gpu: Arc<GpuShared>) -> DmaStream {
-        DmaStream {
+        let s = DmaStream {
             gpu,
             stream: Mutex::new(0),
-        }
+        };
+        let _ = s.with(|_| Ok(()));
+        s
     }
 
     /// The GPU.
