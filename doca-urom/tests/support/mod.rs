@@ -29,15 +29,18 @@ pub fn ensure_built() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let st = Command::new(cargo)
             .current_dir(repo_root())
+            // `--bins` alone selects only binaries of every package named (the plugins have
+            // none); `--lib` adds the plugins' cdylibs.
             .args([
                 "build",
                 "-p",
                 "doca-soft",
-                "--bins",
                 "-p",
                 "worker_graph",
                 "-p",
                 "worker_sandbox",
+                "--bins",
+                "--lib",
             ])
             .status()
             .expect("run cargo build");
@@ -106,7 +109,7 @@ fn hostname() -> String {
 }
 
 /// Starts a daemon over `plugin_path` and returns it with the `lo` device.
-pub fn start_daemon(plugin_path: &str) -> (Daemon, Arc<Device>) {
+pub fn start_daemon(plugin_path: &str) -> (Daemon, Device) {
     ensure_built();
     let mut child = Command::new(target_dir().join("doca_urom_daemon"))
         .env("UROM_PLUGIN_PATH", plugin_path)
@@ -123,7 +126,8 @@ pub fn start_daemon(plugin_path: &str) -> (Daemon, Arc<Device>) {
         .to_owned();
     std::thread::spawn(move || for _ in lines.lines() {});
     let dev = Device::open("lo").expect("the lo device");
-    let pci = dev.pci().expect("lo has a PCI address");
+    let pci = dev.info().pci_addr().to_owned();
+    assert!(!pci.is_empty(), "lo has a PCI address");
     let f = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(f.path(), format!("{} dpu {addr} {pci} lo\n", hostname())).unwrap();
     (
@@ -158,7 +162,7 @@ pub fn build_example(name: &str) -> PathBuf {
 static ENV_LOCK: Mutex<()> = Mutex::new(());
 
 /// Starts a service against `d` (DOCA_UROM_SERVICE_FILE is process-wide: serialised).
-pub fn start_service(d: &Daemon, dev: &Arc<Device>, max_workers: u32) -> Arc<Service> {
+pub fn start_service(d: &Daemon, dev: &Device, max_workers: u32) -> Arc<Service> {
     let _g = ENV_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     std::env::set_var("DOCA_UROM_SERVICE_FILE", d._service_file.path());
     Service::builder(dev)
