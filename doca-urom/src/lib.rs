@@ -97,11 +97,9 @@
 //! (see `doca-soft/build/ucx.rs`):
 //!
 //! ```no_run
-//! // build.rs of a crate with `doca-soft` among its dependencies.
-//! fn main() {
-//!     if let Ok(dir) = std::env::var("DEP_DOCA_SOFT_UCX_LIBDIR") {
-//!         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
-//!     }
+//! // In `main` of build.rs of a crate with `doca-soft` among its dependencies:
+//! if let Ok(dir) = std::env::var("DEP_DOCA_SOFT_UCX_LIBDIR") {
+//!     println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
 //! }
 //! ```
 //!
