@@ -5,8 +5,128 @@
 //! network ports play the NIC, CUDA memory is real GPU memory, and UROM workers are real
 //! processes reached over UCX.
 //!
-//! Rust users normally reach this crate through `doca-sys` (feature `soft`) and the safe
-//! crates; C users link `libdoca_soft.so` through its pkg-config files.
+//! Rust users normally reach this crate through `doca-sys` (feature `soft`, the default)
+//! and the safe crates `doca-gpunetio` and `doca-urom`; C users link `libdoca_soft.so`
+//! through its pkg-config files.
+//!
+//! ## Quick start
+//!
+//! The devices a DOCA program sees are the Linux interfaces (plus the ports of
+//! `DOCA_SOFT_PORTS`). Every C function is also a Rust function of this crate, so the
+//! runtime can be driven directly, the way a C program drives it:
+//!
+//! ```
+//! use doca_soft::dev::{doca_dev_close, doca_dev_open, doca_devinfo_create_list};
+//! use doca_soft::dev::{doca_devinfo_destroy_list, list_devices};
+//! use doca_soft::error::DocaError;
+//! use doca_soft::port::{doca_soft_port_get_counters, CountersSnapshot};
+//!
+//! // Rust side: the device list with its synthetic PCI addresses and ibdev names.
+//! for d in list_devices() {
+//!     println!("{} {} {}", d.pci, d.iface, d.ibdev);
+//! }
+//!
+//! // C side: list, find `lo`, open it, read its port counters (a doca-soft extension).
+//! let mut list = std::ptr::null_mut();
+//! let mut n = 0u32;
+//! // SAFETY: valid out-pointers.
+//! assert_eq!(unsafe { doca_devinfo_create_list(&mut list, &mut n) }, 0);
+//! // SAFETY: the list holds `n` live entries until it is destroyed.
+//! let infos = unsafe { std::slice::from_raw_parts(list, n as usize) };
+//! // SAFETY: as above.
+//! let lo = *infos.iter().find(|&&i| unsafe { &*i }.iface == "lo").expect("lo");
+//! let mut dev = std::ptr::null_mut();
+//! // SAFETY: a live list entry; a valid out-pointer.
+//! assert_eq!(unsafe { doca_dev_open(lo, &mut dev) }, 0);
+//! let mut counters = CountersSnapshot::default();
+//! // SAFETY: an open device; valid storage of the C layout.
+//! assert_eq!(unsafe { doca_soft_port_get_counters(dev, &mut counters) }, 0);
+//! println!("lo: {} frames received, {} sent", counters.received, counters.sent);
+//! // Bad input is an error code, never a crash.
+//! // SAFETY: NULL is rejected before use.
+//! let rc = unsafe { doca_soft_port_get_counters(dev, std::ptr::null_mut()) };
+//! assert_eq!(rc, DocaError::INVALID_VALUE.0);
+//! // SAFETY: opened above and closed once; the list is destroyed once.
+//! unsafe {
+//!     assert_eq!(doca_dev_close(dev), 0);
+//!     assert_eq!(doca_devinfo_destroy_list(list), 0);
+//! }
+//! ```
+//!
+//! ## C programs: pkg-config
+//!
+//! `doca_soft_pkgconfig` writes `.pc` files named like the DOCA SDK's (`doca-common`,
+//! `doca-gpunetio`, `doca-eth`, `doca-flow`, `doca-urom`, `doca-argp`), pointing at this
+//! crate's headers and at `libdoca_soft.so` (by default the directory of the binary, where
+//! cargo puts the library):
+//!
+//! ```text
+//! cargo build -p doca-soft            # libdoca_soft.so, doca_soft_pkgconfig, UROM binaries
+//! target/debug/doca_soft_pkgconfig --out /tmp/doca-pc   # [--libdir DIR] [--includedir DIR]
+//! export PKG_CONFIG_PATH=/tmp/doca-pc:$PKG_CONFIG_PATH  # doca-urom also needs ucx.pc
+//! cc app.c $(pkg-config --cflags --libs doca-gpunetio doca-flow) \
+//!    -Wl,-rpath,$(pkg-config --variable=libdir doca-common) -o app
+//! ```
+//!
+//! The `Cflags` define `DOCA_ALLOW_EXPERIMENTAL_API`. DOCA GPUNetIO kernels include the
+//! `doca_gpunetio_dev_*.cuh` headers from the same include directory (nvcc).
+//!
+//! ## Environment
+//!
+//! * `DOCA_SOFT_PORTS`: extra ports, `;`-separated: `pcap:IN,OUT` (frames read from the
+//!   capture file IN, sent frames written to OUT; ports `pcap0`, `pcap1`, ...) and
+//!   `wire:NAME` (two ports `NAME0` and `NAME1` joined by an in-process wire).
+//! * `DOCA_SOFT_PCI_MAP`: fixed PCI addresses for named ports, `17:00.0=eth1;18:00.0=lo`.
+//!   Other ports get a synthetic address derived from their name, the same on every run
+//!   and machine. Devices match a PCI address, an interface name or an ibdev name
+//!   (`soft_<iface>`).
+//! * `DOCA_UROM_SERVICE_FILE`: how a UROM host finds its daemon. One line per service:
+//!   `<host name> dpu <daemon host:port> <device PCI address> <net devices>`; the line of
+//!   this host's name and the PCI address of the device given to
+//!   `doca_urom_service_set_dev` wins.
+//! * `UROM_PLUGIN_PATH` (daemon): `;`-separated directories scanned in order for plugin
+//!   `.so` files; plugin `i` in scan order gets id `1 << i`.
+//! * `DOCA_UROM_WORKER_BIN` (daemon): the worker program (default: `doca_urom_worker` next
+//!   to the daemon binary).
+//!
+//! The UROM binaries: `doca_urom_daemon` (prints `doca_urom_daemon listening on HOST:PORT`,
+//! spawns one `doca_urom_worker` process per worker id) and `doca_urom_worker`.
+//!
+//! ## Extensions (not part of DOCA)
+//!
+//! * `doca_soft_port.h`: `doca_soft_port_get_counters(dev, &counters)`, per-port frame
+//!   counts with drops split by reason ([`port::doca_soft_port_get_counters`]).
+//! * `doca_soft_queue.h`: `doca_soft_eth_rxq_get_counters` and
+//!   `doca_soft_eth_txq_get_counters`, per-queue counters.
+//! * `doca_soft_ring.h`: the memory layout of the Ethernet queue rings shared by the CPU
+//!   proxies and the GPU device functions.
+//! * `doca_devinfo_is_equal_pci_addr` also matches interface and ibdev names, so sample
+//!   command lines such as `-n lo` work.
+//!
+//! ## Library dependency
+//!
+//! UCX >= 1.15 (`libucp.so`, `libucs.so`) is linked dynamically; the build finds it through
+//! `UCX_HOME` or pkg-config's `ucx` (see `build/ucx.rs`). `libdoca_soft.so`, the daemon and
+//! the worker carry an rpath to it. Rust binaries that link this crate find it through
+//! `LD_LIBRARY_PATH`, or an rpath their build script adds from `DEP_DOCA_SOFT_UCX_LIBDIR`
+//! (visible to crates that depend on `doca-soft` directly). The CUDA driver is loaded at
+//! run time, only when a GPU is used, so CPU-only programs run on machines without one.
+//!
+//! ## Thread safety
+//!
+//! Handles follow DOCA's rules: a context is configured from one thread, and the contexts
+//! of a progress engine are progressed through that engine. The runtime keeps its shared
+//! state (device list, ports, engines, contexts) behind locks, so calls from several
+//! threads are serialized rather than racing; UROM workers and services may live on
+//! different threads.
+//!
+//! ## Cleanup
+//!
+//! Objects are destroyed by their `*_destroy` / `*_close` calls in reverse order of
+//! creation, contexts after they are stopped (IDLE). Destroying an object still in use
+//! returns an error code instead of freeing it (`IN_USE` for a device a queue still uses,
+//! or an engine with connected contexts). Ports are shared by reference count: a port's
+//! socket or capture files close when the last object using it is gone.
 
 #![allow(clippy::missing_safety_doc)]
 

@@ -1,9 +1,10 @@
 //! `Domain`: joins workers of several processes through an out-of-band allgather.
 
+use crate::ctx::{self, State};
 use crate::error::{check, DocaError, Error, Result};
-use crate::ffi;
-use crate::pe::{ctx_state, ProgressEngine};
 use crate::worker::Worker;
+use doca_gpunetio::ProgressEngine;
+use doca_sys as sys;
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,7 +27,7 @@ unsafe extern "C" fn oob_allgather(
     len: usize,
     info: *mut c_void,
     req: *mut *mut c_void,
-) -> u32 {
+) -> sys::doca_error_t {
     // SAFETY: info is the Box<Arc<dyn Oob>> owned by the Domain; buffers sized by the runtime.
     let oob = unsafe { &*(info as *const Arc<dyn Oob>) };
     let n = oob.size() as usize;
@@ -42,20 +43,20 @@ unsafe extern "C" fn oob_allgather(
     // SAFETY: req is writable.
     unsafe { *req = 1usize as *mut c_void };
     match res {
-        Ok(Ok(())) => 0,
-        Ok(Err(e)) => e.0,
-        Err(_) => DocaError::UNEXPECTED.0,
+        Ok(Ok(())) => sys::doca_error_t::DOCA_SUCCESS,
+        Ok(Err(e)) => e.raw(),
+        Err(_) => DocaError::UNEXPECTED.raw(),
     }
 }
 
-unsafe extern "C" fn oob_done(_req: *mut c_void) -> u32 {
-    0
+unsafe extern "C" fn oob_done(_req: *mut c_void) -> sys::doca_error_t {
+    sys::doca_error_t::DOCA_SUCCESS
 }
 
 /// A started domain. Dropping it stops and destroys it.
 pub struct Domain {
-    raw: *mut ffi::doca_urom_domain,
-    _pe: Arc<ProgressEngine>,
+    raw: *mut sys::doca_urom_domain,
+    _pe: ProgressEngine,
     _workers: Vec<Arc<Worker>>,
     _oob: Box<Arc<dyn Oob>>,
     _bufs: Vec<Vec<u8>>,
@@ -80,7 +81,7 @@ impl Domain {
     /// Creates and starts a domain over `members` (domain id, local worker), progressing
     /// `pe` (and the workers' PEs) until RUNNING.
     pub fn start(
-        pe: &Arc<ProgressEngine>,
+        pe: &ProgressEngine,
         members: &[(u64, Arc<Worker>)],
         oob: Arc<dyn Oob>,
         buffers: Vec<DomainBuffer>,
@@ -88,7 +89,7 @@ impl Domain {
         let mut raw = std::ptr::null_mut();
         // SAFETY: out pointer.
         check("doca_urom_domain_create", unsafe {
-            ffi::doca_urom_domain_create(&mut raw)
+            sys::doca_urom_domain_create(&mut raw)
         })?;
         let oob_box: Box<Arc<dyn Oob>> = Box::new(oob);
         let mut d = Domain {
@@ -98,10 +99,10 @@ impl Domain {
             _oob: oob_box,
             _bufs: Vec::new(),
         };
-        // SAFETY: live domain (IDLE); arrays valid for the calls.
-        let ctx = unsafe { ffi::doca_urom_domain_as_ctx(raw) };
-        pe.connect(ctx)?;
-        let mut coll = ffi::doca_urom_domain_oob_coll {
+        // SAFETY: live domain.
+        let ctx = unsafe { sys::doca_urom_domain_as_ctx(raw) };
+        ctx::connect(pe, ctx)?;
+        let mut coll = sys::doca_urom_domain_oob_coll {
             allgather: Some(oob_allgather),
             req_test: Some(oob_done),
             req_free: Some(oob_done),
@@ -110,27 +111,28 @@ impl Domain {
             oob_index: d._oob.index(),
         };
         let mut ids: Vec<u64> = members.iter().map(|(i, _)| *i).collect();
-        let mut ws: Vec<*mut ffi::doca_urom_worker> =
+        let mut ws: Vec<*mut sys::doca_urom_worker> =
             members.iter().map(|(_, w)| w.as_raw()).collect();
-        // SAFETY: as above.
+        // SAFETY: live domain (IDLE); `coll`, the id and worker arrays and the buffers are
+        // valid for the calls.
         unsafe {
             check(
                 "doca_urom_domain_set_oob",
-                ffi::doca_urom_domain_set_oob(raw, &mut coll),
+                sys::doca_urom_domain_set_oob(raw, &mut coll),
             )?;
             check(
                 "doca_urom_domain_set_workers",
-                ffi::doca_urom_domain_set_workers(raw, ids.as_mut_ptr(), ws.as_mut_ptr(), ws.len()),
+                sys::doca_urom_domain_set_workers(raw, ids.as_mut_ptr(), ws.as_mut_ptr(), ws.len()),
             )?;
             if !buffers.is_empty() {
                 check(
                     "doca_urom_domain_set_buffers_count",
-                    ffi::doca_urom_domain_set_buffers_count(raw, buffers.len()),
+                    sys::doca_urom_domain_set_buffers_count(raw, buffers.len()),
                 )?;
                 for mut b in buffers {
                     check(
                         "doca_urom_domain_add_buffer",
-                        ffi::doca_urom_domain_add_buffer(
+                        sys::doca_urom_domain_add_buffer(
                             raw,
                             b.addr,
                             b.len,
@@ -144,16 +146,13 @@ impl Domain {
                     d._bufs.push(b.mkey);
                 }
             }
-            let r = ffi::doca_ctx_start(ctx);
-            if r != DocaError::IN_PROGRESS.0 {
-                check("doca_ctx_start", r)?;
-            }
         }
+        ctx::start(ctx)?;
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            match ctx_state(ctx) {
-                ffi::DOCA_CTX_STATE_RUNNING => return Ok(d),
-                ffi::DOCA_CTX_STATE_IDLE => {
+            match ctx::state(ctx) {
+                State::DOCA_CTX_STATE_RUNNING => return Ok(d),
+                State::DOCA_CTX_STATE_IDLE => {
                     return Err(Error {
                         op: "domain start",
                         code: DocaError::INITIALIZATION,
@@ -178,20 +177,21 @@ impl Domain {
     }
 
     /// The raw handle.
-    pub fn as_raw(&self) -> *mut ffi::doca_urom_domain {
+    pub fn as_raw(&self) -> *mut sys::doca_urom_domain {
         self.raw
     }
 }
 
 impl Drop for Domain {
     fn drop(&mut self) {
-        // SAFETY: live domain; stop is synchronous.
-        unsafe {
-            let ctx = ffi::doca_urom_domain_as_ctx(self.raw);
-            if ctx_state(ctx) != ffi::DOCA_CTX_STATE_IDLE {
-                ffi::doca_ctx_stop(ctx);
-            }
-            ffi::doca_urom_domain_destroy(self.raw);
+        // SAFETY: live domain.
+        let ctx = unsafe { sys::doca_urom_domain_as_ctx(self.raw) };
+        // The domain's stop is synchronous: IDLE on return, or it failed and destroy
+        // reports IN_USE; either way Drop has nobody to tell.
+        if ctx::state(ctx) != State::DOCA_CTX_STATE_IDLE {
+            let _ = ctx::request_stop(ctx);
         }
+        // SAFETY: live domain, destroyed once.
+        unsafe { sys::doca_urom_domain_destroy(self.raw) };
     }
 }

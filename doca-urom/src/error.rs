@@ -1,78 +1,10 @@
-//! Errors: the DOCA code and the operation that failed.
+//! Errors: the shared [`DocaError`] code (from `doca-gpunetio`) and this crate's [`Error`],
+//! which names the operation that failed.
 
-use crate::ffi;
-use std::ffi::CStr;
+use doca_sys::doca_error_t;
 
-/// A DOCA error code (`doca_error_t`, never 0).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct DocaError(pub u32);
-
-impl DocaError {
-    /// `DOCA_ERROR_NOT_PERMITTED`.
-    pub const NOT_PERMITTED: DocaError = DocaError(2);
-    /// `DOCA_ERROR_IN_USE`.
-    pub const IN_USE: DocaError = DocaError(3);
-    /// `DOCA_ERROR_NOT_SUPPORTED`.
-    pub const NOT_SUPPORTED: DocaError = DocaError(4);
-    /// `DOCA_ERROR_AGAIN`.
-    pub const AGAIN: DocaError = DocaError(5);
-    /// `DOCA_ERROR_INVALID_VALUE`.
-    pub const INVALID_VALUE: DocaError = DocaError(6);
-    /// `DOCA_ERROR_INITIALIZATION`.
-    pub const INITIALIZATION: DocaError = DocaError(8);
-    /// `DOCA_ERROR_TIME_OUT`.
-    pub const TIME_OUT: DocaError = DocaError(9);
-    /// `DOCA_ERROR_CONNECTION_RESET`.
-    pub const CONNECTION_RESET: DocaError = DocaError(11);
-    /// `DOCA_ERROR_NOT_CONNECTED`.
-    pub const NOT_CONNECTED: DocaError = DocaError(14);
-    /// `DOCA_ERROR_NOT_FOUND`.
-    pub const NOT_FOUND: DocaError = DocaError(16);
-    /// `DOCA_ERROR_BAD_STATE`.
-    pub const BAD_STATE: DocaError = DocaError(18);
-    /// `DOCA_ERROR_UNSUPPORTED_VERSION`.
-    pub const UNSUPPORTED_VERSION: DocaError = DocaError(19);
-    /// `DOCA_ERROR_UNEXPECTED`.
-    pub const UNEXPECTED: DocaError = DocaError(22);
-    /// `DOCA_ERROR_EMPTY`.
-    pub const EMPTY: DocaError = DocaError(25);
-    /// `DOCA_ERROR_IN_PROGRESS`.
-    pub const IN_PROGRESS: DocaError = DocaError(26);
-
-    /// `Ok(())` for 0, else the error.
-    pub fn check(code: u32) -> std::result::Result<(), DocaError> {
-        if code == 0 {
-            Ok(())
-        } else {
-            Err(DocaError(code))
-        }
-    }
-
-    /// `DOCA_ERROR_...` name.
-    pub fn name(&self) -> String {
-        // SAFETY: returns a static NUL-terminated string for any code.
-        unsafe { CStr::from_ptr(ffi::doca_error_get_name(self.0)) }
-            .to_string_lossy()
-            .into_owned()
-    }
-}
-
-impl std::fmt::Debug for DocaError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.name())
-    }
-}
-
-impl std::fmt::Display for DocaError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // SAFETY: returns a static NUL-terminated string for any code.
-        let d = unsafe { CStr::from_ptr(ffi::doca_error_get_descr(self.0)) };
-        write!(f, "{} ({})", d.to_string_lossy(), self.name())
-    }
-}
-
-impl std::error::Error for DocaError {}
+/// The DOCA error code, shared with `doca-gpunetio` (one type across the safe crates).
+pub use doca_gpunetio::DocaError;
 
 /// An error of this crate: which operation failed and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -88,6 +20,64 @@ pub struct Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Maps a C return code to a Result naming `op`.
-pub(crate) fn check(op: &'static str, code: u32) -> Result<()> {
-    DocaError::check(code).map_err(|code| Error { op, code })
+pub(crate) fn check(op: &'static str, code: doca_error_t) -> Result<()> {
+    DocaError::result(code).map_err(|code| Error { op, code })
+}
+
+/// `Ok(())` for `DOCA_SUCCESS`, else the code: for plugin-ABI functions, which return the
+/// code as a plain integer.
+pub(crate) fn code_result(code: u32) -> std::result::Result<(), DocaError> {
+    DocaError::result(doca_error_t(code))
+}
+
+/// Errors of the shared types (devices, progress engines) keep their operation name and
+/// DOCA code; errors found before reaching DOCA get the code that describes them.
+impl From<doca_gpunetio::Error> for Error {
+    fn from(e: doca_gpunetio::Error) -> Self {
+        use doca_gpunetio::Error as G;
+        let (op, code) = match e {
+            G::Doca { op, code } => (op, code),
+            G::Timeout { op, .. } => (op, DocaError::TIME_OUT),
+            G::InvalidArgument(_) => ("argument check", DocaError::INVALID_VALUE),
+            G::NotFound(_) => ("lookup", DocaError::NOT_FOUND),
+            G::Cuda(_) => ("CUDA", DocaError::DRIVER),
+            _ => ("doca-gpunetio", DocaError::UNKNOWN),
+        };
+        Error { op, code }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_map_to_named_errors() {
+        assert!(check("x", doca_error_t::DOCA_SUCCESS).is_ok());
+        let e = check("doca_urom_worker_set_id", DocaError::BAD_STATE.raw()).unwrap_err();
+        assert_eq!(e.code, DocaError::BAD_STATE);
+        assert_eq!(e.op, "doca_urom_worker_set_id");
+        assert!(
+            e.to_string()
+                .starts_with("doca_urom_worker_set_id failed: "),
+            "{e}"
+        );
+        assert!(e.to_string().contains("DOCA_ERROR_BAD_STATE"), "{e}");
+        assert_eq!(code_result(0), Ok(()));
+        assert_eq!(code_result(6), Err(DocaError::INVALID_VALUE));
+    }
+
+    #[test]
+    fn shared_errors_keep_op_and_code() {
+        let g = doca_gpunetio::Error::Doca {
+            op: "doca_pe_create",
+            code: DocaError::NO_MEMORY,
+        };
+        let e = Error::from(g);
+        assert_eq!((e.op, e.code), ("doca_pe_create", DocaError::NO_MEMORY));
+        let e = Error::from(doca_gpunetio::Error::NotFound("nic".into()));
+        assert_eq!(e.code, DocaError::NOT_FOUND);
+        let e = Error::from(doca_gpunetio::Error::Timeout { op: "stop", ms: 5 });
+        assert_eq!((e.op, e.code), ("stop", DocaError::TIME_OUT));
+    }
 }

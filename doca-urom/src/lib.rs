@@ -1,32 +1,151 @@
-//! # doca-urom: safe Rust API for DOCA UROM
+//! # doca-urom: safe Rust for NVIDIA DOCA UROM
 //!
-//! Host side: a [`Service`] (the UROM daemon, found through `DOCA_UROM_SERVICE_FILE`),
-//! [`Worker`]s (worker processes running plugins; commands with typed notifications), and a
-//! [`Domain`] joining workers of several processes. Worker side: the plugin SDK
-//! ([`sdk::UromPlugin`] + [`export_plugin!`]) to write plugins in Rust with the C plugin ABI.
-//! Host helpers for the sample plugins: [`graph`] and [`sandbox`].
+//! UROM (Unified Resource and Offload Manager) runs *workers*, processes on a DPU (with the
+//! software runtime: on this or another host) that load *plugins* and execute commands for
+//! host processes. This crate wraps both sides:
 //!
-//! Ownership: workers hold an `Arc` of their service and PE, domains of their workers, so
-//! handles can live together; drops stop contexts and progress them to IDLE (bounded).
+//! * host side: a [`Service`] (the connection to the UROM daemon), [`Worker`]s (one worker
+//!   process each, commands answered with typed [`Notification`]s), and a [`Domain`] that
+//!   joins the workers of several processes through an out-of-band collective ([`Oob`]);
+//! * worker side: the plugin SDK ([`sdk::UromPlugin`] + [`export_plugin!`]) to write plugins
+//!   in Rust with the C plugin ABI;
+//! * helpers for the sample plugins: [`graph`] (loopback) and [`sandbox`] (UCX tag
+//!   send/recv between domain members; feature `soft`).
+//!
+//! ## Quick start
+//!
+//! A host process asks a worker running the `worker_graph` plugin to echo a value. It needs
+//! a running daemon (`doca_urom_daemon` of `doca-soft`, or the DPU's UROM service) and
+//! `DOCA_UROM_SERVICE_FILE` naming it for this host and the device's PCI address.
+//!
+//! ```no_run
+//! use doca_urom::graph::Graph;
+//! use doca_urom::{Device, Service, Worker};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // The DPU-facing device: PCI address, interface or IB device name.
+//!     let dev = Device::open("mlx5_0")?;
+//!     let service = Service::builder(&dev).max_workers(4).start()?; // RUNNING
+//!     for p in service.plugins()? {
+//!         println!("plugin {} (id {:#x}, version {})", p.name, p.id, p.version);
+//!     }
+//!     let graph = Graph::find(&service)?;
+//!     // Spawns a worker process with the plugin; progresses until it is RUNNING.
+//!     let worker = Worker::builder(&service)
+//!         .gid(7)
+//!         .plugins(graph.plugin.id)
+//!         .start()?;
+//!     assert_eq!(graph.loopback(&worker, 42)?, 42);
+//!     // Raw commands: bytes in, the plugin's notification out.
+//!     let n = worker.command(graph.plugin.id, &doca_urom::graph::loopback_cmd(5))?;
+//!     assert_eq!(doca_urom::graph::parse_loopback(&n), Ok(5));
+//!     println!("gid 7: workers {:?}", service.workers_by_gid(7)?);
+//!     worker.stop()?; // or just drop it
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A plugin is a `cdylib` crate implementing [`sdk::UromPlugin`]; the daemon finds it in
+//! `UROM_PLUGIN_PATH`:
+//!
+//! ```
+//! use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin};
+//! use doca_urom::DocaError;
+//!
+//! struct Echo;
+//!
+//! impl UromPlugin for Echo {
+//!     fn open(_ctx: &PluginContext) -> Result<Self, DocaError> {
+//!         Ok(Echo)
+//!     }
+//!     fn command(&mut self, _ctx: &PluginContext, cmd: Command<'_>, out: &mut Vec<Reply>) {
+//!         out.push(cmd.reply(Ok(()), cmd.payload.to_vec()));
+//!     }
+//! }
+//!
+//! doca_urom::export_plugin!(Echo); // urom_plugin_get_iface + urom_plugin_get_version
+//!
+//! fn main() {
+//!     let mut version = 0u64;
+//!     // SAFETY: a valid out-pointer.
+//!     assert_eq!(unsafe { urom_plugin_get_version(&mut version) }, 0);
+//!     assert_eq!(version, 0x01);
+//! }
+//! ```
+//!
+//! ## Backends
+//!
+//! The C API comes from `doca-sys`, generated over the selected backend's headers, so this
+//! crate compiles unchanged against either:
+//!
+//! * `soft` (default): `doca-soft`, the software runtime linked into your program. Its
+//!   daemon `doca_urom_daemon` spawns `doca_urom_worker` processes on this or another host;
+//!   no DPU is needed.
+//! * `sdk`: an installed NVIDIA DOCA 3.3 SDK (talking to the DPU's UROM service). The
+//!   [`sandbox`] helpers are not built then (they size commands with the soft runtime's UCX
+//!   bindings).
+//!
+//! Exactly one of them must be enabled. `doca_urom.h` includes a UCX header, so building
+//! needs UCX's headers either way: `UCX_HOME`, or pkg-config's `ucx`.
+//!
+//! ## Library dependency
+//!
+//! With `soft`, the runtime links UCX (>= 1.15, `libucp.so` and `libucs.so`) dynamically.
+//! The daemon and worker binaries carry an rpath to it; your own binaries find it through
+//! `LD_LIBRARY_PATH` (`. .tools/env.sh` sets it in this repository), or an rpath your build
+//! script adds from the metadata `doca-soft` publishes to crates that depend on it directly
+//! (see `doca-soft/build/ucx.rs`):
+//!
+//! ```no_run
+//! // In `main` of build.rs of a crate with `doca-soft` among its dependencies:
+//! if let Ok(dir) = std::env::var("DEP_DOCA_SOFT_UCX_LIBDIR") {
+//!     println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+//! }
+//! ```
+//!
+//! ## Shared types
+//!
+//! [`Device`], [`ProgressEngine`] and [`DocaError`] are `doca-gpunetio`'s (re-exported), so
+//! one device or engine serves both crates. [`Error`] names the failed operation
+//! (`"doca_urom_worker_set_id failed: ..."`) and carries the [`DocaError`]; errors of the
+//! shared types convert into it with `?`. Every handle offers `as_raw()` for the calls this
+//! crate does not wrap (see `doca-sys`).
+//!
+//! ## Thread safety
+//!
+//! [`Service`] and [`Worker`] are `Send + Sync` and handed out as `Arc`s: workers are usually
+//! created and driven on their own threads while one thread progresses the service (which
+//! serves worker spawn and teardown). [`Device`] and [`ProgressEngine`] are `Send + Sync`; a
+//! progress engine serializes its own `progress` calls. [`Domain`] is `Send`. Command
+//! callbacks run inside the progress call of the worker's engine, on that thread; they must
+//! not progress the same engine again.
+//!
+//! ## Ownership and cleanup
+//!
+//! Each child holds an `Arc` of its parent (a worker its service and engine, a domain its
+//! workers and its out-of-band collective, a service its device), so handles can be stored
+//! together and are destroyed in a valid order. Dropping a [`Worker`] stops it, progressing
+//! its engine and the service's until IDLE (bounded), then destroys it; services and
+//! domains stop synchronously. `Drop` never panics; call [`Worker::stop`] to see a stop
+//! error.
+
+#![warn(missing_docs)]
 
 #[cfg(feature = "soft")]
 use doca_soft as _;
 
-pub mod device;
+mod ctx;
 pub mod domain;
 pub mod error;
-mod ffi;
 pub mod graph;
-pub mod pe;
 #[cfg(feature = "soft")]
 pub mod sandbox;
 pub mod sdk;
 pub mod service;
 pub mod worker;
 
-pub use device::Device;
+pub use doca_gpunetio::{Device, DocaError, ProgressEngine};
 pub use domain::{Domain, Oob};
-pub use error::{DocaError, Error, Result};
-pub use pe::ProgressEngine;
+pub use error::{Error, Result};
 pub use service::{CpuSet, PluginInfo, Service};
 pub use worker::{Notification, Worker, WORKER_ID_ANY};

@@ -1,10 +1,10 @@
 //! `Service`: the host's connection to the UROM daemon (found through
 //! `DOCA_UROM_SERVICE_FILE` and the device's PCI address).
 
-use crate::device::Device;
+use crate::ctx;
 use crate::error::{check, DocaError, Error, Result};
-use crate::ffi;
-use crate::pe::{ctx_state, ProgressEngine};
+use doca_gpunetio::{Device, ProgressEngine};
+use doca_sys as sys;
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -40,15 +40,15 @@ impl CpuSet {
 
 /// Configures and starts a [`Service`].
 pub struct ServiceBuilder {
-    dev: Arc<Device>,
-    pe: Option<Arc<ProgressEngine>>,
+    dev: Device,
+    pe: Option<ProgressEngine>,
     max_workers: u32,
     max_msg: Option<usize>,
 }
 
 impl ServiceBuilder {
     /// Use this PE (default: a new one).
-    pub fn pe(mut self, pe: Arc<ProgressEngine>) -> Self {
+    pub fn pe(mut self, pe: ProgressEngine) -> Self {
         self.pe = Some(pe);
         self
     }
@@ -74,31 +74,47 @@ impl ServiceBuilder {
         let mut raw = std::ptr::null_mut();
         // SAFETY: out pointer.
         check("doca_urom_service_create", unsafe {
-            ffi::doca_urom_service_create(&mut raw)
+            sys::doca_urom_service_create(&mut raw)
         })?;
         let svc = Service {
             raw,
             pe,
             _dev: self.dev.clone(),
         };
-        svc.pe.connect(svc.ctx())?;
+        ctx::connect(&svc.pe, svc.ctx())?;
         // SAFETY: live service, IDLE.
         unsafe {
             check(
                 "doca_urom_service_set_max_workers",
-                ffi::doca_urom_service_set_max_workers(raw, self.max_workers),
+                sys::doca_urom_service_set_max_workers(raw, self.max_workers),
             )?;
             if let Some(m) = self.max_msg {
                 check(
                     "doca_urom_service_set_max_comm_msg_size",
-                    ffi::doca_urom_service_set_max_comm_msg_size(raw, m),
+                    sys::doca_urom_service_set_max_comm_msg_size(raw, m),
                 )?;
             }
             check(
                 "doca_urom_service_set_dev",
-                ffi::doca_urom_service_set_dev(raw, self.dev.as_raw()),
+                sys::doca_urom_service_set_dev(raw, self.dev.as_raw()),
             )?;
-            check("doca_ctx_start", ffi::doca_ctx_start(svc.ctx()))?;
+        }
+        if !ctx::start(svc.ctx())? {
+            // The soft runtime connects synchronously; another backend may finish through
+            // progress.
+            let running = svc.pe.progress_until(Duration::from_secs(30), || {
+                ctx::state(svc.ctx()) != ctx::State::DOCA_CTX_STATE_STARTING
+            });
+            if !running || ctx::state(svc.ctx()) != ctx::State::DOCA_CTX_STATE_RUNNING {
+                return Err(Error {
+                    op: "service start",
+                    code: if running {
+                        DocaError::INITIALIZATION
+                    } else {
+                        DocaError::TIME_OUT
+                    },
+                });
+            }
         }
         Ok(Arc::new(svc))
     }
@@ -106,9 +122,9 @@ impl ServiceBuilder {
 
 /// A started UROM service. Dropping it stops and destroys it (workers hold an `Arc`).
 pub struct Service {
-    raw: *mut ffi::doca_urom_service,
-    pe: Arc<ProgressEngine>,
-    _dev: Arc<Device>,
+    raw: *mut sys::doca_urom_service,
+    pe: ProgressEngine,
+    _dev: Device,
 }
 
 // SAFETY: the service context is internally synchronised (its PE may be progressed on one
@@ -120,25 +136,25 @@ unsafe impl Sync for Service {}
 type GidCb = Box<dyn FnOnce(std::result::Result<Vec<u64>, DocaError>) + Send>;
 
 unsafe extern "C" fn gid_done(
-    t: *mut ffi::doca_urom_service_get_workers_by_gid_task,
-    ud: ffi::doca_data,
-    _c: ffi::doca_data,
+    t: *mut sys::doca_urom_service_get_workers_by_gid_task,
+    ud: sys::doca_data,
+    _c: sys::doca_data,
 ) {
     // SAFETY: ud.ptr is the Box<GidCb> leaked at submission; the task is live here.
     let (cb, r) = unsafe {
         let cb = Box::from_raw(ud.ptr as *mut GidCb);
         let status =
-            ffi::doca_task_get_status(ffi::doca_urom_service_get_workers_by_gid_task_as_task(t));
-        let r = DocaError::check(status).map(|_| {
-            let n = ffi::doca_urom_service_get_workers_by_gid_task_get_workers_count(t);
-            let p = ffi::doca_urom_service_get_workers_by_gid_task_get_worker_ids(t);
+            sys::doca_task_get_status(sys::doca_urom_service_get_workers_by_gid_task_as_task(t));
+        let r = DocaError::result(status).map(|_| {
+            let n = sys::doca_urom_service_get_workers_by_gid_task_get_workers_count(t);
+            let p = sys::doca_urom_service_get_workers_by_gid_task_get_worker_ids(t);
             if n == 0 || p.is_null() {
                 Vec::new()
             } else {
                 std::slice::from_raw_parts(p, n).to_vec()
             }
         });
-        ffi::doca_urom_service_get_workers_by_gid_task_release(t);
+        sys::doca_urom_service_get_workers_by_gid_task_release(t);
         (cb, r)
     };
     cb(r);
@@ -146,7 +162,7 @@ unsafe extern "C" fn gid_done(
 
 impl Service {
     /// A builder for a service reached through `dev`.
-    pub fn builder(dev: &Arc<Device>) -> ServiceBuilder {
+    pub fn builder(dev: &Device) -> ServiceBuilder {
         ServiceBuilder {
             dev: dev.clone(),
             pe: None,
@@ -155,13 +171,13 @@ impl Service {
         }
     }
 
-    pub(crate) fn ctx(&self) -> *mut ffi::doca_ctx {
+    pub(crate) fn ctx(&self) -> *mut sys::doca_ctx {
         // SAFETY: live service.
-        unsafe { ffi::doca_urom_service_as_ctx(self.raw) }
+        unsafe { sys::doca_urom_service_as_ctx(self.raw) }
     }
 
     /// The service's PE.
-    pub fn pe(&self) -> &Arc<ProgressEngine> {
+    pub fn pe(&self) -> &ProgressEngine {
         &self.pe
     }
 
@@ -171,7 +187,7 @@ impl Service {
     }
 
     /// The raw handle.
-    pub fn as_raw(&self) -> *mut ffi::doca_urom_service {
+    pub fn as_raw(&self) -> *mut sys::doca_urom_service {
         self.raw
     }
 
@@ -181,7 +197,7 @@ impl Service {
         let mut n = 0usize;
         // SAFETY: live service; out pointers.
         check("doca_urom_service_get_plugins_list", unsafe {
-            ffi::doca_urom_service_get_plugins_list(self.raw, &mut p, &mut n)
+            sys::doca_urom_service_get_plugins_list(self.raw, &mut p, &mut n)
         })?;
         // SAFETY: the service owns an array of n entries.
         let list = unsafe { std::slice::from_raw_parts(p, n) };
@@ -211,10 +227,10 @@ impl Service {
 
     /// CPUs the service offers to workers.
     pub fn cpuset(&self) -> Result<CpuSet> {
-        let mut s = ffi::doca_cpu_set_t::default();
+        let mut s = sys::doca_cpu_set_t::default();
         // SAFETY: live service; out pointer.
         check("doca_urom_service_get_cpuset", unsafe {
-            ffi::doca_urom_service_get_cpuset(self.raw, &mut s)
+            sys::doca_urom_service_get_cpuset(self.raw, &mut s)
         })?;
         Ok(CpuSet(s.ucs_bits))
     }
@@ -231,7 +247,7 @@ impl Service {
         check(
             "doca_urom_service_get_workers_by_gid_task_allocate_init",
             unsafe {
-                ffi::doca_urom_service_get_workers_by_gid_task_allocate_init(
+                sys::doca_urom_service_get_workers_by_gid_task_allocate_init(
                     self.raw,
                     gid,
                     Some(gid_done),
@@ -240,20 +256,20 @@ impl Service {
             },
         )?;
         let cb: Box<GidCb> = Box::new(Box::new(cb));
-        let ud = ffi::doca_data {
+        let ud = sys::doca_data {
             ptr: Box::into_raw(cb) as *mut std::ffi::c_void,
         };
         // SAFETY: live task.
         let r = unsafe {
-            let task = ffi::doca_urom_service_get_workers_by_gid_task_as_task(t);
-            ffi::doca_task_set_user_data(task, ud);
-            ffi::doca_task_submit(task)
+            let task = sys::doca_urom_service_get_workers_by_gid_task_as_task(t);
+            sys::doca_task_set_user_data(task, ud);
+            sys::doca_task_submit(task)
         };
-        if r != 0 {
+        if r != doca_sys::doca_error_t::DOCA_SUCCESS {
             // SAFETY: not submitted: we still own the callback box and the task.
             unsafe {
                 drop(Box::from_raw(ud.ptr as *mut GidCb));
-                ffi::doca_urom_service_get_workers_by_gid_task_release(t);
+                sys::doca_urom_service_get_workers_by_gid_task_release(t);
             }
         }
         check("doca_task_submit", r)
@@ -289,12 +305,12 @@ impl Service {
 
 impl Drop for Service {
     fn drop(&mut self) {
-        // SAFETY: live service; stop is synchronous, then nothing refers to it.
-        unsafe {
-            if ctx_state(self.ctx()) != ffi::DOCA_CTX_STATE_IDLE {
-                ffi::doca_ctx_stop(self.ctx());
-            }
-            ffi::doca_urom_service_destroy(self.raw);
+        // The service's stop is synchronous: IDLE on return, or it failed and destroy
+        // reports IN_USE; either way Drop has nobody to tell.
+        if ctx::state(self.ctx()) != ctx::State::DOCA_CTX_STATE_IDLE {
+            let _ = ctx::request_stop(self.ctx());
         }
+        // SAFETY: live service, destroyed once; workers hold an Arc of it, so none is left.
+        unsafe { sys::doca_urom_service_destroy(self.raw) };
     }
 }

@@ -1,10 +1,11 @@
 //! `Worker`: one UROM worker process (plugins selected by id), and typed command
 //! submission: callback form ([`Worker::submit`]) and blocking form ([`Worker::command`]).
 
+use crate::ctx::{self, State};
 use crate::error::{check, DocaError, Error, Result};
-use crate::ffi;
-use crate::pe::{ctx_state, ProgressEngine};
 use crate::service::{CpuSet, Service};
+use doca_gpunetio::ProgressEngine;
+use doca_sys as sys;
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,7 +25,7 @@ pub struct Notification {
 /// Configures and starts a [`Worker`].
 pub struct WorkerBuilder {
     service: Arc<Service>,
-    pe: Option<Arc<ProgressEngine>>,
+    pe: Option<ProgressEngine>,
     id: u64,
     gid: Option<u32>,
     plugins: u64,
@@ -35,7 +36,7 @@ pub struct WorkerBuilder {
 
 impl WorkerBuilder {
     /// The worker's PE (default: a new one).
-    pub fn pe(mut self, pe: Arc<ProgressEngine>) -> Self {
+    pub fn pe(mut self, pe: ProgressEngine) -> Self {
         self.pe = Some(pe);
         self
     }
@@ -79,7 +80,7 @@ impl WorkerBuilder {
         let mut raw = std::ptr::null_mut();
         // SAFETY: out pointer.
         check("doca_urom_worker_create", unsafe {
-            ffi::doca_urom_worker_create(&mut raw)
+            sys::doca_urom_worker_create(&mut raw)
         })?;
         let w = Worker {
             raw,
@@ -96,53 +97,50 @@ impl WorkerBuilder {
                 })
             })
             .collect::<Result<_>>()?;
-        let env_ptrs: Vec<*const std::ffi::c_char> = env.iter().map(|c| c.as_ptr()).collect();
+        // The C API takes `char *const *` (it copies the strings; nothing writes them).
+        let env_ptrs: Vec<*mut std::ffi::c_char> =
+            env.iter().map(|c| c.as_ptr().cast_mut()).collect();
         // SAFETY: live worker, IDLE; pointers valid for the calls.
         unsafe {
             check(
                 "doca_urom_worker_set_service",
-                ffi::doca_urom_worker_set_service(raw, self.service.as_raw()),
+                sys::doca_urom_worker_set_service(raw, self.service.as_raw()),
             )?;
-            w.pe.connect(w.ctx())?;
+            ctx::connect(&w.pe, w.ctx())?;
             check(
                 "doca_urom_worker_set_id",
-                ffi::doca_urom_worker_set_id(raw, self.id),
+                sys::doca_urom_worker_set_id(raw, self.id),
             )?;
             if let Some(g) = self.gid {
                 check(
                     "doca_urom_worker_set_gid",
-                    ffi::doca_urom_worker_set_gid(raw, g),
+                    sys::doca_urom_worker_set_gid(raw, g),
                 )?;
             }
             if !env_ptrs.is_empty() {
                 check(
                     "doca_urom_worker_set_env",
-                    ffi::doca_urom_worker_set_env(raw, env_ptrs.as_ptr(), env_ptrs.len()),
+                    sys::doca_urom_worker_set_env(raw, env_ptrs.as_ptr(), env_ptrs.len()),
                 )?;
             }
             check(
                 "doca_urom_worker_set_max_inflight_tasks",
-                ffi::doca_urom_worker_set_max_inflight_tasks(raw, self.max_tasks),
+                sys::doca_urom_worker_set_max_inflight_tasks(raw, self.max_tasks),
             )?;
             check(
                 "doca_urom_worker_set_plugins",
-                ffi::doca_urom_worker_set_plugins(raw, self.plugins),
+                sys::doca_urom_worker_set_plugins(raw, self.plugins),
             )?;
             if let Some(c) = self.cpuset {
                 check(
                     "doca_urom_worker_set_cpuset",
-                    ffi::doca_urom_worker_set_cpuset(raw, ffi::doca_cpu_set_t { ucs_bits: c.0 }),
+                    sys::doca_urom_worker_set_cpuset(raw, sys::doca_cpu_set_t { ucs_bits: c.0 }),
                 )?;
             }
-            let r = ffi::doca_ctx_start(w.ctx());
-            if r != DocaError::IN_PROGRESS.0 {
-                check("doca_ctx_start", r)?;
-                return Err(Error {
-                    op: "doca_ctx_start",
-                    code: DocaError::UNEXPECTED,
-                });
-            }
         }
+        // A worker starts asynchronously (the service spawns it): RUNNING at once is fine
+        // too, wait_running returns immediately then.
+        ctx::start(w.ctx())?;
         Ok(Arc::new(w))
     }
 
@@ -157,9 +155,9 @@ impl WorkerBuilder {
 
 /// A UROM worker. Dropping it stops it (progressing until IDLE, bounded) and destroys it.
 pub struct Worker {
-    raw: *mut ffi::doca_urom_worker,
+    raw: *mut sys::doca_urom_worker,
     service: Arc<Service>,
-    pe: Arc<ProgressEngine>,
+    pe: ProgressEngine,
 }
 
 // SAFETY: the worker context is internally synchronised.
@@ -170,29 +168,29 @@ unsafe impl Sync for Worker {}
 type CmdCb = Box<dyn FnOnce(Notification) + Send>;
 
 unsafe extern "C" fn cmd_done(
-    t: *mut ffi::doca_urom_worker_cmd_task,
-    _ud: ffi::doca_data,
-    _c: ffi::doca_data,
+    t: *mut sys::doca_urom_worker_cmd_task,
+    _ud: sys::doca_data,
+    _c: sys::doca_data,
 ) {
     // SAFETY: the user-data area holds the Box<CmdCb> pointer written at submission; the
     // task is live in its callback and released here.
     let (cb, n) = unsafe {
         let cb =
-            Box::from_raw(*(ffi::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb));
-        let status = DocaError::check(ffi::doca_task_get_status(
-            ffi::doca_urom_worker_cmd_task_as_task(t),
+            Box::from_raw(*(sys::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb));
+        let status = DocaError::result(sys::doca_task_get_status(
+            sys::doca_urom_worker_cmd_task_as_task(t),
         ));
-        let resp = ffi::doca_urom_worker_cmd_task_get_response(t);
+        let resp = sys::doca_urom_worker_cmd_task_get_response(t);
         let mut p: *mut c_void = std::ptr::null_mut();
         let mut len = 0usize;
-        ffi::doca_buf_get_data(resp, &mut p);
-        ffi::doca_buf_get_data_len(resp, &mut len);
+        sys::doca_buf_get_data(resp, &mut p);
+        sys::doca_buf_get_data_len(resp, &mut len);
         let data = if p.is_null() || len == 0 {
             Vec::new()
         } else {
             std::slice::from_raw_parts(p as *const u8, len).to_vec()
         };
-        ffi::doca_urom_worker_cmd_task_release(t);
+        sys::doca_urom_worker_cmd_task_release(t);
         (cb, Notification { status, data })
     };
     cb(n);
@@ -213,18 +211,18 @@ impl Worker {
         }
     }
 
-    pub(crate) fn ctx(&self) -> *mut ffi::doca_ctx {
+    pub(crate) fn ctx(&self) -> *mut sys::doca_ctx {
         // SAFETY: live worker.
-        unsafe { ffi::doca_urom_worker_as_ctx(self.raw) }
+        unsafe { sys::doca_urom_worker_as_ctx(self.raw) }
     }
 
     /// The raw handle.
-    pub fn as_raw(&self) -> *mut ffi::doca_urom_worker {
+    pub fn as_raw(&self) -> *mut sys::doca_urom_worker {
         self.raw
     }
 
     /// The worker's PE.
-    pub fn pe(&self) -> &Arc<ProgressEngine> {
+    pub fn pe(&self) -> &ProgressEngine {
         &self.pe
     }
 
@@ -235,7 +233,7 @@ impl Worker {
 
     /// Whether it is RUNNING.
     pub fn is_running(&self) -> bool {
-        ctx_state(self.ctx()) == ffi::DOCA_CTX_STATE_RUNNING
+        ctx::state(self.ctx()) == State::DOCA_CTX_STATE_RUNNING
     }
 
     /// Progresses the worker's PE once; `true` if something completed.
@@ -248,9 +246,9 @@ impl Worker {
     pub fn wait_running(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         loop {
-            match ctx_state(self.ctx()) {
-                ffi::DOCA_CTX_STATE_RUNNING => return Ok(()),
-                ffi::DOCA_CTX_STATE_IDLE => {
+            match ctx::state(self.ctx()) {
+                State::DOCA_CTX_STATE_RUNNING => return Ok(()),
+                State::DOCA_CTX_STATE_IDLE => {
                     return Err(Error {
                         op: "worker start",
                         code: DocaError::INITIALIZATION,
@@ -277,7 +275,7 @@ impl Worker {
         let mut id = 0;
         // SAFETY: live worker; out pointer.
         check("doca_urom_worker_get_id", unsafe {
-            ffi::doca_urom_worker_get_id(self.raw, &mut id)
+            sys::doca_urom_worker_get_id(self.raw, &mut id)
         })?;
         Ok(id)
     }
@@ -287,7 +285,7 @@ impl Worker {
         let mut g = 0;
         // SAFETY: live worker; out pointer.
         check("doca_urom_worker_get_gid", unsafe {
-            ffi::doca_urom_worker_get_gid(self.raw, &mut g)
+            sys::doca_urom_worker_get_gid(self.raw, &mut g)
         })?;
         Ok(g)
     }
@@ -303,31 +301,31 @@ impl Worker {
         let mut t = std::ptr::null_mut();
         // SAFETY: live worker; out pointer.
         check("doca_urom_worker_cmd_task_allocate_init", unsafe {
-            ffi::doca_urom_worker_cmd_task_allocate_init(self.raw, plugin, &mut t)
+            sys::doca_urom_worker_cmd_task_allocate_init(self.raw, plugin, &mut t)
         })?;
         let cb: *mut CmdCb = Box::into_raw(Box::new(Box::new(cb)));
         // SAFETY: live task; the payload buffer holds `cap` bytes; the user area holds 32.
         let r = unsafe {
-            let buf = ffi::doca_urom_worker_cmd_task_get_payload(t);
+            let buf = sys::doca_urom_worker_cmd_task_get_payload(t);
             let mut p: *mut c_void = std::ptr::null_mut();
             let mut cap = 0usize;
-            ffi::doca_buf_get_data(buf, &mut p);
-            ffi::doca_buf_get_data_len(buf, &mut cap);
+            sys::doca_buf_get_data(buf, &mut p);
+            sys::doca_buf_get_data_len(buf, &mut cap);
             if payload.len() > cap {
-                DocaError::INVALID_VALUE.0
+                DocaError::INVALID_VALUE.raw()
             } else {
                 std::ptr::copy_nonoverlapping(payload.as_ptr(), p as *mut u8, payload.len());
-                ffi::doca_buf_set_data(buf, p, payload.len());
-                *(ffi::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb) = cb;
-                ffi::doca_urom_worker_cmd_task_set_cb(t, Some(cmd_done));
-                ffi::doca_task_submit(ffi::doca_urom_worker_cmd_task_as_task(t))
+                sys::doca_buf_set_data(buf, p, payload.len());
+                *(sys::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb) = cb;
+                sys::doca_urom_worker_cmd_task_set_cb(t, Some(cmd_done));
+                sys::doca_task_submit(sys::doca_urom_worker_cmd_task_as_task(t))
             }
         };
-        if r != 0 {
+        if r != sys::doca_error_t::DOCA_SUCCESS {
             // SAFETY: not submitted: the callback box and the task are still ours.
             unsafe {
                 drop(Box::from_raw(cb));
-                ffi::doca_urom_worker_cmd_task_release(t);
+                sys::doca_urom_worker_cmd_task_release(t);
             }
         }
         check("doca_task_submit", r)
@@ -375,17 +373,13 @@ impl Worker {
 
     /// Stops the worker and progresses until IDLE (also progresses the service's PE).
     pub fn stop(&self) -> Result<()> {
-        let s = ctx_state(self.ctx());
-        if s == ffi::DOCA_CTX_STATE_IDLE {
-            return Ok(());
-        }
-        // SAFETY: live worker.
-        let r = unsafe { ffi::doca_ctx_stop(self.ctx()) };
-        if r != 0 && r != DocaError::IN_PROGRESS.0 {
-            return check("doca_ctx_stop", r);
+        match ctx::state(self.ctx()) {
+            State::DOCA_CTX_STATE_IDLE => return Ok(()),
+            State::DOCA_CTX_STATE_STOPPING => {}
+            _ => ctx::request_stop(self.ctx())?,
         }
         let deadline = Instant::now() + Duration::from_secs(10);
-        while ctx_state(self.ctx()) != ffi::DOCA_CTX_STATE_IDLE {
+        while ctx::state(self.ctx()) != State::DOCA_CTX_STATE_IDLE {
             if Instant::now() > deadline {
                 return Err(Error {
                     op: "worker stop",
@@ -406,7 +400,7 @@ impl Drop for Worker {
     fn drop(&mut self) {
         let _ = self.stop();
         // SAFETY: live worker, IDLE (or the stop failed and destroy reports IN_USE).
-        unsafe { ffi::doca_urom_worker_destroy(self.raw) };
+        unsafe { sys::doca_urom_worker_destroy(self.raw) };
     }
 }
 

@@ -84,7 +84,7 @@ fn sdk_drives_commands_replies_and_catches_panics() {
         let mut small = [0u8; 1];
         assert_eq!(
             (iface.addr.unwrap())(&mut ctx, small.as_mut_ptr() as *mut c_void, &mut len),
-            DocaError::INVALID_VALUE.0
+            DocaError::INVALID_VALUE.code()
         );
         assert_eq!(len, 4);
         let mut a = [0u8; 4];
@@ -121,7 +121,7 @@ fn sdk_drives_commands_replies_and_catches_panics() {
                     &mut plen,
                     packed.as_mut_ptr() as *mut c_void
                 ),
-                DocaError::INITIALIZATION.0
+                DocaError::INITIALIZATION.code()
             );
             plen = 64;
             assert_eq!(
@@ -143,14 +143,14 @@ fn sdk_drives_commands_replies_and_catches_panics() {
             got,
             vec![
                 (11, 0, vec![0, 9]),
-                (12, DocaError::UNEXPECTED.0, vec![]),
+                (12, DocaError::UNEXPECTED.code(), vec![]),
                 (13, 0, b"later".to_vec()),
             ],
             "echo, the panic as an error notification, and the deferred reply"
         );
         assert_eq!(
             (iface.progress.unwrap())(&mut ctx, &mut *notifs),
-            DocaError::EMPTY.0
+            DocaError::EMPTY.code()
         );
         (iface.close.unwrap())(&mut ctx);
         assert!(ctx.plugin_ctx.is_null());

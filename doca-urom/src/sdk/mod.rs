@@ -10,7 +10,7 @@
 
 pub mod abi;
 
-use crate::error::DocaError;
+use crate::error::{code_result, DocaError};
 use abi::{ListLink, PluginIface, WorkerCmdDesc, WorkerCtx, WorkerNotifDesc, WorkerNotify};
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -74,7 +74,7 @@ impl PluginContext {
                 .ok_or(DocaError::NOT_SUPPORTED)?;
             f(self.raw, domain_id, &mut p)
         };
-        DocaError::check(r).map(|_| p as *const u8)
+        code_result(r).map(|_| p as *const u8)
     }
 
     /// Segment index of `va` in member `domain_id`'s buffers.
@@ -88,7 +88,7 @@ impl PluginContext {
                 .ok_or(DocaError::NOT_SUPPORTED)?;
             f(self.raw, domain_id, va, &mut seg)
         };
-        DocaError::check(r).map(|_| seg)
+        code_result(r).map(|_| seg)
     }
 }
 
@@ -122,7 +122,7 @@ unsafe fn state<'a, P>(ctx: *mut WorkerCtx) -> &'a mut State<P> {
 
 unsafe extern "C" fn open<P: UromPlugin>(ctx: *mut WorkerCtx) -> u32 {
     if ctx.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     let pc = PluginContext { raw: ctx };
     match catch_unwind(AssertUnwindSafe(|| P::open(&pc))) {
@@ -135,8 +135,8 @@ unsafe extern "C" fn open<P: UromPlugin>(ctx: *mut WorkerCtx) -> u32 {
             unsafe { (*ctx).plugin_ctx = Box::into_raw(st) as *mut c_void };
             0
         }
-        Ok(Err(e)) => e.0,
-        Err(_) => DocaError::UNEXPECTED.0,
+        Ok(Err(e)) => e.code(),
+        Err(_) => DocaError::UNEXPECTED.code(),
     }
 }
 
@@ -157,19 +157,19 @@ unsafe extern "C" fn addr<P: UromPlugin>(
     len: *mut usize,
 ) -> u32 {
     if ctx.is_null() || len.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     // SAFETY: opened ctx.
     let st = unsafe { state::<P>(ctx) };
     let a = match catch_unwind(AssertUnwindSafe(|| st.plugin.address())) {
         Ok(a) => a,
-        Err(_) => return DocaError::UNEXPECTED.0,
+        Err(_) => return DocaError::UNEXPECTED.code(),
     };
     // SAFETY: len is writable; out holds *len bytes.
     unsafe {
         if *len < a.len() || (out.is_null() && !a.is_empty()) {
             *len = a.len();
-            return DocaError::INVALID_VALUE.0;
+            return DocaError::INVALID_VALUE.code();
         }
         std::ptr::copy_nonoverlapping(a.as_ptr(), out as *mut u8, a.len());
         *len = a.len();
@@ -179,7 +179,7 @@ unsafe extern "C" fn addr<P: UromPlugin>(
 
 unsafe extern "C" fn worker_cmd<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut ListLink) -> u32 {
     if ctx.is_null() || list.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     let pc = PluginContext { raw: ctx };
     // SAFETY: opened ctx.
@@ -219,7 +219,7 @@ unsafe extern "C" fn worker_cmd<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut L
 
 unsafe extern "C" fn progress<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut ListLink) -> u32 {
     if ctx.is_null() || list.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     let pc = PluginContext { raw: ctx };
     // SAFETY: opened ctx.
@@ -228,14 +228,14 @@ unsafe extern "C" fn progress<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut Lis
     let _ = catch_unwind(AssertUnwindSafe(|| st.plugin.progress(&pc, &mut out)));
     st.ready.extend(out);
     if st.ready.is_empty() {
-        return DocaError::EMPTY.0;
+        return DocaError::EMPTY.code();
     }
     for r in st.ready.drain(..) {
         let size = std::mem::size_of::<WorkerNotifDesc>() + r.body.len();
         // SAFETY: plain allocation; the runtime frees it with free().
         let d = unsafe { libc::malloc(size) } as *mut WorkerNotifDesc;
         if d.is_null() {
-            return DocaError(7).0;
+            return DocaError::NO_MEMORY.code();
         }
         // SAFETY: d has room for the header and body; list is the runtime's list.
         unsafe {
@@ -244,7 +244,7 @@ unsafe extern "C" fn progress<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut Lis
                 type_: r.plugin_id,
                 urom_context: r.urom_context,
                 len: r.body.len() as u64,
-                status: r.status.err().map_or(0, |e| e.0),
+                status: r.status.err().map_or(0, |e| e.code()),
                 reserved: 0,
             });
             let body = (d as *mut u8).add(std::mem::size_of::<WorkerNotifDesc>());
@@ -261,13 +261,13 @@ unsafe extern "C" fn notif_pack(
     out: *mut c_void,
 ) -> u32 {
     if notif.is_null() || len.is_null() || out.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     // SAFETY: notif is a desc's notify header followed by `len` body bytes; out holds *len.
     unsafe {
         let need = std::mem::size_of::<WorkerNotify>() + (*notif).len as usize;
         if *len < need {
-            return DocaError::INITIALIZATION.0;
+            return DocaError::INITIALIZATION.code();
         }
         std::ptr::copy_nonoverlapping(notif as *const u8, out as *mut u8, need);
         *len = need;
@@ -281,7 +281,7 @@ unsafe extern "C" fn notif_pack(
 /// `iface` null or writable.
 pub unsafe fn get_iface<P: UromPlugin>(iface: *mut PluginIface) -> u32 {
     if iface.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     let t = PluginIface {
         api_version: (3 << 24) | (3 << 16),
@@ -303,7 +303,7 @@ pub unsafe fn get_iface<P: UromPlugin>(iface: *mut PluginIface) -> u32 {
 /// `v` null or writable.
 pub unsafe fn get_version<P: UromPlugin>(v: *mut u64) -> u32 {
     if v.is_null() {
-        return DocaError::INVALID_VALUE.0;
+        return DocaError::INVALID_VALUE.code();
     }
     // SAFETY: checked non-null.
     unsafe { *v = P::VERSION };

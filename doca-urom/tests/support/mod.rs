@@ -15,53 +15,63 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The target directory of the builds these tests start (`target/urom-tests`). It is not
-/// the one of this test run: crates with a cdylib crate-type (doca-soft, the plugins) get no
-/// hash in their file names, so a nested build with other features would overwrite the
-/// outer build's libraries under its feet (and break its doc tests).
-fn nested_target_root() -> PathBuf {
+/// target/<profile> of this test binary.
+pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let target = exe
-        .ancestors()
-        .nth(3)
-        .expect("target/<profile>/deps/<test>");
-    target.join("urom-tests")
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
 
-/// Where the binaries, plugins and examples built for these tests are.
-pub fn target_dir() -> PathBuf {
-    nested_target_root().join("debug")
+/// Where the daemon, worker, plugins and examples the tests run are built: a target
+/// directory of their own. The nested build selects other packages than the `cargo test`
+/// running us, so features unify differently and shared libraries get rebuilt; in the
+/// outer target directory that would replace rlibs (`libdoca_soft.rlib` has no hash in its
+/// name) under the outer build's feet, and its doctests then fail to find crates.
+pub fn built_dir() -> PathBuf {
+    target_dir()
+        .parent()
+        .unwrap()
+        .join("urom-tests")
+        .join("debug")
 }
+
+/// The examples the tests run.
+const EXAMPLES: [&str; 2] = ["urom_multi_workers_bootstrap", "urom_ping_pong"];
 
 static BUILD: Once = Once::new();
 
-/// Builds the daemon/worker binaries and the Rust plugins (cargo is on hand during tests).
+/// Builds the daemon/worker binaries, the Rust plugins and the UROM examples, all in one
+/// cargo call (one feature resolution: a second test binary finds everything fresh).
 pub fn ensure_built() {
     BUILD.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let nested = built_dir().parent().unwrap().to_path_buf();
+        // `--bins` alone selects only binaries of every package named (the plugins have
+        // none); `--lib` adds the plugins' cdylibs.
+        let mut args = vec![
+            "build",
+            "-p",
+            "doca-soft",
+            "-p",
+            "worker_graph",
+            "-p",
+            "worker_sandbox",
+            "-p",
+            "doca",
+            "--bins",
+            "--lib",
+        ];
+        for e in EXAMPLES {
+            args.extend(["--example", e]);
+        }
         let st = Command::new(cargo)
             .current_dir(repo_root())
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "doca-soft",
-                "-p",
-                "worker_graph",
-                "-p",
-                "worker_sandbox",
-                // Target selection applies to every package named: the plugins' cdylibs
-                // (--lib) and the daemon and worker (--bins).
-                "--lib",
-                "--bins",
-            ])
-            .arg("--target-dir")
-            .arg(nested_target_root())
+            .env("CARGO_TARGET_DIR", &nested)
+            .args(args)
             .status()
             .expect("run cargo build");
         assert!(
             st.success(),
-            "building the UROM binaries and plugins must succeed"
+            "building the UROM binaries, plugins and examples must succeed"
         );
     });
 }
@@ -69,7 +79,7 @@ pub fn ensure_built() {
 /// Copies Rust plugin `name` (lib<name>.so) into `dir` as `<name>.so`.
 pub fn install_rust_plugin(name: &str, dir: &Path) {
     ensure_built();
-    let src = target_dir().join(format!("lib{name}.so"));
+    let src = built_dir().join(format!("lib{name}.so"));
     std::fs::copy(&src, dir.join(format!("{name}.so")))
         .unwrap_or_else(|e| panic!("copy {}: {e}", src.display()));
 }
@@ -124,9 +134,9 @@ fn hostname() -> String {
 }
 
 /// Starts a daemon over `plugin_path` and returns it with the `lo` device.
-pub fn start_daemon(plugin_path: &str) -> (Daemon, Arc<Device>) {
+pub fn start_daemon(plugin_path: &str) -> (Daemon, Device) {
     ensure_built();
-    let mut child = Command::new(target_dir().join("doca_urom_daemon"))
+    let mut child = Command::new(built_dir().join("doca_urom_daemon"))
         .env("UROM_PLUGIN_PATH", plugin_path)
         .stdout(Stdio::piped())
         .spawn()
@@ -141,7 +151,8 @@ pub fn start_daemon(plugin_path: &str) -> (Daemon, Arc<Device>) {
         .to_owned();
     std::thread::spawn(move || for _ in lines.lines() {});
     let dev = Device::open("lo").expect("the lo device");
-    let pci = dev.pci().expect("lo has a PCI address");
+    let pci = dev.info().pci_addr().to_owned();
+    assert!(!pci.is_empty(), "lo has a PCI address");
     let f = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(f.path(), format!("{} dpu {addr} {pci} lo\n", hostname())).unwrap();
     (
@@ -161,24 +172,17 @@ impl Daemon {
     }
 }
 
-/// Builds an example of the facade package and returns its path.
+/// The path of a UROM example of the facade package (built by [`ensure_built`]).
 pub fn build_example(name: &str) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let st = Command::new(cargo)
-        .current_dir(repo_root())
-        .args(["build", "--quiet", "-p", "doca", "--example", name])
-        .arg("--target-dir")
-        .arg(nested_target_root())
-        .status()
-        .expect("run cargo build --example");
-    assert!(st.success(), "example {name} must build");
-    target_dir().join("examples").join(name)
+    assert!(EXAMPLES.contains(&name), "add {name} to EXAMPLES");
+    ensure_built();
+    built_dir().join("examples").join(name)
 }
 
 static ENV_LOCK: Mutex<()> = Mutex::new(());
 
 /// Starts a service against `d` (DOCA_UROM_SERVICE_FILE is process-wide: serialised).
-pub fn start_service(d: &Daemon, dev: &Arc<Device>, max_workers: u32) -> Arc<Service> {
+pub fn start_service(d: &Daemon, dev: &Device, max_workers: u32) -> Arc<Service> {
     let _g = ENV_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     std::env::set_var("DOCA_UROM_SERVICE_FILE", d._service_file.path());
     Service::builder(dev)
