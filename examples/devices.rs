@@ -18,7 +18,7 @@ fn run() -> Result<(), doca::gpunetio::Error> {
     let devs = Device::list()?;
     println!("{} network device(s):", devs.len());
     println!(
-        "  {:<10} {:<16} {:<20} {:<17} ipv4",
+        "  {:<12} {:<16} {:<20} {:<17} ipv4",
         "pci", "iface", "ibdev", "mac"
     );
     for d in &devs {
@@ -32,7 +32,7 @@ fn run() -> Result<(), doca::gpunetio::Error> {
             format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
         });
         println!(
-            "  {:<10} {:<16} {:<20} {:<17} {ip}",
+            "  {:<12} {:<16} {:<20} {:<17} {ip}",
             d.pci_addr(),
             d.iface_name(),
             d.ibdev_name(),
