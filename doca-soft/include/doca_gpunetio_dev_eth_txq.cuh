@@ -84,6 +84,51 @@ __device__ __forceinline__ void doca_gpu_dev_eth_txq_mark_wqes_ready(struct doca
 	doca_gpu_dev_eth_store_release_sys(&txq->sq_ready.value, base + n);
 }
 
+/*
+ * Thread-scope sends, aggregated over the lanes of a warp that call together.
+ *
+ * Each calling thread sends its own descriptors, but lanes of one warp must not publish one
+ * after the other: a lane spinning until the previous slot is published can keep the lane
+ * that owns that slot from ever running (seen on an H200: no frame left the queue). So the
+ * first active lane reserves `per_lane` slots for every active lane, each lane writes its
+ * own, and that lane alone publishes the group in order; only whole groups wait for each
+ * other, never lanes of one warp.
+ */
+template <enum doca_gpu_dev_eth_resource_sharing_mode sharing = DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU>
+__device__ __forceinline__ uint64_t doca_gpu_dev_eth_txq_reserve_lane_slots(struct doca_gpu_eth_txq *txq,
+									    uint32_t per_lane)
+{
+	const unsigned int mask = __activemask();
+	const unsigned int lane = doca_gpu_dev_eth_get_lane_id();
+	const unsigned int leader = (unsigned int)__ffs(mask) - 1;
+	const unsigned int rank = (unsigned int)__popc(mask & ((1u << lane) - 1));
+	uint64_t base = 0;
+	if (lane == leader)
+		base = doca_gpu_dev_eth_txq_reserve_wq_slots<sharing>(txq, per_lane * (uint32_t)__popc(mask));
+	base = __shfl_sync(mask, base, (int)leader);
+	return base + (uint64_t)rank * per_lane;
+}
+
+/* Publishes the group's slots once every lane has written its descriptors. */
+template <enum doca_gpu_dev_eth_resource_sharing_mode sharing = DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU,
+	  enum doca_gpu_dev_eth_sync_scope sync_scope = DOCA_GPUNETIO_ETH_SYNC_SCOPE_GPU>
+__device__ __forceinline__ void doca_gpu_dev_eth_txq_publish_lane_slots(struct doca_gpu_eth_txq *txq,
+									uint64_t my_idx,
+									uint32_t per_lane)
+{
+	const unsigned int mask = __activemask();
+	const unsigned int lane = doca_gpu_dev_eth_get_lane_id();
+	const unsigned int leader = (unsigned int)__ffs(mask) - 1;
+	const uint32_t n = per_lane * (uint32_t)__popc(mask);
+	/* Each lane's descriptor writes reach system scope before the group is published. */
+	__threadfence_system();
+	__syncwarp(mask);
+	const uint64_t base = __shfl_sync(mask, my_idx, (int)leader);
+	if (lane == leader)
+		doca_gpu_dev_eth_txq_mark_wqes_ready<sharing, sync_scope>(txq, base, n);
+	__syncwarp(mask);
+}
+
 __device__ __forceinline__ void doca_gpu_dev_eth_txq_write_send(const struct doca_gpu_eth_txq *txq,
 								uint64_t idx,
 								uint64_t addr,
@@ -154,9 +199,9 @@ __device__ __forceinline__ void doca_gpu_dev_eth_txq_send_thread(struct doca_gpu
 								 enum doca_gpu_eth_send_flags flags,
 								 doca_gpu_dev_eth_ticket_t *out_ticket)
 {
-	uint64_t idx = doca_gpu_dev_eth_txq_reserve_wq_slots<sharing>(txq, 1);
+	const uint64_t idx = doca_gpu_dev_eth_txq_reserve_lane_slots<sharing>(txq, 1);
 	doca_gpu_dev_eth_txq_write_send(txq, idx, addr, mkey, size, flags);
-	doca_gpu_dev_eth_txq_mark_wqes_ready<sharing, sync_scope>(txq, idx, 1);
+	doca_gpu_dev_eth_txq_publish_lane_slots<sharing, sync_scope>(txq, idx, 1);
 	if (out_ticket != nullptr)
 		*out_ticket = idx;
 }
@@ -247,10 +292,10 @@ __device__ __forceinline__ void doca_gpu_dev_eth_txq_wait_send_thread(struct doc
 								      enum doca_gpu_eth_send_flags flags,
 								      doca_gpu_dev_eth_ticket_t *out_ticket)
 {
-	uint64_t idx = doca_gpu_dev_eth_txq_reserve_wq_slots<sharing>(txq, 2);
+	const uint64_t idx = doca_gpu_dev_eth_txq_reserve_lane_slots<sharing>(txq, 2);
 	doca_gpu_dev_eth_txq_write_wait(txq, idx, wait_on_time_ts);
 	doca_gpu_dev_eth_txq_write_send(txq, idx + 1, addr, mkey, size, flags);
-	doca_gpu_dev_eth_txq_mark_wqes_ready<sharing, sync_scope>(txq, idx, 2);
+	doca_gpu_dev_eth_txq_publish_lane_slots<sharing, sync_scope>(txq, idx, 2);
 	if (out_ticket != nullptr)
 		*out_ticket = idx + 1;
 }
