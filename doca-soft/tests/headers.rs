@@ -151,7 +151,11 @@ fn headers_carry_no_third_party_licence_text() {
     let mut offenders = Vec::new();
     for header in headers() {
         let text = std::fs::read_to_string(&header).unwrap().to_lowercase();
-        for banned in ["all rights reserved", "proprietary"] {
+        // Spelled in pieces so that this file does not itself carry the phrases.
+        for banned in [
+            concat!("all rights ", "reserved"),
+            concat!("propri", "etary"),
+        ] {
             if text.contains(banned) {
                 offenders.push(format!("{}: contains {banned:?}", file_name(&header)));
             }
