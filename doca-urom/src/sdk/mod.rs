@@ -13,11 +13,11 @@ pub mod abi;
 use crate::error::{code_result, DocaError};
 use abi::{ListLink, PluginIface, WorkerCmdDesc, WorkerCtx, WorkerNotifDesc, WorkerNotify};
 use doca_sys::doca_error_t;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// `DOCA_SUCCESS`, as the plugin ABI functions return it.
 const SUCCESS: doca_error_t = doca_error_t::DOCA_SUCCESS;
-use std::ffi::c_void;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// One command from a host.
 #[derive(Debug, Clone, Copy)]
