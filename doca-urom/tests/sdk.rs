@@ -52,6 +52,7 @@ fn cmd_desc(ctx_cookie: u64, payload: &[u8]) -> *mut ListLink {
             type_: 4,
             urom_context: ctx_cookie,
             len: payload.len() as u64,
+            plugin_cmd: Default::default(),
         });
         std::ptr::copy_nonoverlapping(
             payload.as_ptr(),
@@ -77,19 +78,19 @@ fn sdk_drives_commands_replies_and_catches_panics() {
             domain_iface: lookups,
             plugin_ctx: std::ptr::null_mut(),
         };
-        assert_eq!((iface.open.unwrap())(&mut ctx), 0);
+        assert_eq!((iface.open.unwrap())(&mut ctx).0, 0);
         assert!(!ctx.plugin_ctx.is_null());
 
         let mut len = 0usize;
         let mut small = [0u8; 1];
         assert_eq!(
-            (iface.addr.unwrap())(&mut ctx, small.as_mut_ptr() as *mut c_void, &mut len),
+            (iface.addr.unwrap())(&mut ctx, small.as_mut_ptr() as *mut c_void, &mut len).0,
             DocaError::INVALID_VALUE.code()
         );
         assert_eq!(len, 4);
         let mut a = [0u8; 4];
         assert_eq!(
-            (iface.addr.unwrap())(&mut ctx, a.as_mut_ptr() as *mut c_void, &mut len),
+            (iface.addr.unwrap())(&mut ctx, a.as_mut_ptr() as *mut c_void, &mut len).0,
             0
         );
         assert_eq!(&a, b"addr");
@@ -98,21 +99,22 @@ fn sdk_drives_commands_replies_and_catches_panics() {
         abi::add_tail(&mut *cmds, cmd_desc(11, &[0, 9]));
         abi::add_tail(&mut *cmds, cmd_desc(12, &[1]));
         abi::add_tail(&mut *cmds, cmd_desc(13, &[2]));
-        assert_eq!((iface.worker_cmd.unwrap())(&mut ctx, &mut *cmds), 0);
+        assert_eq!((iface.worker_cmd.unwrap())(&mut ctx, &mut *cmds).0, 0);
         assert!(
             abi::pop_head(&mut *cmds).is_null(),
             "plugin consumed every command"
         );
 
         let mut notifs = list();
-        assert_eq!((iface.progress.unwrap())(&mut ctx, &mut *notifs), 0);
+        assert_eq!((iface.progress.unwrap())(&mut ctx, &mut *notifs).0, 0);
         let mut got = Vec::new();
         loop {
             let n = abi::pop_head(&mut *notifs) as *mut WorkerNotifDesc;
             if n.is_null() {
                 break;
             }
-            let h = (*n).worker_notif;
+            let h = &(*n).worker_notif;
+            let (type_, cookie, body_len, status) = (h.type_, h.urom_context, h.len, h.status.0);
             let mut packed = vec![0u8; 64];
             let mut plen = 8usize;
             assert_eq!(
@@ -120,7 +122,8 @@ fn sdk_drives_commands_replies_and_catches_panics() {
                     &mut (*n).worker_notif,
                     &mut plen,
                     packed.as_mut_ptr() as *mut c_void
-                ),
+                )
+                .0,
                 DocaError::INITIALIZATION.code()
             );
             plen = 64;
@@ -129,13 +132,14 @@ fn sdk_drives_commands_replies_and_catches_panics() {
                     &mut (*n).worker_notif,
                     &mut plen,
                     packed.as_mut_ptr() as *mut c_void
-                ),
+                )
+                .0,
                 0
             );
-            assert_eq!(plen, 32 + h.len as usize);
+            assert_eq!(plen, 32 + body_len as usize);
             assert_eq!((*n).dest_id, 7);
-            assert_eq!(h.type_, 4);
-            got.push((h.urom_context, h.status, packed[32..plen].to_vec()));
+            assert_eq!(type_, 4);
+            got.push((cookie, status, packed[32..plen].to_vec()));
             libc::free(n as *mut c_void);
         }
         got.sort();
@@ -149,7 +153,7 @@ fn sdk_drives_commands_replies_and_catches_panics() {
             "echo, the panic as an error notification, and the deferred reply"
         );
         assert_eq!(
-            (iface.progress.unwrap())(&mut ctx, &mut *notifs),
+            (iface.progress.unwrap())(&mut ctx, &mut *notifs).0,
             DocaError::EMPTY.code()
         );
         (iface.close.unwrap())(&mut ctx);

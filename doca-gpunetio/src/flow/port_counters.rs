@@ -32,20 +32,36 @@ pub struct PortCounters {
     pub send_errors: u64,
 }
 
+/// Reads the C struct field by field. The destructuring names every field of the binding
+/// (no `..`), so a counter added to `doca_soft_port.h` fails to compile here until this
+/// type carries it too: the safe copy cannot silently fall behind the header.
 impl From<sys::doca_soft_port_counters> for PortCounters {
     fn from(c: sys::doca_soft_port_counters) -> Self {
+        let sys::doca_soft_port_counters {
+            received,
+            delivered,
+            dropped_no_match,
+            dropped_by_flow,
+            dropped_no_queue,
+            dropped_too_big,
+            dropped_ring_full,
+            dropped_stopped,
+            dropped_malformed,
+            sent,
+            send_errors,
+        } = c;
         PortCounters {
-            received: c.received,
-            delivered: c.delivered,
-            dropped_no_match: c.dropped_no_match,
-            dropped_by_flow: c.dropped_by_flow,
-            dropped_no_queue: c.dropped_no_queue,
-            dropped_too_big: c.dropped_too_big,
-            dropped_ring_full: c.dropped_ring_full,
-            dropped_stopped: c.dropped_stopped,
-            dropped_malformed: c.dropped_malformed,
-            sent: c.sent,
-            send_errors: c.send_errors,
+            received,
+            delivered,
+            dropped_no_match,
+            dropped_by_flow,
+            dropped_no_queue,
+            dropped_too_big,
+            dropped_ring_full,
+            dropped_stopped,
+            dropped_malformed,
+            sent,
+            send_errors,
         }
     }
 }
@@ -71,5 +87,45 @@ impl PortCounters {
             + self.dropped_ring_full
             + self.dropped_stopped
             + self.dropped_malformed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_c_struct_keeps_every_counter_in_its_field() {
+        let c = sys::doca_soft_port_counters {
+            received: 1,
+            delivered: 2,
+            dropped_no_match: 3,
+            dropped_by_flow: 4,
+            dropped_no_queue: 5,
+            dropped_too_big: 6,
+            dropped_ring_full: 7,
+            dropped_stopped: 8,
+            dropped_malformed: 9,
+            sent: 10,
+            send_errors: 11,
+        };
+        let p = PortCounters::from(c);
+        assert_eq!(
+            [p.received, p.delivered, p.sent, p.send_errors],
+            [1, 2, 10, 11]
+        );
+        assert_eq!(
+            [
+                p.dropped_no_match,
+                p.dropped_by_flow,
+                p.dropped_no_queue,
+                p.dropped_too_big,
+                p.dropped_ring_full,
+                p.dropped_stopped,
+                p.dropped_malformed
+            ],
+            [3, 4, 5, 6, 7, 8, 9]
+        );
+        assert_eq!(p.dropped(), 3 + 4 + 5 + 6 + 7 + 8 + 9);
     }
 }

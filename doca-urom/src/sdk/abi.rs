@@ -1,82 +1,83 @@
-//! The C plugin ABI (`doca_urom_plugin.h`) as seen by plugins, with layout checks.
-#![allow(missing_docs)]
+//! The C plugin ABI (`doca_urom_plugin.h`) as seen by plugins.
+//!
+//! The types are the `doca-sys` bindings of the header itself (one definition: bindgen
+//! over the C truth), under the names the SDK has always used. [`layout`] states the sizes
+//! and offsets the SDK relies on; a compile-time check below and the `abi_layout` test hold
+//! the bindings (and the worker runtime's own copy) to them.
 
-use std::ffi::c_void;
+use doca_sys as sys;
 
-#[repr(C)]
-pub struct ListLink {
-    pub prev: *mut ListLink,
-    pub next: *mut ListLink,
-}
+/// `ucs_list_link_t`: a node of a circular doubly-linked list (a head links to itself when
+/// empty).
+pub type ListLink = sys::ucs_list_link;
+/// `struct urom_plugin_iface`: the operations a plugin gives the worker.
+pub type PluginIface = sys::urom_plugin_iface;
+/// `struct urom_domain_lookups_iface`: the domain lookups the worker serves.
+pub type DomainLookups = sys::urom_domain_lookups_iface;
+/// `struct urom_worker_ctx`: the per-plugin context the worker owns.
+pub type WorkerCtx = sys::urom_worker_ctx;
+/// `struct urom_worker_cmd`: a command header; `len` payload bytes follow it.
+pub type WorkerCmd = sys::urom_worker_cmd;
+/// `struct urom_worker_cmd_desc`: a command on a worker list; the payload follows it.
+pub type WorkerCmdDesc = sys::urom_worker_cmd_desc;
+/// `struct urom_worker_notify`: a notification header; `len` payload bytes follow it.
+pub type WorkerNotify = sys::urom_worker_notify;
+/// `struct urom_worker_notif_desc`: a notification on a worker list; the payload follows it.
+pub type WorkerNotifDesc = sys::urom_worker_notif_desc;
 
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct PluginIface {
-    pub api_version: usize,
-    pub open: Option<unsafe extern "C" fn(*mut WorkerCtx) -> u32>,
-    pub close: Option<unsafe extern "C" fn(*mut WorkerCtx)>,
-    pub addr: Option<unsafe extern "C" fn(*mut WorkerCtx, *mut c_void, *mut usize) -> u32>,
-    pub worker_cmd: Option<unsafe extern "C" fn(*mut WorkerCtx, *mut ListLink) -> u32>,
-    pub progress: Option<unsafe extern "C" fn(*mut WorkerCtx, *mut ListLink) -> u32>,
-    pub notif_pack: Option<unsafe extern "C" fn(*mut WorkerNotify, *mut usize, *mut c_void) -> u32>,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct DomainLookups {
-    pub addr_lookup: Option<unsafe extern "C" fn(*mut WorkerCtx, u64, *mut *mut c_void) -> u32>,
-    pub seg_lookup: Option<unsafe extern "C" fn(*mut WorkerCtx, u64, u64, *mut i32) -> u32>,
-    pub memh_lookup:
-        Option<unsafe extern "C" fn(*mut WorkerCtx, u64, i32, *mut usize, *mut *mut c_void) -> u32>,
-    pub mkey_lookup:
-        Option<unsafe extern "C" fn(*mut WorkerCtx, u64, i32, *mut usize, *mut *mut c_void) -> u32>,
-}
-
-#[repr(C)]
-pub struct WorkerCtx {
-    pub iface: PluginIface,
-    pub domain_iface: DomainLookups,
-    pub plugin_ctx: *mut c_void,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WorkerCmd {
-    pub type_: u64,
-    pub urom_context: u64,
-    pub len: u64,
-}
-
-#[repr(C)]
-pub struct WorkerCmdDesc {
-    pub entry: ListLink,
-    pub dest_id: u64,
-    pub worker_cmd: WorkerCmd,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct WorkerNotify {
-    pub type_: u64,
-    pub urom_context: u64,
-    pub len: u64,
-    pub status: u32,
-    pub reserved: u32,
-}
-
-#[repr(C)]
-pub struct WorkerNotifDesc {
-    pub entry: ListLink,
-    pub dest_id: u64,
-    pub worker_notif: WorkerNotify,
+/// Sizes and offsets (LP64) of the plugin ABI that the SDK's code depends on: descriptor
+/// payloads start at the end of the descriptor, a packed notification is the 32-byte
+/// header followed by the body.
+pub mod layout {
+    /// `sizeof(ucs_list_link_t)`.
+    pub const LIST_LINK_SIZE: usize = 16;
+    /// `sizeof(struct urom_plugin_iface)`.
+    pub const PLUGIN_IFACE_SIZE: usize = 56;
+    /// `sizeof(struct urom_domain_lookups_iface)`.
+    pub const DOMAIN_LOOKUPS_SIZE: usize = 32;
+    /// `sizeof(struct urom_worker_ctx)`.
+    pub const WORKER_CTX_SIZE: usize = 96;
+    /// `offsetof(struct urom_worker_ctx, domain_iface)`.
+    pub const WORKER_CTX_DOMAIN_IFACE: usize = 56;
+    /// `offsetof(struct urom_worker_ctx, plugin_ctx)`.
+    pub const WORKER_CTX_PLUGIN_CTX: usize = 88;
+    /// `sizeof(struct urom_worker_cmd)` (the header; the payload follows).
+    pub const CMD_SIZE: usize = 24;
+    /// `offsetof(struct urom_worker_cmd_desc, dest_id)`.
+    pub const CMD_DESC_DEST_ID: usize = 16;
+    /// `offsetof(struct urom_worker_cmd_desc, worker_cmd)`.
+    pub const CMD_DESC_WORKER_CMD: usize = 24;
+    /// `sizeof(struct urom_worker_cmd_desc)`: where the command payload starts.
+    pub const CMD_DESC_SIZE: usize = 48;
+    /// `sizeof(struct urom_worker_notify)`: the packed notification header.
+    pub const NOTIFY_SIZE: usize = 32;
+    /// `offsetof(struct urom_worker_notify, status)`.
+    pub const NOTIFY_STATUS: usize = 24;
+    /// `offsetof(struct urom_worker_notif_desc, dest_id)`.
+    pub const NOTIF_DESC_DEST_ID: usize = 16;
+    /// `offsetof(struct urom_worker_notif_desc, worker_notif)`.
+    pub const NOTIF_DESC_WORKER_NOTIF: usize = 24;
+    /// `sizeof(struct urom_worker_notif_desc)`: where the notification body starts.
+    pub const NOTIF_DESC_SIZE: usize = 56;
 }
 
 const _: () = {
-    assert!(std::mem::size_of::<PluginIface>() == 56);
-    assert!(std::mem::size_of::<WorkerCtx>() == 96);
-    assert!(std::mem::size_of::<WorkerCmdDesc>() == 48);
-    assert!(std::mem::size_of::<WorkerNotify>() == 32);
-    assert!(std::mem::size_of::<WorkerNotifDesc>() == 56);
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<ListLink>() == layout::LIST_LINK_SIZE);
+    assert!(size_of::<PluginIface>() == layout::PLUGIN_IFACE_SIZE);
+    assert!(size_of::<DomainLookups>() == layout::DOMAIN_LOOKUPS_SIZE);
+    assert!(size_of::<WorkerCtx>() == layout::WORKER_CTX_SIZE);
+    assert!(offset_of!(WorkerCtx, domain_iface) == layout::WORKER_CTX_DOMAIN_IFACE);
+    assert!(offset_of!(WorkerCtx, plugin_ctx) == layout::WORKER_CTX_PLUGIN_CTX);
+    assert!(size_of::<WorkerCmd>() == layout::CMD_SIZE);
+    assert!(offset_of!(WorkerCmdDesc, dest_id) == layout::CMD_DESC_DEST_ID);
+    assert!(offset_of!(WorkerCmdDesc, worker_cmd) == layout::CMD_DESC_WORKER_CMD);
+    assert!(size_of::<WorkerCmdDesc>() == layout::CMD_DESC_SIZE);
+    assert!(size_of::<WorkerNotify>() == layout::NOTIFY_SIZE);
+    assert!(offset_of!(WorkerNotify, status) == layout::NOTIFY_STATUS);
+    assert!(offset_of!(WorkerNotifDesc, dest_id) == layout::NOTIF_DESC_DEST_ID);
+    assert!(offset_of!(WorkerNotifDesc, worker_notif) == layout::NOTIF_DESC_WORKER_NOTIF);
+    assert!(size_of::<WorkerNotifDesc>() == layout::NOTIF_DESC_SIZE);
 };
 
 /// Removes and returns the first node of `head`, or null.

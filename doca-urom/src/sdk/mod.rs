@@ -12,8 +12,12 @@ pub mod abi;
 
 use crate::error::{code_result, DocaError};
 use abi::{ListLink, PluginIface, WorkerCmdDesc, WorkerCtx, WorkerNotifDesc, WorkerNotify};
+use doca_sys::doca_error_t;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// `DOCA_SUCCESS`, as the plugin ABI functions return it.
+const SUCCESS: doca_error_t = doca_error_t::DOCA_SUCCESS;
 
 /// One command from a host.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +78,7 @@ impl PluginContext {
                 .ok_or(DocaError::NOT_SUPPORTED)?;
             f(self.raw, domain_id, &mut p)
         };
-        code_result(r).map(|_| p as *const u8)
+        code_result(r.0).map(|_| p as *const u8)
     }
 
     /// Segment index of `va` in member `domain_id`'s buffers.
@@ -88,7 +92,7 @@ impl PluginContext {
                 .ok_or(DocaError::NOT_SUPPORTED)?;
             f(self.raw, domain_id, va, &mut seg)
         };
-        code_result(r).map(|_| seg)
+        code_result(r.0).map(|_| seg)
     }
 }
 
@@ -120,9 +124,9 @@ unsafe fn state<'a, P>(ctx: *mut WorkerCtx) -> &'a mut State<P> {
     unsafe { &mut *((*ctx).plugin_ctx as *mut State<P>) }
 }
 
-unsafe extern "C" fn open<P: UromPlugin>(ctx: *mut WorkerCtx) -> u32 {
+unsafe extern "C" fn open<P: UromPlugin>(ctx: *mut WorkerCtx) -> doca_error_t {
     if ctx.is_null() {
-        return DocaError::INVALID_VALUE.code();
+        return DocaError::INVALID_VALUE.raw();
     }
     let pc = PluginContext { raw: ctx };
     match catch_unwind(AssertUnwindSafe(|| P::open(&pc))) {
@@ -133,10 +137,10 @@ unsafe extern "C" fn open<P: UromPlugin>(ctx: *mut WorkerCtx) -> u32 {
             });
             // SAFETY: ctx is live.
             unsafe { (*ctx).plugin_ctx = Box::into_raw(st) as *mut c_void };
-            0
+            SUCCESS
         }
-        Ok(Err(e)) => e.code(),
-        Err(_) => DocaError::UNEXPECTED.code(),
+        Ok(Err(e)) => e.raw(),
+        Err(_) => DocaError::UNEXPECTED.raw(),
     }
 }
 
@@ -155,31 +159,34 @@ unsafe extern "C" fn addr<P: UromPlugin>(
     ctx: *mut WorkerCtx,
     out: *mut c_void,
     len: *mut usize,
-) -> u32 {
+) -> doca_error_t {
     if ctx.is_null() || len.is_null() {
-        return DocaError::INVALID_VALUE.code();
+        return DocaError::INVALID_VALUE.raw();
     }
     // SAFETY: opened ctx.
     let st = unsafe { state::<P>(ctx) };
     let a = match catch_unwind(AssertUnwindSafe(|| st.plugin.address())) {
         Ok(a) => a,
-        Err(_) => return DocaError::UNEXPECTED.code(),
+        Err(_) => return DocaError::UNEXPECTED.raw(),
     };
     // SAFETY: len is writable; out holds *len bytes.
     unsafe {
         if *len < a.len() || (out.is_null() && !a.is_empty()) {
             *len = a.len();
-            return DocaError::INVALID_VALUE.code();
+            return DocaError::INVALID_VALUE.raw();
         }
         std::ptr::copy_nonoverlapping(a.as_ptr(), out as *mut u8, a.len());
         *len = a.len();
     }
-    0
+    SUCCESS
 }
 
-unsafe extern "C" fn worker_cmd<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut ListLink) -> u32 {
+unsafe extern "C" fn worker_cmd<P: UromPlugin>(
+    ctx: *mut WorkerCtx,
+    list: *mut ListLink,
+) -> doca_error_t {
     if ctx.is_null() || list.is_null() {
-        return DocaError::INVALID_VALUE.code();
+        return DocaError::INVALID_VALUE.raw();
     }
     let pc = PluginContext { raw: ctx };
     // SAFETY: opened ctx.
@@ -191,11 +198,12 @@ unsafe extern "C" fn worker_cmd<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut L
             break;
         }
         // SAFETY: a desc header followed by `len` payload bytes.
-        let (hdr, dest, payload) = unsafe {
-            let h = (*n).worker_cmd;
+        let (plugin_id, urom_context, dest, payload) = unsafe {
+            let h = &(*n).worker_cmd;
             let body = (n as *const u8).add(std::mem::size_of::<WorkerCmdDesc>());
             (
-                h,
+                h.type_,
+                h.urom_context,
                 (*n).dest_id,
                 std::slice::from_raw_parts(body, h.len as usize).to_vec(),
             )
@@ -204,8 +212,8 @@ unsafe extern "C" fn worker_cmd<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut L
         unsafe { libc::free(n as *mut c_void) };
         let cmd = Command {
             dest_id: dest,
-            plugin_id: hdr.type_,
-            urom_context: hdr.urom_context,
+            plugin_id,
+            urom_context,
             payload: &payload,
         };
         let mut out = Vec::new();
@@ -214,12 +222,15 @@ unsafe extern "C" fn worker_cmd<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut L
         }
         st.ready.extend(out);
     }
-    0
+    SUCCESS
 }
 
-unsafe extern "C" fn progress<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut ListLink) -> u32 {
+unsafe extern "C" fn progress<P: UromPlugin>(
+    ctx: *mut WorkerCtx,
+    list: *mut ListLink,
+) -> doca_error_t {
     if ctx.is_null() || list.is_null() {
-        return DocaError::INVALID_VALUE.code();
+        return DocaError::INVALID_VALUE.raw();
     }
     let pc = PluginContext { raw: ctx };
     // SAFETY: opened ctx.
@@ -228,14 +239,14 @@ unsafe extern "C" fn progress<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut Lis
     let _ = catch_unwind(AssertUnwindSafe(|| st.plugin.progress(&pc, &mut out)));
     st.ready.extend(out);
     if st.ready.is_empty() {
-        return DocaError::EMPTY.code();
+        return DocaError::EMPTY.raw();
     }
     for r in st.ready.drain(..) {
         let size = std::mem::size_of::<WorkerNotifDesc>() + r.body.len();
         // SAFETY: plain allocation; the runtime frees it with free().
         let d = unsafe { libc::malloc(size) } as *mut WorkerNotifDesc;
         if d.is_null() {
-            return DocaError::NO_MEMORY.code();
+            return DocaError::NO_MEMORY.raw();
         }
         // SAFETY: d has room for the header and body; list is the runtime's list.
         unsafe {
@@ -244,35 +255,36 @@ unsafe extern "C" fn progress<P: UromPlugin>(ctx: *mut WorkerCtx, list: *mut Lis
                 type_: r.plugin_id,
                 urom_context: r.urom_context,
                 len: r.body.len() as u64,
-                status: r.status.err().map_or(0, |e| e.code()),
+                status: r.status.err().map_or(SUCCESS, |e| e.raw()),
                 reserved: 0,
+                plugin_notif: Default::default(),
             });
             let body = (d as *mut u8).add(std::mem::size_of::<WorkerNotifDesc>());
             std::ptr::copy_nonoverlapping(r.body.as_ptr(), body, r.body.len());
             abi::add_tail(list, d as *mut ListLink);
         }
     }
-    0
+    SUCCESS
 }
 
 unsafe extern "C" fn notif_pack(
     notif: *mut WorkerNotify,
     len: *mut usize,
     out: *mut c_void,
-) -> u32 {
+) -> doca_error_t {
     if notif.is_null() || len.is_null() || out.is_null() {
-        return DocaError::INVALID_VALUE.code();
+        return DocaError::INVALID_VALUE.raw();
     }
     // SAFETY: notif is a desc's notify header followed by `len` body bytes; out holds *len.
     unsafe {
         let need = std::mem::size_of::<WorkerNotify>() + (*notif).len as usize;
         if *len < need {
-            return DocaError::INITIALIZATION.code();
+            return DocaError::INITIALIZATION.raw();
         }
         std::ptr::copy_nonoverlapping(notif as *const u8, out as *mut u8, need);
         *len = need;
     }
-    0
+    SUCCESS
 }
 
 /// The interface table for `P` (used by [`export_plugin!`](crate::export_plugin)).
@@ -284,7 +296,7 @@ pub unsafe fn get_iface<P: UromPlugin>(iface: *mut PluginIface) -> u32 {
         return DocaError::INVALID_VALUE.code();
     }
     let t = PluginIface {
-        api_version: (3 << 24) | (3 << 16),
+        __doca_api_version: (3 << 24) | (3 << 16),
         open: Some(open::<P>),
         close: Some(close::<P>),
         addr: Some(addr::<P>),
