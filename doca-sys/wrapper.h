@@ -68,6 +68,10 @@
 #if DOCA_SYS_TRY(<doca_urom.h>) && DOCA_SYS_TRY(<ucs/type/cpu_set.h>)
 #include <doca_urom.h>
 #endif
+/* The plugin ABI (the doca-urom plugin SDK uses it); an SDK's doca_urom.h need not include it. */
+#if DOCA_SYS_TRY(<doca_urom_plugin.h>) && DOCA_SYS_TRY(<ucs/datastruct/list.h>)
+#include <doca_urom_plugin.h>
+#endif
 /* Extensions of the software runtime (absent from the SDK). */
 #if DOCA_SYS_TRY(<doca_soft_port.h>)
 #include <doca_soft_port.h>
