@@ -148,7 +148,7 @@ fn thread_oob_allgathers_every_participant_in_index_order_twice() {
     for g in &got {
         assert_eq!(g, &[0, 0, 1, 0, 2, 0, 0, 1, 1, 1, 2, 1]);
     }
-    let mut short = vec![0u8; 2];
+    let mut short = [0u8; 2];
     assert_eq!(
         support::urom::ThreadOob::group(1)[0].allgather(&[1, 2], &mut short[..1]),
         Err(doca_urom::DocaError::INVALID_VALUE)
