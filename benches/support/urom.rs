@@ -31,6 +31,16 @@ pub struct UromBins {
     pub daemon: PathBuf,
     /// Directory with `worker_graph.so` and `worker_sandbox.so`.
     pub plugin_dir: PathBuf,
+    /// Whether `plugin_dir` is a scratch copy of ours (removed on drop).
+    scratch: bool,
+}
+
+impl Drop for UromBins {
+    fn drop(&mut self) {
+        if self.scratch {
+            let _ = std::fs::remove_dir_all(&self.plugin_dir);
+        }
+    }
 }
 
 fn has_plugins(dir: &Path, prefix: &str) -> bool {
@@ -102,6 +112,7 @@ impl UromBins {
             return Ok(UromBins {
                 daemon: d.into(),
                 plugin_dir,
+                scratch: false,
             });
         }
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -110,6 +121,7 @@ impl UromBins {
                 return Ok(UromBins {
                     daemon: dir.join("doca_urom_daemon"),
                     plugin_dir: install_plugins(dir)?,
+                    scratch: true,
                 });
             }
         }
@@ -120,6 +132,7 @@ impl UromBins {
         Ok(UromBins {
             daemon: built.join("doca_urom_daemon"),
             plugin_dir: install_plugins(&built)?,
+            scratch: true,
         })
     }
 }
@@ -140,7 +153,9 @@ impl Drop for Daemon {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.service_file);
+        if let Some(dir) = self.service_file.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
