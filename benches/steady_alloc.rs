@@ -4,6 +4,10 @@
 //! number of frames flows after a warm-up (senders allocate everything up front). (b) Host memory per RX queue besides the application's packet ring: what creating
 //! and registering one queue allocates.
 //!
+//! (c) Heap allocations per UROM command on the host side (this process: the daemon and
+//! the worker are other processes): graph loopback commands in callback form, after a
+//! warm-up, with a completion closure that allocates nothing itself.
+//!
 //! The GPU variants (device-mapped rings, pinned memory) print as skipped until they land.
 
 mod support;
@@ -19,6 +23,7 @@ use support::gpu_rx::{run_gpu_rx_counted, BenchDev, GpuEnv, GpuQueue};
 use support::report::{Figure, Status};
 use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
 use support::udp;
+use support::urom::{Urom, UromBins};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -281,12 +286,7 @@ fn main() {
             }
         }
     }
-    Figure::skipped(
-        "mem/allocs-per-command/urom",
-        Some("0 allocations per command"),
-        "needs the UROM host library (urom branch): skipped",
-    )
-    .emit();
+    urom_allocs_per_command(if quick { 2_000 } else { 20_000 });
     let name = format!("mem/host-bytes-per-rx-queue/gpu/{slots}x{size}B");
     match gpu.and_then(|env| gpu_queue_bytes(&env, size)) {
         Ok((rss, heap)) => {
@@ -301,5 +301,81 @@ fn main() {
             .emit()
         }
         Err(e) => Figure::skipped(&name, Some("<= 8 MiB"), e).emit(),
+    }
+}
+
+/// Figure 6 (c): host allocations per graph loopback command in steady state.
+fn urom_allocs_per_command(commands: u64) {
+    let name = "mem/allocs-per-command/urom";
+    let target = "0 allocations per command";
+    // (all counts, allocations inside submit calls, progress calls)
+    let run = || -> Result<(Counts, u64, u64, u64), String> {
+        let u = Urom::start(&UromBins::find()?, "tcp,sm", 2)?;
+        let w = u.worker(20, u.graph.plugin.id)?;
+        let done = Arc::new(AtomicU64::new(0));
+        let (submit_allocs, polls) = (AtomicU64::new(0), AtomicU64::new(0));
+        let region: std::cell::Cell<Option<&Region>> = std::cell::Cell::new(None);
+        let one = |i: u64| -> Result<(), String> {
+            let d = done.clone();
+            let before = region.get().map(|r| r.so_far().allocs);
+            u.graph
+                .loopback_with(&w, i, move |r| {
+                    if r == Ok(i) {
+                        d.fetch_add(1, Ordering::Release);
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+            if let (Some(r), Some(b)) = (region.get(), before) {
+                submit_allocs.fetch_add(r.so_far().allocs - b, Ordering::Relaxed);
+            }
+            let t = Instant::now();
+            while done.load(Ordering::Acquire) <= i {
+                w.progress();
+                polls.fetch_add(1, Ordering::Relaxed);
+                if t.elapsed() > Duration::from_secs(10) {
+                    return Err(format!("command {i}: no (correct) answer"));
+                }
+            }
+            Ok(())
+        };
+        let warmup = commands / 10 + 100;
+        for i in 0..warmup {
+            one(i)?;
+        }
+        let counting = Region::start();
+        region.set(Some(&counting));
+        polls.store(0, Ordering::Relaxed);
+        let r = (warmup..warmup + commands).try_for_each(one);
+        region.set(None);
+        let c = counting.finish();
+        r.map(|_| {
+            (
+                c,
+                commands,
+                submit_allocs.load(Ordering::Relaxed),
+                polls.load(Ordering::Relaxed),
+            )
+        })
+    };
+    match run() {
+        Ok((c, n, submit, polls)) => {
+            let per = c.allocs as f64 / n as f64;
+            Figure::info(
+                name,
+                per,
+                "allocs/cmd",
+                format!(
+                    "{:.1} B/cmd; host process, all threads, {n} graph loopback commands after a warm-up (callback form; the completion closure allocates nothing itself); UCX_TLS=tcp,sm; {:.1} allocs/cmd inside submit, {:.1} inside the {:.1} progress calls/cmd the host spins through ({:.2} per progress call: they grow with the spinning, not only with the command)",
+                    c.bytes as f64 / n as f64,
+                    submit as f64 / n as f64,
+                    (c.allocs - submit) as f64 / n as f64,
+                    polls as f64 / n as f64,
+                    (c.allocs - submit) as f64 / polls.max(1) as f64
+                ),
+            )
+            .with_target(target, Status::check(c.allocs == 0))
+            .emit()
+        }
+        Err(e) => Figure::skipped(name, Some(target), format!("failed: {e}")).emit(),
     }
 }

@@ -1,5 +1,6 @@
 //! Code shared by the bench binaries: figures as JSON lines, command-line flags, a counting
-//! allocator, UDP frames and sockets, and the soft-NIC pipeline pieces.
+//! allocator, UDP frames and sockets, and the soft-NIC pipeline pieces, and
+//! the UROM daemon/service/worker set-up.
 //!
 //! Each bench binary includes this module with `mod support;` and uses only part of it.
 #![allow(dead_code)]
@@ -13,3 +14,4 @@ pub mod report;
 pub mod soft;
 pub mod tx;
 pub mod udp;
+pub mod urom;

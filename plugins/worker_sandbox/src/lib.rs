@@ -155,7 +155,12 @@ impl Sandbox {
             return Err(DocaError::INVALID_VALUE);
         }
         let mut buf = vec![0u8; count];
-        let param = sys::ucp_request_param_t::default();
+        // Always get a request back: without this flag a message already in the unexpected
+        // queue completes the receive immediately and UCX returns NULL (no request to test).
+        let param = sys::ucp_request_param_t {
+            op_attr_mask: sys::ucp_op_attr_t_UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+            ..Default::default()
+        };
         // SAFETY: worker is live; buf stays alive in the pending entry until completion.
         let r = unsafe {
             sys::ucp_tag_recv_nbx(
@@ -169,6 +174,9 @@ impl Sandbox {
         };
         if ptr_is_err(r) {
             out.push(cmd.reply(Ok(()), notif_recv(context, &[], 0, ptr_status(r))));
+        } else if r.is_null() {
+            // Not expected with NO_IMM_CMPL; never keep a NULL request to test later.
+            return Err(DocaError::UNEXPECTED);
         } else {
             self.recvs.push(PendingRecv {
                 req: r,

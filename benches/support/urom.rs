@@ -1,0 +1,495 @@
+//! UROM pieces of the benches: find (or build) the daemon and the worker plugins, run a
+//! daemon on loopback with a chosen `UCX_TLS`, start a service and workers against it, time
+//! graph loopback commands, and run the sandbox ping-pong between two workers of one domain
+//! whose "ranks" are threads of this process.
+//!
+//! Where the binaries come from, first match wins:
+//! 1. `DOCA_UROM_DAEMON_BIN` (the daemon) and `UROM_PLUGIN_PATH` (a directory holding
+//!    `worker_graph.so` and `worker_sandbox.so`);
+//! 2. next to the bench binary (`doca_urom_daemon`, `libworker_graph.so`,
+//!    `libworker_sandbox.so` in its directory or the one above: `scripts/bench build` packs);
+//! 3. `target/bench-urom/release` of the source tree, built there with a nested cargo call
+//!    (a target directory of its own: see doca-urom/tests/support for why) when missing.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+use doca_urom::domain::Oob;
+use doca_urom::graph::Graph;
+use doca_urom::sandbox::Sandbox;
+use doca_urom::{Device, DocaError, Domain, Service, Worker};
+
+/// The plugins the benches load.
+const PLUGINS: [&str; 2] = ["worker_graph", "worker_sandbox"];
+
+/// The daemon binary and a plugin directory ready for `UROM_PLUGIN_PATH`.
+pub struct UromBins {
+    /// `doca_urom_daemon`.
+    pub daemon: PathBuf,
+    /// Directory with `worker_graph.so` and `worker_sandbox.so`.
+    pub plugin_dir: PathBuf,
+    /// Whether `plugin_dir` is a scratch copy of ours (removed on drop).
+    scratch: bool,
+}
+
+impl Drop for UromBins {
+    fn drop(&mut self) {
+        if self.scratch {
+            let _ = std::fs::remove_dir_all(&self.plugin_dir);
+        }
+    }
+}
+
+fn has_plugins(dir: &Path, prefix: &str) -> bool {
+    PLUGINS
+        .iter()
+        .all(|p| dir.join(format!("{prefix}{p}.so")).is_file())
+}
+
+/// A fresh directory under the system temp dir, unique to this process.
+fn scratch_dir(what: &str) -> Result<PathBuf, String> {
+    let d = std::env::temp_dir().join(format!("doca-bench-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
+}
+
+/// Copies `lib<name>.so` of `from` into a scratch directory as `<name>.so` (the name the
+/// daemon's plugin scan expects).
+fn install_plugins(from: &Path) -> Result<PathBuf, String> {
+    let dir = scratch_dir("plugins")?;
+    for p in PLUGINS {
+        let src = from.join(format!("lib{p}.so"));
+        std::fs::copy(&src, dir.join(format!("{p}.so")))
+            .map_err(|e| format!("copy {}: {e}", src.display()))?;
+    }
+    Ok(dir)
+}
+
+fn nested_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-urom")
+}
+
+/// Builds the daemon and plugins (release) into `target/bench-urom`.
+fn build_nested() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let st = Command::new(&cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CARGO_TARGET_DIR", nested_dir())
+        .args(["build", "--release", "--locked", "-p", "doca-soft"])
+        .args([
+            "-p",
+            "worker_graph",
+            "-p",
+            "worker_sandbox",
+            "--bins",
+            "--lib",
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("{cargo}: {e}"))?;
+    st.success()
+        .then_some(())
+        .ok_or_else(|| format!("building the UROM daemon and plugins failed ({st})"))
+}
+
+impl UromBins {
+    /// Finds the binaries (see the module doc), building them as the last resort.
+    pub fn find() -> Result<UromBins, String> {
+        if let (Some(d), Some(p)) = (
+            std::env::var_os("DOCA_UROM_DAEMON_BIN"),
+            std::env::var_os("UROM_PLUGIN_PATH"),
+        ) {
+            let plugin_dir = PathBuf::from(p);
+            if !has_plugins(&plugin_dir, "") {
+                return Err(format!(
+                    "UROM_PLUGIN_PATH={} lacks worker_graph.so/worker_sandbox.so",
+                    plugin_dir.display()
+                ));
+            }
+            return Ok(UromBins {
+                daemon: d.into(),
+                plugin_dir,
+                scratch: false,
+            });
+        }
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        for dir in exe.ancestors().skip(1).take(2) {
+            if dir.join("doca_urom_daemon").is_file() && has_plugins(dir, "lib") {
+                return Ok(UromBins {
+                    daemon: dir.join("doca_urom_daemon"),
+                    plugin_dir: install_plugins(dir)?,
+                    scratch: true,
+                });
+            }
+        }
+        let built = nested_dir().join("release");
+        if !(built.join("doca_urom_daemon").is_file() && has_plugins(&built, "lib")) {
+            build_nested()?;
+        }
+        Ok(UromBins {
+            daemon: built.join("doca_urom_daemon"),
+            plugin_dir: install_plugins(&built)?,
+            scratch: true,
+        })
+    }
+}
+
+/// A running daemon with `UCX_TLS` set, and the service file naming it for `lo`.
+pub struct Daemon {
+    child: Child,
+    service_file: PathBuf,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        // SAFETY: signalling our own child by its pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(dir) = self.service_file.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn hostname() -> String {
+    let mut b = [0u8; 256];
+    // SAFETY: writable buffer of the given length.
+    unsafe { libc::gethostname(b.as_mut_ptr() as *mut libc::c_char, b.len()) };
+    let n = b.iter().position(|c| *c == 0).unwrap_or(0);
+    String::from_utf8_lossy(&b[..n]).into_owned()
+}
+
+/// The UROM set-up of one transport: daemon, service, plugins.
+pub struct Urom {
+    /// The service (host side).
+    pub service: Arc<Service>,
+    /// The graph plugin.
+    pub graph: Graph,
+    /// The sandbox plugin.
+    pub sandbox: Sandbox,
+    /// The `UCX_TLS` value every process of this set-up runs with.
+    pub tls: String,
+    _daemon: Daemon,
+}
+
+impl Urom {
+    /// Starts a daemon over `bins` with `UCX_TLS=tls` and a service against it (this
+    /// process's UCX_TLS is set too: the host side reads it when the service starts).
+    ///
+    /// `shm` alone cannot open UCX client/server (sockaddr) connections, which is how hosts
+    /// reach the daemon and workers; it runs as `shm,tcp` (TCP available for connection
+    /// establishment, UCX picks shared memory for the data lanes between local processes).
+    pub fn start(bins: &UromBins, tls: &str, max_workers: u32) -> Result<Urom, String> {
+        let tls = if tls == "shm" { "shm,tcp" } else { tls };
+        let mut child = Command::new(&bins.daemon)
+            .env("UROM_PLUGIN_PATH", &bins.plugin_dir)
+            .env("UCX_TLS", tls)
+            .env("UCX_WARN_UNUSED_ENV_VARS", "n")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", bins.daemon.display()))?;
+        let mut lines = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut first = String::new();
+        let _ = lines.read_line(&mut first);
+        let service_file = scratch_dir("urom")?.join(format!("service-{tls}"));
+        let daemon = Daemon {
+            child,
+            service_file: service_file.clone(),
+        };
+        let addr = first
+            .trim()
+            .strip_prefix("doca_urom_daemon listening on ")
+            .ok_or_else(|| format!("daemon banner: {first:?}"))?
+            .to_owned();
+        std::thread::spawn(move || for _ in lines.lines() {});
+        let dev = Device::open("lo").map_err(|e| format!("device lo: {e}"))?;
+        let pci = dev.info().pci_addr().to_owned();
+        std::fs::write(
+            &service_file,
+            format!("{} dpu {addr} {pci} lo\n", hostname()),
+        )
+        .map_err(|e| e.to_string())?;
+        // Single-threaded here: the benches start services before spawning threads.
+        std::env::set_var("DOCA_UROM_SERVICE_FILE", &service_file);
+        std::env::set_var("UCX_TLS", tls);
+        let service = Service::builder(&dev)
+            .max_workers(max_workers)
+            .start()
+            .map_err(|e| format!("service start: {e}"))?;
+        let graph = Graph::find(&service).map_err(|e| e.to_string())?;
+        let sandbox = Sandbox::find(&service).map_err(|e| e.to_string())?;
+        Ok(Urom {
+            service,
+            graph,
+            sandbox,
+            tls: tls.to_string(),
+            _daemon: daemon,
+        })
+    }
+
+    /// Starts worker `id` with the given plugins (`UCX_TLS` passed to it as well).
+    pub fn worker(&self, id: u64, plugins: u64) -> Result<Arc<Worker>, String> {
+        Worker::builder(&self.service)
+            .id(id)
+            .max_inflight_tasks(16)
+            .env([
+                format!("UCX_TLS={}", self.tls),
+                "UCX_LOG_LEVEL=error".to_string(),
+            ])
+            .plugins(plugins)
+            .start()
+            .map_err(|e| format!("worker {id} start: {e}"))
+    }
+}
+
+/// One graph loopback command in callback form, progressing the worker's PE without
+/// sleeping until the notification arrives (the blocking `Graph::loopback` sleeps 100 us
+/// whenever a progress call finds nothing, which would measure the sleep).
+pub fn loopback_spin(graph: &Graph, w: &Worker, data: u64) -> Result<u64, String> {
+    let slot: Arc<Mutex<Option<Result<u64, DocaError>>>> = Arc::new(Mutex::new(None));
+    let s2 = slot.clone();
+    graph
+        .loopback_with(w, data, move |r| {
+            *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(r)
+        })
+        .map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        w.progress();
+        if let Some(r) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return r.map_err(|e| format!("loopback: {e}"));
+        }
+        if Instant::now() > deadline {
+            return Err("loopback timed out".into());
+        }
+    }
+}
+
+/// Sorted latencies (microseconds) with median and p99.
+pub struct Latencies(pub Vec<f64>);
+
+impl Latencies {
+    /// From samples, sorting them.
+    pub fn new(mut v: Vec<f64>) -> Latencies {
+        v.sort_by(f64::total_cmp);
+        Latencies(v)
+    }
+    /// The `q` quantile (0..=1), nearest rank.
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        let i = ((self.0.len() as f64 * q).ceil() as usize).clamp(1, self.0.len()) - 1;
+        self.0[i]
+    }
+    /// Median.
+    pub fn median(&self) -> f64 {
+        self.quantile(0.5)
+    }
+    /// 99th percentile.
+    pub fn p99(&self) -> f64 {
+        self.quantile(0.99)
+    }
+}
+
+/// Times `iters` calls of `f` after `warmup` untimed ones (microseconds each).
+pub fn time_each(
+    warmup: usize,
+    iters: usize,
+    mut f: impl FnMut(u64) -> Result<(), String>,
+) -> Result<Latencies, String> {
+    for i in 0..warmup {
+        f(i as u64)?;
+    }
+    let mut v = Vec::with_capacity(iters);
+    for i in 0..iters {
+        let t = Instant::now();
+        f((warmup + i) as u64)?;
+        v.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    Ok(Latencies::new(v))
+}
+
+/// An allgather between threads of this process: each participant writes its part, a
+/// barrier, everyone copies the whole, a barrier (so the next round cannot overwrite).
+pub struct ThreadOob {
+    size: u32,
+    index: u32,
+    shared: Arc<(Mutex<Vec<u8>>, Barrier)>,
+}
+
+impl ThreadOob {
+    /// One OOB per participant, sharing state.
+    pub fn group(size: u32) -> Vec<ThreadOob> {
+        let shared = Arc::new((Mutex::new(Vec::new()), Barrier::new(size as usize)));
+        (0..size)
+            .map(|index| ThreadOob {
+                size,
+                index,
+                shared: shared.clone(),
+            })
+            .collect()
+    }
+}
+
+impl Oob for ThreadOob {
+    fn size(&self) -> u32 {
+        self.size
+    }
+    fn index(&self) -> u32 {
+        self.index
+    }
+    fn allgather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), DocaError> {
+        let (buf, barrier) = &*self.shared;
+        let n = send.len();
+        if recv.len() != n * self.size as usize {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        {
+            let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
+            if b.len() != recv.len() {
+                b.resize(recv.len(), 0);
+            }
+            let at = self.index as usize * n;
+            b[at..at + n].copy_from_slice(send);
+        }
+        barrier.wait();
+        recv.copy_from_slice(&buf.lock().unwrap_or_else(|p| p.into_inner()));
+        barrier.wait();
+        Ok(())
+    }
+}
+
+const PING: u64 = 0x1234;
+const PONG: u64 = 0x5678;
+const MASK: u64 = 0xffff;
+
+type Slot = Arc<Mutex<Option<Result<doca_urom::sandbox::Received, DocaError>>>>;
+
+/// Posts a receive and returns the slot its result lands in.
+fn post_recv(sb: &Sandbox, w: &Worker, tag: u64, len: usize) -> Result<Slot, String> {
+    let slot: Slot = Arc::new(Mutex::new(None));
+    let s2 = slot.clone();
+    sb.tag_recv_with(w, tag, len as u64, tag, MASK, move |r| {
+        *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(r)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(slot)
+}
+
+/// Progresses `w` without sleeping until `slot` is filled; checks the payload.
+fn wait_recv(w: &Worker, slot: &Slot, want: &[u8]) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        w.progress();
+        if let Some(r) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let r = r.map_err(|e| format!("receive: {e}"))?;
+            return (r.ucs_status == 0 && r.data == want)
+                .then_some(())
+                .ok_or_else(|| format!("bad message: {r:?}"));
+        }
+        if Instant::now() > deadline {
+            return Err("receive timed out".into());
+        }
+    }
+}
+
+/// Sends and progresses without sleeping until the worker reports local completion.
+fn send_spin(sb: &Sandbox, w: &Worker, dest: u64, msg: &[u8], tag: u64) -> Result<(), String> {
+    let done: Arc<Mutex<Option<Result<i32, DocaError>>>> = Arc::new(Mutex::new(None));
+    let d2 = done.clone();
+    sb.tag_send_with(w, tag, dest, msg, tag, move |r| {
+        *d2.lock().unwrap_or_else(|p| p.into_inner()) = Some(r.map(|s| s.ucs_status))
+    })
+    .map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        w.progress();
+        if let Some(r) = done.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return match r {
+                Ok(0) => Ok(()),
+                Ok(s) => Err(format!("send status {s}")),
+                Err(e) => Err(format!("send: {e}")),
+            };
+        }
+        if Instant::now() > deadline {
+            return Err("send timed out".into());
+        }
+    }
+}
+
+/// Sandbox ping-pong between workers 0 and 1 of one domain, each driven by a thread of
+/// this process: rank 1 posts the PONG receive, sends PING to rank 0 and waits for PONG
+/// (the timed round trip); rank 0 waits for PING and answers PONG. Returns rank 1's
+/// round trips (microseconds) after `warmup` untimed ones.
+pub fn sandbox_ping_pong(
+    u: &Urom,
+    warmup: usize,
+    iters: usize,
+    msg_len: usize,
+) -> Result<Latencies, String> {
+    let workers = [
+        u.worker(0, u.sandbox.plugin.id)?,
+        u.worker(1, u.sandbox.plugin.id)?,
+    ];
+    let oobs = ThreadOob::group(2);
+    let msg: Vec<u8> = (0..msg_len).map(|i| i as u8).collect();
+    let total = warmup + iters;
+    let results: Vec<Result<Option<Latencies>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = oobs
+            .into_iter()
+            .zip(workers.iter())
+            .enumerate()
+            .map(|(rank, (oob, w))| {
+                let sb = &u.sandbox;
+                let msg = &msg;
+                s.spawn(move || -> Result<Option<Latencies>, String> {
+                    let oob: Arc<dyn Oob> = Arc::new(oob);
+                    let _domain =
+                        Domain::start(w.pe(), &[(rank as u64, w.clone())], oob, Vec::new())
+                            .map_err(|e| format!("domain start (rank {rank}): {e}"))?;
+                    if rank == 0 {
+                        for _ in 0..total {
+                            let slot = post_recv(sb, w, PING, msg.len())?;
+                            wait_recv(w, &slot, msg)?;
+                            send_spin(sb, w, 1, msg, PONG)?;
+                        }
+                        Ok(None)
+                    } else {
+                        let mut rt = Vec::with_capacity(iters);
+                        for i in 0..total {
+                            let t = Instant::now();
+                            let slot = post_recv(sb, w, PONG, msg.len())?;
+                            send_spin(sb, w, 0, msg, PING)?;
+                            wait_recv(w, &slot, msg)?;
+                            if i >= warmup {
+                                rt.push(t.elapsed().as_secs_f64() * 1e6);
+                            }
+                        }
+                        Ok(Some(Latencies::new(rt)))
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("rank panicked".into())))
+            .collect()
+    });
+    let mut out = None;
+    for r in results {
+        if let Some(l) = r? {
+            out = Some(l);
+        }
+    }
+    out.ok_or_else(|| "rank 1 measured nothing".into())
+}
