@@ -36,3 +36,57 @@ pub fn ld_library_path() -> std::ffi::OsString {
     }
     std::env::join_paths(dirs).expect("library paths without ':'")
 }
+
+/// Compiles `tests/c/<name>.c` warning-free (`-Wall -Wextra -Werror`, C standard `std`)
+/// against `include/`, linked with this run's library, into `dir/<name>`. Panics with the
+/// compiler's output when it fails.
+#[allow(dead_code)]
+pub fn build_c_program(name: &str, std: &str, dir: &std::path::Path) -> PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let libdir = library_dir();
+    let exe = dir.join(name);
+    let out = std::process::Command::new("cc")
+        .arg(format!("-std={std}"))
+        .args([
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-DDOCA_ALLOW_EXPERIMENTAL_API",
+        ])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(root.join("tests/c").join(format!("{name}.c")))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", libdir.display()))
+        .arg(format!("-Wl,-rpath,{}", libdir.display()))
+        .arg("-ldoca_soft")
+        .output()
+        .expect("running cc");
+    assert!(
+        out.status.success(),
+        "compile {name}.c: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Runs `exe PORT` with `DOCA_SOFT_PORTS=wire:WIRE` (ports WIRE0 and WIRE1) and this run's
+/// library first on the path; returns its standard output. Panics when it fails.
+#[allow(dead_code)]
+pub fn run_on_wire(exe: &std::path::Path, wire: &str, port: &str) -> String {
+    let run = std::process::Command::new(exe)
+        .env("LD_LIBRARY_PATH", ld_library_path())
+        .env("DOCA_SOFT_PORTS", format!("wire:{wire}"))
+        .arg(port)
+        .output()
+        .expect("run the C program");
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{} failed: {}{}",
+        exe.display(),
+        stdout,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    stdout
+}
