@@ -3,7 +3,10 @@
 //! completions and publishes them; the receive kernel (`bench_rx`: device API receive, block
 //! scope, every packet's headers parsed, a (sender, seq) bitmap for the loss check) consumes
 //! them. No CPU is in the loop. 64 B and 1024 B packets, 1 to 16 queues (one producer block
-//! and one receive block per queue).
+//! and one receive block per queue), bursts of 2048 packets on blocks of 1024 threads (as a
+//! GPUNetIO receive loop is usually sized); the earlier 256-packet / 256-thread shape runs as
+//! a variant at the largest queue count, to show what the burst size buys (each receive call
+//! and each publish costs a few system-scope fences and block barriers, whatever its size).
 //!
 //! Reported against the HBM bandwidth limit: device-to-device copy bandwidth is measured in
 //! the same run, and each figure's notes give the HBM traffic it implies (frame + completion
@@ -22,12 +25,27 @@ use support::soft::slot_size;
 use support::udp;
 
 const USAGE: &str = "device_ceiling [--queues 1,2,4,8,16] [--size 64,1024] [--frames N per queue]
-  [--mib N] [--quick]";
+  [--burst N] [--threads N] [--no-variants] [--mib N] [--quick]";
 
-/// Packet slots (and completions) per ring.
-const SLOTS: usize = 8192;
-/// Threads per block of both kernels.
-const THREADS: u32 = 256;
+/// Packet slots (and completions) per ring: at least this many, and 4 bursts.
+const MIN_SLOTS: usize = 8192;
+/// Packets per receive call (and per producer publish) of the main sweep.
+const BURST: u32 = 2048;
+/// Threads per block of both kernels in the main sweep.
+const THREADS: u32 = 1024;
+/// The earlier configuration, run as a variant at the largest queue count: what bursting
+/// buys.
+const SMALL_BURST: (u32, u32) = (256, 256);
+
+/// How one ceiling run is shaped.
+#[derive(Clone, Copy)]
+struct Shape {
+    queues: usize,
+    size: usize,
+    per_queue: u64,
+    burst: u32,
+    threads: u32,
+}
 
 /// Bytes read + written per second by device-to-device copies of `bytes`, `reps` times.
 fn d2d_bandwidth(
@@ -69,7 +87,15 @@ fn err<E: std::fmt::Debug>(what: &'static str) -> impl Fn(E) -> String {
 }
 
 /// Runs `queues` GPU-resident rings of `size`-byte frames, `per_queue` frames each.
-fn ceiling(env: &GpuEnv, queues: usize, size: usize, per_queue: u64) -> Result<Ceiling, String> {
+fn ceiling(env: &GpuEnv, shape: Shape) -> Result<Ceiling, String> {
+    let Shape {
+        queues,
+        size,
+        per_queue,
+        burst,
+        threads,
+    } = shape;
+    let slots = MIN_SLOTS.max(4 * burst as usize);
     let ctx = env.ctx();
     let ps = ctx.new_stream().map_err(err("producer stream"))?;
     let cs = ctx.new_stream().map_err(err("consumer stream"))?;
@@ -78,17 +104,17 @@ fn ceiling(env: &GpuEnv, queues: usize, size: usize, per_queue: u64) -> Result<C
     let mut handles = Vec::new();
     for _ in 0..queues {
         let pkts = ps
-            .alloc_zeros::<u8>(SLOTS * slot as usize)
+            .alloc_zeros::<u8>(slots * slot as usize)
             .map_err(err("packets"))?;
         let cqes = ps
-            .alloc_zeros::<u8>(SLOTS * 16)
+            .alloc_zeros::<u8>(slots * 16)
             .map_err(err("completions"))?;
         let mut h = RxqHandle::default();
         h.pkt_addr = pkts.device_ptr(&ps).0;
         h.cqe_addr = cqes.device_ptr(&ps).0;
-        h.pkt_num = SLOTS as u32;
+        h.pkt_num = slots as u32;
         h.max_pkt_sz = slot;
-        h.cqe_num = SLOTS as u32;
+        h.cqe_num = slots as u32;
         h.version = RING_VERSION;
         // SAFETY: RxqHandle is repr(C) plain data; the slice covers exactly its bytes.
         let bytes = unsafe {
@@ -119,7 +145,7 @@ fn ceiling(env: &GpuEnv, queues: usize, size: usize, per_queue: u64) -> Result<C
     cs.synchronize().map_err(err("setup"))?;
     let cfg = LaunchConfig {
         grid_dim: (queues as u32, 1, 1),
-        block_dim: (THREADS, 1, 1),
+        block_dim: (threads, 1, 1),
         shared_mem_bytes: 0,
     };
     let (senders, idle_ns, max_ns) = (queues as u32, 500_000_000u64, 20_000_000_000u64);
@@ -139,7 +165,8 @@ fn ceiling(env: &GpuEnv, queues: usize, size: usize, per_queue: u64) -> Result<C
         .arg(&mut bitmap)
         .arg(&mut out)
         .arg(&idle_ns)
-        .arg(&max_ns);
+        .arg(&max_ns)
+        .arg(&burst);
     // SAFETY: arguments match bench_rx; the rings outlive both kernels (synchronized below).
     unsafe { b.launch(cfg) }.map_err(err("launch bench_rx"))?;
     let size32 = size as u32;
@@ -149,7 +176,8 @@ fn ceiling(env: &GpuEnv, queues: usize, size: usize, per_queue: u64) -> Result<C
         .arg(&size32)
         .arg(&tmpl)
         .arg(&max_ns)
-        .arg(&mut timeouts);
+        .arg(&mut timeouts)
+        .arg(&burst);
     // SAFETY: arguments match bench_produce; as above.
     unsafe { b.launch(cfg) }.map_err(err("launch bench_produce"))?;
     ps.synchronize().map_err(err("producer"))?;
@@ -182,6 +210,47 @@ fn ceiling(env: &GpuEnv, queues: usize, size: usize, per_queue: u64) -> Result<C
     })
 }
 
+/// Runs one point and emits its figure; returns (packets per second, zero loss).
+fn run_point(
+    env: &GpuEnv,
+    name: &str,
+    shape: Shape,
+    hbm: Option<f64>,
+    unit: &str,
+    scale: f64,
+) -> Result<(f64, bool), String> {
+    let c = ceiling(env, shape)?;
+    let size = shape.size;
+    let zero = c.lost == 0 && c.dup == 0 && c.foreign == 0 && c.timeouts == 0;
+    let moved = c.pps * (size as f64 + 96.0);
+    let share = hbm.map_or(String::new(), |bw| {
+        format!(
+            "; HBM traffic {:.1} GB/s = {:.1}% of the measured bandwidth",
+            moved / 1e9,
+            100.0 * moved / bw
+        )
+    });
+    Figure::info(
+        name,
+        c.pps * scale,
+        unit,
+        format!(
+            "{:.1} Mpps = {:.1} Gbit/s; bursts of {} packets, {} threads per block; {} frames per queue; lost {}, duplicates {}, foreign {}, producer timeouts {}{share}",
+            c.pps / 1e6,
+            c.pps * size as f64 * 8.0 / 1e9,
+            shape.burst,
+            shape.threads,
+            shape.per_queue,
+            c.lost,
+            c.dup,
+            c.foreign,
+            c.timeouts
+        ),
+    )
+    .emit();
+    Ok((c.pps, zero))
+}
+
 fn main() {
     let a = Args::parse(USAGE);
     let quick = a.quick();
@@ -189,6 +258,13 @@ fn main() {
     let sizes: Vec<usize> = a.list("size", &[64, 1024]);
     let frames: u64 = a.num("frames", if quick { 500_000 } else { 4_000_000 });
     let mib: usize = a.num("mib", if quick { 256 } else { 1024 });
+    let burst: u32 = a.num("burst", BURST);
+    let threads: u32 = a.num("threads", THREADS);
+    let variants = !a.has("no-variants");
+    if threads == 0 || threads > 1024 || threads % 32 != 0 || burst == 0 {
+        eprintln!("--threads must be a multiple of 32 up to 1024 and --burst at least 1");
+        std::process::exit(2);
+    }
     let env = GpuEnv::open();
     let hbm = match &env {
         Ok(env) => match d2d_bandwidth(env.ctx(), mib << 20, if quick { 10 } else { 50 }) {
@@ -237,34 +313,17 @@ fn main() {
                     continue;
                 }
             };
-            match ceiling(env, q, size, frames) {
-                Ok(c) => {
-                    let zero = c.lost == 0 && c.dup == 0 && c.foreign == 0 && c.timeouts == 0;
-                    let moved = c.pps * (size as f64 + 96.0);
-                    let share = hbm.map_or(String::new(), |bw| {
-                        format!(
-                            "; HBM traffic {:.1} GB/s = {:.1}% of the measured bandwidth",
-                            moved / 1e9,
-                            100.0 * moved / bw
-                        )
-                    });
-                    Figure::info(
-                        &name,
-                        c.pps * scale,
-                        unit,
-                        format!(
-                            "{:.1} Mpps = {:.1} Gbit/s; {frames} frames per queue; lost {}, duplicates {}, foreign {}, producer timeouts {}{share}",
-                            c.pps / 1e6,
-                            c.pps * size as f64 * 8.0 / 1e9,
-                            c.lost,
-                            c.dup,
-                            c.foreign,
-                            c.timeouts
-                        ),
-                    )
-                    .emit();
-                    if zero && best.map_or(true, |b| c.pps > b.1) {
-                        best = Some((q, c.pps, zero));
+            let shape = Shape {
+                queues: q,
+                size,
+                per_queue: frames,
+                burst,
+                threads,
+            };
+            match run_point(env, &name, shape, hbm, unit, scale) {
+                Ok((pps, zero)) => {
+                    if zero && best.map_or(true, |b| pps > b.1) {
+                        best = Some((q, pps, zero));
                     }
                 }
                 Err(e) => {
@@ -273,6 +332,21 @@ fn main() {
                     // more queues: stop this size.
                     break;
                 }
+            }
+        }
+        if let (true, Ok(env), Some(&q)) = (variants, &env, queues.iter().max()) {
+            // What the burst size buys: the same point with the small-burst configuration.
+            let (vb, vt) = SMALL_BURST;
+            let name = format!("device/ceiling-variant/burst{vb}-threads{vt}/{size}B/{q}q");
+            let shape = Shape {
+                queues: q,
+                size,
+                per_queue: frames,
+                burst: vb,
+                threads: vt,
+            };
+            if let Err(e) = run_point(env, &name, shape, hbm, unit, scale) {
+                Figure::skipped(&name, None, format!("failed: {e}")).emit();
             }
         }
         let name = format!("device/ceiling/{size}B/best");

@@ -336,6 +336,10 @@ pub fn run_gpu_rx_counted(
     result
 }
 
+/// Packets the receive kernel asks for per call (a proxy publishes at most a dispatcher
+/// batch at a time, so larger bursts would only wait longer for their timeout).
+const RX_BURST: u32 = 256;
+
 #[allow(clippy::too_many_arguments)]
 fn receive(
     env: &GpuEnv,
@@ -370,6 +374,7 @@ fn receive(
     let senders = queues as u32;
     let idle_ns: u64 = 300_000_000;
     let max_ns: u64 = 20_000_000_000;
+    let burst: u32 = RX_BURST;
     let mut b = stream.launch_builder(&f);
     b.arg(&handles)
         .arg(&want)
@@ -378,7 +383,8 @@ fn receive(
         .arg(&mut bitmap)
         .arg(&mut out)
         .arg(&idle_ns)
-        .arg(&max_ns);
+        .arg(&max_ns)
+        .arg(&burst);
     let cfg = LaunchConfig {
         grid_dim: (queues as u32, 1, 1),
         block_dim: (THREADS, 1, 1),

@@ -13,6 +13,28 @@ pub struct DmaStream {
     gpu: Arc<GpuShared>,
     /// `CUstream` as an address; 0 until created.
     stream: Mutex<usize>,
+    /// Pinned host memory gathers copy into (device -> pinned copies are real DMA; into
+    /// pageable memory the driver bounces every copy through a buffer of its own).
+    staging: Mutex<Pinned>,
+}
+
+/// Pinned host memory from `cuMemAllocHost` (empty until first needed).
+struct Pinned {
+    ptr: usize,
+    len: usize,
+}
+
+/// Most bytes staged before a gather synchronises and hands them out (a gather larger than
+/// this runs in several rounds; one span larger than this gets a buffer of its size).
+const STAGING_BYTES: usize = 1 << 20;
+
+/// One device range of a gather ([`DmaStream::gather`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Device address.
+    pub src: u64,
+    /// Bytes.
+    pub len: usize,
 }
 
 impl DmaStream {
@@ -25,9 +47,39 @@ impl DmaStream {
         let s = DmaStream {
             gpu,
             stream: Mutex::new(0),
+            staging: Mutex::new(Pinned { ptr: 0, len: 0 }),
         };
         let _ = s.with(|_| Ok(()));
         s
+    }
+
+    /// Prepares for gathers (TX proxies): allocates the pinned staging and runs one small
+    /// device -> host copy, so the first frame a queue sends (possibly a time-scheduled one)
+    /// does not pay for the allocation or the stream's first copy. Errors are left for the
+    /// first real gather to report.
+    pub fn for_gathers(self) -> DmaStream {
+        let _ = self.with(|_| self.ensure_staging(&mut self.lock_staging(), STAGING_BYTES));
+        let mut probe: sys::CUdeviceptr = 0;
+        // SAFETY: `probe` is writable; `with` makes the context current.
+        let alloc = self.with(|_| {
+            cu::call("cuMemAlloc", || unsafe {
+                sys::cuMemAlloc_v2(&mut probe, 64)
+            })
+        });
+        if alloc.is_ok() {
+            let _ = self.gather(
+                &[Span {
+                    src: probe,
+                    len: 64,
+                }],
+                |_, _| {},
+            );
+            let _ = self.with(|_| {
+                // SAFETY: allocated above; the gather synchronised its copy.
+                cu::call("cuMemFree", || unsafe { sys::cuMemFree_v2(probe) })
+            });
+        }
+        self
     }
 
     /// The GPU.
@@ -69,6 +121,74 @@ impl DmaStream {
         })
     }
 
+    fn lock_staging(&self) -> std::sync::MutexGuard<'_, Pinned> {
+        self.staging.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Makes `p` at least `len` bytes (the context must be current).
+    fn ensure_staging(&self, p: &mut Pinned, len: usize) -> DocaResult<()> {
+        if p.len >= len {
+            return Ok(());
+        }
+        free_pinned(p);
+        let mut h: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: `h` is writable; the context is current on this thread.
+        cu::call("cuMemAllocHost", || unsafe {
+            sys::cuMemAllocHost_v2(&mut h, len)
+        })?;
+        *p = Pinned {
+            ptr: h as usize,
+            len,
+        };
+        Ok(())
+    }
+
+    /// Reads every span of device memory: issues the copies into pinned staging on the
+    /// stream, synchronises once per round of up to [`STAGING_BYTES`], then calls
+    /// `deliver(i, bytes)` for span `i`, in order. An error stops the gather (spans already
+    /// delivered stay delivered).
+    pub fn gather(&self, spans: &[Span], mut deliver: impl FnMut(usize, &[u8])) -> DocaResult<()> {
+        let mut first = 0;
+        while first < spans.len() {
+            // A round: spans that fit the staging buffer together (at least one).
+            let mut end = first;
+            let mut bytes = 0usize;
+            while end < spans.len() && (end == first || bytes + spans[end].len <= STAGING_BYTES) {
+                bytes += spans[end].len;
+                end += 1;
+            }
+            let round = &spans[first..end];
+            self.with(|s| {
+                let mut p = self.lock_staging();
+                self.ensure_staging(&mut p, bytes.max(STAGING_BYTES))?;
+                let mut off = 0;
+                for sp in round {
+                    // SAFETY: [off, off+len) lies inside the pinned buffer (sized above),
+                    // which stays allocated and untouched until the synchronise below.
+                    cu::call("cuMemcpyDtoHAsync", || unsafe {
+                        sys::cuMemcpyDtoHAsync_v2((p.ptr + off) as *mut _, sp.src, sp.len, s)
+                    })?;
+                    off += sp.len;
+                }
+                // SAFETY: `s` is a live stream of the current context.
+                cu::call("cuStreamSynchronize", || unsafe {
+                    sys::cuStreamSynchronize(s)
+                })?;
+                let mut off = 0;
+                for (i, sp) in round.iter().enumerate() {
+                    // SAFETY: the copy into [off, off+len) completed (synchronised above).
+                    let b =
+                        unsafe { std::slice::from_raw_parts((p.ptr + off) as *const u8, sp.len) };
+                    deliver(first + i, b);
+                    off += sp.len;
+                }
+                Ok(())
+            })?;
+            first = end;
+        }
+        Ok(())
+    }
+
     /// Device -> host, complete when this returns.
     pub fn from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()> {
         if dst.is_empty() {
@@ -88,10 +208,28 @@ impl DmaStream {
     }
 }
 
+/// Frees pinned staging (the context must be current); leaves `p` empty.
+fn free_pinned(p: &mut Pinned) {
+    if p.ptr != 0 {
+        // SAFETY: allocated by cuMemAllocHost in `ensure_staging` and no copy is pending
+        // (every gather synchronises before it returns).
+        let _ = cu::call("cuMemFreeHost", || unsafe {
+            sys::cuMemFreeHost(p.ptr as *mut std::ffi::c_void)
+        });
+    }
+    *p = Pinned { ptr: 0, len: 0 };
+}
+
 impl Drop for DmaStream {
     fn drop(&mut self) {
         let s = *self.stream.get_mut().unwrap_or_else(|p| p.into_inner());
-        if s == 0 || self.gpu.bind_thread().is_err() {
+        if (s == 0 && self.staging.get_mut().map_or(true, |p| p.ptr == 0))
+            || self.gpu.bind_thread().is_err()
+        {
+            return;
+        }
+        free_pinned(self.staging.get_mut().unwrap_or_else(|p| p.into_inner()));
+        if s == 0 {
             return;
         }
         // SAFETY: created by cuStreamCreate in `with` and not used after this.

@@ -3,13 +3,14 @@
 //! TX proxy may read frame bytes (GPU allocations through the allocation registry, host
 //! memory through registered ranges).
 
-use super::dma::DmaStream;
-use super::mem::{DeviceMem, FrameSource, PktBuf};
+use super::dma::{DmaStream, Span};
+use super::mem::{DeviceMem, FrameSeg, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::{gpu_ref, registry, Gpu, GpuShared};
 use crate::mmap::{mmap_by_mkey, MmapShared};
 use crate::types::GPU_MEM_TYPE_CPU_GPU;
 use std::ffi::c_void;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 /// A GPU as the queues use it; copies go through the queue's own non-blocking stream.
@@ -183,6 +184,18 @@ pub fn unregister_host_range(addr: *const u8, len: usize) {
 /// Device memory of the queue's GPU is read through the queue's own stream.
 pub struct RuntimeFrames {
     dma: Option<DmaStream>,
+    /// Reused between gathers, so steady-state sending allocates nothing.
+    scratch: Mutex<GatherScratch>,
+}
+
+/// Working lists of one gather.
+#[derive(Default)]
+struct GatherScratch {
+    /// Device segments of the queue's GPU: (index in `got`, span index, device address).
+    pending: Vec<(usize, usize, u64)>,
+    spans: Vec<Span>,
+    /// The allocation each span lies in.
+    bounds: Vec<(u64, u64)>,
 }
 
 impl RuntimeFrames {
@@ -190,9 +203,10 @@ impl RuntimeFrames {
     pub fn new(link: &GpuLink) -> RuntimeFrames {
         RuntimeFrames {
             dma: match link {
-                GpuLink::Gpu(g) => Some(DmaStream::new(g.clone())),
+                GpuLink::Gpu(g) => Some(DmaStream::new(g.clone()).for_gathers()),
                 GpuLink::Host => None,
             },
+            scratch: Mutex::new(GatherScratch::default()),
         }
     }
 
@@ -206,46 +220,76 @@ impl RuntimeFrames {
     }
 }
 
-impl FrameSource for RuntimeFrames {
-    fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
+/// Device-only memory a frame segment lies in (see [`RuntimeFrames::read_or_locate`]).
+struct DeviceSeg {
+    gpu: Arc<GpuShared>,
+    /// Device address of the segment.
+    src: u64,
+    /// The allocation (or registered range) holding it: `[lo, hi)` in device addresses.
+    lo: u64,
+    hi: u64,
+}
+
+/// Largest device span one gather copy covers (frames of one buffer close together are
+/// copied in one piece, gaps included, up to this size).
+const MAX_SPAN: u64 = 256 * 1024;
+
+impl RuntimeFrames {
+    /// Appends the segment's bytes to `out` when the CPU can read them (host memory,
+    /// CPU-mapped GPU memory), else says where the device-only bytes are. INVALID_VALUE when
+    /// the range is not registered memory (or outside the mmap its mkey names).
+    fn read_or_locate(
+        &self,
+        addr: u64,
+        mkey_be: u32,
+        len: usize,
+        out: &mut Vec<u8>,
+    ) -> DocaResult<Option<DeviceSeg>> {
+        let end = addr
+            .checked_add(len as u64)
+            .ok_or(DocaError::INVALID_VALUE)?;
         if let Some(m) = mmap_by_mkey(u32::from_be(mkey_be)) {
             // The mkey names a registered range: the frame must lie inside it, as a NIC
             // checks a memory key.
             let (base, mlen) = m.range()?;
             let base = base as u64;
-            let end = addr
-                .checked_add(len as u64)
-                .ok_or(DocaError::INVALID_VALUE)?;
             if addr < base || end > base + mlen as u64 {
                 return Err(DocaError::INVALID_VALUE);
             }
+            if let Some(g) = m.gpu_range().filter(|g| g.cpu_addr.is_none()) {
+                return Ok(Some(DeviceSeg {
+                    gpu: g.gpu,
+                    src: g.gpu_addr + (addr - base),
+                    lo: g.gpu_addr,
+                    hi: g.gpu_addr + mlen as u64,
+                }));
+            }
             let start = out.len();
             out.resize(start + len, 0);
-            let r = match m.gpu_range() {
-                Some(g) if g.cpu_addr.is_none() => {
-                    self.device_read(&g.gpu, g.gpu_addr + (addr - base), &mut out[start..])
-                }
-                _ => m.read_at((addr - base) as usize, &mut out[start..]),
-            };
-            return r.inspect_err(|_| out.truncate(start));
+            return m
+                .read_at((addr - base) as usize, &mut out[start..])
+                .map(|()| None)
+                .inspect_err(|_| out.truncate(start));
         }
         if let Some(r) = registry::lookup(addr, len) {
             if let Some(p) = r.cpu_addr {
                 // SAFETY: the registry maps [addr, addr+len) inside a live CPU-mapped
                 // allocation.
                 out.extend_from_slice(unsafe { std::slice::from_raw_parts(p, len) });
-                return Ok(());
+                return Ok(None);
             }
-            let start = out.len();
-            out.resize(start + len, 0);
-            return self
-                .device_read(&r.gpu, addr, &mut out[start..])
-                .inspect_err(|_| out.truncate(start));
+            let (lo, hi) = registry::allocation_of(r.gpu_addr)
+                .map_or((r.gpu_addr, r.gpu_addr + len as u64), |(a, l)| {
+                    (a, a + l as u64)
+                });
+            return Ok(Some(DeviceSeg {
+                gpu: r.gpu,
+                src: r.gpu_addr,
+                lo,
+                hi,
+            }));
         }
         let ranges = HOST_RANGES.lock().unwrap_or_else(|p| p.into_inner());
-        let end = addr
-            .checked_add(len as u64)
-            .ok_or(DocaError::INVALID_VALUE)?;
         if !ranges
             .iter()
             .any(|&(a, l)| addr >= a && end <= a + l as u64)
@@ -255,6 +299,121 @@ impl FrameSource for RuntimeFrames {
         // SAFETY: inside a registered host range (checked above, lock held), which its owner
         // keeps alive while registered.
         out.extend_from_slice(unsafe { std::slice::from_raw_parts(addr as *const u8, len) });
-        Ok(())
+        Ok(None)
+    }
+}
+
+impl FrameSource for RuntimeFrames {
+    fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
+        let Some(d) = self.read_or_locate(addr, mkey_be, len, out)? else {
+            return Ok(());
+        };
+        let start = out.len();
+        out.resize(start + len, 0);
+        self.device_read(&d.gpu, d.src, &mut out[start..])
+            .inspect_err(|_| out.truncate(start))
+    }
+
+    fn read_many(
+        &self,
+        segs: &[FrameSeg],
+        out: &mut Vec<u8>,
+        got: &mut Vec<DocaResult<Range<usize>>>,
+    ) {
+        let Some(dma) = &self.dma else {
+            // Host rings: nothing to batch.
+            for s in segs {
+                let start = out.len();
+                got.push(
+                    self.read(s.addr, s.mkey_be, s.len, out)
+                        .map(|()| start..out.len()),
+                );
+            }
+            return;
+        };
+        let first = got.len();
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let GatherScratch {
+            pending,
+            spans,
+            bounds: span_bounds,
+        } = &mut *scratch;
+        pending.clear();
+        spans.clear();
+        span_bounds.clear();
+        for (i, s) in segs.iter().enumerate() {
+            let start = out.len();
+            let located = self.read_or_locate(s.addr, s.mkey_be, s.len, out);
+            let d = match located {
+                Ok(None) => {
+                    got.push(Ok(start..out.len()));
+                    continue;
+                }
+                Err(e) => {
+                    got.push(Err(e));
+                    continue;
+                }
+                Ok(Some(d)) => d,
+            };
+            out.resize(start + s.len, 0);
+            if !Arc::ptr_eq(dma.gpu(), &d.gpu) {
+                // Another GPU's memory: its own synchronous copy, now.
+                got.push(
+                    self.device_read(&d.gpu, d.src, &mut out[start..])
+                        .map(|()| start..out.len())
+                        .inspect_err(|_| out.truncate(start)),
+                );
+                continue;
+            }
+            got.push(Ok(start..out.len()));
+            let end = d.src + s.len as u64;
+            // Grow the last span over this segment when it stays inside one allocation and
+            // within MAX_SPAN; else start a new span.
+            let merged = match (spans.last_mut(), span_bounds.last()) {
+                (Some(sp), Some(&(lo, hi))) if (lo, hi) == (d.lo, d.hi) => {
+                    let a = sp.src.min(d.src);
+                    let b = (sp.src + sp.len as u64).max(end);
+                    if b - a <= MAX_SPAN {
+                        sp.src = a;
+                        sp.len = (b - a) as usize;
+                        true
+                    } else {
+                        false
+                    }
+                }
+                _ => false,
+            };
+            if !merged {
+                spans.push(Span {
+                    src: d.src,
+                    len: s.len,
+                });
+                span_bounds.push((d.lo, d.hi));
+            }
+            pending.push((first + i, spans.len() - 1, d.src));
+        }
+        if spans.is_empty() {
+            return;
+        }
+        // Entries of one span are consecutive in `pending` (only the last span grows).
+        let mut cursor = 0;
+        let r = dma.gather(spans, |si, bytes| {
+            while let Some(&(gi, span, src)) = pending.get(cursor) {
+                if span != si {
+                    break;
+                }
+                if let Ok(range) = &got[gi] {
+                    let off = (src - spans[si].src) as usize;
+                    out[range.clone()].copy_from_slice(&bytes[off..off + range.len()]);
+                }
+                cursor += 1;
+            }
+        });
+        if let Err(e) = r {
+            // Segments whose span was not delivered carry the error.
+            for &(gi, _, _) in &pending[cursor..] {
+                got[gi] = Err(e);
+            }
+        }
     }
 }

@@ -162,11 +162,41 @@ impl PktBuf {
     }
 }
 
+/// One piece of a frame as a TX descriptor names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameSeg {
+    /// Address (device or host, as the producer gave it).
+    pub addr: u64,
+    /// mkey, big-endian as in the descriptor.
+    pub mkey_be: u32,
+    /// Bytes.
+    pub len: usize,
+}
+
 /// Where a TX proxy reads frame bytes from.
 pub trait FrameSource: Send + Sync {
     /// Appends `len` bytes at `addr` (mkey big-endian, as in the descriptor) to `out`;
     /// INVALID_VALUE when the range is not registered memory.
     fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()>;
+
+    /// Reads several segments: appends the bytes of each to `out` and pushes where they
+    /// landed in `out` (or why the segment could not be read) to `got`, one entry per
+    /// segment, in order. Sources over device memory batch the copies (one synchronisation
+    /// for the lot instead of one per frame); this default reads them one by one.
+    fn read_many(
+        &self,
+        segs: &[FrameSeg],
+        out: &mut Vec<u8>,
+        got: &mut Vec<DocaResult<std::ops::Range<usize>>>,
+    ) {
+        for s in segs {
+            let start = out.len();
+            got.push(
+                self.read(s.addr, s.mkey_be, s.len, out)
+                    .map(|()| start..out.len()),
+            );
+        }
+    }
 }
 
 /// Host memory ranges a TX proxy may read (registered mmaps over host memory), plus the

@@ -6,12 +6,13 @@
 
 use super::checksum;
 use super::counters::TxCounters;
-use super::mem::{DeviceMem, FrameSource, SharedBlock};
+use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
 use super::ring::{self, TxCqe, TxDesc, TxqHandle, RING_VERSION};
 use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_NOP};
 use super::ring::{TX_OP_SEND, TX_OP_WAIT};
 use crate::error::{DocaError, DocaResult};
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -131,8 +132,37 @@ pub struct TxProxy {
     out: Arc<dyn FrameOut>,
     events: Mutex<VecDeque<TxEvent>>,
     events_enabled: std::sync::atomic::AtomicBool,
-    busy: Mutex<Vec<u8>>,
+    busy: Mutex<Pass>,
     counters: TxCounters,
+}
+
+/// Descriptors whose frames are read together: device memory is copied in one gather (one
+/// stream synchronisation) per batch instead of one per frame.
+const READ_BATCH: usize = 64;
+
+/// Working state of a progress pass, reused so steady-state sending allocates nothing.
+#[derive(Default)]
+struct Pass {
+    /// The frame being sent (offloads are applied here).
+    frame: Vec<u8>,
+    /// The batch's descriptors.
+    descs: Vec<TxDesc>,
+    /// Per descriptor: its first segment in `segs` and how many (0 for non-SEND).
+    desc_segs: Vec<(usize, usize)>,
+    segs: Vec<FrameSeg>,
+    /// The segments' bytes, and where each landed (or why it could not be read).
+    bytes: Vec<u8>,
+    got: Vec<DocaResult<Range<usize>>>,
+}
+
+impl Pass {
+    fn clear(&mut self) {
+        self.descs.clear();
+        self.desc_segs.clear();
+        self.segs.clear();
+        self.bytes.clear();
+        self.got.clear();
+    }
 }
 
 /// Why a progress pass stopped early.
@@ -151,7 +181,7 @@ impl TxProxy {
             out,
             events: Mutex::new(VecDeque::new()),
             events_enabled: std::sync::atomic::AtomicBool::new(true),
-            busy: Mutex::new(Vec::new()),
+            busy: Mutex::new(Pass::default()),
             counters: TxCounters::default(),
         }
     }
@@ -182,9 +212,10 @@ impl TxProxy {
     /// a WAIT whose time has not come and when the CQ ring is full; never blocks.
     pub fn progress(&self) -> u32 {
         // One pass at a time (a proxy thread and the application's progress calls may race).
-        let Ok(mut frame) = self.busy.try_lock() else {
+        let Ok(mut pass) = self.busy.try_lock() else {
             return 0;
         };
+        let pass = &mut *pass;
         let hp = self.ring.handle_cpu();
         // SAFETY: the handle is live for the ring's lifetime; sq_done is written only here.
         let mut done = unsafe { ring::load_acquire(&mut (*hp).sq_done) };
@@ -192,20 +223,60 @@ impl TxProxy {
         let ready = unsafe { ring::load_acquire(&mut (*hp).sq_ready) };
         let mut consumed = 0u32;
         while done < ready {
-            let d = self.ring.desc(done);
-            match self.process(done, &d, &mut frame) {
-                Ok(()) => {}
-                Err(_stall) => break,
+            self.stage(pass, done, ready);
+            for k in 0..pass.descs.len() {
+                let d = pass.descs[k];
+                if self.process(done, &d, pass, k).is_err() {
+                    return consumed;
+                }
+                done += 1;
+                consumed += 1;
+                // SAFETY: as above; releases the slot to the producers.
+                unsafe { ring::store_release(&mut (*hp).sq_done, done) };
             }
-            done += 1;
-            consumed += 1;
-            // SAFETY: as above; releases the slot to the producers.
-            unsafe { ring::store_release(&mut (*hp).sq_done, done) };
         }
         consumed
     }
 
-    fn process(&self, idx: u64, d: &TxDesc, frame: &mut Vec<u8>) -> Result<(), Stall> {
+    /// Takes up to [`READ_BATCH`] published descriptors from `done` and reads their frames.
+    /// The batch ends after a WAIT whose time has not come: frames behind it are read when
+    /// it is due, not on every pass that finds it waiting.
+    fn stage(&self, pass: &mut Pass, done: u64, ready: u64) {
+        pass.clear();
+        let now = ring::realtime_ns();
+        let mut idx = done;
+        while idx < ready && pass.descs.len() < READ_BATCH {
+            let d = self.ring.desc(idx);
+            idx += 1;
+            pass.descs.push(d);
+            if d.opcode == TX_OP_SEND {
+                let first = pass.segs.len();
+                pass.segs.push(FrameSeg {
+                    addr: d.addr,
+                    mkey_be: d.mkey,
+                    len: d.len as usize,
+                });
+                if d.len2 != 0 {
+                    pass.segs.push(FrameSeg {
+                        addr: d.addr2,
+                        mkey_be: d.mkey2,
+                        len: d.len2 as usize,
+                    });
+                }
+                pass.desc_segs.push((first, pass.segs.len() - first));
+            } else {
+                pass.desc_segs.push((0, 0));
+                if d.opcode == TX_OP_WAIT && now < ring::wait_on_time_to_ns(d.wait_on_time) {
+                    break;
+                }
+            }
+        }
+        self.src
+            .read_many(&pass.segs, &mut pass.bytes, &mut pass.got);
+    }
+
+    /// Handles descriptor `idx` (entry `k` of the staged batch).
+    fn process(&self, idx: u64, d: &TxDesc, pass: &mut Pass, k: usize) -> Result<(), Stall> {
         match d.opcode {
             TX_OP_NOP => Ok(()),
             TX_OP_WAIT => {
@@ -221,7 +292,7 @@ impl TxProxy {
                 if self.ring.h().completion_on_gpu != 0 && self.cq_full() {
                     return Err(Stall::CqFull);
                 }
-                let status = match self.send_one(d, frame) {
+                let status = match self.send_one(d, pass, k) {
                     Ok(()) => {
                         self.counters.sent.fetch_add(1, Ordering::Relaxed);
                         0
@@ -232,7 +303,7 @@ impl TxProxy {
                     }
                 };
                 if notify || status != 0 {
-                    self.complete(idx, status, frame.len() as u32);
+                    self.complete(idx, status, pass.frame.len() as u32);
                 }
                 Ok(())
             }
@@ -259,12 +330,14 @@ impl TxProxy {
         pi.wrapping_sub(ci) >= u64::from(self.ring.desc_num)
     }
 
-    fn send_one(&self, d: &TxDesc, frame: &mut Vec<u8>) -> DocaResult<()> {
-        frame.clear();
-        self.src.read(d.addr, d.mkey, d.len as usize, frame)?;
-        if d.len2 != 0 {
-            self.src.read(d.addr2, d.mkey2, d.len2 as usize, frame)?;
+    fn send_one(&self, d: &TxDesc, pass: &mut Pass, k: usize) -> DocaResult<()> {
+        let (first, n) = pass.desc_segs[k];
+        pass.frame.clear();
+        for got in &pass.got[first..first + n] {
+            let r = got.as_ref().map_err(|e| *e)?;
+            pass.frame.extend_from_slice(&pass.bytes[r.clone()]);
         }
+        let frame = &mut pass.frame;
         if frame.is_empty() {
             return Err(DocaError::INVALID_VALUE);
         }

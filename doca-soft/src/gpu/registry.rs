@@ -78,6 +78,11 @@ fn containing(m: &Maps, addr: u64, len: usize) -> Option<(Region, u64)> {
         .then(|| (r.clone(), off))
 }
 
+/// The device allocation `[start, start + len)` holding device address `addr`, if any.
+pub fn allocation_of(addr: u64) -> Option<(u64, usize)> {
+    with(|m| containing(m, addr, 1).map(|(r, _)| (r.gpu, r.len)))
+}
+
 /// Resolves `[addr, addr + len)` given either as a device address or as the CPU address
 /// of a CPU-mapped allocation. None when it is not (entirely) inside one allocation of a
 /// live GPU.
