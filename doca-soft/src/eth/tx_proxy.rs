@@ -136,13 +136,29 @@ pub struct TxProxy {
     counters: TxCounters,
 }
 
+/// Whether `DOCA_SOFT_TX_TRACE` is set: each WAIT then prints to stderr how late it was
+/// passed and how late the first frame behind it left (diagnosis of scheduled sends).
+fn trace_on() -> bool {
+    static ON: once_cell::sync::OnceCell<bool> = once_cell::sync::OnceCell::new();
+    *ON.get_or_init(|| std::env::var_os("DOCA_SOFT_TX_TRACE").is_some_and(|v| v != "0"))
+}
+
 /// Descriptors whose frames are read together: device memory is copied in one gather (one
 /// stream synchronisation) per batch instead of one per frame.
 const READ_BATCH: usize = 64;
 
-/// Working state of a progress pass, reused so steady-state sending allocates nothing.
+/// The staged batch and the working state of progress passes, reused so steady-state
+/// sending allocates nothing. A batch outlives the pass that staged it when that pass stops
+/// at a WAIT: its frames were read ahead, so when the time comes only the sends remain
+/// (published descriptors and their frames do not change until completed).
 #[derive(Default)]
 struct Pass {
+    /// Descriptor index of `descs[0]`.
+    base: u64,
+    /// Next entry of `descs` to process.
+    pos: usize,
+    /// Trace of the last WAIT passed (`DOCA_SOFT_TX_TRACE`): (due, passed at) ns.
+    trace_wait: Option<(u64, u64)>,
     /// The frame being sent (offloads are applied here).
     frame: Vec<u8>,
     /// The batch's descriptors.
@@ -157,6 +173,7 @@ struct Pass {
 
 impl Pass {
     fn clear(&mut self) {
+        self.pos = 0;
         self.descs.clear();
         self.desc_segs.clear();
         self.segs.clear();
@@ -222,13 +239,21 @@ impl TxProxy {
         // SAFETY: as above.
         let ready = unsafe { ring::load_acquire(&mut (*hp).sq_ready) };
         let mut consumed = 0u32;
-        while done < ready {
-            self.stage(pass, done, ready);
-            for k in 0..pass.descs.len() {
+        while done < ready || pass.pos < pass.descs.len() {
+            // Keep the batch staged by an earlier pass when it starts where we are.
+            if pass.pos >= pass.descs.len() || pass.base + pass.pos as u64 != done {
+                if done >= ready {
+                    break;
+                }
+                self.stage(pass, done, ready);
+            }
+            while pass.pos < pass.descs.len() {
+                let k = pass.pos;
                 let d = pass.descs[k];
                 if self.process(done, &d, pass, k).is_err() {
                     return consumed;
                 }
+                pass.pos += 1;
                 done += 1;
                 consumed += 1;
                 // SAFETY: as above; releases the slot to the producers.
@@ -238,12 +263,11 @@ impl TxProxy {
         consumed
     }
 
-    /// Takes up to [`READ_BATCH`] published descriptors from `done` and reads their frames.
-    /// The batch ends after a WAIT whose time has not come: frames behind it are read when
-    /// it is due, not on every pass that finds it waiting.
+    /// Takes up to [`READ_BATCH`] published descriptors from `done` and reads their frames,
+    /// including frames behind a WAIT whose time has not come (read once, ahead of time).
     fn stage(&self, pass: &mut Pass, done: u64, ready: u64) {
         pass.clear();
-        let now = ring::realtime_ns();
+        pass.base = done;
         let mut idx = done;
         while idx < ready && pass.descs.len() < READ_BATCH {
             let d = self.ring.desc(idx);
@@ -266,9 +290,6 @@ impl TxProxy {
                 pass.desc_segs.push((first, pass.segs.len() - first));
             } else {
                 pass.desc_segs.push((0, 0));
-                if d.opcode == TX_OP_WAIT && now < ring::wait_on_time_to_ns(d.wait_on_time) {
-                    break;
-                }
             }
         }
         self.src
@@ -280,9 +301,16 @@ impl TxProxy {
         match d.opcode {
             TX_OP_NOP => Ok(()),
             TX_OP_WAIT => {
-                if ring::realtime_ns() < ring::wait_on_time_to_ns(d.wait_on_time) {
+                let (now, due) = (
+                    ring::realtime_ns(),
+                    ring::wait_on_time_to_ns(d.wait_on_time),
+                );
+                if now < due {
                     Err(Stall::WaitOnTime)
                 } else {
+                    if trace_on() {
+                        pass.trace_wait = Some((due, now));
+                    }
                     Ok(())
                 }
             }
@@ -302,6 +330,14 @@ impl TxProxy {
                         e.0
                     }
                 };
+                if let Some((due, passed)) = pass.trace_wait.take() {
+                    let sent = ring::realtime_ns();
+                    eprintln!(
+                        "doca-soft tx trace: WAIT due {due} ns passed +{} ns, first frame after it sent +{} ns",
+                        passed.saturating_sub(due),
+                        sent.saturating_sub(due)
+                    );
+                }
                 if notify || status != 0 {
                     self.complete(idx, status, pass.frame.len() as u32);
                 }
