@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use doca_soft::port::Port;
 use support::alloc::{CountingAlloc, Counts, Region};
 use support::args::Args;
-use support::gpu_rx::{run_gpu_rx_counted, BenchDev, GpuEnv, GpuQueue};
+use support::gpu_rx::{run_gpu_rx_counted, BenchDev, CountWindow, GpuEnv, GpuQueue};
 use support::report::{Figure, Status};
 use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
 use support::udp;
@@ -262,17 +262,19 @@ fn main() {
         )
         .emit(),
         Ok(env) => {
-            let mut c = Counts::default();
-            match run_gpu_rx_counted(env, Mode::Lo, 1, size, frames, 0.0, Some(&mut c)) {
-                Ok(r) if r.received > 0 => {
-                    let allocs = c.allocs as f64 / r.received as f64;
+            let mut w = CountWindow::default();
+            match run_gpu_rx_counted(env, Mode::Lo, 1, size, frames, 0.0, Some(&mut w)) {
+                Ok(r) if r.received > 0 && w.frames > 0 => {
+                    let c = w.counts;
+                    let allocs = c.allocs as f64 / w.frames as f64;
                     Figure::info(
                         &name,
                         allocs,
                         "allocs/pkt",
                         format!(
-                            "{:.1} B/pkt; all threads from the senders' start to the kernel's end; {} of {} frames received; sendmmsg sender, lo, AF_PACKET dispatcher, proxy copies into GPU memory, receive kernel on {}",
-                            c.bytes as f64 / r.received as f64,
+                            "{:.1} B/pkt; all threads, over the last {} frames sent (after the first fifth, the warm-up); {} of {} frames received; sendmmsg sender, lo, AF_PACKET dispatcher, proxy copies into GPU memory, receive kernel on {}",
+                            c.bytes as f64 / w.frames as f64,
+                            w.frames,
                             r.received,
                             r.sent,
                             env.name

@@ -10,7 +10,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::path::PathBuf;
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -289,8 +289,22 @@ pub fn run_gpu_rx(
     run_gpu_rx_counted(env, mode, queues, size, frames, rate_pps, None)
 }
 
-/// [`run_gpu_rx`], counting heap allocations of every thread from the moment the senders
-/// start until the kernel is done into `counts` (needs the counting allocator installed).
+/// Heap allocations counted in the steady-state window of a run (see [`run_gpu_rx_counted`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CountWindow {
+    /// Allocations of every thread inside the window.
+    pub counts: Counts,
+    /// Frames the senders sent inside the window.
+    pub frames: u64,
+}
+
+/// Share of the frames sent before the counting window opens (warm-up: first batches grow
+/// the staging buffers to their steady size).
+const WARM_UP_SHARE: u64 = 5;
+
+/// [`run_gpu_rx`], counting heap allocations of every thread into `counts` from the moment
+/// the `lo` senders have sent a fifth of their frames (the wire's generators: from their
+/// start) until the last frame is sent (needs the counting allocator installed).
 pub fn run_gpu_rx_counted(
     env: &GpuEnv,
     mode: Mode,
@@ -298,7 +312,7 @@ pub fn run_gpu_rx_counted(
     size: usize,
     frames: u64,
     rate_pps: f64,
-    counts: Option<&mut Counts>,
+    counts: Option<&mut CountWindow>,
 ) -> Result<SoftRun, String> {
     let wire = format!(
         "gbench{}x{}",
@@ -350,7 +364,7 @@ fn receive(
     size: usize,
     frames: u64,
     rate_pps: f64,
-    counts: Option<&mut Counts>,
+    counts: Option<&mut CountWindow>,
 ) -> Result<SoftRun, String> {
     let stream = env.ctx.default_stream();
     let e = |what: &str| {
@@ -407,9 +421,11 @@ fn receive(
     // Senders get ready (everything allocated), then start together with the counting
     // region when one is asked for.
     let ready = Arc::new(Barrier::new(queues + 1));
+    // Frames each `lo` sender has handed to the kernel so far (for the counting window).
+    let progress: Arc<Vec<AtomicU64>> = Arc::new((0..queues).map(|_| AtomicU64::new(0)).collect());
     let senders_t: Vec<_> = (0..queues)
         .map(|i| {
-            let (peer, ready) = (peer.clone(), ready.clone());
+            let (peer, ready, progress) = (peer.clone(), ready.clone(), progress.clone());
             std::thread::spawn(move || match peer {
                 Some(p) => {
                     let mut f = wire_frame(i as u16, size);
@@ -422,6 +438,7 @@ fn receive(
                     ready.wait();
                     let start = Instant::now();
                     let paced = |seq: u64| {
+                        progress[i].store(seq, Ordering::Relaxed);
                         if per > 0.0 {
                             let due = Duration::from_secs_f64(seq as f64 / per);
                             while start.elapsed() < due {
@@ -435,13 +452,33 @@ fn receive(
             })
         })
         .collect();
-    let region = counts.is_some().then(Region::start);
     ready.wait();
-    let sent: u64 = senders_t.into_iter().map(|s| s.join().unwrap_or(0)).sum();
-    let synced = stream.synchronize().map_err(e("kernel"));
-    if let (Some(r), Some(c)) = (region, counts) {
-        *c = r.finish();
+    let mut region = None;
+    if counts.is_some() {
+        let sent_so_far = || {
+            progress
+                .iter()
+                .map(|p| p.load(Ordering::Relaxed))
+                .sum::<u64>()
+        };
+        let warm = if mode == Mode::Lo {
+            queues as u64 * frames / WARM_UP_SHARE
+        } else {
+            0
+        };
+        while sent_so_far() < warm && !senders_t.iter().all(|s| s.is_finished()) {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        region = Some((Region::start(), sent_so_far()));
     }
+    let sent: u64 = senders_t.into_iter().map(|s| s.join().unwrap_or(0)).sum();
+    if let (Some((r, at)), Some(c)) = (region, counts) {
+        *c = CountWindow {
+            counts: r.finish(),
+            frames: sent.saturating_sub(at),
+        };
+    }
+    let synced = stream.synchronize().map_err(e("kernel"));
     synced?;
     let o = stream.clone_dtoh(&out).map_err(e("out"))?;
     let bm = stream.clone_dtoh(&bitmap).map_err(e("bitmap"))?;
