@@ -134,6 +134,8 @@ pub struct TxProxy {
     events_enabled: std::sync::atomic::AtomicBool,
     busy: Mutex<Pass>,
     counters: TxCounters,
+    /// Due time (CLOCK_REALTIME ns) of the WAIT the last pass stopped at; 0 when it did not.
+    stalled_until: std::sync::atomic::AtomicU64,
 }
 
 /// Whether `DOCA_SOFT_TX_TRACE` is set: each WAIT then prints to stderr how late it was
@@ -200,6 +202,7 @@ impl TxProxy {
             events_enabled: std::sync::atomic::AtomicBool::new(true),
             busy: Mutex::new(Pass::default()),
             counters: TxCounters::default(),
+            stalled_until: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -223,6 +226,16 @@ impl TxProxy {
     pub fn take_events(&self) -> Vec<TxEvent> {
         let mut e = self.events.lock().unwrap_or_else(|p| p.into_inner());
         e.drain(..).collect()
+    }
+
+    /// When the last pass stopped at a WAIT whose time had not come: its due time
+    /// (CLOCK_REALTIME ns). A proxy thread uses it to stay awake for a send that is due soon
+    /// instead of napping past it.
+    pub fn waiting_until(&self) -> Option<u64> {
+        match self.stalled_until.load(Ordering::Acquire) {
+            0 => None,
+            t => Some(t),
+        }
     }
 
     /// Processes every published descriptor it can; returns how many it consumed. Stops at
@@ -250,7 +263,12 @@ impl TxProxy {
             while pass.pos < pass.descs.len() {
                 let k = pass.pos;
                 let d = pass.descs[k];
-                if self.process(done, &d, pass, k).is_err() {
+                if let Err(stall) = self.process(done, &d, pass, k) {
+                    let until = match stall {
+                        Stall::WaitOnTime => ring::wait_on_time_to_ns(d.wait_on_time).max(1),
+                        Stall::CqFull => 0,
+                    };
+                    self.stalled_until.store(until, Ordering::Release);
                     return consumed;
                 }
                 pass.pos += 1;
@@ -260,6 +278,7 @@ impl TxProxy {
                 unsafe { ring::store_release(&mut (*hp).sq_done, done) };
             }
         }
+        self.stalled_until.store(0, Ordering::Release);
         consumed
     }
 

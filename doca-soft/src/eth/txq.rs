@@ -84,6 +84,9 @@ impl FrameOut for PortOut {
     }
 }
 
+/// How long before a scheduled send's time the proxy thread stops napping.
+const AWAKE_BEFORE_DUE_NS: u64 = 200_000;
+
 fn spawn_proxy(proxy: Arc<TxProxy>, gpu: Option<GpuLink>) -> DocaResult<ProxyThread> {
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
@@ -99,13 +102,18 @@ fn spawn_proxy(proxy: Arc<TxProxy>, gpu: Option<GpuLink>) -> DocaResult<ProxyThr
             while !stop2.load(Ordering::Acquire) {
                 if proxy.progress() > 0 {
                     idle = 0;
+                    continue;
+                }
+                idle = idle.saturating_add(1);
+                // A scheduled send due soon: stay awake for it (a nap plus the wake-up would
+                // make it tens of microseconds late).
+                let due_soon = proxy.waiting_until().is_some_and(|t| {
+                    t.saturating_sub(super::ring::realtime_ns()) < AWAKE_BEFORE_DUE_NS
+                });
+                if idle > 64 && !due_soon {
+                    std::thread::sleep(std::time::Duration::from_micros(20));
                 } else {
-                    idle = idle.saturating_add(1);
-                    if idle > 64 {
-                        std::thread::sleep(std::time::Duration::from_micros(20));
-                    } else {
-                        std::thread::yield_now();
-                    }
+                    std::thread::yield_now();
                 }
             }
             // Send what was published before the stop.
