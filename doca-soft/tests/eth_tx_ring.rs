@@ -375,10 +375,10 @@ fn recording_rig(
 
 #[test]
 fn frames_are_read_in_batches_and_sent_in_order() {
-    let frames: Vec<Vec<u8>> = (0..150).map(|i| udp_frame(i, 16)).collect();
+    let frames: Vec<Vec<u8>> = (0..300).map(|i| udp_frame(i, 16)).collect();
     let (proxy, q, port, src) = recording_rig(
         TxRingCfg {
-            max_burst: 256,
+            max_burst: 512,
             ..Default::default()
         },
         &frames,
@@ -386,9 +386,9 @@ fn frames_are_read_in_batches_and_sent_in_order() {
     for f in &frames {
         q.send(f.as_ptr() as u64, 0, f.len() as u32, false);
     }
-    assert_eq!(proxy.progress(), 150);
+    assert_eq!(proxy.progress(), 300);
     let sent = port.sent.lock().unwrap();
-    assert_eq!(sent.len(), 150);
+    assert_eq!(sent.len(), 300);
     for (i, (_, s)) in sent.iter().enumerate() {
         assert_eq!(s, &frames[i], "frame {i} differs");
     }
@@ -396,14 +396,17 @@ fn frames_are_read_in_batches_and_sent_in_order() {
     let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
     assert_eq!(
         sizes.iter().sum::<usize>(),
-        150,
+        300,
         "every frame read once: {sizes:?}"
     );
     assert!(
-        sizes.iter().all(|&n| n <= 64),
-        "batches of at most 64: {sizes:?}"
+        sizes.iter().all(|&n| n <= 256),
+        "batches of at most 256: {sizes:?}"
     );
-    assert_eq!(sizes[0], 64, "the first pass reads a full batch: {sizes:?}");
+    assert_eq!(
+        sizes[0], 256,
+        "the first pass reads a full batch: {sizes:?}"
+    );
 }
 
 #[test]
