@@ -2,7 +2,7 @@
 //! exported to a GPU as a device-memory array of [`GpuBufEntry`] (the device API's
 //! `struct doca_gpu_buf_arr` is that array and `struct doca_gpu_buf` one entry).
 //!
-//! Order: create -> set_params -> [set_target_gpu] -> start -> get_gpu_handle -> stop ->
+//! Order: create -> set_params -> (set_target_gpu) -> start -> get_gpu_handle -> stop ->
 //! destroy. Setters after start are BAD_STATE; start needs params and a started mmap large
 //! enough (INVALID_VALUE otherwise); the GPU handle exists only for a started array with a
 //! target GPU (NOT_SUPPORTED without one, BAD_STATE before start).

@@ -144,7 +144,7 @@ impl DmaStream {
     }
 
     /// Reads every span of device memory: issues the copies into pinned staging on the
-    /// stream, synchronises once per round of up to [`STAGING_BYTES`], then calls
+    /// stream, synchronises once per round of up to `STAGING_BYTES` (1 MiB), then calls
     /// `deliver(i, bytes)` for span `i`, in order. An error stops the gather (spans already
     /// delivered stay delivered).
     pub fn gather(&self, spans: &[Span], mut deliver: impl FnMut(usize, &[u8])) -> DocaResult<()> {

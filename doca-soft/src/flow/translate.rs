@@ -1,5 +1,5 @@
 //! From the C structs (`struct doca_flow_match`, `struct doca_flow_fwd`) to the classifier's
-//! [`FieldMatch`] lists and [`Fwd`] values.
+//! [`FieldMatch`] lists and [`Fwd`](crate::flow::classify::Fwd) values.
 //!
 //! Match semantics (documented in the crate README of the lead):
 //! * CONTROL entries: with a mask, every field whose mask is non-zero is compared under that
