@@ -1,0 +1,165 @@
+//! Receive lanes: a port's RX path runs on up to [`MAX_LANES`] dispatcher threads, each with
+//! its own input (its own AF_PACKET socket in one fanout group, or its own [`FrameQueue`]
+//! of an in-memory wire and of `Port::inject_rx`). Socket lanes share frames by the
+//! kernel's flow hash (PACKET_FANOUT_HASH); queue lanes by sending thread: each thread
+//! that sends on a wire (a TX proxy, a generator) feeds one lane, so what one thread sends
+//! stays in order, and threads started together spread evenly over the lanes.
+//!
+//! How many lanes run: one per registered RX queue, at most [`lane_cap`] (the environment
+//! variable `DOCA_SOFT_RX_LANES` when set, else the number of CPUs the process may use).
+//! Lanes are added as queues are registered and all stop when the port's last user goes;
+//! while the count grows, frames of one flow already queued on the old lane may be
+//! overtaken by later ones on the new lane (set queues up before traffic to avoid it).
+//! Input queues outlive their lanes: frames left on a queue whose lane is not running are
+//! drained by lane `j % active` (see [`LaneQueues::strays`]).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use super::frame_queue::FrameQueue;
+
+/// Most lanes per port.
+pub const MAX_LANES: usize = 64;
+
+/// Environment variable capping the lanes of every port (1..=64).
+pub const LANES_ENV: &str = "DOCA_SOFT_RX_LANES";
+
+/// Most lanes a port runs: `DOCA_SOFT_RX_LANES` if set to 1..=64, else the CPUs available
+/// to the process (at most [`MAX_LANES`]). Read once per process.
+pub fn lane_cap() -> usize {
+    static CAP: OnceLock<usize> = OnceLock::new();
+    *CAP.get_or_init(|| {
+        let env = std::env::var(LANES_ENV).ok();
+        match env.as_deref().map(str::trim).map(str::parse::<usize>) {
+            Some(Ok(n)) if (1..=MAX_LANES).contains(&n) => n,
+            other => {
+                if other.is_some() {
+                    sdk_err!("port", "{LANES_ENV} must be 1..={MAX_LANES}; using the CPU count");
+                }
+                std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .min(MAX_LANES)
+            }
+        }
+    })
+}
+
+/// The input queues of a port's lanes, for frames that do not come from a socket (a wire's
+/// receiving side, `Port::inject_rx`). Queue 0 always exists; more are made as lanes start.
+pub(crate) struct LaneQueues {
+    queues: [OnceLock<FrameQueue>; MAX_LANES],
+    /// Lanes frames are spread over (>= 1): queues `0..active` exist.
+    active: AtomicUsize,
+    /// Queues made so far (`0..made` exist).
+    made: AtomicUsize,
+    capacity: usize,
+}
+
+impl LaneQueues {
+    /// One lane's queue of `capacity` frames; more lanes get queues of the same size.
+    pub(crate) fn new(capacity: usize) -> LaneQueues {
+        let q = LaneQueues {
+            queues: std::array::from_fn(|_| OnceLock::new()),
+            active: AtomicUsize::new(1),
+            made: AtomicUsize::new(0),
+            capacity,
+        };
+        q.queue(0);
+        q
+    }
+
+    /// Queue of lane `i` (< MAX_LANES), made on first use.
+    pub(crate) fn queue(&self, i: usize) -> &FrameQueue {
+        let q = self.queues[i].get_or_init(|| FrameQueue::new(self.capacity));
+        self.made.fetch_max(i + 1, Ordering::Release);
+        q
+    }
+
+    /// Spreads frames over `n` lanes (1..=MAX_LANES) from now on: the port calls it with
+    /// the number of lanes running.
+    pub(crate) fn set_active(&self, n: usize) {
+        let n = n.clamp(1, MAX_LANES);
+        for i in 0..n {
+            self.queue(i);
+        }
+        // Release: a producer that sees `n` sees queues 0..n made.
+        self.active.store(n, Ordering::Release);
+    }
+
+    /// Queues that lane `lane` also drains: those of lanes not running now (`j >= active`,
+    /// `j % active == lane`). Empty unless the lane count went down.
+    pub(crate) fn strays(&self, lane: usize) -> impl Iterator<Item = &FrameQueue> {
+        let active = self.active();
+        let made = self.made.load(Ordering::Acquire);
+        (lane + active..made)
+            .step_by(active)
+            .filter_map(|j| self.queues[j].get())
+    }
+
+    /// Lanes frames are spread over.
+    pub(crate) fn active(&self) -> usize {
+        self.active.load(Ordering::Acquire)
+    }
+
+    /// Queues `frame` on the calling thread's lane; `false` when that queue is full.
+    pub(crate) fn push(&self, frame: &[u8]) -> bool {
+        let n = self.active();
+        let lane = if n > 1 { sender_slot() % n } else { 0 };
+        match self.queues[lane].get() {
+            Some(q) => q.push(frame),
+            None => false, // unreachable: queues 0..active exist (grow_to)
+        }
+    }
+
+    /// Frames queued on every lane.
+    pub(crate) fn len(&self) -> usize {
+        self.queues.iter().filter_map(OnceLock::get).map(FrameQueue::len).sum()
+    }
+
+    /// Wakes every lane waiting for frames.
+    pub(crate) fn wake_all(&self) {
+        for q in self.queues.iter().filter_map(OnceLock::get) {
+            q.wake();
+        }
+    }
+}
+
+/// This thread's sender number: given on a thread's first send, from a process-wide
+/// counter (so threads started together take consecutive numbers and spread evenly).
+pub(crate) fn sender_slot() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SLOT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+    }
+    SLOT.with(|s| {
+        if s.get() == usize::MAX {
+            s.set(NEXT.fetch_add(1, Ordering::Relaxed));
+        }
+        s.get()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::parser::build::udp4;
+
+    #[test]
+    fn lane_queues_grow_and_keep_a_flow_on_one_lane() {
+        let q = LaneQueues::new(64);
+        assert_eq!(q.active(), 1);
+        q.set_active(3);
+        assert_eq!(q.active(), 3);
+        assert_eq!(q.strays(0).count(), 0, "every queue has its lane");
+        let f = udp4([1, 1, 1, 1], [2, 2, 2, 2], 5, 6, b"");
+        for _ in 0..5 {
+            assert!(q.push(&f));
+        }
+        let lane = sender_slot() % 3;
+        assert_eq!(q.queue(lane).len(), 5);
+        assert_eq!(q.len(), 5);
+        // Down to one lane: lane 0 also drains queues 1 and 2.
+        q.set_active(1);
+        assert_eq!(q.strays(0).count(), 2);
+    }
+}
