@@ -16,6 +16,8 @@ use crate::flow::parser::parse;
 const BATCH: usize = 256;
 /// Longest wait for traffic before re-checking the stop flag.
 const IDLE_WAIT: Duration = Duration::from_millis(1);
+/// Empty polls (each followed by a yield) before a lane without a socket sleeps.
+const IDLE_POLLS: u32 = 16;
 
 /// The lane's cached view of the port's sinks and Flow root (refreshed when the port's
 /// generation counters change, so the hot path takes no lock). Sinks are indexed by queue
@@ -117,6 +119,7 @@ pub(super) fn run(
     // Reused for every batch: draining allocates nothing in steady state.
     let mut descs: Vec<Desc> = Vec::with_capacity(BATCH);
     let waits = source.as_ref().is_some_and(|s| s.waits());
+    let mut idle = 0u32;
     while !stop.load(Ordering::Acquire) {
         let guard = port.batch_locks[lane]
             .lock()
@@ -146,8 +149,17 @@ pub(super) fn run(
         }
         view.flush(&port);
         drop(guard);
-        if n == 0 && !waits {
-            input.wait(IDLE_WAIT);
+        if n > 0 {
+            idle = 0;
+        } else if !waits {
+            // Poll a little before sleeping: a sleeping lane costs the next sender a
+            // wake-up system call and the frame a scheduling delay.
+            idle += 1;
+            if idle < IDLE_POLLS {
+                std::thread::yield_now();
+            } else {
+                input.wait(IDLE_WAIT);
+            }
         }
     }
     // Release cached sinks and pipes before the port's last reference may go.

@@ -9,8 +9,8 @@
 //! released), then releases the batch: one lock round per batch, no copy on the way out,
 //! and the producers are never held up by the consumer's work.
 //!
-//! A producer wakes the consumer only when it sleeps (a flag under the lock), so a busy
-//! queue costs no system call per frame.
+//! A producer wakes the consumer only when it sleeps (a flag under the lock, cleared by the
+//! first producer that wakes it), so a busy queue costs no system call per frame.
 
 use std::cell::UnsafeCell;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -152,7 +152,9 @@ impl FrameQueue {
         };
         st.len += 1;
         st.write = start + need;
-        let wake = st.waiting;
+        // Wake the consumer once: later pushes before it runs need not (no syscall per
+        // frame while it is being scheduled).
+        let wake = std::mem::take(&mut st.waiting);
         drop(st);
         if wake {
             self.ready.notify_one();
