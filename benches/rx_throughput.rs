@@ -53,7 +53,13 @@ fn loss_note(lost: u64, sent: u64, paced: f64) -> String {
 
 /// What the CPU figures say about lanes and the stage that bounds them.
 fn cost_note(c: &RxCost, senders: usize, pps: f64) -> String {
-    let limit = |n: usize, ns: f64| if ns > 0.0 { n as f64 * 1e9 / ns } else { f64::INFINITY };
+    let limit = |n: usize, ns: f64| {
+        if ns > 0.0 {
+            n as f64 * 1e9 / ns
+        } else {
+            f64::INFINITY
+        }
+    };
     let lanes = limit(c.lanes, c.lane_ns);
     let send = c.sender_ns.map_or(f64::INFINITY, |ns| limit(senders, ns));
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());

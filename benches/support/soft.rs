@@ -356,7 +356,11 @@ pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
         }
         let lane = lane_cpu_ns().saturating_sub(lane0);
         port.unregister_rx_queue(0);
-        assert_eq!(port.counters().delivered, pass * frames as u64, "all delivered");
+        assert_eq!(
+            port.counters().delivered,
+            pass * frames as u64,
+            "all delivered"
+        );
         // Free the ring for the next pass.
         let mut got = 0;
         while got < frames {
@@ -368,7 +372,6 @@ pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
             lane_ns: lane as f64 / frames as f64,
         };
     }
-    drop(consumer);
     port.set_flow_root(None);
     costs
 }

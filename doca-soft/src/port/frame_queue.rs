@@ -141,9 +141,7 @@ impl FrameQueue {
         let dst = self.bytes[start..start + stored].as_ptr();
         // SAFETY: [start, start+stored) is inside the ring and reserved by no queued frame
         // (place), so no drain reads it; producers are serialized by the lock we hold.
-        unsafe {
-            std::ptr::copy_nonoverlapping(frame.as_ptr(), UnsafeCell::raw_get(dst), stored)
-        };
+        unsafe { std::ptr::copy_nonoverlapping(frame.as_ptr(), UnsafeCell::raw_get(dst), stored) };
         let tail = (st.head + st.len) % st.descs.len();
         st.descs[tail] = Desc {
             start,

@@ -10,8 +10,10 @@
 //! Lanes are added as queues are registered and all stop when the port's last user goes;
 //! while the count grows, frames of one flow already queued on the old lane may be
 //! overtaken by later ones on the new lane (set queues up before traffic to avoid it).
-//! Input queues outlive their lanes: frames left on a queue whose lane is not running are
-//! drained by lane `j % active` (see [`LaneQueues::strays`]).
+//! Input queues outlive their lanes, and a sending thread keeps its queue when lanes stop
+//! and start again (the spread never shrinks): queue `j` whose lane is not running is
+//! drained by lane `j % running` (see [`LaneQueues::strays`]), so nothing is stranded and
+//! one thread's frames stay in order across a restart.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -34,7 +36,10 @@ pub fn lane_cap() -> usize {
             Some(Ok(n)) if (1..=MAX_LANES).contains(&n) => n,
             other => {
                 if other.is_some() {
-                    sdk_err!("port", "{LANES_ENV} must be 1..={MAX_LANES}; using the CPU count");
+                    sdk_err!(
+                        "port",
+                        "{LANES_ENV} must be 1..={MAX_LANES}; using the CPU count"
+                    );
                 }
                 std::thread::available_parallelism()
                     .map_or(1, |n| n.get())
@@ -48,8 +53,10 @@ pub fn lane_cap() -> usize {
 /// receiving side, `Port::inject_rx`). Queue 0 always exists; more are made as lanes start.
 pub(crate) struct LaneQueues {
     queues: [OnceLock<FrameQueue>; MAX_LANES],
-    /// Lanes frames are spread over (>= 1): queues `0..active` exist.
-    active: AtomicUsize,
+    /// Queues frames are spread over (>= 1; never shrinks): queues `0..spread` exist.
+    spread: AtomicUsize,
+    /// Lanes running (>= 1 for the arithmetic; 1 while none runs).
+    running: AtomicUsize,
     /// Queues made so far (`0..made` exist).
     made: AtomicUsize,
     capacity: usize,
@@ -60,7 +67,8 @@ impl LaneQueues {
     pub(crate) fn new(capacity: usize) -> LaneQueues {
         let q = LaneQueues {
             queues: std::array::from_fn(|_| OnceLock::new()),
-            active: AtomicUsize::new(1),
+            spread: AtomicUsize::new(1),
+            running: AtomicUsize::new(1),
             made: AtomicUsize::new(0),
             capacity,
         };
@@ -75,45 +83,50 @@ impl LaneQueues {
         q
     }
 
-    /// Spreads frames over `n` lanes (1..=MAX_LANES) from now on: the port calls it with
-    /// the number of lanes running.
-    pub(crate) fn set_active(&self, n: usize) {
-        let n = n.clamp(1, MAX_LANES);
+    /// `n` lanes run from now on (0 when they all stopped): frames are spread over at least
+    /// `n` queues.
+    pub(crate) fn set_running(&self, n: usize) {
+        let n = n.min(MAX_LANES);
         for i in 0..n {
             self.queue(i);
         }
-        // Release: a producer that sees `n` sees queues 0..n made.
-        self.active.store(n, Ordering::Release);
+        // Release: a producer that sees the spread sees its queues made.
+        self.spread.fetch_max(n.max(1), Ordering::Release);
+        self.running.store(n.max(1), Ordering::Release);
     }
 
-    /// Queues that lane `lane` also drains: those of lanes not running now (`j >= active`,
-    /// `j % active == lane`). Empty unless the lane count went down.
+    /// Queues that lane `lane` drains besides its own: those without a running lane
+    /// (`j >= running`, `j % running == lane`). Empty unless fewer lanes run than before.
     pub(crate) fn strays(&self, lane: usize) -> impl Iterator<Item = &FrameQueue> {
-        let active = self.active();
+        let running = self.running.load(Ordering::Acquire);
         let made = self.made.load(Ordering::Acquire);
-        (lane + active..made)
-            .step_by(active)
+        (lane + running..made)
+            .step_by(running)
             .filter_map(|j| self.queues[j].get())
     }
 
-    /// Lanes frames are spread over.
-    pub(crate) fn active(&self) -> usize {
-        self.active.load(Ordering::Acquire)
+    /// Queues frames are spread over.
+    pub(crate) fn spread(&self) -> usize {
+        self.spread.load(Ordering::Acquire)
     }
 
     /// Queues `frame` on the calling thread's lane; `false` when that queue is full.
     pub(crate) fn push(&self, frame: &[u8]) -> bool {
-        let n = self.active();
+        let n = self.spread();
         let lane = if n > 1 { sender_slot() % n } else { 0 };
         match self.queues[lane].get() {
             Some(q) => q.push(frame),
-            None => false, // unreachable: queues 0..active exist (grow_to)
+            None => false, // unreachable: queues 0..spread exist (set_running)
         }
     }
 
     /// Frames queued on every lane.
     pub(crate) fn len(&self) -> usize {
-        self.queues.iter().filter_map(OnceLock::get).map(FrameQueue::len).sum()
+        self.queues
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(FrameQueue::len)
+            .sum()
     }
 
     /// Wakes every lane waiting for frames.
@@ -147,9 +160,9 @@ mod tests {
     #[test]
     fn lane_queues_grow_and_keep_a_flow_on_one_lane() {
         let q = LaneQueues::new(64);
-        assert_eq!(q.active(), 1);
-        q.set_active(3);
-        assert_eq!(q.active(), 3);
+        assert_eq!(q.spread(), 1);
+        q.set_running(3);
+        assert_eq!(q.spread(), 3);
         assert_eq!(q.strays(0).count(), 0, "every queue has its lane");
         let f = udp4([1, 1, 1, 1], [2, 2, 2, 2], 5, 6, b"");
         for _ in 0..5 {
@@ -158,8 +171,13 @@ mod tests {
         let lane = sender_slot() % 3;
         assert_eq!(q.queue(lane).len(), 5);
         assert_eq!(q.len(), 5);
-        // Down to one lane: lane 0 also drains queues 1 and 2.
-        q.set_active(1);
+        // All stopped, then one lane: frames keep their queue; lane 0 drains 1 and 2 too.
+        q.set_running(0);
+        q.set_running(1);
+        assert_eq!(q.spread(), 3, "the spread never shrinks");
         assert_eq!(q.strays(0).count(), 2);
+        q.set_running(2);
+        assert_eq!(q.strays(0).count(), 1, "lane 0: queue 2");
+        assert_eq!(q.strays(1).count(), 0);
     }
 }

@@ -368,7 +368,12 @@ impl Port {
         let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
         while users.count > 0 && users.lanes.len() < want {
             if let Err(e) = self.start_lane(&mut users) {
-                sdk_err!("port", "{}: lane {} not started: {e:?}", self.name, users.lanes.len());
+                sdk_err!(
+                    "port",
+                    "{}: lane {} not started: {e:?}",
+                    self.name,
+                    users.lanes.len()
+                );
                 break;
             }
         }
@@ -386,7 +391,7 @@ impl Port {
             .map_err(|_| DocaError::OPERATING_SYSTEM)?;
         users.lanes.push(thread);
         // Senders spread over the new lane only once it runs.
-        self.inject.set_active(users.lanes.len());
+        self.inject.set_running(users.lanes.len());
         Ok(())
     }
 
@@ -405,8 +410,8 @@ impl Port {
                     sdk_err!("port", "lane {i} of {} panicked", self.name);
                 }
             }
-            // Frames sent while stopped wait on lane 0 (the first to run again).
-            self.inject.set_active(1);
+            // Frames sent while stopped wait on their queues for the next lanes.
+            self.inject.set_running(0);
         }
     }
 }
