@@ -97,7 +97,7 @@ impl FrameQueue {
     }
 
     /// An empty queue of at most `capacity` frames in `bytes` bytes of storage.
-    fn with_bytes(capacity: usize, bytes: usize) -> FrameQueue {
+    pub(crate) fn with_bytes(capacity: usize, bytes: usize) -> FrameQueue {
         // Zeroed allocation: the OS maps the pages on first use.
         let raw: Box<[u8]> = vec![0u8; bytes.max(1)].into_boxed_slice();
         let len = raw.len();
