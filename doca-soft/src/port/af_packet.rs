@@ -2,9 +2,9 @@
 //! receive lane, all in one PACKET_FANOUT group in hash mode (the kernel keeps a flow on
 //! one socket, so per-flow order holds); TX with `send` on a separate socket. Outgoing
 //! copies (our own sends, other local senders) are dropped in the kernel, before the ring:
-//! by the fanout group's ignore-outgoing flag (Linux >= 6.x), by a two-instruction classic
-//! BPF filter on each socket, and by PACKET_IGNORE_OUTGOING (>= 4.20) before a socket
-//! joins the group; the pkttype check in user space covers whatever is left.
+//! by the fanout group's ignore-outgoing flag (recent kernels), else by a four-instruction
+//! classic BPF filter on each socket (PACKET_IGNORE_OUTGOING, Linux >= 4.20, covers a
+//! socket only until it joins the group); the pkttype check in user space covers the rest.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -134,15 +134,27 @@ fn attach_filter(fd: &OwnedFd, drop_all: bool) -> std::io::Result<()> {
 /// Joins `fd` to fanout group `id` in hash mode, or (id `None`) creates a group with an id
 /// the kernel picks; returns the group id.
 fn join_fanout(fd: &OwnedFd, id: Option<u16>) -> DocaResult<u16> {
-    let base = PACKET_FANOUT_HASH | id.map_or(PACKET_FANOUT_FLAG_UNIQUEID, |_| 0);
-    let arg = |flags: u32| u32::from(id.unwrap_or(0)) | (flags << 16);
     // Every member must ask for the same flags: try with ignore-outgoing, then without
     // (kernels before it); the group keeps whichever its creator got.
-    let with = arg(base | PACKET_FANOUT_FLAG_IGNORE_OUTGOING);
-    if setsockopt(fd, PACKET_FANOUT, &with).is_err() {
-        setsockopt(fd, PACKET_FANOUT, &arg(base)).map_err(|_| os_err("PACKET_FANOUT"))?;
-    }
+    let try_join = |id: u16, flags: u32| {
+        let arg = |f: u32| u32::from(id) | ((PACKET_FANOUT_HASH | f) << 16);
+        setsockopt(
+            fd,
+            PACKET_FANOUT,
+            &arg(flags | PACKET_FANOUT_FLAG_IGNORE_OUTGOING),
+        )
+        .or_else(|_| setsockopt(fd, PACKET_FANOUT, &arg(flags)))
+    };
     if let Some(id) = id {
+        try_join(id, 0).map_err(|_| os_err("PACKET_FANOUT"))?;
+        return Ok(id);
+    }
+    if try_join(0, PACKET_FANOUT_FLAG_UNIQUEID).is_err() {
+        // Kernels before 4.4 cannot pick an id: take one from the process id and a count.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = (std::process::id().wrapping_mul(31).wrapping_add(n) & 0xffff) as u16;
+        try_join(id, 0).map_err(|_| os_err("PACKET_FANOUT"))?;
         return Ok(id);
     }
     let mut v: u32 = 0;
