@@ -260,6 +260,7 @@ fn stage_figures(size: usize) {
             frames: a.frames,
             send_ns: a.send_ns.min(b.send_ns),
             lane_ns: a.lane_ns.min(b.lane_ns),
+            consume_ns: a.consume_ns.min(b.consume_ns),
         })
         .expect("three runs");
     Figure::info(
@@ -281,6 +282,17 @@ fn stage_figures(size: usize) {
             "one sender alone: Port::send on a wire into a lane queue nobody drains meanwhile ({} frames; best of 3); <= {:.2} Mpps per sender",
             best.frames,
             1e3 / best.send_ns.max(1e-9)
+        ),
+    )
+    .emit();
+    Figure::info(
+        format!("rx/soft-wire-consume/{size}B"),
+        best.consume_ns,
+        "ns/frame",
+        format!(
+            "the -cpu figures' consumer alone: CpuRxq receive + sequence check of a full host ring ({} frames; best of 3); <= {:.2} Mpps per queue",
+            best.frames,
+            1e3 / best.consume_ns.max(1e-9)
         ),
     )
     .emit();

@@ -314,12 +314,14 @@ pub struct StageCosts {
     pub send_ns: f64,
     /// One lane: take from its queue, parse, RSS classify, push to a host ring, flush.
     pub lane_ns: f64,
+    /// The bench's CPU consumer: receive from the ring (`CpuRxq`), check the sequence.
+    pub consume_ns: f64,
 }
 
 /// Measures the wire's stages one at a time: one thread sends `frames` frames (at most what
 /// a lane queue holds) into a wire whose receiving port has no lane running, then a queue is
 /// registered and its one lane drains them all into a host ring that holds them all (no
-/// consumer meanwhile). Two passes over the same queues and ring; the second is reported
+/// consumer meanwhile), then the calling thread consumes them as the bench's consumers do. Two passes over the same queues and ring; the second is reported
 /// (the first maps their pages). CPU times from the threads' clocks; no other thread of the
 /// bench competes in either step.
 pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
@@ -361,15 +363,24 @@ pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
             pass * frames as u64,
             "all delivered"
         );
-        // Free the ring for the next pass.
+        // The consumer's stage (as in `consume`), which also frees the ring.
+        let mut tracker = SeqTracker::new(1, frames as u64);
+        let cpu0 = thread_cpu_ns();
         let mut got = 0;
         while got < frames {
-            got += consumer.recv_with(64, 1, |_, _, _| {}) as usize;
+            got += consumer.recv_with(64, 1, |_, _, f| {
+                if let Some((s, seq)) = udp::parse_frame(f) {
+                    tracker.note(s, seq);
+                }
+            }) as usize;
         }
+        let consume = thread_cpu_ns() - cpu0;
+        assert_eq!(tracker.received(), frames as u64, "every frame once");
         costs = StageCosts {
             frames,
             send_ns: send as f64 / frames as f64,
             lane_ns: lane as f64 / frames as f64,
+            consume_ns: consume as f64 / frames as f64,
         };
     }
     port.set_flow_root(None);
