@@ -14,13 +14,21 @@
 //! rate); otherwise the figure says how many frames were lost. Everything runs in a network
 //! namespace of its own when the process may create one (see `support::netns`), so other
 //! traffic on the machine's `lo` does not reach the AF_PACKET port.
+//!
+//! The port receives on lanes: one dispatcher thread per RX queue, at most
+//! `DOCA_SOFT_RX_LANES` (default: the CPU count); each note says how many ran. The CPU
+//! figures also say what each stage costs per frame (lane and sender CPU time, from the
+//! threads' own clocks) and so which stage bounds the rate: a stage of `n` threads at `c`
+//! ns/frame cannot pass more than `n * 1e9 / c` frames/s. On machines with fewer cores than
+//! threads (senders + lanes + consumers) the rate is bounded by the CPUs instead; the
+//! per-frame costs still hold.
 
 mod support;
 
 use support::args::Args;
 use support::gpu_rx::{run_gpu_rx, GpuEnv};
 use support::report::{Figure, Status};
-use support::soft::{run_soft_rx, Mode};
+use support::soft::{run_soft_rx_costed, wire_stage_costs, Mode, RxCost, StageCosts};
 use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
 
 const USAGE: &str = "rx_throughput [--mode recvmmsg,lo,wire] [--queues 1,2,4,8] [--size 64,1024]
@@ -41,6 +49,39 @@ fn loss_note(lost: u64, sent: u64, paced: f64) -> String {
     } else {
         format!("LOSS {lost} of {sent} frames after retries ({pace}); rate is of delivered frames")
     }
+}
+
+/// What the CPU figures say about lanes and the stage that bounds them.
+fn cost_note(c: &RxCost, senders: usize, pps: f64) -> String {
+    let limit = |n: usize, ns: f64| {
+        if ns > 0.0 {
+            n as f64 * 1e9 / ns
+        } else {
+            f64::INFINITY
+        }
+    };
+    let lanes = limit(c.lanes, c.lane_ns);
+    let send = c.sender_ns.map_or(f64::INFINITY, |ns| limit(senders, ns));
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = senders + c.lanes + senders;
+    let bound = if threads > cpus {
+        format!("CPUs ({threads} busy threads on {cpus} CPUs)")
+    } else if lanes <= send && lanes < 1.25 * pps {
+        "lanes".to_string()
+    } else if send < lanes && send < 1.25 * pps {
+        "senders".to_string()
+    } else {
+        "consumers / ring hand-off".to_string()
+    };
+    format!(
+        "{} lane(s) of cap {}; lane {:.0} ns/frame (<= {:.2} Mpps per lane), sender {}; bound: {bound}",
+        c.lanes,
+        doca_soft::port::lane_cap(),
+        c.lane_ns,
+        1e3 / c.lane_ns.max(1e-9),
+        c.sender_ns
+            .map_or("n/a (paced)".to_string(), |ns| format!("{ns:.0} ns/frame")),
+    )
 }
 
 fn main() {
@@ -70,6 +111,9 @@ fn main() {
         if size < MIN_SIZE {
             eprintln!("--size {size}: smallest is {MIN_SIZE}");
             std::process::exit(2);
+        }
+        if modes.contains(&"wire") {
+            stage_figures(size);
         }
         for &q in &queues {
             let tag = format!("{size}B/{q}q");
@@ -106,11 +150,11 @@ fn main() {
                 if !modes.contains(&flag) {
                     continue;
                 }
-                let (r, paced) = zero_loss_search(
+                let ((r, cost), paced) = zero_loss_search(
                     tries,
-                    |rate| Ok::<_, std::io::Error>(run_soft_rx(mode, q, size, frames, rate)),
-                    |r| r.lost,
-                    |r| r.pps(),
+                    |rate| Ok::<_, std::io::Error>(run_soft_rx_costed(mode, q, size, frames, rate)),
+                    |r| r.0.lost,
+                    |r| r.0.pps(),
                 )
                 .expect("soft run does not fail");
                 let mut f = Figure::info(
@@ -118,10 +162,11 @@ fn main() {
                     r.pps() / 1e6,
                     "Mpps",
                     format!(
-                        "CPU consumer (proxy cost, not the GPU path); {:.2} Gbit/s; {}; ring-full drops {}; {ns}",
+                        "CPU consumer (proxy cost, not the GPU path); {:.2} Gbit/s; {}; ring-full drops {}; {}; {ns}",
                         gbps(r.pps(), size),
                         loss_note(r.lost, r.sent, paced),
-                        r.ring_full
+                        r.ring_full,
+                        cost_note(&cost, q, r.pps()),
                     ),
                 );
                 if mode == Mode::Lo {
@@ -157,7 +202,7 @@ fn main() {
                             pps / 1e6,
                             "Mpps",
                             format!(
-                                "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {ns}",
+                                "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {} lane(s) (cap {}); {ns}",
                                 match mode {
                                     Mode::Lo => "senders -> lo -> AF_PACKET -> proxy -> GPU ring",
                                     Mode::Wire => "generators -> wire -> proxy -> GPU ring",
@@ -165,7 +210,9 @@ fn main() {
                                 env.name,
                                 gbps(pps, size),
                                 loss_note(r.lost, r.sent, paced),
-                                r.ring_full
+                                r.ring_full,
+                                q.min(doca_soft::port::lane_cap()),
+                                doca_soft::port::lane_cap(),
                             ),
                         );
                         match mode {
@@ -202,6 +249,53 @@ fn main() {
         }
     }
     scaling(&wire_gpu_64, &gpu);
+}
+
+/// The wire's per-frame costs, stage by stage (best of three): what one lane and one
+/// sender can pass at most, whatever the machine's core count.
+fn stage_figures(size: usize) {
+    let best = (0..3)
+        .map(|_| wire_stage_costs(size, 65536))
+        .reduce(|a, b| StageCosts {
+            frames: a.frames,
+            send_ns: a.send_ns.min(b.send_ns),
+            lane_ns: a.lane_ns.min(b.lane_ns),
+            consume_ns: a.consume_ns.min(b.consume_ns),
+        })
+        .expect("three runs");
+    Figure::info(
+        format!("rx/soft-wire-lane/{size}B"),
+        best.lane_ns,
+        "ns/frame",
+        format!(
+            "one lane alone: take from its queue, parse, RSS classify, host ring push + flush ({} frames pre-queued, no consumer; best of 3); <= {:.2} Mpps per lane; budget ~200 ns",
+            best.frames,
+            1e3 / best.lane_ns.max(1e-9)
+        ),
+    )
+    .emit();
+    Figure::info(
+        format!("rx/soft-wire-send/{size}B"),
+        best.send_ns,
+        "ns/frame",
+        format!(
+            "one sender alone: Port::send on a wire into a lane queue nobody drains meanwhile ({} frames; best of 3); <= {:.2} Mpps per sender",
+            best.frames,
+            1e3 / best.send_ns.max(1e-9)
+        ),
+    )
+    .emit();
+    Figure::info(
+        format!("rx/soft-wire-consume/{size}B"),
+        best.consume_ns,
+        "ns/frame",
+        format!(
+            "the -cpu figures' consumer alone: CpuRxq receive + sequence check of a full host ring ({} frames; best of 3); <= {:.2} Mpps per queue",
+            best.frames,
+            1e3 / best.consume_ns.max(1e-9)
+        ),
+    )
+    .emit();
 }
 
 /// Figure 2b's scaling: the 64 B wire rate at the most queues measured against that many

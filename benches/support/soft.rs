@@ -12,7 +12,8 @@ use doca_soft::eth::mem::PktBuf;
 use doca_soft::eth::rx_consumer::CpuRxq;
 use doca_soft::eth::rx_proxy::{RxDropReason, RxRing};
 use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
-use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
+use doca_soft::flow::parser::parse;
+use doca_soft::flow::rss::{self, RSS_IPV4, RSS_UDP};
 use doca_soft::port::{Port, RxDrop, RxSink};
 
 use super::udp::{self, SeqTracker};
@@ -103,6 +104,20 @@ pub fn port_spec(mode: Mode, wire_name: &str, side: u8) -> PortSpec {
     }
 }
 
+/// The bench's root pipe: RSS (IPv4 + UDP 5-tuple) over queues `0..queues`.
+pub fn rss_root(queues: usize) -> Arc<Pipe> {
+    Arc::new(Pipe::new(
+        "bench-rss",
+        PipeKind::Basic,
+        Fwd::None,
+        Fwd::Rss {
+            queues: (0..queues as u16).collect(),
+            flags: RSS_IPV4 | RSS_UDP,
+        },
+        false,
+    ))
+}
+
 /// A port with `queues` host RX rings behind an RSS root pipe (IPv4 + UDP 5-tuple).
 pub struct SoftRx {
     /// The receiving port.
@@ -116,17 +131,7 @@ impl SoftRx {
     /// Opens the port and registers the queues (starts its dispatcher).
     pub fn open(spec: &PortSpec, queues: usize, slots: usize, slot: u32) -> SoftRx {
         let port = Port::for_spec(spec).expect("open port");
-        let ids: Vec<u16> = (0..queues as u16).collect();
-        let root = Arc::new(Pipe::new(
-            "bench-rss",
-            PipeKind::Basic,
-            Fwd::None,
-            Fwd::Rss {
-                queues: ids,
-                flags: RSS_IPV4 | RSS_UDP,
-            },
-            false,
-        ));
+        let root = rss_root(queues);
         port.set_flow_root(Some(root.clone()));
         let qs: Vec<HostQueue> = (0..queues).map(|_| HostQueue::new(slots, slot)).collect();
         for (i, q) in qs.iter().enumerate() {
@@ -204,8 +209,10 @@ fn consume(
         last: None,
     };
     let mut idle_since: Option<Instant> = None;
+    let mut empty_polls = 0u32;
     loop {
-        let n = q.recv_with(64, 1_000_000, |_, _, f| {
+        // A 1 ns limit: take what is there and return (no clock reads while spinning).
+        let n = q.recv_with(64, 1, |_, _, f| {
             if let Some((s, seq)) = udp::parse_frame(f) {
                 out.tracker.note(s, seq);
             }
@@ -216,10 +223,21 @@ fn consume(
             out.last = Some(now);
             got.fetch_add(u64::from(n), Ordering::Relaxed);
             idle_since = None;
-        } else if done.load(Ordering::Acquire) {
-            let t = *idle_since.get_or_insert_with(Instant::now);
-            if t.elapsed() > Duration::from_millis(200) {
-                break;
+            empty_polls = 0;
+        } else {
+            // Poll like a dedicated core would, but give the CPU away when nothing comes
+            // for a while (machines with fewer cores than threads).
+            empty_polls += 1;
+            if empty_polls < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+            if done.load(Ordering::Acquire) {
+                let t = *idle_since.get_or_insert_with(Instant::now);
+                if t.elapsed() > Duration::from_millis(200) {
+                    break;
+                }
             }
         }
     }
@@ -233,10 +251,25 @@ pub fn wire_generate(peer: &Port, sender: u16, size: usize, frames: u64, rate_pp
     wire_send(peer, &mut f, sender, frames, rate_pps)
 }
 
-/// The frame generator `sender` sends (sequence number rewritten per frame).
+/// Queues the RSS root pipe spreads flows over at most; generator flows are chosen for it.
+const RSS_SPREAD: u64 = 8;
+
+/// The frame generator `sender` sends (sequence number rewritten per frame). Its UDP
+/// source port is chosen so that the bench's RSS pipe (IPv4 + UDP) puts it on queue
+/// `sender % 8` of 8 (hence `sender % q` of q for q = 1, 2, 4, 8): one flow per queue, as
+/// the recvmmsg baseline has one socket per queue, instead of the luck of q hashes.
 pub fn wire_frame(sender: u16, size: usize) -> Vec<u8> {
     let mut f = vec![0u8; size];
-    udp::build_frame(&mut f, 40000 + sender, udp::BASE_PORT + sender, sender, 0);
+    let dst = udp::BASE_PORT + sender;
+    let base = 40000u16.wrapping_add(sender.wrapping_mul(64));
+    let want = u64::from(sender) % RSS_SPREAD;
+    for k in 0..4096u16 {
+        udp::build_frame(&mut f, base.wrapping_add(k), dst, sender, 0);
+        let q = parse(&f).map(|p| rss::hash(&p, RSS_IPV4 | RSS_UDP) % RSS_SPREAD);
+        if q == Ok(want) {
+            break;
+        }
+    }
     f
 }
 
@@ -259,11 +292,143 @@ pub fn wire_send(peer: &Port, f: &mut [u8], sender: u16, frames: u64, rate_pps: 
     start.elapsed().as_secs_f64()
 }
 
+/// Where the CPU went in a soft-NIC RX run, per frame received.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RxCost {
+    /// Receive lanes (dispatcher threads) the port ran.
+    pub lanes: usize,
+    /// Lane CPU time per frame (ns): one lane's cost per frame it handles.
+    pub lane_ns: f64,
+    /// Sender CPU time per frame (ns); on `lo` it includes the kernel's delivery to the
+    /// AF_PACKET sockets (done in the sending thread). `None` for paced runs (the pacing
+    /// spin would count).
+    pub sender_ns: Option<f64>,
+}
+
+/// Per-frame CPU cost of the two wire stages measured apart (ns), see [`wire_stage_costs`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StageCosts {
+    /// Frames measured.
+    pub frames: usize,
+    /// `Port::send` on a wire (uncontended: nobody drains the queue meanwhile).
+    pub send_ns: f64,
+    /// One lane: take from its queue, parse, RSS classify, push to a host ring, flush.
+    pub lane_ns: f64,
+    /// The bench's CPU consumer: receive from the ring (`CpuRxq`), check the sequence.
+    pub consume_ns: f64,
+}
+
+/// Measures the wire's stages one at a time: one thread sends `frames` frames (at most what
+/// a lane queue holds) into a wire whose receiving port has no lane running, then a queue is
+/// registered and its one lane drains them all into a host ring that holds them all (no
+/// consumer meanwhile), then the calling thread consumes them as the bench's consumers do. Two passes over the same queues and ring; the second is reported
+/// (the first maps their pages). CPU times from the threads' clocks; no other thread of the
+/// bench competes in either step.
+pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
+    static RUN: AtomicU64 = AtomicU64::new(0);
+    let wire = format!(
+        "stage{}x{}",
+        std::process::id(),
+        RUN.fetch_add(1, Ordering::Relaxed)
+    );
+    // At most what a lane queue holds, and 2 MiB of frames: a working set that stays in
+    // cache, as a lane queue does in steady state (a long backlog would measure DRAM).
+    let frames = frames
+        .min(doca_soft::port::INJECT_QUEUE_FRAMES)
+        .min((2 << 20) / size.max(64));
+    let port = Port::for_spec(&port_spec(Mode::Wire, &wire, 0)).expect("wire port");
+    let peer = Port::for_spec(&port_spec(Mode::Wire, &wire, 1)).expect("wire peer");
+    port.set_flow_root(Some(rss_root(1)));
+    let q = HostQueue::new(frames, slot_size(size));
+    let consumer = q.consumer();
+    let mut f = wire_frame(0, size);
+    let mut costs = StageCosts::default();
+    for pass in 1..=2u64 {
+        let cpu0 = thread_cpu_ns();
+        for seq in 0..frames as u64 {
+            udp::write_payload(&mut f[udp::HEADERS..], 0, seq);
+            peer.send(&f).expect("the lane queue holds every frame");
+        }
+        let send = thread_cpu_ns() - cpu0;
+        let lane0 = lane_cpu_ns();
+        port.register_rx_queue(0, Arc::new(RingSink(q.ring.clone())))
+            .expect("register queue");
+        while port.counters().received < pass * frames as u64 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let lane = lane_cpu_ns().saturating_sub(lane0);
+        port.unregister_rx_queue(0);
+        assert_eq!(
+            port.counters().delivered,
+            pass * frames as u64,
+            "all delivered"
+        );
+        // The consumer's stage (as in `consume`), which also frees the ring.
+        let mut tracker = SeqTracker::new(1, frames as u64);
+        let cpu0 = thread_cpu_ns();
+        let mut got = 0;
+        while got < frames {
+            got += consumer.recv_with(64, 1, |_, _, f| {
+                if let Some((s, seq)) = udp::parse_frame(f) {
+                    tracker.note(s, seq);
+                }
+            }) as usize;
+        }
+        let consume = thread_cpu_ns() - cpu0;
+        assert_eq!(tracker.received(), frames as u64, "every frame once");
+        costs = StageCosts {
+            frames,
+            send_ns: send as f64 / frames as f64,
+            lane_ns: lane as f64 / frames as f64,
+            consume_ns: consume as f64 / frames as f64,
+        };
+    }
+    port.set_flow_root(None);
+    costs
+}
+
+/// CPU time of the calling thread (ns).
+pub fn thread_cpu_ns() -> u64 {
+    // SAFETY: timespec is plain data; clock_gettime fills it.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid clock id and a valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// CPU time so far (ns) of this process's receive-lane threads (named `doca-rx*`), from
+/// /proc/self/task/*/schedstat.
+pub fn lane_cpu_ns() -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    dir.filter_map(Result::ok)
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with("doca-rx"))
+        })
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
 /// One RX run through the soft NIC with CPU consumers: `queues` senders (UDP on `lo`, or
 /// generators on a wire), `frames` each.
 pub fn run_soft_rx(mode: Mode, queues: usize, size: usize, frames: u64, rate_pps: f64) -> SoftRun {
+    run_soft_rx_costed(mode, queues, size, frames, rate_pps).0
+}
+
+/// [`run_soft_rx`], with where the CPU went.
+pub fn run_soft_rx_costed(
+    mode: Mode,
+    queues: usize,
+    size: usize,
+    frames: u64,
+    rate_pps: f64,
+) -> (SoftRun, RxCost) {
     let wire = format!("bench{}", std::process::id());
     let rx = SoftRx::open(&port_spec(mode, &wire, 0), queues, 8192, slot_size(size));
+    let lanes = rx.port.rx_lanes();
+    let lane_cpu0 = lane_cpu_ns();
     let peer = (mode == Mode::Wire)
         .then(|| Port::for_spec(&port_spec(mode, &wire, 1)).expect("wire peer"));
     let done = Arc::new(AtomicBool::new(false));
@@ -290,18 +455,29 @@ pub fn run_soft_rx(mode: Mode, queues: usize, size: usize, frames: u64, rate_pps
     let senders: Vec<_> = (0..queues)
         .map(|i| {
             let peer = peer.clone();
-            std::thread::spawn(move || match peer {
-                Some(p) => {
-                    wire_generate(&p, i as u16, size, frames, per);
-                    frames
-                }
-                None => udp::send_frames(i as u16, udp::BASE_PORT + i as u16, size, frames, per)
-                    .map(|r| r.sent)
-                    .unwrap_or(0),
+            std::thread::spawn(move || {
+                let cpu0 = thread_cpu_ns();
+                let sent = match peer {
+                    Some(p) => {
+                        wire_generate(&p, i as u16, size, frames, per);
+                        frames
+                    }
+                    None => {
+                        udp::send_frames(i as u16, udp::BASE_PORT + i as u16, size, frames, per)
+                            .map(|r| r.sent)
+                            .unwrap_or(0)
+                    }
+                };
+                (sent, thread_cpu_ns() - cpu0)
             })
         })
         .collect();
-    let sent: u64 = senders.into_iter().map(|s| s.join().expect("sender")).sum();
+    let (mut sent, mut sender_cpu) = (0, 0);
+    for s in senders {
+        let (n, cpu) = s.join().expect("sender");
+        sent += n;
+        sender_cpu += cpu;
+    }
     done.store(true, Ordering::Release);
     let mut all = SeqTracker::new(queues, frames);
     let (mut first, mut last): (Option<Instant>, Option<Instant>) = (None, None);
@@ -315,7 +491,9 @@ pub fn run_soft_rx(mode: Mode, queues: usize, size: usize, frames: u64, rate_pps
             last = Some(last.map_or(l, |x| x.max(l)));
         }
     }
-    SoftRun {
+    let lane_cpu = lane_cpu_ns().saturating_sub(lane_cpu0);
+    let per = |ns: u64| ns as f64 / all.received().max(1) as f64;
+    let run = SoftRun {
         sent,
         received: all.received(),
         lost: all.lost(),
@@ -324,7 +502,13 @@ pub fn run_soft_rx(mode: Mode, queues: usize, size: usize, frames: u64, rate_pps
             (Some(f), Some(l)) => (l - f).as_secs_f64(),
             _ => 0.0,
         },
-    }
+    };
+    let cost = RxCost {
+        lanes,
+        lane_ns: per(lane_cpu),
+        sender_ns: (rate_pps <= 0.0).then(|| per(sender_cpu)),
+    };
+    (run, cost)
 }
 
 /// A consumer moved to its thread.

@@ -24,6 +24,11 @@ pub const BASE_PORT: u16 = 47100;
 const MAGIC: [u8; 4] = *b"DRSB";
 /// Messages per sendmmsg / recvmmsg call.
 pub const BATCH: usize = 32;
+/// Source sockets (flows) per sender, used in turn one sendmmsg batch each: the kernel's
+/// per-flow hashes (AF_PACKET fanout, RSS) see several flows per sender, not one, so a few
+/// senders spread over receive lanes as real traffic would instead of by the luck of a
+/// handful of hashes. The receiving side (port per sender) is unchanged.
+pub const FLOWS_PER_SENDER: usize = 8;
 
 /// Writes a full frame of `buf.len()` bytes (>= [`MIN_SIZE`]) from 127.0.0.1:`src_port` to
 /// 127.0.0.1:`dst_port` carrying (`sender`, `seq`).
@@ -275,7 +280,7 @@ pub struct SendResult {
 /// A `sendmmsg` sender of bench frames to 127.0.0.1:`dst_port`; everything it needs is
 /// allocated up front, so sending allocates nothing.
 pub struct UdpSender {
-    sock: Sock,
+    socks: Vec<Sock>,
     sender: u16,
     bufs: Vec<Vec<u8>>,
     msgs: Vec<libc::mmsghdr>,
@@ -291,7 +296,9 @@ unsafe impl Send for UdpSender {}
 impl UdpSender {
     /// Sender `sender` of `size`-byte packets to port `dst_port`.
     pub fn new(sender: u16, dst_port: u16, size: usize) -> io::Result<UdpSender> {
-        let sock = udp_socket(None, 0, Duration::from_millis(100))?;
+        let socks = (0..FLOWS_PER_SENDER)
+            .map(|_| udp_socket(None, 0, Duration::from_millis(100)))
+            .collect::<io::Result<Vec<Sock>>>()?;
         let plen = size - HEADERS;
         let mut bufs = vec![vec![0u8; plen]; BATCH];
         let mut dst = Box::new(sockaddr(dst_port));
@@ -308,7 +315,7 @@ impl UdpSender {
             msgs[i].msg_hdr.msg_namelen = size_of::<libc::sockaddr_in>() as u32;
         }
         Ok(UdpSender {
-            sock,
+            socks,
             sender,
             bufs,
             msgs,
@@ -322,14 +329,16 @@ impl UdpSender {
     pub fn send_range(&mut self, from: u64, to: u64, mut gate: impl FnMut(u64)) -> io::Result<u64> {
         let mut retries = 0;
         let mut seq = from;
+        let mut flow = 0;
         while seq < to {
             let n = BATCH.min((to - seq) as usize);
             for (k, b) in self.bufs.iter_mut().enumerate().take(n) {
                 write_payload(b, self.sender, seq + k as u64);
             }
             gate(seq);
+            let fd = self.socks[flow % self.socks.len()].0;
             // SAFETY: msgs[..n] point at live iovecs, buffers and the destination address.
-            let r = unsafe { libc::sendmmsg(self.sock.0, self.msgs.as_mut_ptr(), n as u32, 0) };
+            let r = unsafe { libc::sendmmsg(fd, self.msgs.as_mut_ptr(), n as u32, 0) };
             if r < 0 {
                 let e = io::Error::last_os_error();
                 match e.raw_os_error() {
@@ -342,6 +351,7 @@ impl UdpSender {
                 }
             }
             seq += r as u64;
+            flow += 1;
         }
         Ok(retries)
     }

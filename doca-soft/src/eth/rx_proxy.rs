@@ -3,6 +3,14 @@
 //! batch (`flush`) staged runs of contiguous slots reach device memory in one copy each, and
 //! the completions are published with release ordering. A frame that does not fit the
 //! completion ring is dropped and counted; unconsumed entries are never overwritten.
+//!
+//! Several receive lanes may feed one ring: `push` and `flush` serialize on the staging
+//! lock, each push takes the next index and writes its slot and completion under it, and a
+//! flush publishes every completion written so far (whichever lane wrote it), after copying
+//! the staged run. One lane's frames keep their order; frames of different lanes interleave.
+//! Per push: one lock round trip and no other atomic read-modify-write (the received count
+//! is kept under the lock and added at flush; the consumer index is re-read only when the
+//! ring looks full).
 
 use super::counters::RxCounters;
 use super::mem::{DeviceMem, PktBuf, SharedBlock};
@@ -25,6 +33,10 @@ pub enum RxDropReason {
 struct Staging {
     /// Producer index of the next frame (published or not).
     next: u64,
+    /// Consumer index as last read (it only grows; re-read when the ring looks full).
+    ci: u64,
+    /// Frames received under the lock since the last flush (added to the counter there).
+    received: u64,
     /// Slot of the first staged frame not yet copied (device buffers).
     run_first_slot: u32,
     /// Bytes of the staged run: `run_len` slots of `max_pkt` bytes (device buffers).
@@ -97,6 +109,8 @@ impl RxRing {
             max_pkt,
             staging: Mutex::new(Staging {
                 next: 0,
+                ci: 0,
+                received: 0,
                 run_first_slot: 0,
                 run: Vec::new(),
                 run_len: 0,
@@ -144,23 +158,27 @@ impl RxRing {
     /// One frame for this queue. Counted as received; dropped when too big, when the ring
     /// is full or when stopped.
     pub fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDropReason> {
-        self.counters.received.fetch_add(1, Ordering::Relaxed);
         if self.stopped.load(Ordering::Acquire) {
+            self.counters.received.fetch_add(1, Ordering::Relaxed);
             self.counters
                 .dropped_stopped
                 .fetch_add(1, Ordering::Relaxed);
             return Err(RxDropReason::Stopped);
         }
         if frame.len() > self.max_pkt as usize {
+            self.counters.received.fetch_add(1, Ordering::Relaxed);
             self.counters
                 .dropped_too_big
                 .fetch_add(1, Ordering::Relaxed);
             return Err(RxDropReason::TooBig);
         }
         let mut st = self.staging();
-        // SAFETY: the handle block holds an RxqHandle for the ring's lifetime.
-        let ci = unsafe { ring::load_acquire(&mut (*self.handle_cpu()).cqe_ci) };
-        if st.next.wrapping_sub(ci) >= u64::from(self.pkt_num) {
+        st.received += 1;
+        if st.next.wrapping_sub(st.ci) >= u64::from(self.pkt_num) {
+            // SAFETY: the handle block holds an RxqHandle for the ring's lifetime.
+            st.ci = unsafe { ring::load_acquire(&mut (*self.handle_cpu()).cqe_ci) };
+        }
+        if st.next.wrapping_sub(st.ci) >= u64::from(self.pkt_num) {
             self.counters
                 .dropped_ring_full
                 .fetch_add(1, Ordering::Relaxed);
@@ -215,6 +233,12 @@ impl RxRing {
     pub fn flush(&self) {
         let mut st = self.staging();
         self.copy_run(&mut st);
+        if st.received > 0 {
+            self.counters
+                .received
+                .fetch_add(st.received, Ordering::Relaxed);
+            st.received = 0;
+        }
         // SAFETY: the handle block holds an RxqHandle for the ring's lifetime.
         let pi_ptr = unsafe { &mut (*self.handle_cpu()).cqe_pi as *mut _ };
         // SAFETY: as above.

@@ -1,9 +1,14 @@
-//! AF_PACKET port on a Linux interface: RX through a TPACKET_V3 mmap ring, TX with `send`
-//! on a second socket. Outgoing copies (our own sends, other local senders) are not
-//! received: PACKET_IGNORE_OUTGOING where the kernel has it, and a pkttype check always.
+//! AF_PACKET port on a Linux interface: RX through TPACKET_V3 mmap rings, one socket per
+//! receive lane, all in one PACKET_FANOUT group in hash mode (the kernel keeps a flow on
+//! one socket, so per-flow order holds); TX with `send` on a separate socket. Outgoing
+//! copies (our own sends, other local senders) are dropped in the kernel, before the ring:
+//! by the fanout group's ignore-outgoing flag (recent kernels), else by a four-instruction
+//! classic BPF filter on each socket (PACKET_IGNORE_OUTGOING, Linux >= 4.20, covers a
+//! socket only until it joins the group); the pkttype check in user space covers the rest.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use super::{Backend, RxSource};
@@ -19,6 +24,14 @@ const FRAME_SIZE: u32 = 2048;
 const RETIRE_TIMEOUT_MS: u32 = 1;
 /// Room for two VLAN tags on top of the MTU and the Ethernet header.
 const L2_OVERHEAD: usize = 14 + 8;
+
+// Linux ABI numbers of <linux/if_packet.h> that the libc crate does not export here.
+const PACKET_FANOUT: i32 = 18;
+const PACKET_FANOUT_HASH: u32 = 0;
+const PACKET_FANOUT_FLAG_UNIQUEID: u32 = 0x2000;
+const PACKET_FANOUT_FLAG_IGNORE_OUTGOING: u32 = 0x4000;
+/// `SO_ATTACH_FILTER` (generic socket option number, as on x86 and arm64).
+const SO_ATTACH_FILTER: i32 = 26;
 
 fn os_err(what: &str) -> DocaError {
     let e = std::io::Error::last_os_error();
@@ -58,11 +71,15 @@ fn bind(fd: &OwnedFd, ifindex: u32, protocol: u16) -> DocaResult<()> {
 }
 
 fn setsockopt<T>(fd: &OwnedFd, name: i32, value: &T) -> Result<(), std::io::Error> {
+    setsockopt_at(fd, libc::SOL_PACKET, name, value)
+}
+
+fn setsockopt_at<T>(fd: &OwnedFd, level: i32, name: i32, value: &T) -> std::io::Result<()> {
     // SAFETY: value points to a live T of the size passed.
     let r = unsafe {
         libc::setsockopt(
             fd.as_raw_fd(),
-            libc::SOL_PACKET,
+            level,
             name,
             (value as *const T).cast(),
             std::mem::size_of::<T>() as u32,
@@ -73,6 +90,89 @@ fn setsockopt<T>(fd: &OwnedFd, name: i32, value: &T) -> Result<(), std::io::Erro
     } else {
         Ok(())
     }
+}
+
+/// Attaches a classic BPF program that drops frames whose packet type is PACKET_OUTGOING
+/// and keeps the rest, or (`drop_all`) drops everything (used while a socket joins the
+/// fanout group).
+fn attach_filter(fd: &OwnedFd, drop_all: bool) -> std::io::Result<()> {
+    let ins = |code: u32, jt: u8, jf: u8, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt,
+        jf,
+        k,
+    };
+    let mut prog = if drop_all {
+        vec![ins(libc::BPF_RET | libc::BPF_K, 0, 0, 0)]
+    } else {
+        vec![
+            // A = skb->pkt_type (ancillary load).
+            ins(
+                libc::BPF_LD | libc::BPF_W | libc::BPF_ABS,
+                0,
+                0,
+                (libc::SKF_AD_OFF + libc::SKF_AD_PKTTYPE) as u32,
+            ),
+            // Outgoing: next instruction (drop); else skip it (keep).
+            ins(
+                libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+                0,
+                1,
+                u32::from(libc::PACKET_OUTGOING),
+            ),
+            ins(libc::BPF_RET | libc::BPF_K, 0, 0, 0),
+            ins(libc::BPF_RET | libc::BPF_K, 0, 0, u32::MAX),
+        ]
+    };
+    let fprog = libc::sock_fprog {
+        len: prog.len() as u16,
+        filter: prog.as_mut_ptr(),
+    };
+    setsockopt_at(fd, libc::SOL_SOCKET, SO_ATTACH_FILTER, &fprog)
+}
+
+/// Joins `fd` to fanout group `id` in hash mode, or (id `None`) creates a group with an id
+/// the kernel picks; returns the group id.
+fn join_fanout(fd: &OwnedFd, id: Option<u16>) -> DocaResult<u16> {
+    // Every member must ask for the same flags: try with ignore-outgoing, then without
+    // (kernels before it); the group keeps whichever its creator got.
+    let try_join = |id: u16, flags: u32| {
+        let arg = |f: u32| u32::from(id) | ((PACKET_FANOUT_HASH | f) << 16);
+        setsockopt(
+            fd,
+            PACKET_FANOUT,
+            &arg(flags | PACKET_FANOUT_FLAG_IGNORE_OUTGOING),
+        )
+        .or_else(|_| setsockopt(fd, PACKET_FANOUT, &arg(flags)))
+    };
+    if let Some(id) = id {
+        try_join(id, 0).map_err(|_| os_err("PACKET_FANOUT"))?;
+        return Ok(id);
+    }
+    if try_join(0, PACKET_FANOUT_FLAG_UNIQUEID).is_err() {
+        // Kernels before 4.4 cannot pick an id: take one from the process id and a count.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = (std::process::id().wrapping_mul(31).wrapping_add(n) & 0xffff) as u16;
+        try_join(id, 0).map_err(|_| os_err("PACKET_FANOUT"))?;
+        return Ok(id);
+    }
+    let mut v: u32 = 0;
+    let mut len = std::mem::size_of::<u32>() as libc::socklen_t;
+    // SAFETY: v and len are valid out-parameters of the sizes given.
+    let r = unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            PACKET_FANOUT,
+            (&mut v as *mut u32).cast(),
+            &mut len,
+        )
+    };
+    if r < 0 {
+        return Err(os_err("getsockopt(PACKET_FANOUT)"));
+    }
+    Ok(v as u16)
 }
 
 /// The interface index of `ifname`, or NOT_FOUND.
@@ -91,6 +191,8 @@ pub(crate) struct AfPacket {
     ifindex: u32,
     tx: OwnedFd,
     max_frame: usize,
+    /// Fanout group of the running lanes (set by lane 0, joined by the others).
+    fanout: Mutex<Option<u16>>,
 }
 
 impl AfPacket {
@@ -113,6 +215,7 @@ impl AfPacket {
             ifindex,
             tx,
             max_frame: (mtu + L2_OVERHEAD).min(BLOCK_SIZE as usize - 256),
+            fanout: Mutex::new(None),
         })
     }
 }
@@ -177,8 +280,14 @@ impl Backend for AfPacket {
         self.max_frame
     }
 
-    fn open_rx(&self) -> DocaResult<Option<Box<dyn RxSource>>> {
-        Ok(Some(Box::new(RxRing::open(self.ifindex)?)))
+    fn open_rx(&self, lane: usize) -> DocaResult<Option<Box<dyn RxSource>>> {
+        let mut group = self.fanout.lock().unwrap_or_else(|e| e.into_inner());
+        // Lane 0 starts every run of lanes: it makes a new group (the old one went with
+        // its sockets).
+        let join = if lane == 0 { None } else { *group };
+        let (ring, id) = RxRing::open(self.ifindex, join)?;
+        *group = Some(id);
+        Ok(Some(Box::new(ring)))
     }
 }
 
@@ -194,12 +303,21 @@ struct RxRing {
 unsafe impl Send for RxRing {}
 
 impl RxRing {
-    fn open(ifindex: u32) -> DocaResult<RxRing> {
+    /// A ring bound to `ifindex`, in fanout group `group` (or a new one); returns the ring
+    /// and its group id.
+    fn open(ifindex: u32, group: Option<u16>) -> DocaResult<(RxRing, u16)> {
         let fd = raw_socket()?;
         let v3 = libc::tpacket_versions::TPACKET_V3 as i32;
         setsockopt(&fd, libc::PACKET_VERSION, &v3).map_err(|_| os_err("PACKET_VERSION"))?;
-        // Kernels before 4.20 lack it; the pkttype check below covers them.
+        // Kernels before 4.20 lack it; the filter and the pkttype check cover them.
         let _ = setsockopt(&fd, libc::PACKET_IGNORE_OUTGOING, &1i32);
+        // A socket joining a running group sees every frame on its own between bind and
+        // the join (copies of what the group gets): it drops all until it is in.
+        if group.is_some() {
+            attach_filter(&fd, true).map_err(|_| os_err("SO_ATTACH_FILTER"))?;
+        } else {
+            attach_filter(&fd, false).map_err(|_| os_err("SO_ATTACH_FILTER"))?;
+        }
         let req = libc::tpacket_req3 {
             tp_block_size: BLOCK_SIZE,
             tp_block_nr: BLOCK_COUNT,
@@ -233,7 +351,11 @@ impl RxRing {
         };
         // Binding with a protocol starts reception, on this interface only.
         bind(&me.fd, ifindex, libc::ETH_P_ALL as u16)?;
-        Ok(me)
+        let id = join_fanout(&me.fd, group)?;
+        if group.is_some() {
+            attach_filter(&me.fd, false).map_err(|_| os_err("SO_ATTACH_FILTER"))?;
+        }
+        Ok((me, id))
     }
 
     fn block(&self, i: u32) -> *mut libc::tpacket_block_desc {

@@ -1,6 +1,21 @@
 //! Per-port packet counters (lock-free; read as a snapshot).
+//!
+//! Receive lanes count into a [`LaneTally`] of their own and add it to the port's counters
+//! once per batch, before the batch's frames are published; senders count into one of
+//! [`SENT_SHARDS`] cache lines picked by thread. So no counter line is written by several
+//! threads per frame.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::lanes::sender_slot;
+
+/// Cache lines the sent counter is spread over.
+pub const SENT_SHARDS: usize = 16;
+
+/// A counter alone in its cache lines (two: adjacent-line prefetch pairs them).
+#[repr(align(128))]
+#[derive(Default, Debug)]
+struct Padded(AtomicU64);
 
 /// Why the port dropped a received frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +48,47 @@ pub struct PortCounters {
     ring_full: AtomicU64,
     stopped: AtomicU64,
     malformed: AtomicU64,
-    sent: AtomicU64,
+    sent: [Padded; SENT_SHARDS],
     send_errors: AtomicU64,
+}
+
+/// What one lane counted during a batch (plain integers: only that lane writes them).
+#[derive(Default, Debug)]
+pub(crate) struct LaneTally {
+    received: u64,
+    delivered: u64,
+    drops: [u64; DROP_REASONS],
+}
+
+const DROP_REASONS: usize = 7;
+
+impl DropReason {
+    fn index(self) -> usize {
+        match self {
+            DropReason::NoMatch => 0,
+            DropReason::ByFlow => 1,
+            DropReason::NoQueue => 2,
+            DropReason::TooBig => 3,
+            DropReason::RingFull => 4,
+            DropReason::Stopped => 5,
+            DropReason::Malformed => 6,
+        }
+    }
+}
+
+impl LaneTally {
+    /// One frame read.
+    pub(crate) fn received(&mut self) {
+        self.received += 1;
+    }
+    /// One frame delivered.
+    pub(crate) fn delivered(&mut self) {
+        self.delivered += 1;
+    }
+    /// One frame dropped.
+    pub(crate) fn dropped(&mut self, why: DropReason) {
+        self.drops[why.index()] += 1;
+    }
 }
 
 /// A copy of a port's counters; also the layout of `struct doca_soft_port_counters`.
@@ -89,12 +143,48 @@ impl PortCounters {
     }
     /// Counts one sent frame (or a failed send).
     pub fn add_sent(&self, ok: bool) {
-        let c = if ok { &self.sent } else { &self.send_errors };
-        c.fetch_add(1, Ordering::Relaxed);
+        if ok {
+            self.add_sent_n(1);
+        } else {
+            self.send_errors.fetch_add(1, Ordering::Relaxed);
+        }
     }
-    /// Counts one dropped frame.
-    pub fn add_drop(&self, why: DropReason) {
-        let c = match why {
+    /// Counts `n` sent frames (on the calling thread's shard).
+    pub fn add_sent_n(&self, n: u64) {
+        if n > 0 {
+            self.sent[sender_slot() % SENT_SHARDS]
+                .0
+                .fetch_add(n, Ordering::Relaxed);
+        }
+    }
+    /// Adds a lane's tally and zeroes it.
+    pub(crate) fn add_tally(&self, t: &mut LaneTally) {
+        let add = |c: &AtomicU64, v: u64| {
+            if v > 0 {
+                c.fetch_add(v, Ordering::Relaxed);
+            }
+        };
+        add(&self.delivered, t.delivered);
+        for why in [
+            DropReason::NoMatch,
+            DropReason::ByFlow,
+            DropReason::NoQueue,
+            DropReason::TooBig,
+            DropReason::RingFull,
+            DropReason::Stopped,
+            DropReason::Malformed,
+        ] {
+            add(self.drop_counter(why), t.drops[why.index()]);
+        }
+        // Last, with release: a snapshot that sees these frames received (acquire) sees
+        // their outcomes too.
+        if t.received > 0 {
+            self.received.fetch_add(t.received, Ordering::Release);
+        }
+        *t = LaneTally::default();
+    }
+    fn drop_counter(&self, why: DropReason) -> &AtomicU64 {
+        match why {
             DropReason::NoMatch => &self.no_match,
             DropReason::ByFlow => &self.by_flow,
             DropReason::NoQueue => &self.no_queue,
@@ -102,14 +192,17 @@ impl PortCounters {
             DropReason::RingFull => &self.ring_full,
             DropReason::Stopped => &self.stopped,
             DropReason::Malformed => &self.malformed,
-        };
-        c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    /// Counts one dropped frame.
+    pub fn add_drop(&self, why: DropReason) {
+        self.drop_counter(why).fetch_add(1, Ordering::Relaxed);
     }
     /// Reads every counter.
     pub fn snapshot(&self) -> CountersSnapshot {
         let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
         CountersSnapshot {
-            received: r(&self.received),
+            received: self.received.load(Ordering::Acquire),
             delivered: r(&self.delivered),
             dropped_no_match: r(&self.no_match),
             dropped_by_flow: r(&self.by_flow),
@@ -118,7 +211,7 @@ impl PortCounters {
             dropped_ring_full: r(&self.ring_full),
             dropped_stopped: r(&self.stopped),
             dropped_malformed: r(&self.malformed),
-            sent: r(&self.sent),
+            sent: self.sent.iter().map(|p| r(&p.0)).sum(),
             send_errors: r(&self.send_errors),
         }
     }

@@ -1,39 +1,48 @@
-//! The per-port dispatcher thread: read a batch, parse, classify, push to the target
-//! queues' sinks, flush the sinks that received frames.
+//! One receive lane's dispatcher thread: read a batch (from the lane's socket and its
+//! input queue), parse, classify, push to the target queues' sinks, count, flush the sinks
+//! that received frames. A port runs one of these per lane (see `lanes`).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::frame_queue::FrameBatch;
-use super::{DropReason, Port, RxDrop, RxSink, RxSource, NO_QUEUE};
+use super::counters::LaneTally;
+use super::frame_queue::Desc;
+use super::{now_ns, DropReason, Port, RxDrop, RxSink, RxSource, NO_QUEUE};
 use crate::flow::classify::{classify, Verdict};
 use crate::flow::parser::parse;
 
 /// Most frames handled between two flushes.
 const BATCH: usize = 256;
-/// Bytes per frame reserved up front in the batch of injected frames (a standard MTU
-/// frame; larger frames grow the batch once).
-const BATCH_FRAME_BYTES: usize = 1536;
 /// Longest wait for traffic before re-checking the stop flag.
 const IDLE_WAIT: Duration = Duration::from_millis(1);
+/// Empty polls (each followed by a yield) before a lane without a socket sleeps.
+const IDLE_POLLS: u32 = 16;
 
-/// The dispatcher's cached view of the port's sinks and Flow root (refreshed when the
-/// port's generation counters change, so the hot path takes no lock).
+/// The lane's cached view of the port's sinks and Flow root (refreshed when the port's
+/// generation counters change, so the hot path takes no lock). Sinks are indexed by queue
+/// id (a vector: no hashing per frame).
 struct View {
-    sinks: HashMap<u16, Arc<dyn RxSink>>,
+    sinks: Vec<Option<Arc<dyn RxSink>>>,
     sinks_gen: u64,
     root: Option<Arc<crate::flow::classify::Pipe>>,
     flow_gen: u64,
+    max_frame: usize,
     touched: Vec<u16>,
+    tally: LaneTally,
 }
 
 impl View {
     fn refresh(&mut self, port: &Port) {
         let g = port.sinks_gen.load(Ordering::Acquire);
         if g != self.sinks_gen {
-            self.sinks = port.sinks.read().unwrap_or_else(|e| e.into_inner()).clone();
+            let map = port.sinks.read().unwrap_or_else(|e| e.into_inner());
+            let len = map.keys().max().map_or(0, |&k| usize::from(k) + 1);
+            self.sinks.clear();
+            self.sinks.resize(len, None);
+            for (&q, s) in map.iter() {
+                self.sinks[usize::from(q)] = Some(s.clone());
+            }
             self.sinks_gen = g;
         }
         let g = port.flow_gen.load(Ordering::Acquire);
@@ -45,69 +54,81 @@ impl View {
 
     /// Routes one frame and counts the outcome.
     fn handle(&mut self, port: &Port, frame: &[u8], ts: u64, wire_len: usize) {
-        let c = &port.counters;
-        c.add_received();
-        if frame.len() > port.max_frame() || wire_len > frame.len() {
-            c.add_drop(DropReason::TooBig);
-            return;
+        let c = &mut self.tally;
+        c.received();
+        if frame.len() > self.max_frame || wire_len > frame.len() {
+            return c.dropped(DropReason::TooBig);
         }
         let Ok(pkt) = parse(frame) else {
-            c.add_drop(DropReason::Malformed);
-            return;
+            return c.dropped(DropReason::Malformed);
         };
         let queue = match &self.root {
             Some(root) => match classify(root, &pkt, frame.len()) {
                 Verdict::Queue(q) => q,
-                Verdict::Drop => return c.add_drop(DropReason::ByFlow),
-                Verdict::NoMatch => return c.add_drop(DropReason::NoMatch),
+                Verdict::Drop => return c.dropped(DropReason::ByFlow),
+                Verdict::NoMatch => return c.dropped(DropReason::NoMatch),
             },
-            None => match port.default_queue.load(Ordering::Acquire) {
-                NO_QUEUE => return c.add_drop(DropReason::NoMatch),
+            None => match port.default_queue.load(Ordering::Relaxed) {
+                NO_QUEUE => return c.dropped(DropReason::NoMatch),
                 q => q as u16,
             },
         };
-        let Some(sink) = self.sinks.get(&queue) else {
-            return c.add_drop(DropReason::NoQueue);
+        let Some(Some(sink)) = self.sinks.get(usize::from(queue)) else {
+            return c.dropped(DropReason::NoQueue);
         };
         match sink.push(frame, ts) {
-            Ok(()) => c.add_delivered(),
-            Err(RxDrop::TooBig) => c.add_drop(DropReason::TooBig),
-            Err(RxDrop::RingFull) => c.add_drop(DropReason::RingFull),
-            Err(RxDrop::Stopped) => c.add_drop(DropReason::Stopped),
+            Ok(()) => c.delivered(),
+            Err(RxDrop::TooBig) => c.dropped(DropReason::TooBig),
+            Err(RxDrop::RingFull) => c.dropped(DropReason::RingFull),
+            Err(RxDrop::Stopped) => c.dropped(DropReason::Stopped),
         }
         if !self.touched.contains(&queue) {
             self.touched.push(queue);
         }
     }
 
-    fn flush(&mut self) {
+    /// End of a batch: counters first (whoever sees a published frame sees it counted),
+    /// then the sinks publish.
+    fn flush(&mut self, port: &Port) {
+        port.counters.add_tally(&mut self.tally);
         for q in self.touched.drain(..) {
-            if let Some(s) = self.sinks.get(&q) {
+            if let Some(Some(s)) = self.sinks.get(usize::from(q)) {
                 s.flush();
             }
         }
     }
 }
 
-/// Body of the dispatcher thread; returns when `stop` is set.
-pub(super) fn run(port: Arc<Port>, stop: Arc<AtomicBool>, mut source: Option<Box<dyn RxSource>>) {
+/// Body of lane `lane`'s thread; returns when `stop` is set.
+pub(super) fn run(
+    port: Arc<Port>,
+    lane: usize,
+    stop: Arc<AtomicBool>,
+    mut source: Option<Box<dyn RxSource>>,
+) {
     let mut view = View {
-        sinks: HashMap::new(),
+        sinks: Vec::new(),
         sinks_gen: u64::MAX,
         root: None,
         flow_gen: u64::MAX,
+        max_frame: port.max_frame(),
         touched: Vec::new(),
+        tally: LaneTally::default(),
     };
-    // Reused for every batch: taking injected frames allocates nothing in steady state.
-    let mut injected = FrameBatch::with_capacity(BATCH, BATCH * BATCH_FRAME_BYTES);
+    let input = port.inject.queue(lane);
+    // Reused for every batch: draining allocates nothing in steady state.
+    let mut descs: Vec<Desc> = Vec::with_capacity(BATCH);
+    let waits = source.as_ref().is_some_and(|s| s.waits());
+    let mut idle = 0u32;
     while !stop.load(Ordering::Acquire) {
-        let waits = source.as_ref().is_some_and(|s| s.waits());
-        let guard = port.batch_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = port.batch_locks[lane]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         view.refresh(&port);
         let mut n = 0;
         if let Some(src) = source.as_mut() {
-            // Do not block in the backend while injected frames are waiting.
-            let timeout = if port.inject.len() > 0 {
+            // Do not block in the backend while queued frames are waiting.
+            let timeout = if input.len() > 0 {
                 Duration::ZERO
             } else {
                 IDLE_WAIT
@@ -116,17 +137,29 @@ pub(super) fn run(port: Arc<Port>, stop: Arc<AtomicBool>, mut source: Option<Box
                 view.handle(&port, f, ts, len)
             });
         }
-        port.inject.take(BATCH, &mut injected);
-        n += injected.len();
-        for i in 0..injected.len() {
-            let (f, ts, wire_len) = injected.get(i);
-            view.handle(&port, f, ts, wire_len);
+        // Queued frames arrive now (one clock read per batch, not per frame).
+        let ts = now_ns();
+        n += input.drain(BATCH, &mut descs, &mut |f, len| {
+            view.handle(&port, f, ts, len)
+        });
+        for q in port.inject.strays(lane) {
+            n += q.drain(BATCH, &mut descs, &mut |f, len| {
+                view.handle(&port, f, ts, len)
+            });
         }
-        injected.clear();
-        view.flush();
+        view.flush(&port);
         drop(guard);
-        if n == 0 && !waits {
-            port.inject.wait(IDLE_WAIT);
+        if n > 0 {
+            idle = 0;
+        } else if !waits {
+            // Poll a little before sleeping: a sleeping lane costs the next sender a
+            // wake-up system call and the frame a scheduling delay.
+            idle += 1;
+            if idle < IDLE_POLLS {
+                std::thread::yield_now();
+            } else {
+                input.wait(IDLE_WAIT);
+            }
         }
     }
     // Release cached sinks and pipes before the port's last reference may go.

@@ -1,12 +1,19 @@
-//! A bounded queue of frames with a condition variable: the RX path of in-memory wires and
-//! of `Port::inject_rx`.
+//! A bounded queue of frames with a condition variable: one receive lane's input on an
+//! in-memory wire and for `Port::inject_rx`.
 //!
 //! All storage is allocated once, when the queue is made: a byte ring holding the frames
 //! back to back (a frame never wraps: when it does not fit before the end it starts again at
-//! offset 0) and a ring of descriptors. Pushing copies into the byte ring and taking copies
-//! into a caller-owned [`FrameBatch`], so steady-state traffic allocates nothing.
+//! offset 0) and a ring of descriptors. Pushing copies into the byte ring under the lock.
+//! The consumer ([`FrameQueue::drain`]) takes the descriptors of a batch under the lock,
+//! reads the frames in place without it (their bytes stay reserved until the batch is
+//! released), then releases the batch: one lock round per batch, no copy on the way out,
+//! and the producers are never held up by the consumer's work.
+//!
+//! A producer wakes the consumer only when it sleeps (a flag under the lock, cleared by the
+//! first producer that wakes it), so a busy queue costs no system call per frame.
 
-use std::sync::{Condvar, Mutex};
+use std::cell::UnsafeCell;
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Bytes of frame storage per queue. Zero-filled pages are mapped lazily by the OS, so an
@@ -19,32 +26,31 @@ const MAX_STORED_FRAME: usize = 64 << 10;
 
 /// Where one queued frame lies in the byte ring.
 #[derive(Clone, Copy, Default)]
-struct Desc {
+pub(crate) struct Desc {
     start: usize,
     stored: usize,
     wire_len: usize,
-    timestamp_ns: u64,
 }
 
-/// The storage, guarded by the queue's lock.
-struct Ring {
-    bytes: Box<[u8]>,
+/// Queue state, guarded by the queue's lock.
+struct State {
     descs: Box<[Desc]>,
-    /// Index in `descs` of the oldest frame.
+    /// Index in `descs` of the oldest frame (taken by a drain in progress or not).
     head: usize,
-    /// Number of queued frames.
+    /// Number of queued frames, those of a drain in progress included.
     len: usize,
     /// Byte offset where the next frame would go.
     write: usize,
+    /// The consumer sleeps in [`FrameQueue::wait`]: a push must notify.
+    waiting: bool,
 }
 
-impl Ring {
+impl State {
     /// Where a frame reserving `need` bytes goes, if it fits now.
     ///
     /// Each frame reserves at least one byte, so a non-empty ring never has `write == read`
     /// unless its bytes are all taken.
-    fn place(&self, need: usize) -> Option<usize> {
-        let cap = self.bytes.len();
+    fn place(&self, need: usize, cap: usize) -> Option<usize> {
         if self.len == 0 {
             return (need <= cap).then_some(0);
         }
@@ -61,112 +67,27 @@ impl Ring {
             (self.write + need <= read).then_some(self.write)
         }
     }
-
-    fn push(&mut self, frame: &[u8], timestamp_ns: u64) -> bool {
-        if self.len == self.descs.len() {
-            return false;
-        }
-        let stored = if frame.len() > MAX_STORED_FRAME {
-            0
-        } else {
-            frame.len()
-        };
-        let need = stored.max(1);
-        let Some(start) = self.place(need) else {
-            return false;
-        };
-        self.bytes[start..start + stored].copy_from_slice(&frame[..stored]);
-        let tail = (self.head + self.len) % self.descs.len();
-        self.descs[tail] = Desc {
-            start,
-            stored,
-            wire_len: frame.len(),
-            timestamp_ns,
-        };
-        self.len += 1;
-        self.write = start + need;
-        true
-    }
-
-    fn pop_into(&mut self, out: &mut FrameBatch) -> bool {
-        if self.len == 0 {
-            return false;
-        }
-        let d = self.descs[self.head];
-        let at = out.bytes.len();
-        out.bytes
-            .extend_from_slice(&self.bytes[d.start..d.start + d.stored]);
-        out.frames.push(BatchFrame {
-            at,
-            stored: d.stored,
-            wire_len: d.wire_len,
-            timestamp_ns: d.timestamp_ns,
-        });
-        self.head = (self.head + 1) % self.descs.len();
-        self.len -= 1;
-        if self.len == 0 {
-            // Start again at the front: fewer wraps, and hot pages stay hot.
-            self.head = 0;
-            self.write = 0;
-        }
-        true
-    }
 }
 
-/// One frame of a [`FrameBatch`].
-#[derive(Clone, Copy)]
-struct BatchFrame {
-    at: usize,
-    stored: usize,
-    wire_len: usize,
-    timestamp_ns: u64,
-}
-
-/// Frames taken from a [`FrameQueue`], owned by the taker and reused from batch to batch
-/// (clearing keeps its buffers, so a reused batch stops allocating once it has held its
-/// largest batch).
-pub(crate) struct FrameBatch {
-    bytes: Vec<u8>,
-    frames: Vec<BatchFrame>,
-}
-
-impl FrameBatch {
-    /// An empty batch with room for `frames` frames of `bytes` bytes in all.
-    pub(crate) fn with_capacity(frames: usize, bytes: usize) -> FrameBatch {
-        FrameBatch {
-            bytes: Vec::with_capacity(bytes),
-            frames: Vec::with_capacity(frames),
-        }
-    }
-
-    /// Number of frames in the batch.
-    pub(crate) fn len(&self) -> usize {
-        self.frames.len()
-    }
-
-    /// Frame `i`: its bytes, timestamp and length on the wire (above `bytes.len()` when the
-    /// frame was too big to store).
-    pub(crate) fn get(&self, i: usize) -> (&[u8], u64, usize) {
-        let f = self.frames[i];
-        (
-            &self.bytes[f.at..f.at + f.stored],
-            f.timestamp_ns,
-            f.wire_len,
-        )
-    }
-
-    /// Empties the batch, keeping its buffers.
-    pub(crate) fn clear(&mut self) {
-        self.bytes.clear();
-        self.frames.clear();
-    }
-}
-
-/// Frames waiting for the dispatcher, oldest first.
+/// Frames waiting for a receive lane, oldest first. Any number of producers; one consumer
+/// at a time (drains are serialized by their own lock).
 pub(crate) struct FrameQueue {
-    ring: Mutex<Ring>,
+    state: Mutex<State>,
     ready: Condvar,
+    /// Serializes drains (a lane owns its queue; tests may drain from another thread).
+    drain: Mutex<()>,
+    /// The byte ring. Written by producers under `state`'s lock, only in bytes that no
+    /// queued frame reserves; read by the one drain in progress, only in bytes reserved by
+    /// the frames it took, which no producer writes before the drain releases them.
+    bytes: Box<[UnsafeCell<u8>]>,
 }
+
+// SAFETY: `bytes` is shared under the reservation protocol documented on the field (writes
+// under the lock to unreserved bytes; reads by the single drain to bytes it holds reserved);
+// everything else is behind a Mutex.
+unsafe impl Sync for FrameQueue {}
+// SAFETY: as above; the queue owns all its storage.
+unsafe impl Send for FrameQueue {}
 
 impl FrameQueue {
     /// An empty queue holding at most `capacity` frames (and at most [`RING_BYTES`] bytes
@@ -176,53 +97,129 @@ impl FrameQueue {
     }
 
     /// An empty queue of at most `capacity` frames in `bytes` bytes of storage.
-    fn with_bytes(capacity: usize, bytes: usize) -> FrameQueue {
+    pub(crate) fn with_bytes(capacity: usize, bytes: usize) -> FrameQueue {
+        // Zeroed allocation: the OS maps the pages on first use.
+        let raw: Box<[u8]> = vec![0u8; bytes.max(1)].into_boxed_slice();
+        let len = raw.len();
+        let ptr = Box::into_raw(raw).cast::<UnsafeCell<u8>>();
+        // SAFETY: UnsafeCell<u8> has the layout of u8; the pointer and length come from the
+        // box just released, so this rebuilds the same allocation with the cell type.
+        let bytes = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) };
         FrameQueue {
-            ring: Mutex::new(Ring {
-                bytes: vec![0u8; bytes.max(1)].into_boxed_slice(),
+            state: Mutex::new(State {
                 descs: vec![Desc::default(); capacity.max(1)].into_boxed_slice(),
                 head: 0,
                 len: 0,
                 write: 0,
+                waiting: false,
             }),
             ready: Condvar::new(),
+            drain: Mutex::new(()),
+            bytes,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Ring> {
-        self.ring.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Appends a copy of `frame`; `false` (frame not queued) when the queue is full.
-    pub(crate) fn push(&self, frame: &[u8], timestamp_ns: u64) -> bool {
-        let pushed = self.lock().push(frame, timestamp_ns);
-        if pushed {
+    pub(crate) fn push(&self, frame: &[u8]) -> bool {
+        let mut st = self.lock();
+        if st.len == st.descs.len() {
+            return false;
+        }
+        let stored = if frame.len() > MAX_STORED_FRAME {
+            0
+        } else {
+            frame.len()
+        };
+        let need = stored.max(1);
+        let Some(start) = st.place(need, self.bytes.len()) else {
+            return false;
+        };
+        let dst = self.bytes[start..start + stored].as_ptr();
+        // SAFETY: [start, start+stored) is inside the ring and reserved by no queued frame
+        // (place), so no drain reads it; producers are serialized by the lock we hold.
+        unsafe { std::ptr::copy_nonoverlapping(frame.as_ptr(), UnsafeCell::raw_get(dst), stored) };
+        let tail = (st.head + st.len) % st.descs.len();
+        st.descs[tail] = Desc {
+            start,
+            stored,
+            wire_len: frame.len(),
+        };
+        st.len += 1;
+        st.write = start + need;
+        // Wake the consumer once: later pushes before it runs need not (no syscall per
+        // frame while it is being scheduled).
+        let wake = std::mem::take(&mut st.waiting);
+        drop(st);
+        if wake {
             self.ready.notify_one();
         }
-        pushed
+        true
     }
 
-    /// Replaces the contents of `out` with up to `max` frames, oldest first.
-    pub(crate) fn take(&self, max: usize, out: &mut FrameBatch) {
-        out.clear();
-        let mut ring = self.lock();
-        while out.len() < max && ring.pop_into(out) {}
+    /// Hands up to `max` of the oldest frames to `f(bytes, length_on_wire)` (a length on
+    /// the wire above `bytes.len()` means the frame was too big to store), then frees them.
+    /// `scratch` holds the batch's descriptors (reused: no allocation once it has held the
+    /// largest batch). Returns how many frames were handed over.
+    pub(crate) fn drain(
+        &self,
+        max: usize,
+        scratch: &mut Vec<Desc>,
+        f: &mut dyn FnMut(&[u8], usize),
+    ) -> usize {
+        let _one = self.drain.lock().unwrap_or_else(|e| e.into_inner());
+        scratch.clear();
+        {
+            let st = self.lock();
+            let n = st.len.min(max);
+            let cap = st.descs.len();
+            let first = (st.head..cap).take(n);
+            let wrapped = 0..n - first.len();
+            scratch.extend(first.chain(wrapped).map(|i| st.descs[i]));
+        }
+        for d in scratch.iter() {
+            let cells = &self.bytes[d.start..d.start + d.stored];
+            // SAFETY: the frame's bytes stay reserved (and unwritten) until the release
+            // below; we are the only drain (lock above); UnsafeCell<u8> has u8's layout.
+            let frame = unsafe { std::slice::from_raw_parts(cells.as_ptr().cast(), d.stored) };
+            f(frame, d.wire_len);
+        }
+        let n = scratch.len();
+        if n > 0 {
+            let mut st = self.lock();
+            st.head = (st.head + n) % st.descs.len();
+            st.len -= n;
+            if st.len == 0 {
+                // Start again at the front: fewer wraps, and hot pages stay hot.
+                st.head = 0;
+                st.write = 0;
+            }
+        }
+        n
     }
 
     /// Waits until a frame is queued, `wake` is called, or `timeout` passes.
     pub(crate) fn wait(&self, timeout: Duration) {
-        let ring = self.lock();
-        if ring.len == 0 {
-            let _ = self.ready.wait_timeout(ring, timeout);
+        let mut st = self.lock();
+        if st.len == 0 {
+            st.waiting = true;
+            let (mut st, _) = self
+                .ready
+                .wait_timeout(st, timeout)
+                .unwrap_or_else(|e| e.into_inner());
+            st.waiting = false;
         }
     }
 
-    /// Wakes a waiter (used to stop the dispatcher promptly).
+    /// Wakes a waiter (used to stop a lane promptly).
     pub(crate) fn wake(&self) {
         self.ready.notify_all();
     }
 
-    /// Number of queued frames.
+    /// Number of queued frames (a drain in progress included).
     pub(crate) fn len(&self) -> usize {
         self.lock().len
     }
@@ -239,81 +236,84 @@ mod tests {
         f
     }
 
-    fn take_all(q: &FrameQueue, b: &mut FrameBatch) -> Vec<(Vec<u8>, u64, usize)> {
-        q.take(usize::MAX, b);
-        (0..b.len())
-            .map(|i| {
-                let (f, ts, w) = b.get(i);
-                (f.to_vec(), ts, w)
-            })
-            .collect()
+    fn take(q: &FrameQueue, max: usize) -> Vec<(Vec<u8>, usize)> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        q.drain(max, &mut scratch, &mut |f, w| out.push((f.to_vec(), w)));
+        out
     }
 
     #[test]
     fn full_by_frame_count_then_frees_in_order() {
         let q = FrameQueue::with_bytes(4, 1024);
         for i in 0..4 {
-            assert!(q.push(&frame(i, 10), u64::from(i)));
+            assert!(q.push(&frame(i, 10)));
         }
-        assert!(!q.push(&frame(9, 10), 9), "fifth frame: full");
+        assert!(!q.push(&frame(9, 10)), "fifth frame: full");
         assert_eq!(q.len(), 4);
-        let mut b = FrameBatch::with_capacity(4, 64);
-        q.take(2, &mut b);
-        assert_eq!(b.len(), 2);
-        assert_eq!(b.get(0), (&frame(0, 10)[..], 0, 10));
-        assert_eq!(b.get(1), (&frame(1, 10)[..], 1, 10));
-        assert!(q.push(&frame(4, 10), 4));
-        let rest = take_all(&q, &mut b);
-        let seqs: Vec<u64> = rest.iter().map(|r| r.1).collect();
-        assert_eq!(seqs, vec![2, 3, 4]);
-        assert_eq!(rest[2].0, frame(4, 10));
+        let got = take(&q, 2);
+        assert_eq!(got, vec![(frame(0, 10), 10), (frame(1, 10), 10)]);
+        assert!(q.push(&frame(4, 10)));
+        let rest = take(&q, usize::MAX);
+        let want: Vec<_> = [2, 3, 4].iter().map(|&i| (frame(i, 10), 10)).collect();
+        assert_eq!(rest, want);
         assert_eq!(q.len(), 0);
     }
 
     #[test]
     fn full_by_bytes_and_wraps_without_splitting_frames() {
         let q = FrameQueue::with_bytes(100, 100);
-        let mut b = FrameBatch::with_capacity(8, 256);
         // 30 + 30 + 30 = 90 bytes; a fourth 30-byte frame does not fit.
         for i in 0..3 {
-            assert!(q.push(&frame(i, 30), u64::from(i)));
+            assert!(q.push(&frame(i, 30)));
         }
-        assert!(!q.push(&frame(3, 30), 3));
+        assert!(!q.push(&frame(3, 30)));
         // Free the first two (60 bytes at the front); the next frame wraps to offset 0.
-        q.take(2, &mut b);
-        assert!(q.push(&frame(3, 30), 3));
-        assert!(q.push(&frame(4, 30), 4));
+        assert_eq!(take(&q, 2).len(), 2);
+        assert!(q.push(&frame(3, 30)));
+        assert!(q.push(&frame(4, 30)));
         // Bytes 60..90 are still held by frame 2: nothing else fits.
-        assert!(!q.push(&frame(5, 1), 5));
-        let got = take_all(&q, &mut b);
-        let want: Vec<(Vec<u8>, u64, usize)> =
-            (2..5).map(|i| (frame(i, 30), u64::from(i), 30)).collect();
-        assert_eq!(got, want);
+        assert!(!q.push(&frame(5, 1)));
+        let want: Vec<_> = (2..5).map(|i| (frame(i, 30), 30)).collect();
+        assert_eq!(take(&q, usize::MAX), want);
         // Empty again: the whole ring is usable.
-        assert!(q.push(&frame(6, 100), 6));
-        assert!(!q.push(&frame(7, 0), 7), "even an empty frame needs a byte");
-        assert_eq!(take_all(&q, &mut b), vec![(frame(6, 100), 6, 100)]);
+        assert!(q.push(&frame(6, 100)));
+        assert!(!q.push(&frame(7, 0)), "even an empty frame needs a byte");
+        assert_eq!(take(&q, usize::MAX), vec![(frame(6, 100), 100)]);
+    }
+
+    #[test]
+    fn frames_being_drained_stay_reserved() {
+        let q = FrameQueue::with_bytes(8, 64);
+        assert!(q.push(&frame(0, 32)));
+        assert!(q.push(&frame(1, 32)));
+        let mut scratch = Vec::new();
+        let mut seen = Vec::new();
+        q.drain(8, &mut scratch, &mut |f, _| {
+            // While the batch is out, its bytes are not free: a push must not reuse them.
+            assert!(!q.push(&frame(9, 32)), "ring bytes still held by the drain");
+            seen.push(f.to_vec());
+        });
+        assert_eq!(seen, vec![frame(0, 32), frame(1, 32)]);
+        assert!(q.push(&frame(2, 64)), "released: the whole ring is free");
     }
 
     #[test]
     fn many_rounds_keep_order_and_contents() {
         let q = FrameQueue::with_bytes(7, 333);
-        let mut b = FrameBatch::with_capacity(8, 512);
         let (mut next_in, mut next_out) = (0u32, 0u32);
         for round in 0..500u32 {
             // Push until full, with sizes 0..=60, then take a varying number.
             loop {
                 let f = frame(next_in, (next_in as usize * 13) % 61);
-                if !q.push(&f, u64::from(next_in)) {
+                if !q.push(&f) {
                     break;
                 }
                 next_in += 1;
             }
-            q.take((round as usize % 5) + 1, &mut b);
-            for i in 0..b.len() {
-                let (f, ts, w) = b.get(i);
+            for (f, w) in take(&q, (round as usize % 5) + 1) {
                 let want = frame(next_out, (next_out as usize * 13) % 61);
-                assert_eq!((f, ts, w), (&want[..], u64::from(next_out), want.len()));
+                assert_eq!((f, w), (want.clone(), want.len()));
                 next_out += 1;
             }
         }
@@ -325,10 +325,8 @@ mod tests {
     fn oversized_frame_keeps_its_length_not_its_bytes() {
         let q = FrameQueue::with_bytes(4, 1024);
         let big = vec![7u8; MAX_STORED_FRAME + 1];
-        assert!(q.push(&big, 1));
-        let mut b = FrameBatch::with_capacity(1, 16);
-        q.take(1, &mut b);
-        let (f, ts, w) = b.get(0);
-        assert_eq!((f.len(), ts, w), (0, 1, MAX_STORED_FRAME + 1));
+        assert!(q.push(&big));
+        let got = take(&q, 1);
+        assert_eq!((got[0].0.len(), got[0].1), (0, MAX_STORED_FRAME + 1));
     }
 }

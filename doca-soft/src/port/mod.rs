@@ -2,15 +2,17 @@
 //! Flow port.
 //!
 //! A port has a backend that moves frames (AF_PACKET on a Linux interface, a pcap file pair,
-//! or one side of an in-memory wire) and, while it has users, a dispatcher thread that reads
-//! frames, parses and classifies them with the port's Flow pipes and hands each one to the
-//! [`RxSink`] of its target queue id. Every frame is counted: delivered, or dropped with a
-//! reason ([`DropReason`]).
+//! or one side of an in-memory wire) and, while it has users, receive lanes: dispatcher
+//! threads that read frames, parse and classify them with the port's Flow pipes and hand
+//! each one to the [`RxSink`] of its target queue id. One lane per registered RX queue, at
+//! most [`lane_cap`] (`DOCA_SOFT_RX_LANES`); see `lanes`. Every frame is counted: delivered,
+//! or dropped with a reason ([`DropReason`]).
 
 mod af_packet;
 mod counters;
 mod dispatcher;
 mod frame_queue;
+mod lanes;
 mod pcap;
 mod wire;
 
@@ -23,11 +25,12 @@ use std::time::Duration;
 use once_cell::sync::Lazy;
 
 pub use counters::{CountersSnapshot, DropReason, PortCounters};
+pub use lanes::{lane_cap, LANES_ENV, MAX_LANES};
 
 use crate::dev::{dev_ref, Dev, DevInfo, PortSpec};
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::flow::classify::Pipe;
-use frame_queue::FrameQueue;
+use lanes::LaneQueues;
 
 /// Why a queue refused a frame ([`RxSink::push`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +43,13 @@ pub enum RxDrop {
     Stopped,
 }
 
-/// An RX queue as the port's dispatcher sees it. Called on the dispatcher thread.
+/// An RX queue as the port's dispatcher sees it. Called on the receive lanes' threads:
+/// several lanes may call `push` and `flush` of one sink at the same time.
 pub trait RxSink: Send + Sync {
     /// One frame classified to this queue. Returns `Err(reason)` when the queue drops it;
     /// the port counts the drop.
     fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDrop>;
-    /// End of a dispatcher batch: publish staged frames.
+    /// End of a lane's batch: publish the frames staged so far (by any lane).
     fn flush(&self);
 }
 
@@ -65,14 +69,14 @@ pub(crate) trait Backend: Send + Sync {
     }
     /// Largest frame (L2 header included) the port carries.
     fn max_frame(&self) -> usize;
-    /// Opens the receive side; called when the dispatcher starts. `None`: frames arrive only
-    /// through the port's inject queue.
-    fn open_rx(&self) -> DocaResult<Option<Box<dyn RxSource>>>;
+    /// Opens the receive side of lane `lane`; called when the lane starts (lane 0 first,
+    /// then in order). `None`: that lane's frames arrive only through its input queue.
+    fn open_rx(&self, lane: usize) -> DocaResult<Option<Box<dyn RxSource>>>;
     /// The port is ready for traffic (a replaying backend starts then).
     fn arm(&self) {}
 }
 
-/// The receive side of a backend, owned by the dispatcher thread.
+/// The receive side of a backend for one lane, owned by that lane's thread.
 pub(crate) trait RxSource: Send {
     /// Reads about `max` frames, waiting at most `timeout` for the first one if
     /// [`RxSource::waits`]; calls `f(frame, timestamp_ns, length_on_wire)` for each (a
@@ -109,19 +113,22 @@ const NO_QUEUE: u32 = u32::MAX;
 struct Users {
     count: usize,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    /// One per running lane, lane i at index i.
+    lanes: Vec<JoinHandle<()>>,
 }
 
 /// One per opened device (shared by every queue and the DOCA Flow port on it).
 pub struct Port {
     name: String,
     backend: Box<dyn Backend>,
-    inject: Arc<FrameQueue>,
+    max_frame: usize,
+    /// The lanes' input queues (a wire's receiving side is this port's inject queues).
+    inject: Arc<LaneQueues>,
     sinks: RwLock<HashMap<u16, Arc<dyn RxSink>>>,
     sinks_gen: AtomicU64,
-    /// Held by the dispatcher while it processes a batch: `unregister_rx_queue` takes it so
-    /// that no call into a removed sink is in flight when it returns.
-    batch_lock: Mutex<()>,
+    /// Lock `i` is held by lane `i` while it processes a batch: `unregister_rx_queue` takes
+    /// them all so that no call into a removed sink is in flight when it returns.
+    batch_locks: [Mutex<()>; MAX_LANES],
     flow_root: RwLock<Option<Arc<Pipe>>>,
     flow_gen: AtomicU64,
     default_queue: AtomicU32,
@@ -155,14 +162,14 @@ impl Port {
         if let Some(p) = ports.get(&key).and_then(Weak::upgrade) {
             return Ok(p);
         }
-        let (backend, inject): (Box<dyn Backend>, Arc<FrameQueue>) = match spec {
+        let (backend, inject): (Box<dyn Backend>, Arc<LaneQueues>) = match spec {
             PortSpec::Linux { ifname, ifindex } => (
                 Box::new(af_packet::AfPacket::open(ifname, *ifindex)?),
-                Arc::new(FrameQueue::new(INJECT_QUEUE_FRAMES)),
+                Arc::new(LaneQueues::new(INJECT_QUEUE_FRAMES)),
             ),
             PortSpec::Pcap { input, output } => (
                 Box::new(pcap::PcapPort::open(input, output)?),
-                Arc::new(FrameQueue::new(INJECT_QUEUE_FRAMES)),
+                Arc::new(LaneQueues::new(INJECT_QUEUE_FRAMES)),
             ),
             PortSpec::Wire { name, side } => {
                 let end = wire::WireEnd::attach(name, *side)?;
@@ -172,11 +179,12 @@ impl Port {
         };
         let port = Arc::new_cyclic(|me| Port {
             name: key.clone(),
+            max_frame: backend.max_frame(),
             backend,
             inject,
             sinks: RwLock::new(HashMap::new()),
             sinks_gen: AtomicU64::new(0),
-            batch_lock: Mutex::new(()),
+            batch_locks: std::array::from_fn(|_| Mutex::new(())),
             flow_root: RwLock::new(None),
             flow_gen: AtomicU64::new(0),
             default_queue: AtomicU32::new(NO_QUEUE),
@@ -184,7 +192,7 @@ impl Port {
             users: Mutex::new(Users {
                 count: 0,
                 stop: Arc::new(AtomicBool::new(false)),
-                thread: None,
+                lanes: Vec::new(),
             }),
             me: me.clone(),
         });
@@ -205,7 +213,8 @@ impl Port {
     }
 
     /// Registers the sink of RX queue `queue_id`; IN_USE if the id is taken. Starts the
-    /// dispatcher if this is the port's first user.
+    /// first receive lane if this is the port's first user, and one more lane per queue up
+    /// to [`lane_cap`].
     pub fn register_rx_queue(&self, queue_id: u16, sink: Arc<dyn RxSink>) -> DocaResult<()> {
         {
             let mut sinks = self.sinks.write().unwrap_or_else(|e| e.into_inner());
@@ -219,15 +228,18 @@ impl Port {
             self.remove_sink(queue_id);
             return Err(e);
         }
+        self.grow_lanes();
         Ok(())
     }
 
-    /// Removes the sink of `queue_id` (no-op if none). When this returns, the dispatcher
-    /// makes no call into that sink. Must not be called from inside `RxSink::push`/`flush`.
+    /// Removes the sink of `queue_id` (no-op if none). When this returns, no lane makes a
+    /// call into that sink. Must not be called from inside `RxSink::push`/`flush`.
     pub fn unregister_rx_queue(&self, queue_id: u16) {
         if self.remove_sink(queue_id) {
-            // Wait for the batch in flight (it may hold the old sink).
-            drop(self.batch_lock.lock().unwrap_or_else(|e| e.into_inner()));
+            // Wait for the batches in flight (they may hold the old sink).
+            for l in &self.batch_locks {
+                drop(l.lock().unwrap_or_else(|e| e.into_inner()));
+            }
             self.release();
         }
     }
@@ -241,7 +253,7 @@ impl Port {
 
     /// TX: one frame on the wire.
     pub fn send(&self, frame: &[u8]) -> DocaResult<()> {
-        if frame.len() > self.max_frame() {
+        if frame.len() > self.max_frame {
             self.counters.add_sent(false);
             return Err(DocaError::TOO_BIG);
         }
@@ -263,9 +275,7 @@ impl Port {
         if r.is_ok() && fit < frames.len() {
             r = Err(DocaError::TOO_BIG);
         }
-        for _ in 0..n {
-            self.counters.add_sent(true);
-        }
+        self.counters.add_sent_n(n as u64);
         if r.is_err() {
             self.counters.add_sent(false);
         }
@@ -274,20 +284,20 @@ impl Port {
 
     /// Largest frame the port carries (L2 header included).
     pub fn max_frame(&self) -> usize {
-        self.backend.max_frame()
+        self.max_frame
     }
 
     /// Feeds `frame` into the port's RX path as if it had arrived on the wire (tests, bench
-    /// generators). FULL when the inject queue is full.
+    /// generators), on the calling thread's lane. FULL when that lane's queue is full.
     pub fn inject_rx(&self, frame: &[u8]) -> DocaResult<()> {
-        if self.inject.push(frame, now_ns()) {
+        if self.inject.push(frame) {
             Ok(())
         } else {
             Err(DocaError::FULL)
         }
     }
 
-    /// Frames injected or arrived on a wire that the dispatcher has not read yet.
+    /// Frames injected or arrived on a wire that no lane has handled yet.
     pub fn pending_rx(&self) -> usize {
         self.inject.len()
     }
@@ -325,35 +335,67 @@ impl Port {
         self.counters.snapshot()
     }
 
-    /// Whether the dispatcher thread is running.
+    /// Whether the receive lanes are running.
     pub fn dispatcher_running(&self) -> bool {
+        self.rx_lanes() > 0
+    }
+
+    /// Number of receive lanes running now.
+    pub fn rx_lanes(&self) -> usize {
         self.users
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .thread
-            .is_some()
+            .lanes
+            .len()
     }
 
-    /// Adds a user (queue or Flow port); the first one starts the dispatcher.
+    /// Adds a user (queue or Flow port); the first one starts lane 0.
     pub fn acquire(&self) -> DocaResult<()> {
         let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
         if users.count == 0 {
-            let me = self.me.upgrade().ok_or(DocaError::BAD_STATE)?;
-            let source = self.backend.open_rx()?;
-            let stop = Arc::new(AtomicBool::new(false));
-            let stop2 = stop.clone();
-            let thread = std::thread::Builder::new()
-                .name(format!("doca-port-{}", short(&self.name)))
-                .spawn(move || dispatcher::run(me, stop2, source))
-                .map_err(|_| DocaError::OPERATING_SYSTEM)?;
-            users.stop = stop;
-            users.thread = Some(thread);
+            users.stop = Arc::new(AtomicBool::new(false));
+            self.start_lane(&mut users)?;
         }
         users.count += 1;
         Ok(())
     }
 
-    /// Drops a user; the last one stops and joins the dispatcher.
+    /// Starts lanes up to one per registered queue, at most `lane_cap()`, while the port
+    /// has users. A lane that fails to start is reported; the running ones carry on.
+    fn grow_lanes(&self) {
+        let queues = self.sinks.read().unwrap_or_else(|e| e.into_inner()).len();
+        let want = queues.clamp(1, lane_cap());
+        let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
+        while users.count > 0 && users.lanes.len() < want {
+            if let Err(e) = self.start_lane(&mut users) {
+                sdk_err!(
+                    "port",
+                    "{}: lane {} not started: {e:?}",
+                    self.name,
+                    users.lanes.len()
+                );
+                break;
+            }
+        }
+    }
+
+    /// Starts the next lane (`users.lanes.len()`), with its source and input queue.
+    fn start_lane(&self, users: &mut Users) -> DocaResult<()> {
+        let lane = users.lanes.len();
+        let me = self.me.upgrade().ok_or(DocaError::BAD_STATE)?;
+        let source = self.backend.open_rx(lane)?;
+        let stop = users.stop.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("doca-rx{lane}-{}", short(&self.name)))
+            .spawn(move || dispatcher::run(me, lane, stop, source))
+            .map_err(|_| DocaError::OPERATING_SYSTEM)?;
+        users.lanes.push(thread);
+        // Senders spread over the new lane only once it runs.
+        self.inject.set_running(users.lanes.len());
+        Ok(())
+    }
+
+    /// Drops a user; the last one stops and joins every lane.
     pub fn release(&self) {
         let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
         if users.count == 0 {
@@ -362,23 +404,25 @@ impl Port {
         users.count -= 1;
         if users.count == 0 {
             users.stop.store(true, Ordering::Release);
-            self.inject.wake();
-            if let Some(t) = users.thread.take() {
+            self.inject.wake_all();
+            for (i, t) in users.lanes.drain(..).enumerate() {
                 if t.join().is_err() {
-                    sdk_err!("port", "dispatcher of {} panicked", self.name);
+                    sdk_err!("port", "lane {i} of {} panicked", self.name);
                 }
             }
+            // Frames sent while stopped wait on their queues for the next lanes.
+            self.inject.set_running(0);
         }
     }
 }
 
-/// Thread names are limited to 15 bytes on Linux.
+/// Thread names are limited to 15 bytes on Linux ("doca-rxNN-" takes 10).
 fn short(name: &str) -> String {
     name.rsplit(['/', ':', ','])
         .next()
         .unwrap_or(name)
         .chars()
-        .take(8)
+        .take(5)
         .collect()
 }
 

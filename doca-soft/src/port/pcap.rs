@@ -81,8 +81,9 @@ impl Backend for PcapPort {
         PCAP_MAX_FRAME
     }
 
-    fn open_rx(&self) -> DocaResult<Option<Box<dyn RxSource>>> {
-        Ok(Some(Box::new(ReplaySource(self.replay.clone()))))
+    fn open_rx(&self, lane: usize) -> DocaResult<Option<Box<dyn RxSource>>> {
+        // One replay, in file order: lane 0 reads it; other lanes only drain their queues.
+        Ok((lane == 0).then(|| Box::new(ReplaySource(self.replay.clone())) as Box<dyn RxSource>))
     }
 
     fn arm(&self) {

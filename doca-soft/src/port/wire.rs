@@ -1,13 +1,14 @@
 //! In-memory wire (`wire:NAME`): two ports NAME0 and NAME1 of one process; a frame sent on
-//! one side is queued for the other side's dispatcher. No kernel networking.
+//! one side is queued for the other side's receive lanes (on the sending thread's lane,
+//! see `lanes`). No kernel networking.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use once_cell::sync::Lazy;
 
-use super::frame_queue::FrameQueue;
-use super::{now_ns, Backend, RxSource, INJECT_QUEUE_FRAMES};
+use super::lanes::LaneQueues;
+use super::{Backend, RxSource, INJECT_QUEUE_FRAMES};
 use crate::error::{DocaError, DocaResult};
 
 /// Largest frame on a wire (jumbo Ethernet plus two VLAN tags).
@@ -15,7 +16,7 @@ pub const WIRE_MAX_FRAME: usize = 9000 + 14 + 8;
 
 /// Both directions of one wire: `rx[s]` holds the frames side `s` receives.
 struct WireLink {
-    rx: [Arc<FrameQueue>; 2],
+    rx: [Arc<LaneQueues>; 2],
 }
 
 static WIRES: Lazy<Mutex<HashMap<String, Weak<WireLink>>>> =
@@ -39,8 +40,8 @@ impl WireEnd {
             None => {
                 let l = Arc::new(WireLink {
                     rx: [
-                        Arc::new(FrameQueue::new(INJECT_QUEUE_FRAMES)),
-                        Arc::new(FrameQueue::new(INJECT_QUEUE_FRAMES)),
+                        Arc::new(LaneQueues::new(INJECT_QUEUE_FRAMES)),
+                        Arc::new(LaneQueues::new(INJECT_QUEUE_FRAMES)),
                     ],
                 });
                 wires.retain(|_, w| w.strong_count() > 0);
@@ -54,8 +55,8 @@ impl WireEnd {
         })
     }
 
-    /// The queue this side receives from (also the port's inject queue).
-    pub(crate) fn rx_queue(&self) -> Arc<FrameQueue> {
+    /// The queues this side receives from (also the port's inject queues).
+    pub(crate) fn rx_queue(&self) -> Arc<LaneQueues> {
         self.link.rx[self.side].clone()
     }
 }
@@ -63,7 +64,7 @@ impl WireEnd {
 impl Backend for WireEnd {
     fn send(&self, frame: &[u8]) -> DocaResult<()> {
         // A full peer queue is a wire that cannot take more: report FULL to the sender.
-        if self.link.rx[1 - self.side].push(frame, now_ns()) {
+        if self.link.rx[1 - self.side].push(frame) {
             Ok(())
         } else {
             Err(DocaError::FULL)
@@ -74,7 +75,7 @@ impl Backend for WireEnd {
         WIRE_MAX_FRAME
     }
 
-    fn open_rx(&self) -> DocaResult<Option<Box<dyn RxSource>>> {
+    fn open_rx(&self, _lane: usize) -> DocaResult<Option<Box<dyn RxSource>>> {
         Ok(None)
     }
 }
