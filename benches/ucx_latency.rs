@@ -173,7 +173,7 @@ fn urom_figures(
                 med,
                 "us",
                 format!(
-                    "median of {iters} round trips after {warmup} (p99 {p99:.3} us); 16 B loopback command, worker_graph plugin, one worker; host spins on its PE; the worker polls for DOCA_SOFT_UROM_SPIN_US (default {DEFAULT_SPIN_US} us) after its last activity before sleeping, so at this rate it never sleeps; UCX_TLS={} for daemon, worker and host; the host reaches the worker directly (no daemon hop on the command path), over UCP streams",
+                    "median of {iters} round trips after {warmup} (p99 {p99:.3} us); 16 B loopback command, worker_graph plugin, one worker; host spins on its PE; the worker polls for up to DOCA_SOFT_UROM_SPIN_US (default {DEFAULT_SPIN_US} us; shortened while spinning does not pay) after its last activity before sleeping, so at this rate it does not sleep; UCX_TLS={} for daemon, worker and host; the host reaches the worker directly (no daemon hop on the command path), over UCP streams",
                     u.tls
                 ),
             );
@@ -190,6 +190,9 @@ fn urom_figures(
                         med - bound,
                         med / bound,
                     );
+                    if tls.contains("shm") {
+                        f.notes += "; and above all: UCX carries the streams of client/server (sockaddr) endpoints over tcp/lo even when shared memory is allowed (UCX_PROTO_INFO=y lists tcp/lo for every intra-node protocol of these endpoints, stream, tag and AM alike), so this is a TCP round trip against a shared-memory baseline; shared-memory lanes would need endpoints created from UCP worker addresses, as perftest and the sandbox plugin do";
+                    }
                 }
             }
             f.emit();
@@ -236,7 +239,7 @@ fn urom_figures(
     match sandbox_ping_pong(&u, 0, None, pp_iters / 10, pp_iters, 8) {
         Ok(l) => {
             let mut notes = format!(
-                "median of {pp_iters} round trips (p99 {:.3} us); {pp_notes}; the workers poll their host connections and the sandbox plugin's UCP worker for DOCA_SOFT_UROM_SPIN_US (default {DEFAULT_SPIN_US} us) after their last activity, and the plugin's UCP event descriptor is in the worker's poll set (doca-soft wake-up extension) when they do sleep; two host threads and two worker processes spin here",
+                "median of {pp_iters} round trips (p99 {:.3} us); {pp_notes}; the workers poll their host connections and the sandbox plugin's UCP worker for up to DOCA_SOFT_UROM_SPIN_US (default {DEFAULT_SPIN_US} us, adaptive) after their last activity, and the plugin's UCP event descriptor is in the worker's poll set (doca-soft wake-up extension) when they do sleep; two host threads and two worker processes are busy here: with fewer CPUs than that, spinning costs more than it saves (compare urom/sandbox-ping-pong-sleep)",
                 l.p99()
             );
             if let Some(g) = graph_med {

@@ -11,10 +11,10 @@
 //! Frames are read in place from the connection decoders and notifications packed straight
 //! into reused send buffers: the runtime itself allocates nothing per command.
 //!
-//! Idle policy (see [`spin`]): after its last activity the worker keeps polling for
-//! `DOCA_SOFT_UROM_SPIN_US` microseconds (less if the scheduler preempts it: the CPU is
-//! wanted elsewhere), then arms UCX's event descriptor and those of plugins with the
-//! wake-up extension (`doca_soft_urom_plugin_arm`) and sleeps in `poll()`.
+//! Idle policy (see [`spin`] and [`AdaptiveSpin`]): after its last activity the worker keeps
+//! polling for up to `DOCA_SOFT_UROM_SPIN_US` microseconds (a window that shrinks while
+//! spinning does not pay or is preempted), then arms UCX's event descriptor and those of
+//! plugins with the wake-up extension (`doca_soft_urom_plugin_arm`) and sleeps in `poll()`.
 //! Plugins without the extension are progressed on every loop iteration and woken by a
 //! [`IDLE_TIMEOUT_MS`] timeout while the worker sleeps.
 
@@ -377,26 +377,89 @@ impl Worker {
     }
 
     fn run(&mut self) {
-        let mut last_busy = Instant::now();
-        let mut prev = last_busy;
+        let mut spin = AdaptiveSpin::new(self.spin);
         while !stop_requested() {
             let mut busy = self.poll_hosts();
             busy |= self.progress_plugins();
-            let now = Instant::now();
-            // An idle iteration takes a microsecond or so: a much longer one means the
-            // scheduler ran something else on this CPU, i.e. the CPU is contended (fewer
-            // cores than busy parties): then spinning only delays the others, sleep.
-            let preempted = now - prev > PREEMPTED;
-            prev = now;
-            if busy {
-                last_busy = now;
-            } else if now - last_busy < self.spin && !preempted {
+            if spin.keep_polling(busy, Instant::now()) {
                 std::hint::spin_loop();
             } else {
                 self.sleep();
-                prev = Instant::now();
+                spin.slept(Instant::now());
             }
         }
+    }
+}
+
+/// The busy-poll decision of the worker loop: poll for up to `window` after the last
+/// activity, then sleep. The window adapts: it is the full `max` while work keeps arriving
+/// within `max` of the previous (spinning pays), and halves each time a whole window was
+/// spun for nothing or the spin was preempted (the CPU is wanted elsewhere: with fewer cores
+/// than busy parties spinning only delays the others), so a worker whose peers answer
+/// slowly ends up sleeping at once, like `max = 0`.
+#[derive(Debug)]
+pub struct AdaptiveSpin {
+    max: Duration,
+    window: Duration,
+    last_busy: Instant,
+    prev: Instant,
+    slept: bool,
+}
+
+impl AdaptiveSpin {
+    /// A policy polling for at most `max` after each activity.
+    pub fn new(max: Duration) -> AdaptiveSpin {
+        let now = Instant::now();
+        AdaptiveSpin {
+            max,
+            window: max,
+            last_busy: now,
+            prev: now,
+            slept: false,
+        }
+    }
+
+    /// The current window.
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+
+    /// After one loop iteration (`busy`: it did something) at `now`: whether to keep
+    /// polling (`false`: arm and sleep, then call [`AdaptiveSpin::slept`]).
+    pub fn keep_polling(&mut self, busy: bool, now: Instant) -> bool {
+        let iteration = now.saturating_duration_since(self.prev);
+        self.prev = now;
+        if busy {
+            // Work after a sleep that a full window would have caught: spinning pays.
+            if !self.slept || now.saturating_duration_since(self.last_busy) <= self.max {
+                self.window = self.max;
+            }
+            self.slept = false;
+            self.last_busy = now;
+            return true;
+        }
+        if self.slept {
+            // Woken for nothing (timeout): back to sleep.
+            return false;
+        }
+        // An idle iteration takes a microsecond or so: a much longer one means the scheduler
+        // ran something else on this CPU.
+        if iteration > PREEMPTED {
+            self.window /= 2;
+            return false;
+        }
+        if now.saturating_duration_since(self.last_busy) < self.window {
+            return true;
+        }
+        // A whole window spun for nothing.
+        self.window /= 2;
+        false
+    }
+
+    /// The worker slept and woke at `now`.
+    pub fn slept(&mut self, now: Instant) {
+        self.slept = true;
+        self.prev = now;
     }
 }
 
@@ -463,6 +526,53 @@ pub fn main_with_args(args: &[String]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Idle iterations 1 us apart from `from` until the policy says sleep; returns when.
+    fn spin_until_sleep(s: &mut AdaptiveSpin, from: Instant) -> Duration {
+        let us = Duration::from_micros;
+        for i in 1..10_000 {
+            if !s.keep_polling(false, from + us(i)) {
+                return us(i);
+            }
+        }
+        panic!("never slept");
+    }
+
+    #[test]
+    fn adaptive_spin_shrinks_when_spinning_is_wasted_and_recovers() {
+        let us = Duration::from_micros;
+        let t0 = Instant::now();
+        let mut s = AdaptiveSpin::new(us(100));
+        assert!(s.keep_polling(true, t0), "work: keep polling");
+        // A whole window idle: sleep at its end, and the next window is half.
+        assert_eq!(spin_until_sleep(&mut s, t0), us(100));
+        assert_eq!(s.window(), us(50));
+        s.slept(t0 + us(101));
+        assert!(
+            !s.keep_polling(false, t0 + us(2101)),
+            "timeout wake: sleep again"
+        );
+        // Woken by work long after the last: the window stays short.
+        assert!(s.keep_polling(true, t0 + us(3000)));
+        assert_eq!(s.window(), us(50));
+        assert_eq!(spin_until_sleep(&mut s, t0 + us(3000)), us(50));
+        assert_eq!(s.window(), us(25));
+        s.slept(t0 + us(3051));
+        // Woken by work soon after the last (a full window would have caught it): full.
+        assert!(s.keep_polling(true, t0 + us(3080)));
+        assert_eq!(s.window(), us(100));
+        // Work arriving while spinning keeps the full window.
+        assert!(s.keep_polling(false, t0 + us(3081)));
+        assert!(s.keep_polling(true, t0 + us(3090)));
+        assert_eq!(s.window(), us(100));
+        // A preempted idle iteration (far longer than an iteration): sleep, halve.
+        assert!(!s.keep_polling(false, t0 + us(3090) + PREEMPTED + us(1)));
+        assert_eq!(s.window(), us(50));
+        // Window 0: never poll while idle.
+        let mut z = AdaptiveSpin::new(Duration::ZERO);
+        assert!(z.keep_polling(true, t0));
+        assert!(!z.keep_polling(false, t0 + us(1)));
+    }
 
     #[test]
     fn args_parse_and_reject() {

@@ -4,8 +4,10 @@
 //! of microseconds, several times the transport's latency) while an idle worker uses no CPU.
 //!
 //! The knob is the environment variable [`SPIN_ENV`] (`DOCA_SOFT_UROM_SPIN_US`) of the
-//! worker process: microseconds to keep polling after the last activity, `0` = sleep as
-//! soon as idle. Workers inherit the daemon's environment, and a host can set it per worker
+//! worker process: microseconds to keep polling after the last activity at most, `0` =
+//! sleep as soon as idle. The worker shortens the window while spinning does not pay (see
+//! `AdaptiveSpin`), and spinning only helps when the host, the worker and their peers each
+//! have a CPU: on a machine with fewer cores than busy parties, `0` is faster. Workers inherit the daemon's environment, and a host can set it per worker
 //! with `doca_urom_worker_set_env`.
 
 use std::time::Duration;
