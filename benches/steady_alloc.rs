@@ -312,7 +312,9 @@ fn urom_allocs_per_command(commands: u64) {
     let target = "0 allocations per command";
     // (all counts, allocations inside submit calls, progress calls)
     let run = || -> Result<(Counts, u64, u64, u64), String> {
-        let u = Urom::start(&UromBins::find()?, "tcp,sm", 2)?;
+        // Kept alive while workers start: dropping it removes the scratch plugin directory.
+        let bins = UromBins::find()?;
+        let u = Urom::start(&bins, "tcp,sm", 2)?;
         let w = u.worker(20, u.graph.plugin.id)?;
         let done = Arc::new(AtomicU64::new(0));
         let (submit_allocs, polls) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -367,7 +369,7 @@ fn urom_allocs_per_command(commands: u64) {
                 per,
                 "allocs/cmd",
                 format!(
-                    "{:.1} B/cmd; host process, all threads, {n} graph loopback commands after a warm-up (callback form; the completion closure allocates nothing itself); UCX_TLS=tcp,sm; {:.1} allocs/cmd inside submit, {:.1} inside the {:.1} progress calls/cmd the host spins through ({:.2} per progress call: they grow with the spinning, not only with the command)",
+                    "{:.1} B/cmd; host process, all threads, {n} graph loopback commands after a warm-up (callback form; the completion closure allocates nothing itself); UCX_TLS=tcp,sm; {:.1} allocs/cmd inside submit, {:.1} inside the {:.1} progress calls/cmd the host spins through ({:.2} per progress call); steady path: released command tasks are reused, frames are built and read in place (reused send buffers, borrowed receive buffers), the completion closure is kept in the task's user area and sees the notification body in place",
                     c.bytes as f64 / n as f64,
                     submit as f64 / n as f64,
                     (c.allocs - submit) as f64 / n as f64,

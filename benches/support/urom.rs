@@ -236,15 +236,31 @@ impl Urom {
         })
     }
 
-    /// Starts worker `id` with the given plugins (`UCX_TLS` passed to it as well).
+    /// Starts worker `id` with the given plugins (`UCX_TLS` passed to it as well) and the
+    /// worker process's default idle policy.
     pub fn worker(&self, id: u64, plugins: u64) -> Result<Arc<Worker>, String> {
+        self.worker_spin(id, plugins, None)
+    }
+
+    /// [`Urom::worker`] with `DOCA_SOFT_UROM_SPIN_US=spin_us` for the worker process when
+    /// given (0: it sleeps on its event descriptors as soon as it is idle).
+    pub fn worker_spin(
+        &self,
+        id: u64,
+        plugins: u64,
+        spin_us: Option<u64>,
+    ) -> Result<Arc<Worker>, String> {
+        let mut env = vec![
+            format!("UCX_TLS={}", self.tls),
+            "UCX_LOG_LEVEL=error".to_string(),
+        ];
+        if let Some(us) = spin_us {
+            env.push(format!("DOCA_SOFT_UROM_SPIN_US={us}"));
+        }
         Worker::builder(&self.service)
             .id(id)
             .max_inflight_tasks(16)
-            .env([
-                format!("UCX_TLS={}", self.tls),
-                "UCX_LOG_LEVEL=error".to_string(),
-            ])
+            .env(env)
             .plugins(plugins)
             .start()
             .map_err(|e| format!("worker {id} start: {e}"))
@@ -390,7 +406,11 @@ fn post_recv(sb: &Sandbox, w: &Worker, tag: u64, len: usize) -> Result<Slot, Str
 fn wait_recv(w: &Worker, slot: &Slot, want: &[u8]) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        w.progress();
+        if !w.progress() {
+            // Two ranks and two worker processes may outnumber the CPUs: let a worker
+            // that has the answer run (returns at once when nothing else waits).
+            std::thread::yield_now();
+        }
         if let Some(r) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let r = r.map_err(|e| format!("receive: {e}"))?;
             return (r.ucs_status == 0 && r.data == want)
@@ -413,7 +433,11 @@ fn send_spin(sb: &Sandbox, w: &Worker, dest: u64, msg: &[u8], tag: u64) -> Resul
     .map_err(|e| e.to_string())?;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        w.progress();
+        if !w.progress() {
+            // Two ranks and two worker processes may outnumber the CPUs: let a worker
+            // that has the answer run (returns at once when nothing else waits).
+            std::thread::yield_now();
+        }
         if let Some(r) = done.lock().unwrap_or_else(|p| p.into_inner()).take() {
             return match r {
                 Ok(0) => Ok(()),
@@ -427,19 +451,22 @@ fn send_spin(sb: &Sandbox, w: &Worker, dest: u64, msg: &[u8], tag: u64) -> Resul
     }
 }
 
-/// Sandbox ping-pong between workers 0 and 1 of one domain, each driven by a thread of
-/// this process: rank 1 posts the PONG receive, sends PING to rank 0 and waits for PONG
+/// Sandbox ping-pong between two workers (ids `first_id` and `first_id + 1`, domain ranks
+/// 0 and 1; `spin_us` as in [`Urom::worker_spin`]) of one domain, each driven by a thread
+/// of this process: rank 1 posts the PONG receive, sends PING to rank 0 and waits for PONG
 /// (the timed round trip); rank 0 waits for PING and answers PONG. Returns rank 1's
 /// round trips (microseconds) after `warmup` untimed ones.
 pub fn sandbox_ping_pong(
     u: &Urom,
+    first_id: u64,
+    spin_us: Option<u64>,
     warmup: usize,
     iters: usize,
     msg_len: usize,
 ) -> Result<Latencies, String> {
     let workers = [
-        u.worker(0, u.sandbox.plugin.id)?,
-        u.worker(1, u.sandbox.plugin.id)?,
+        u.worker_spin(first_id, u.sandbox.plugin.id, spin_us)?,
+        u.worker_spin(first_id + 1, u.sandbox.plugin.id, spin_us)?,
     ];
     let oobs = ThreadOob::group(2);
     let msg: Vec<u8> = (0..msg_len).map(|i| i as u8).collect();

@@ -9,6 +9,15 @@
  * are allocated by the worker with malloc() and released by the plugin with free();
  * notification descriptors are allocated by the plugin with malloc() and released by the
  * worker with free().
+ *
+ * doca-soft extension (not part of the DOCA plugin interface; other runtimes ignore it): a
+ * plugin may also define
+ *   doca_error_t doca_soft_urom_plugin_arm(struct urom_worker_ctx *ctx, int *fd);
+ * The worker calls it before it sleeps. Return DOCA_SUCCESS with *fd set to a descriptor that
+ * becomes readable when the plugin has work (e.g. its own UCP worker's event descriptor, after
+ * ucp_worker_arm), or to -1 when the plugin only acts on commands; return DOCA_ERROR_AGAIN
+ * when work is pending now. Without it (or on any other result) the worker wakes the plugin
+ * by a short timeout.
  */
 #ifndef DOCA_UROM_PLUGIN_H_
 #define DOCA_UROM_PLUGIN_H_

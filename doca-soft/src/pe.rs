@@ -35,9 +35,25 @@ impl Pe {
 
     /// Progresses every connected context once; returns what they completed.
     pub fn progress(&self) -> u32 {
-        let snapshot: Vec<*const Ctx> = self.lock().iter().map(|c| c.0).collect();
+        // A snapshot, so contexts may connect/disconnect from inside callbacks; on the stack
+        // for the usual few contexts (a progress call with nothing to do allocates nothing).
+        const INLINE: usize = 8;
+        let mut inline = [std::ptr::null::<Ctx>(); INLINE];
+        let heap: Vec<*const Ctx>;
+        let snapshot: &[*const Ctx] = {
+            let g = self.lock();
+            if g.len() <= INLINE {
+                for (slot, c) in inline.iter_mut().zip(g.iter()) {
+                    *slot = c.0;
+                }
+                &inline[..g.len()]
+            } else {
+                heap = g.iter().map(|c| c.0).collect();
+                &heap
+            }
+        };
         let mut done = 0u32;
-        for c in snapshot {
+        for &c in snapshot {
             // SAFETY: connected contexts stay alive until they disconnect (on destroy),
             // which applications do not do concurrently with progress of the same PE.
             let ctx = unsafe { &*c };

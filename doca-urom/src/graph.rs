@@ -3,7 +3,7 @@
 
 use crate::error::{DocaError, Error, Result};
 use crate::service::{PluginInfo, Service};
-use crate::worker::{Notification, Worker};
+use crate::worker::{Notification, NotificationRef, Worker};
 
 /// `UROM_WORKER_CMD_GRAPH_LOOPBACK` / `UROM_WORKER_NOTIFY_GRAPH_LOOPBACK`.
 pub const LOOPBACK: u64 = 0;
@@ -20,6 +20,11 @@ pub fn loopback_cmd(data: u64) -> [u8; 16] {
 
 /// Decodes a loopback notification into its data.
 pub fn parse_loopback(n: &Notification) -> std::result::Result<u64, DocaError> {
+    parse_loopback_ref(n.as_ref())
+}
+
+/// [`parse_loopback`] of a borrowed notification.
+pub fn parse_loopback_ref(n: NotificationRef<'_>) -> std::result::Result<u64, DocaError> {
     n.status?;
     if n.data.len() != 16 || n.data[..8] != LOOPBACK.to_le_bytes() {
         return Err(DocaError::UNEXPECTED);
@@ -49,15 +54,16 @@ impl Graph {
         Ok(Graph { plugin })
     }
 
-    /// Loopback with a callback (runs inside the worker's progress).
+    /// Loopback with a callback (runs inside the worker's progress). Allocates nothing
+    /// when `cb` fits in 24 bytes (see [`Worker::submit_ref`]).
     pub fn loopback_with(
         &self,
         w: &Worker,
         data: u64,
         cb: impl FnOnce(std::result::Result<u64, DocaError>) + Send + 'static,
     ) -> Result<()> {
-        w.submit(self.plugin.id, &loopback_cmd(data), move |n| {
-            cb(parse_loopback(&n))
+        w.submit_ref(self.plugin.id, &loopback_cmd(data), move |n| {
+            cb(parse_loopback_ref(n))
         })
     }
 

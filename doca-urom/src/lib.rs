@@ -148,4 +148,4 @@ pub use doca_gpunetio::{Device, DocaError, ProgressEngine};
 pub use domain::{Domain, Oob};
 pub use error::{Error, Result};
 pub use service::{CpuSet, PluginInfo, Service};
-pub use worker::{Notification, Worker, WORKER_ID_ANY};
+pub use worker::{Notification, NotificationRef, Worker, WORKER_ID_ANY};

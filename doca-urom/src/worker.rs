@@ -13,6 +13,26 @@ use std::time::{Duration, Instant};
 /// `DOCA_UROM_WORKER_ID_ANY`.
 pub const WORKER_ID_ANY: u64 = u64::MAX;
 
+/// Environment variable: how long (microseconds) the blocking [`Worker::command`] polls
+/// without sleeping after submitting (default [`DEFAULT_SPIN_US`]; 0 = sleep 100 us at once
+/// whenever a progress call finds nothing). The soft runtime's worker processes read the
+/// same variable for their own idle policy.
+pub const SPIN_ENV: &str = "DOCA_SOFT_UROM_SPIN_US";
+/// Default busy-poll window of [`Worker::command`], microseconds.
+pub const DEFAULT_SPIN_US: u64 = 100;
+
+/// The busy-poll window of [`SPIN_ENV`] (read once; unparsable values mean the default).
+fn host_spin() -> Duration {
+    static SPIN: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *SPIN.get_or_init(|| {
+        let us = std::env::var(SPIN_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(DEFAULT_SPIN_US);
+        Duration::from_micros(us.min(1_000_000))
+    })
+}
+
 /// A plugin's answer to a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notification {
@@ -20,6 +40,36 @@ pub struct Notification {
     pub status: std::result::Result<(), DocaError>,
     /// The plugin notification body.
     pub data: Vec<u8>,
+}
+
+impl Notification {
+    /// A borrowed view of it.
+    pub fn as_ref(&self) -> NotificationRef<'_> {
+        NotificationRef {
+            status: self.status,
+            data: &self.data,
+        }
+    }
+}
+
+/// A plugin's answer, borrowed from the command task (valid during the callback only):
+/// what [`Worker::submit_ref`] hands its callback without copying the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotificationRef<'a> {
+    /// The status the plugin reported (or the transport error).
+    pub status: std::result::Result<(), DocaError>,
+    /// The plugin notification body.
+    pub data: &'a [u8],
+}
+
+impl NotificationRef<'_> {
+    /// An owned copy.
+    pub fn to_owned(&self) -> Notification {
+        Notification {
+            status: self.status,
+            data: self.data.to_vec(),
+        }
+    }
 }
 
 /// Configures and starts a [`Worker`].
@@ -165,18 +215,77 @@ unsafe impl Send for Worker {}
 // SAFETY: as above.
 unsafe impl Sync for Worker {}
 
-type CmdCb = Box<dyn FnOnce(Notification) + Send>;
+/// The command callback lives in the task's 32-byte user-data area: a monomorphized
+/// `shim` pointer, then the closure itself when it fits in the remaining bytes (the usual
+/// small closures: no allocation per command), else a pointer to it, boxed.
+const USER_AREA: usize = 32;
+const SHIM_LEN: usize = std::mem::size_of::<Shim>();
+const INLINE_CB: usize = USER_AREA - SHIM_LEN;
+
+/// Takes the closure out of `store` and runs it with `n`, or only drops it (`None`).
+type Shim = unsafe fn(store: *mut u8, n: Option<NotificationRef<'_>>);
+
+unsafe fn shim_inline<F: FnOnce(NotificationRef<'_>)>(
+    store: *mut u8,
+    n: Option<NotificationRef<'_>>,
+) {
+    // SAFETY: `store` holds an F written by `stash` and is read once.
+    let f = unsafe { std::ptr::read_unaligned(store as *const F) };
+    if let Some(n) = n {
+        f(n);
+    }
+}
+
+unsafe fn shim_boxed<F: FnOnce(NotificationRef<'_>)>(
+    store: *mut u8,
+    n: Option<NotificationRef<'_>>,
+) {
+    // SAFETY: `store` holds a Box<F> pointer written by `stash`, taken back once.
+    let f = unsafe { Box::from_raw(std::ptr::read_unaligned(store as *const *mut F)) };
+    if let Some(n) = n {
+        f(n);
+    }
+}
+
+/// Writes `f` (and its shim) into the user-data area `area`.
+///
+/// # Safety
+/// `area` is writable for [`USER_AREA`] bytes; what was there is not live.
+unsafe fn stash<F: FnOnce(NotificationRef<'_>)>(area: *mut u8, f: F) {
+    // SAFETY: caller contract; unaligned writes, as the area has no particular alignment.
+    unsafe {
+        let store = area.add(SHIM_LEN);
+        if std::mem::size_of::<F>() <= INLINE_CB {
+            std::ptr::write_unaligned(area as *mut Shim, shim_inline::<F> as Shim);
+            std::ptr::write_unaligned(store as *mut F, f);
+        } else {
+            std::ptr::write_unaligned(area as *mut Shim, shim_boxed::<F> as Shim);
+            std::ptr::write_unaligned(store as *mut *mut F, Box::into_raw(Box::new(f)));
+        }
+    }
+}
+
+/// Takes the callback out of `area` and runs it with `n` (or drops it).
+///
+/// # Safety
+/// `area` holds a callback written by [`stash`], not taken yet.
+unsafe fn unstash(area: *mut u8, n: Option<NotificationRef<'_>>) {
+    // SAFETY: caller contract.
+    unsafe {
+        let shim = std::ptr::read_unaligned(area as *const Shim);
+        shim(area.add(SHIM_LEN), n);
+    }
+}
 
 unsafe extern "C" fn cmd_done(
     t: *mut sys::doca_urom_worker_cmd_task,
     _ud: sys::doca_data,
     _c: sys::doca_data,
 ) {
-    // SAFETY: the user-data area holds the Box<CmdCb> pointer written at submission; the
-    // task is live in its callback and released here.
-    let (cb, n) = unsafe {
-        let cb =
-            Box::from_raw(*(sys::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb));
+    // SAFETY: the user-data area holds the callback stashed at submission; the task is live
+    // in its callback, its response is read in place and the task released after the
+    // callback (which therefore sees the body without a copy).
+    unsafe {
         let status = DocaError::result(sys::doca_task_get_status(
             sys::doca_urom_worker_cmd_task_as_task(t),
         ));
@@ -185,15 +294,15 @@ unsafe extern "C" fn cmd_done(
         let mut len = 0usize;
         sys::doca_buf_get_data(resp, &mut p);
         sys::doca_buf_get_data_len(resp, &mut len);
-        let data = if p.is_null() || len == 0 {
-            Vec::new()
+        let data: &[u8] = if p.is_null() || len == 0 {
+            &[]
         } else {
-            std::slice::from_raw_parts(p as *const u8, len).to_vec()
+            std::slice::from_raw_parts(p as *const u8, len)
         };
+        let area = sys::doca_urom_worker_cmd_task_get_user_data(t) as *mut u8;
+        unstash(area, Some(NotificationRef { status, data }));
         sys::doca_urom_worker_cmd_task_release(t);
-        (cb, Notification { status, data })
-    };
-    cb(n);
+    }
 }
 
 impl Worker {
@@ -298,12 +407,23 @@ impl Worker {
         payload: &[u8],
         cb: impl FnOnce(Notification) + Send + 'static,
     ) -> Result<()> {
+        self.submit_ref(plugin, payload, move |n| cb(n.to_owned()))
+    }
+
+    /// [`Worker::submit`] with the notification borrowed: the body is read in place and a
+    /// callback of up to 24 bytes is kept in the task itself, so a steady stream of such
+    /// commands allocates nothing (the runtime reuses released tasks).
+    pub fn submit_ref(
+        &self,
+        plugin: u64,
+        payload: &[u8],
+        cb: impl FnOnce(NotificationRef<'_>) + Send + 'static,
+    ) -> Result<()> {
         let mut t = std::ptr::null_mut();
         // SAFETY: live worker; out pointer.
         check("doca_urom_worker_cmd_task_allocate_init", unsafe {
             sys::doca_urom_worker_cmd_task_allocate_init(self.raw, plugin, &mut t)
         })?;
-        let cb: *mut CmdCb = Box::into_raw(Box::new(Box::new(cb)));
         // SAFETY: live task; the payload buffer holds `cap` bytes; the user area holds 32.
         let r = unsafe {
             let buf = sys::doca_urom_worker_cmd_task_get_payload(t);
@@ -312,21 +432,25 @@ impl Worker {
             sys::doca_buf_get_data(buf, &mut p);
             sys::doca_buf_get_data_len(buf, &mut cap);
             if payload.len() > cap {
+                drop(cb);
                 DocaError::INVALID_VALUE.raw()
             } else {
                 std::ptr::copy_nonoverlapping(payload.as_ptr(), p as *mut u8, payload.len());
                 sys::doca_buf_set_data(buf, p, payload.len());
-                *(sys::doca_urom_worker_cmd_task_get_user_data(t) as *mut *mut CmdCb) = cb;
+                let area = sys::doca_urom_worker_cmd_task_get_user_data(t) as *mut u8;
+                stash(area, cb);
                 sys::doca_urom_worker_cmd_task_set_cb(t, Some(cmd_done));
-                sys::doca_task_submit(sys::doca_urom_worker_cmd_task_as_task(t))
+                let r = sys::doca_task_submit(sys::doca_urom_worker_cmd_task_as_task(t));
+                if r != sys::doca_error_t::DOCA_SUCCESS {
+                    // Not submitted: the callback is still ours to drop.
+                    unstash(area, None);
+                }
+                r
             }
         };
         if r != sys::doca_error_t::DOCA_SUCCESS {
-            // SAFETY: not submitted: the callback box and the task are still ours.
-            unsafe {
-                drop(Box::from_raw(cb));
-                sys::doca_urom_worker_cmd_task_release(t);
-            }
+            // SAFETY: not submitted: the task is still ours.
+            unsafe { sys::doca_urom_worker_cmd_task_release(t) };
         }
         check("doca_task_submit", r)
     }
@@ -338,18 +462,22 @@ impl Worker {
         self.submit(plugin, payload, move |n| {
             *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(n)
         })?;
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let start = Instant::now();
+        let (deadline, spin) = (start + Duration::from_secs(30), host_spin());
         loop {
             if let Some(n) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
                 return Ok(n);
             }
-            if Instant::now() > deadline {
+            let now = Instant::now();
+            if now > deadline {
                 return Err(Error {
                     op: "Worker::command",
                     code: DocaError::TIME_OUT,
                 });
             }
-            if !self.progress() {
+            // Busy-poll for the spin window (a quick answer is not delayed by a sleep),
+            // then sleep between progress calls that find nothing.
+            if !self.progress() && now - start >= spin {
                 std::thread::sleep(Duration::from_micros(100));
             }
         }

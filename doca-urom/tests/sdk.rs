@@ -160,3 +160,75 @@ fn sdk_drives_commands_replies_and_catches_panics() {
         assert!(ctx.plugin_ctx.is_null());
     }
 }
+
+/// The wake-up answer of [`Waker`] (one test uses it).
+static ANSWER: std::sync::Mutex<doca_urom::sdk::Wakeup> =
+    std::sync::Mutex::new(doca_urom::sdk::Wakeup::Unknown);
+
+/// A plugin whose wake-up answer the test chooses.
+struct Waker;
+
+impl UromPlugin for Waker {
+    fn open(_ctx: &PluginContext) -> Result<Self, DocaError> {
+        Ok(Waker)
+    }
+    fn command(&mut self, _ctx: &PluginContext, cmd: Command<'_>, out: &mut Vec<Reply>) {
+        out.push(cmd.reply(Ok(()), Vec::new()));
+    }
+    fn arm_wakeup(&mut self) -> doca_urom::sdk::Wakeup {
+        *ANSWER.lock().unwrap()
+    }
+}
+
+#[test]
+fn sdk_arm_extension_reports_fd_busy_and_unknown() {
+    use doca_urom::sdk::{arm, Wakeup};
+    let answer = |w| *ANSWER.lock().unwrap() = w;
+    // SAFETY: the test plays the worker runtime with the ABI's ownership rules.
+    unsafe {
+        let mut iface: PluginIface = std::mem::zeroed();
+        assert_eq!(get_iface::<Waker>(&mut iface), 0);
+        let mut ctx = WorkerCtx {
+            iface,
+            domain_iface: std::mem::zeroed(),
+            plugin_ctx: std::ptr::null_mut(),
+        };
+        assert_eq!((iface.open.unwrap())(&mut ctx).0, 0);
+        let mut fd = 99;
+        assert_eq!(
+            arm::<Waker>(&mut ctx, std::ptr::null_mut()),
+            DocaError::INVALID_VALUE.code()
+        );
+        assert_eq!(
+            arm::<Waker>(&mut ctx, &mut fd),
+            DocaError::NOT_SUPPORTED.code()
+        );
+        assert_eq!(
+            fd, -1,
+            "default: the plugin cannot say (wake it by timeout)"
+        );
+        answer(Wakeup::Fd(5));
+        assert_eq!(arm::<Waker>(&mut ctx, &mut fd), 0);
+        assert_eq!(fd, 5);
+        answer(Wakeup::Fd(-3));
+        assert_eq!(
+            arm::<Waker>(&mut ctx, &mut fd),
+            DocaError::NOT_SUPPORTED.code()
+        );
+        answer(Wakeup::Busy);
+        assert_eq!(arm::<Waker>(&mut ctx, &mut fd), DocaError::AGAIN.code());
+        answer(Wakeup::CommandsOnly);
+        assert_eq!(arm::<Waker>(&mut ctx, &mut fd), 0);
+        assert_eq!(fd, -1, "nothing to wait for");
+        // A reply not yet collected by progress: the worker must not sleep.
+        let mut cmds = list();
+        abi::add_tail(&mut *cmds, cmd_desc(1, &[0]));
+        assert_eq!((iface.worker_cmd.unwrap())(&mut ctx, &mut *cmds).0, 0);
+        assert_eq!(arm::<Waker>(&mut ctx, &mut fd), DocaError::AGAIN.code());
+        let mut notifs = list();
+        assert_eq!((iface.progress.unwrap())(&mut ctx, &mut *notifs).0, 0);
+        libc::free(abi::pop_head(&mut *notifs) as *mut c_void);
+        assert_eq!(arm::<Waker>(&mut ctx, &mut fd), 0);
+        (iface.close.unwrap())(&mut ctx);
+    }
+}

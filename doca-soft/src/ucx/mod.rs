@@ -33,6 +33,21 @@ pub enum Event {
     Closed(ConnId),
 }
 
+/// [`Event`] without owning the bytes: what [`Node::poll_with`] reports (the data is UCX's
+/// receive buffer, valid for the call only, so the steady path copies nothing it need not).
+#[derive(Debug)]
+pub enum EventRef<'a> {
+    /// A peer connected to our listener.
+    Accepted(ConnId),
+    /// Bytes arrived on a connection.
+    Data(ConnId, &'a [u8]),
+    /// The connection failed or the peer went away.
+    Closed(ConnId),
+}
+
+/// Most send buffers a node keeps for reuse (each as large as the largest frame sent).
+const SPARE_BUFS: usize = 32;
+
 /// UCS pointer-status helpers (the C macros are not visible to bindgen).
 fn ptr_is_err(p: *mut c_void) -> bool {
     (p as usize) >= (sys::ucs_status_t_UCS_ERR_LAST as isize as usize)
@@ -74,7 +89,7 @@ struct Conn {
 
 struct PendingSend {
     req: *mut c_void,
-    _buf: Vec<u8>,
+    buf: Vec<u8>,
 }
 
 /// One UCP context + worker, an optional listener and its connections.
@@ -85,6 +100,8 @@ pub struct Node {
     shared: Arc<Mutex<Shared>>,
     conns: HashMap<ConnId, Conn>,
     sends: Vec<PendingSend>,
+    // Buffers of completed sends, reused by `send_with` (steady sends allocate nothing).
+    spare: Vec<Vec<u8>>,
     next_id: ConnId,
     efd: i32,
 }
@@ -193,6 +210,7 @@ impl Node {
             shared: Arc::new(Mutex::new(Shared::default())),
             conns: HashMap::new(),
             sends: Vec::new(),
+            spare: Vec::new(),
             next_id: 1,
             efd,
         })
@@ -299,33 +317,71 @@ impl Node {
 
     /// Queues `bytes` on `conn`.
     pub fn send(&mut self, conn: ConnId, bytes: Vec<u8>) -> DocaResult<()> {
-        let c = self.conns.get(&conn).ok_or(DocaError::NOT_CONNECTED)?;
-        if c.closed {
-            return Err(DocaError::NOT_CONNECTED);
+        self.post(conn, bytes)
+    }
+
+    /// Queues the bytes `fill` writes on `conn`, in a buffer reused from completed sends
+    /// (no allocation once the node has sent frames of this size before).
+    pub fn send_with(&mut self, conn: ConnId, fill: impl FnOnce(&mut Vec<u8>)) -> DocaResult<()> {
+        let mut buf = self.spare.pop().unwrap_or_default();
+        buf.clear();
+        fill(&mut buf);
+        self.post(conn, buf)
+    }
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        if self.spare.len() < SPARE_BUFS && buf.capacity() > 0 {
+            self.spare.push(buf);
         }
+    }
+
+    fn post(&mut self, conn: ConnId, bytes: Vec<u8>) -> DocaResult<()> {
+        let c = match self.conns.get(&conn) {
+            Some(c) if !c.closed => c,
+            _ => {
+                self.recycle(bytes);
+                return Err(DocaError::NOT_CONNECTED);
+            }
+        };
         let param = sys::ucp_request_param_t::default();
         // SAFETY: ep is live; the buffer is kept alive in `sends` until completion.
         let r = unsafe {
             sys::ucp_stream_send_nbx(c.ep, bytes.as_ptr() as *const c_void, bytes.len(), &param)
         };
         if r.is_null() {
+            self.recycle(bytes);
             return Ok(());
         }
         if ptr_is_err(r) {
+            self.recycle(bytes);
             return Err(DocaError::CONNECTION_RESET);
         }
-        self.sends.push(PendingSend {
-            req: r,
-            _buf: bytes,
-        });
+        self.sends.push(PendingSend { req: r, buf: bytes });
         Ok(())
     }
 
     /// Progresses UCX and returns what happened since the last call.
     pub fn poll(&mut self) -> Vec<Event> {
         let mut events = Vec::new();
+        self.poll_with(|e| {
+            events.push(match e {
+                EventRef::Accepted(c) => Event::Accepted(c),
+                EventRef::Data(c, b) => Event::Data(c, b.to_vec()),
+                EventRef::Closed(c) => Event::Closed(c),
+            })
+        });
+        events
+    }
+
+    /// Progresses UCX and hands what happened since the last call to `f`, received bytes
+    /// straight from UCX's buffers. Allocates nothing unless a connection is accepted.
+    /// Returns whether anything happened (an event, or a send completing).
+    pub fn poll_with(&mut self, mut f: impl FnMut(EventRef<'_>)) -> bool {
+        let mut busy = false;
         // SAFETY: worker is live.
-        while unsafe { sys::ucp_worker_progress(self.worker) } != 0 {}
+        while unsafe { sys::ucp_worker_progress(self.worker) } != 0 {
+            busy = true;
+        }
         let (reqs, failed) = {
             let mut g = self.shared.lock().unwrap_or_else(|p| p.into_inner());
             (
@@ -346,14 +402,16 @@ impl Node {
                 ..Default::default()
             });
             if let Ok(id) = made {
-                events.push(Event::Accepted(id));
+                busy = true;
+                f(EventRef::Accepted(id));
             }
         }
         for id in failed {
             if let Some(c) = self.conns.get_mut(&id) {
                 if !c.closed {
                     c.closed = true;
-                    events.push(Event::Closed(id));
+                    busy = true;
+                    f(EventRef::Closed(id));
                 }
             }
         }
@@ -369,23 +427,29 @@ impl Node {
                     break;
                 }
                 // SAFETY: UCX hands us `len` readable bytes at `p` until we release them.
-                let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) }.to_vec();
-                // SAFETY: `p` came from ucp_stream_recv_data_nb on this endpoint.
+                let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+                busy = true;
+                f(EventRef::Data(id, bytes));
+                // SAFETY: `p` came from ucp_stream_recv_data_nb on this endpoint; `bytes`
+                // is not used after this.
                 unsafe { sys::ucp_stream_data_release(c.ep, p) };
-                events.push(Event::Data(id, bytes));
             }
         }
-        self.sends.retain(|s| {
-            // SAFETY: s.req is a live request from ucp_stream_send_nbx.
-            let st = unsafe { sys::ucp_request_check_status(s.req) };
-            if st == sys::ucs_status_t_UCS_INPROGRESS {
-                return true;
+        let mut i = 0;
+        while i < self.sends.len() {
+            let req = self.sends[i].req;
+            // SAFETY: req is a live request from ucp_stream_send_nbx.
+            if unsafe { sys::ucp_request_check_status(req) } == sys::ucs_status_t_UCS_INPROGRESS {
+                i += 1;
+                continue;
             }
             // SAFETY: the request completed; we own it and release it once.
-            unsafe { sys::ucp_request_free(s.req) };
-            false
-        });
-        events
+            unsafe { sys::ucp_request_free(req) };
+            let done = self.sends.swap_remove(i);
+            self.recycle(done.buf);
+            busy = true;
+        }
+        busy
     }
 
     /// Whether sends are still waiting for UCX.
@@ -393,18 +457,30 @@ impl Node {
         !self.sends.is_empty()
     }
 
+    /// The UCX event descriptor (readable when the worker has something to do after
+    /// [`Node::arm`]), if the worker has one.
+    pub fn event_fd(&self) -> Option<i32> {
+        (self.efd >= 0).then_some(self.efd)
+    }
+
+    /// Arms the event descriptor for a sleep: `true` when armed, `false` when UCX has
+    /// work pending (progress again instead of sleeping).
+    pub fn arm(&mut self) -> bool {
+        // SAFETY: worker is live.
+        unsafe { sys::ucp_worker_arm(self.worker) == sys::ucs_status_t_UCS_OK }
+    }
+
     /// Blocks until UCX has something to do or `timeout_ms` passes.
     pub fn wait(&mut self, timeout_ms: i32) {
-        if self.efd < 0 {
+        let Some(efd) = self.event_fd() else {
             std::thread::sleep(std::time::Duration::from_millis(timeout_ms.max(0) as u64));
             return;
-        }
-        // SAFETY: worker is live.
-        if unsafe { sys::ucp_worker_arm(self.worker) } != sys::ucs_status_t_UCS_OK {
+        };
+        if !self.arm() {
             return;
         }
         let mut pfd = libc::pollfd {
-            fd: self.efd,
+            fd: efd,
             events: libc::POLLIN,
             revents: 0,
         };

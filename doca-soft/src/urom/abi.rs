@@ -157,6 +157,13 @@ const _: () = {
 pub const CMD_HEADER_LEN: usize = 24;
 /// `urom_worker_notify` header size on the wire.
 pub const NOTIFY_HEADER_LEN: usize = 32;
+/// The optional plugin export of the doca-soft wake-up extension (not part of the DOCA
+/// plugin interface): `doca_error_t doca_soft_urom_plugin_arm(struct urom_worker_ctx *ctx,
+/// int *fd)`. The worker calls it before sleeping: DOCA_SUCCESS with `*fd` = a descriptor
+/// that becomes readable when the plugin has work (-1: it acts on commands only),
+/// DOCA_ERROR_AGAIN when work is pending now; anything else (or no such export) and the
+/// worker wakes the plugin by a short timeout.
+pub const ARM_SYMBOL: &[u8] = b"doca_soft_urom_plugin_arm\0";
 /// Version plugins report and hosts expect.
 pub const PLUGIN_VERSION: u64 = 0x01;
 

@@ -18,15 +18,18 @@ use crate::urom::abi::{CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
 use crate::urom::buf::{data_bytes, fill, task_buf};
 use crate::urom::link::Link;
 use crate::urom::service::{service_ref, ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
-use crate::urom::wire::{Msg, SpawnReq, OVERHEAD};
+use crate::urom::wire::{frame_begin, frame_end, Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// `DOCA_UROM_WORKER_ID_ANY`.
 pub const WORKER_ID_ANY: u64 = u64::MAX;
 /// Size of the task user-data area.
 pub const TASK_USER_DATA_LEN: usize = 32;
+/// Most released command tasks a worker keeps for reuse: allocate/release pairs of a
+/// steady command stream then allocate nothing.
+const TASK_POOL_MAX: usize = 256;
 
 #[derive(Clone)]
 struct Cfg {
@@ -57,12 +60,26 @@ struct St {
     next_cookie: u64,
     domain_acks: Vec<u64>,
     reserved: bool,
+    // Tasks answered by the last poll, completed once the lock is dropped (kept here so
+    // its capacity is reused).
+    done: Vec<(usize, DocaResult<()>)>,
 }
 
 /// Shared worker state (the context's operations).
 pub struct WorkerShared {
     cfg: Mutex<Cfg>,
     st: Mutex<St>,
+    // Released command tasks (raw `CmdTask` pointers), reused by allocate.
+    pool: Mutex<Vec<usize>>,
+}
+
+impl Drop for WorkerShared {
+    fn drop(&mut self) {
+        for t in lock(&self.pool).drain(..) {
+            // SAFETY: pooled tasks are Box-allocated CmdTasks nobody else holds.
+            drop(unsafe { Box::from_raw(t as *mut CmdTask) });
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -71,6 +88,34 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn le(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Matches a notification to its in-flight task (by cookie), fills the task's response and
+/// returns the task with its result; None for a notification nobody waits for.
+fn take_notify(inflight: &mut HashMap<u64, usize>, n: &[u8]) -> Option<(usize, DocaResult<()>)> {
+    if n.len() < NOTIFY_HEADER_LEN {
+        return None;
+    }
+    let cookie = le(n, 8);
+    let len = le(n, 16) as usize;
+    let status = u32::from_le_bytes(n[24..28].try_into().expect("4 bytes"));
+    let t = inflight.remove(&cookie)?;
+    let body = &n[NOTIFY_HEADER_LEN..];
+    let r = if body.len() != len {
+        Err(DocaError::UNEXPECTED)
+    } else if status != 0 {
+        Err(DocaError(status))
+    } else {
+        Ok(())
+    };
+    let ct = t as *mut CmdTask;
+    // SAFETY: the task is live while in flight; it just left the in-flight map, so only
+    // this call touches it until it is completed.
+    unsafe {
+        (*ct).busy = false;
+        fill(&mut (*ct).response, &body[..body.len().min(len)]);
+    }
+    Some((t, r))
 }
 
 impl WorkerShared {
@@ -132,55 +177,46 @@ impl WorkerShared {
         tasks.len() as u32
     }
 
-    fn on_notify(&self, ctx: &Ctx, n: &[u8]) -> u32 {
-        if n.len() < NOTIFY_HEADER_LEN {
-            return 0;
-        }
-        let cookie = le(n, 8);
-        let len = le(n, 16) as usize;
-        let status = u32::from_le_bytes(n[24..28].try_into().expect("4 bytes"));
-        let Some(t) = lock(&self.st).inflight.remove(&cookie) else {
-            return 0;
-        };
-        let t = t as *mut CmdTask;
-        let body = &n[NOTIFY_HEADER_LEN..];
-        let r = if body.len() != len {
-            Err(DocaError::UNEXPECTED)
-        } else if status != 0 {
-            Err(DocaError(status))
-        } else {
-            Ok(())
-        };
-        // SAFETY: the task is live while in flight.
-        unsafe {
-            (*t).busy = false;
-            fill(&mut (*t).response, &body[..body.len().min(len)]);
-        }
-        ctx.complete_task(t as *mut Task, r);
-        1
-    }
-
     fn progress_running(&self, ctx: &Ctx) -> u32 {
-        let (msgs, failed) = {
-            let mut st = lock(&self.st);
+        let (mut done, failed) = {
+            let mut g = lock(&self.st);
+            let st = &mut *g;
             let Some(link) = st.link.as_mut() else {
                 return 0;
             };
-            let msgs = link.poll();
-            (msgs, link.failed())
+            let mut done = std::mem::take(&mut st.done);
+            let (inflight, acks) = (&mut st.inflight, &mut st.domain_acks);
+            link.poll_frames(|kind, payload| {
+                if kind == KIND_NOTIFY {
+                    if let Some(d) = take_notify(inflight, payload) {
+                        done.push(d);
+                    }
+                } else if let Ok(Msg::DomainOk { req }) = Msg::decode(kind, payload) {
+                    acks.push(req);
+                }
+            });
+            (done, link.failed())
         };
-        let mut n = 0;
-        for m in msgs {
-            match m {
-                Msg::Notify(b) => n += self.on_notify(ctx, &b),
-                Msg::DomainOk { req } => lock(&self.st).domain_acks.push(req),
-                _ => {}
-            }
+        // Callbacks run without the lock: they may submit the next command.
+        let mut n = done.len() as u32;
+        for (t, r) in done.drain(..) {
+            ctx.complete_task(t as *mut Task, r);
         }
+        lock(&self.st).done = done;
         if let Some(e) = failed {
             n += self.fail_inflight(ctx, e);
         }
         n
+    }
+
+    /// Puts a released task in the pool; false when the pool is full.
+    fn recycle(&self, t: *mut CmdTask) -> bool {
+        let mut p = lock(&self.pool);
+        if p.len() >= TASK_POOL_MAX {
+            return false;
+        }
+        p.push(t as usize);
+        true
     }
 
     fn finish_start(&self, ctx: &Ctx, r: DocaResult<()>) -> u32 {
@@ -385,20 +421,23 @@ impl CtxOps for WorkerShared {
             if (*t).busy {
                 return Err(DocaError::IN_USE);
             }
-            ((*t).plugin, data_bytes(&(*t).payload).to_vec())
+            ((*t).plugin, data_bytes(&(*t).payload))
         };
         st.next_cookie += 1;
         let cookie = st.next_cookie;
-        let mut frame = Vec::with_capacity(CMD_HEADER_LEN + payload.len());
-        frame.extend_from_slice(&plugin.to_le_bytes());
-        frame.extend_from_slice(&cookie.to_le_bytes());
-        frame.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        frame.extend_from_slice(&payload);
         let link = st.link.as_mut().ok_or(DocaError::NOT_CONNECTED)?;
         if link.failed().is_some() {
             return Err(DocaError::NOT_CONNECTED);
         }
-        link.send(&Msg::Cmd(frame))?;
+        // The frame is built in place in a reused send buffer (no allocation per command).
+        link.send_with(|f| {
+            let at = frame_begin(f, crate::urom::wire::KIND_CMD);
+            f.extend_from_slice(&plugin.to_le_bytes());
+            f.extend_from_slice(&cookie.to_le_bytes());
+            f.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            f.extend_from_slice(payload);
+            frame_end(f, at);
+        })?;
         st.inflight.insert(cookie, t as usize);
         // SAFETY: as above.
         unsafe { (*t).busy = true };
@@ -433,13 +472,27 @@ pub struct CmdTask {
     payload: Buf,
     response: Buf,
     // Backing memory of the two bufs (boxed slices never move).
-    _payload_mem: Box<[u8]>,
-    _response_mem: Box<[u8]>,
+    payload_mem: Box<[u8]>,
+    response_mem: Box<[u8]>,
+    // The worker whose pool takes the task back on release.
+    owner: Weak<WorkerShared>,
+}
+
+/// Whether a pooled task's buffers have the sizes a new task would get.
+fn fits(t: &CmdTask, plen: usize, rlen: usize) -> bool {
+    t.payload_mem.len() == plen && t.response_mem.len() == rlen
 }
 
 unsafe fn free_cmd_task(t: *mut Task) {
+    let ct = t as *mut CmdTask;
+    // SAFETY: a live CmdTask being released (once); `owner` is read before it can move.
+    if let Some(owner) = unsafe { (*ct).owner.upgrade() } {
+        if owner.recycle(ct) {
+            return;
+        }
+    }
     // SAFETY: allocated by Box in allocate; freed once.
-    drop(unsafe { Box::from_raw(t as *mut CmdTask) });
+    drop(unsafe { Box::from_raw(ct) });
 }
 
 /// # Safety
@@ -495,7 +548,9 @@ pub unsafe extern "C" fn doca_urom_worker_create(out: *mut *mut UromWorker) -> u
             next_cookie: 0,
             domain_acks: Vec::new(),
             reserved: false,
+            done: Vec::new(),
         }),
+        pool: Mutex::new(Vec::new()),
     });
     let w = Box::new(UromWorker {
         ctx: Ctx::new(shared.clone()),
@@ -729,20 +784,43 @@ pub unsafe extern "C" fn doca_urom_worker_cmd_task_allocate(
             return Err(DocaError::INVALID_VALUE);
         }
         let max = w.shared.max_msg();
-        let mut pm = vec![0u8; max - CMD_HEADER_LEN].into_boxed_slice();
-        let mut rm = vec![0u8; max - NOTIFY_HEADER_LEN].into_boxed_slice();
-        let t = Box::new(CmdTask {
-            task: Task::new(&*w.ctx, free_cmd_task),
-            plugin: 0,
-            user: [0; TASK_USER_DATA_LEN],
-            busy: false,
-            payload: task_buf(&mut pm),
-            response: task_buf(&mut rm),
-            _payload_mem: pm,
-            _response_mem: rm,
-        });
+        let (plen, rlen) = (max - CMD_HEADER_LEN, max - NOTIFY_HEADER_LEN);
+        let reused = lock(&w.shared.pool).pop().map(|p| p as *mut CmdTask);
+        let t = match reused {
+            // SAFETY: pooled tasks are released CmdTasks nobody else holds.
+            Some(t) if unsafe { fits(&*t, plen, rlen) } => {
+                // SAFETY: as above; every field is reset to a freshly allocated task's value.
+                let c = unsafe { &mut *t };
+                c.task = Task::new(&*w.ctx, free_cmd_task);
+                c.plugin = 0;
+                c.user = [0; TASK_USER_DATA_LEN];
+                c.busy = false;
+                c.payload = task_buf(&mut c.payload_mem);
+                c.response = task_buf(&mut c.response_mem);
+                t
+            }
+            stale => {
+                if let Some(s) = stale {
+                    // SAFETY: a pooled task of another message size: ours to free.
+                    drop(unsafe { Box::from_raw(s) });
+                }
+                let mut pm = vec![0u8; plen].into_boxed_slice();
+                let mut rm = vec![0u8; rlen].into_boxed_slice();
+                Box::into_raw(Box::new(CmdTask {
+                    task: Task::new(&*w.ctx, free_cmd_task),
+                    plugin: 0,
+                    user: [0; TASK_USER_DATA_LEN],
+                    busy: false,
+                    payload: task_buf(&mut pm),
+                    response: task_buf(&mut rm),
+                    payload_mem: pm,
+                    response_mem: rm,
+                    owner: Arc::downgrade(&w.shared),
+                }))
+            }
+        };
         // SAFETY: checked non-null.
-        unsafe { *task = Box::into_raw(t) };
+        unsafe { *task = t };
         Ok(())
     }))
 }

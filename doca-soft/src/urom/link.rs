@@ -1,7 +1,7 @@
 //! A host-side protocol connection: one UCX node, one connection, a strict decoder.
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, Event, Node};
+use crate::ucx::{ConnId, EventRef, Node};
 use crate::urom::wire::{Decoder, Msg};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
@@ -42,25 +42,60 @@ impl Link {
         self.failed
     }
 
-    /// Progresses and returns the messages that arrived (the link may fail meanwhile).
-    pub fn poll(&mut self) -> Vec<Msg> {
-        for e in self.node.poll() {
-            match e {
-                Event::Data(_, b) => self.dec.push(&b),
-                Event::Closed(_) => {
-                    self.failed.get_or_insert(DocaError::CONNECTION_RESET);
+    /// Queues the frame `fill` writes (see `wire::frame_begin`), in a reused buffer.
+    pub fn send_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) -> DocaResult<()> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        self.node
+            .send_with(self.conn, fill)
+            .inspect_err(|&e| self.failed = Some(e))
+    }
+
+    fn pump(&mut self) -> bool {
+        let (dec, failed) = (&mut self.dec, &mut self.failed);
+        self.node.poll_with(|e| match e {
+            EventRef::Data(_, b) => dec.push(b),
+            EventRef::Closed(_) => {
+                failed.get_or_insert(DocaError::CONNECTION_RESET);
+            }
+            EventRef::Accepted(_) => {}
+        })
+    }
+
+    fn broken(&mut self, e: DocaError) {
+        sdk_err!("urom", "protocol error from peer: {e:?}");
+        self.failed.get_or_insert(DocaError::CONNECTION_ABORTED);
+    }
+
+    /// Progresses and hands each complete frame that arrived to `f` as (kind, payload),
+    /// undecoded and borrowed (the command path allocates nothing). Returns whether the
+    /// node did anything.
+    pub fn poll_frames(&mut self, mut f: impl FnMut(u16, &[u8])) -> bool {
+        let busy = self.pump();
+        loop {
+            match self.dec.next_frame() {
+                Ok(Some((kind, payload))) => f(kind, payload),
+                Ok(None) => break,
+                Err(e) => {
+                    self.broken(e);
+                    break;
                 }
-                Event::Accepted(_) => {}
             }
         }
+        busy
+    }
+
+    /// Progresses and returns the messages that arrived (the link may fail meanwhile).
+    pub fn poll(&mut self) -> Vec<Msg> {
+        self.pump();
         let mut out = Vec::new();
         loop {
             match self.dec.next_msg() {
                 Ok(Some(m)) => out.push(m),
                 Ok(None) => break,
                 Err(e) => {
-                    sdk_err!("urom", "protocol error from peer: {e:?}");
-                    self.failed.get_or_insert(DocaError::CONNECTION_ABORTED);
+                    self.broken(e);
                     break;
                 }
             }

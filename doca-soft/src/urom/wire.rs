@@ -29,6 +29,29 @@ pub const VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 16;
 /// Room a frame needs beyond the UROM message size limit (our own fields).
 pub const OVERHEAD: usize = 256;
+/// Frame kind of [`Msg::Cmd`].
+pub const KIND_CMD: u16 = 12;
+/// Frame kind of [`Msg::Notify`].
+pub const KIND_NOTIFY: u16 = 13;
+
+/// Starts a frame of `kind` at the end of `out` (length patched by [`frame_end`]); returns
+/// where it starts. With [`frame_end`] this lets the command path build a frame in place,
+/// in a reused buffer, instead of encoding a [`Msg`] (which allocates).
+pub fn frame_begin(out: &mut Vec<u8>, kind: u16) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&MAGIC.to_le_bytes());
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&kind.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    at
+}
+
+/// Completes the frame started at `at`: everything after its header is the payload.
+pub fn frame_end(out: &mut [u8], at: usize) {
+    let len = (out.len() - at - HEADER_LEN) as u32;
+    out[at + 8..at + 12].copy_from_slice(&len.to_le_bytes());
+}
 
 /// One plugin as the daemon reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,8 +251,8 @@ impl Msg {
             Msg::GidList { .. } => 9,
             Msg::Attach { .. } => 10,
             Msg::Attached { .. } => 11,
-            Msg::Cmd(_) => 12,
-            Msg::Notify(_) => 13,
+            Msg::Cmd(_) => KIND_CMD,
+            Msg::Notify(_) => KIND_NOTIFY,
             Msg::DomainInit { .. } => 14,
             Msg::DomainOk { .. } => 15,
         }
@@ -393,8 +416,8 @@ impl Msg {
                 dest_id: r.u64()?,
                 addrs: r.addrs()?,
             },
-            12 => Msg::Cmd(r.take(payload.len())?.to_vec()),
-            13 => Msg::Notify(r.take(payload.len())?.to_vec()),
+            KIND_CMD => Msg::Cmd(r.take(payload.len())?.to_vec()),
+            KIND_NOTIFY => Msg::Notify(r.take(payload.len())?.to_vec()),
             14 => {
                 let req = r.u64()?;
                 let n = r.count(12)?;
@@ -429,6 +452,10 @@ impl Msg {
 /// Splits a byte stream into messages, strictly.
 pub struct Decoder {
     buf: Vec<u8>,
+    // Bytes of `buf` before this were handed out already (dropped at the next push, so a
+    // frame borrowed from `next_frame` stays valid until then; the buffer keeps its
+    // capacity: a steady stream allocates nothing).
+    start: usize,
     max_payload: usize,
     broken: bool,
 }
@@ -438,6 +465,7 @@ impl Decoder {
     pub fn new(max_payload: usize) -> Decoder {
         Decoder {
             buf: Vec::new(),
+            start: 0,
             max_payload,
             broken: false,
         }
@@ -445,21 +473,36 @@ impl Decoder {
 
     /// Appends received bytes.
     pub fn push(&mut self, bytes: &[u8]) {
-        if !self.broken {
-            self.buf.extend_from_slice(bytes);
+        if self.broken {
+            return;
         }
+        if self.start == self.buf.len() {
+            self.buf.clear();
+        } else if self.start > 0 {
+            self.buf.drain(..self.start);
+        }
+        self.start = 0;
+        self.buf.extend_from_slice(bytes);
     }
 
-    /// The next complete message, `Ok(None)` if more bytes are needed, or the protocol
-    /// error (after which the decoder stays broken: the connection must be dropped).
-    pub fn next_msg(&mut self) -> DocaResult<Option<Msg>> {
+    fn fail(&mut self, e: DocaError) -> DocaError {
+        self.broken = true;
+        self.buf.clear();
+        self.start = 0;
+        e
+    }
+
+    /// The next complete frame as (kind, payload) without decoding it, `Ok(None)` if more
+    /// bytes are needed, or the framing error (the decoder stays broken after it).
+    pub fn next_frame(&mut self) -> DocaResult<Option<(u16, &[u8])>> {
         if self.broken {
             return Err(DocaError::BAD_STATE);
         }
-        if self.buf.len() < HEADER_LEN {
+        let rest = &self.buf[self.start..];
+        if rest.len() < HEADER_LEN {
             return Ok(None);
         }
-        let mut h = R(&self.buf[..HEADER_LEN]);
+        let mut h = R(&rest[..HEADER_LEN]);
         let (magic, version, kind, len, reserved) =
             (h.u32()?, h.u16()?, h.u16()?, h.u32()?, h.u32()?);
         let bad = if magic != MAGIC || reserved != 0 {
@@ -472,24 +515,30 @@ impl Decoder {
             None
         };
         if let Some(e) = bad {
-            self.broken = true;
-            self.buf.clear();
-            return Err(e);
+            return Err(self.fail(e));
         }
         let total = HEADER_LEN + len as usize;
-        if self.buf.len() < total {
+        if rest.len() < total {
             return Ok(None);
         }
-        let m = Msg::decode(kind, &self.buf[HEADER_LEN..total]);
-        self.buf.drain(..total);
-        match m {
-            Ok(m) => Ok(Some(m)),
-            Err(e) => {
-                self.broken = true;
-                self.buf.clear();
-                Err(e)
-            }
-        }
+        let at = self.start;
+        self.start += total;
+        Ok(Some((kind, &self.buf[at + HEADER_LEN..at + total])))
+    }
+
+    /// The next complete message, `Ok(None)` if more bytes are needed, or the protocol
+    /// error (after which the decoder stays broken: the connection must be dropped).
+    pub fn next_msg(&mut self) -> DocaResult<Option<Msg>> {
+        let m = match self.next_frame()? {
+            None => return Ok(None),
+            Some((kind, payload)) => Msg::decode(kind, payload),
+        };
+        m.map(Some).map_err(|e| self.fail(e))
+    }
+
+    /// Marks the stream broken by a frame the caller refused (same as a decode error).
+    pub fn reject(&mut self, e: DocaError) -> DocaError {
+        self.fail(e)
     }
 }
 
@@ -583,6 +632,46 @@ mod tests {
             Err(DocaError::TOO_BIG),
             "rejected from the header alone"
         );
+    }
+
+    #[test]
+    fn frames_built_in_place_match_encode_and_decode_borrowed() {
+        let body = b"0123456789abcdefghijklmnopqrstuv".to_vec();
+        let mut f = Vec::new();
+        let at = frame_begin(&mut f, KIND_CMD);
+        f.extend_from_slice(&body);
+        frame_end(&mut f, at);
+        assert_eq!(f, Msg::Cmd(body.clone()).encode());
+        // Two frames split across pushes: borrowed frames come out whole, in order.
+        let n = Msg::Notify(vec![9; 40]).encode();
+        let stream = [f.as_slice(), n.as_slice()].concat();
+        let mut d = Decoder::new(1024);
+        d.push(&stream[..20]);
+        assert_eq!(d.next_frame().unwrap(), None);
+        d.push(&stream[20..50]);
+        assert_eq!(d.next_frame().unwrap(), Some((KIND_CMD, body.as_slice())));
+        assert_eq!(d.next_frame().unwrap(), None);
+        d.push(&stream[50..]);
+        assert_eq!(
+            d.next_frame().unwrap(),
+            Some((KIND_NOTIFY, [9u8; 40].as_slice()))
+        );
+        assert_eq!(d.next_frame().unwrap(), None);
+        // The buffer is reused: once it held the traffic, the same traffic does not grow it.
+        let mut cap = 0;
+        for i in 0..100 {
+            d.push(&stream);
+            assert!(d.next_frame().unwrap().is_some());
+            assert!(d.next_frame().unwrap().is_some());
+            if i == 0 {
+                cap = d.buf.capacity();
+            }
+        }
+        assert_eq!(d.buf.capacity(), cap);
+        // A refused frame breaks the stream like a decode error.
+        assert_eq!(d.reject(DocaError::INVALID_VALUE), DocaError::INVALID_VALUE);
+        d.push(&stream);
+        assert_eq!(d.next_frame(), Err(DocaError::BAD_STATE));
     }
 
     #[test]

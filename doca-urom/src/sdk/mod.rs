@@ -7,6 +7,12 @@
 //! body) and catches panics: a panic while handling a command becomes an
 //! `DOCA_ERROR_UNEXPECTED` notification for that command; a panic in `progress` is logged
 //! and the plugin keeps running.
+//!
+//! Wake-ups (a doca-soft extension, not in the DOCA plugin interface): the macro also
+//! defines `doca_soft_urom_plugin_arm`, which the soft worker runtime calls before it
+//! sleeps, so a plugin with event sources of its own (a UCP worker, say) can wake the worker
+//! when, for example, a peer's message arrives: see [`UromPlugin::arm_wakeup`] and
+//! [`Wakeup`]. Runtimes that do not know the symbol ignore it.
 
 pub mod abi;
 
@@ -96,6 +102,20 @@ impl PluginContext {
     }
 }
 
+/// What [`UromPlugin::arm_wakeup`] tells the worker runtime before it sleeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wakeup {
+    /// The plugin cannot say: the runtime wakes it up by a short timeout (the default, as
+    /// for plugins without the extension).
+    Unknown,
+    /// The plugin acts only on commands: nothing to wait for.
+    CommandsOnly,
+    /// Armed: this descriptor becomes readable when the plugin has work.
+    Fd(std::os::raw::c_int),
+    /// Work is pending now: progress again instead of sleeping.
+    Busy,
+}
+
 /// A worker plugin.
 pub trait UromPlugin: Send + Sized + 'static {
     /// `urom_plugin_get_version` (hosts expect 0x01).
@@ -110,11 +130,21 @@ pub trait UromPlugin: Send + Sized + 'static {
     fn command(&mut self, ctx: &PluginContext, cmd: Command<'_>, out: &mut Vec<Reply>);
     /// Makes progress; pushes replies that became ready.
     fn progress(&mut self, _ctx: &PluginContext, _out: &mut Vec<Reply>) {}
+    /// Prepares the plugin's event sources before the worker sleeps (called right after a
+    /// `progress` that found nothing). Plugins whose work arrives other than through
+    /// commands (their own UCP worker, ...) return [`Wakeup::Fd`] (e.g. the UCP worker's
+    /// event descriptor after `ucp_worker_arm`) or [`Wakeup::Busy`]; plugins answering
+    /// only commands return [`Wakeup::CommandsOnly`]. Default: [`Wakeup::Unknown`].
+    fn arm_wakeup(&mut self) -> Wakeup {
+        Wakeup::Unknown
+    }
 }
 
 struct State<P> {
     plugin: P,
     ready: Vec<Reply>,
+    // Scratch for one call's replies (kept: its capacity is reused).
+    out: Vec<Reply>,
 }
 
 /// # Safety
@@ -134,6 +164,7 @@ unsafe extern "C" fn open<P: UromPlugin>(ctx: *mut WorkerCtx) -> doca_error_t {
             let st = Box::new(State {
                 plugin: p,
                 ready: Vec::new(),
+                out: Vec::new(),
             });
             // SAFETY: ctx is live.
             unsafe { (*ctx).plugin_ctx = Box::into_raw(st) as *mut c_void };
@@ -197,30 +228,26 @@ unsafe extern "C" fn worker_cmd<P: UromPlugin>(
         if n.is_null() {
             break;
         }
-        // SAFETY: a desc header followed by `len` payload bytes.
-        let (plugin_id, urom_context, dest, payload) = unsafe {
+        // SAFETY: a desc header followed by `len` payload bytes, read in place (the desc is
+        // freed after the plugin's call).
+        let cmd = unsafe {
             let h = &(*n).worker_cmd;
             let body = (n as *const u8).add(std::mem::size_of::<WorkerCmdDesc>());
-            (
-                h.type_,
-                h.urom_context,
-                (*n).dest_id,
-                std::slice::from_raw_parts(body, h.len as usize).to_vec(),
-            )
+            Command {
+                dest_id: (*n).dest_id,
+                plugin_id: h.type_,
+                urom_context: h.urom_context,
+                payload: std::slice::from_raw_parts(body, h.len as usize),
+            }
         };
-        // SAFETY: the ABI makes the plugin free command descs.
-        unsafe { libc::free(n as *mut c_void) };
-        let cmd = Command {
-            dest_id: dest,
-            plugin_id,
-            urom_context,
-            payload: &payload,
-        };
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut st.out);
         if catch_unwind(AssertUnwindSafe(|| st.plugin.command(&pc, cmd, &mut out))).is_err() {
             out.push(cmd.reply(Err(DocaError::UNEXPECTED), Vec::new()));
         }
-        st.ready.extend(out);
+        // SAFETY: the ABI makes the plugin free command descs; `cmd` is not used after.
+        unsafe { libc::free(n as *mut c_void) };
+        st.ready.append(&mut out);
+        st.out = out;
     }
     SUCCESS
 }
@@ -235,9 +262,10 @@ unsafe extern "C" fn progress<P: UromPlugin>(
     let pc = PluginContext { raw: ctx };
     // SAFETY: opened ctx.
     let st = unsafe { state::<P>(ctx) };
-    let mut out = Vec::new();
+    let mut out = std::mem::take(&mut st.out);
     let _ = catch_unwind(AssertUnwindSafe(|| st.plugin.progress(&pc, &mut out)));
-    st.ready.extend(out);
+    st.ready.append(&mut out);
+    st.out = out;
     if st.ready.is_empty() {
         return DocaError::EMPTY.raw();
     }
@@ -285,6 +313,34 @@ unsafe extern "C" fn notif_pack(
         *len = need;
     }
     SUCCESS
+}
+
+/// `doca_soft_urom_plugin_arm` for `P` (used by [`export_plugin!`](crate::export_plugin)):
+/// DOCA_SUCCESS with `*fd` = the descriptor to wait on (-1: nothing to wait for),
+/// DOCA_ERROR_AGAIN when work is pending, DOCA_ERROR_NOT_SUPPORTED when the plugin cannot
+/// say (the runtime then wakes it by timeout).
+///
+/// # Safety
+/// `ctx` null or a ctx opened by this plugin; `fd` null or writable.
+pub unsafe fn arm<P: UromPlugin>(ctx: *mut WorkerCtx, fd: *mut std::os::raw::c_int) -> u32 {
+    if ctx.is_null() || fd.is_null() {
+        return DocaError::INVALID_VALUE.code();
+    }
+    // SAFETY: opened ctx (caller contract).
+    let st = unsafe { state::<P>(ctx) };
+    if !st.ready.is_empty() {
+        return DocaError::AGAIN.code();
+    }
+    let w = catch_unwind(AssertUnwindSafe(|| st.plugin.arm_wakeup())).unwrap_or(Wakeup::Unknown);
+    let (code, f) = match w {
+        Wakeup::Fd(f) if f >= 0 => (0, f),
+        Wakeup::CommandsOnly => (0, -1),
+        Wakeup::Busy => (DocaError::AGAIN.code(), -1),
+        Wakeup::Fd(_) | Wakeup::Unknown => (DocaError::NOT_SUPPORTED.code(), -1),
+    };
+    // SAFETY: checked non-null.
+    unsafe { *fd = f };
+    code
 }
 
 /// The interface table for `P` (used by [`export_plugin!`](crate::export_plugin)).
@@ -346,6 +402,19 @@ macro_rules! export_plugin {
         pub unsafe extern "C" fn urom_plugin_get_version(version: *mut u64) -> u32 {
             // SAFETY: forwarded contract.
             unsafe { $crate::sdk::get_version::<$plugin>(version) }
+        }
+
+        /// `doca_soft_urom_plugin_arm` (doca-soft extension: see the `sdk` module).
+        ///
+        /// # Safety
+        /// `ctx` null or opened by this plugin; `fd` null or writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn doca_soft_urom_plugin_arm(
+            ctx: *mut $crate::sdk::abi::WorkerCtx,
+            fd: *mut ::std::os::raw::c_int,
+        ) -> u32 {
+            // SAFETY: forwarded contract.
+            unsafe { $crate::sdk::arm::<$plugin>(ctx, fd) }
         }
     };
 }

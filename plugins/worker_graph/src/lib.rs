@@ -4,7 +4,7 @@
 //! the notification `{ u64 type = 0; u64 data }` and status SUCCESS. Anything else is
 //! answered with INVALID_VALUE (wrong length) or NOT_SUPPORTED (unknown type).
 
-use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin};
+use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin, Wakeup};
 use doca_urom::DocaError;
 
 /// `UROM_WORKER_CMD_GRAPH_LOOPBACK`.
@@ -30,6 +30,11 @@ impl UromPlugin for Graph {
         }
         // The notification has the command's layout: echo it.
         out.push(cmd.reply(Ok(()), cmd.payload.to_vec()));
+    }
+
+    fn arm_wakeup(&mut self) -> Wakeup {
+        // Every reply comes from a command: the worker may sleep until the next one.
+        Wakeup::CommandsOnly
     }
 }
 

@@ -7,10 +7,14 @@
 //! `dest`. TAG_SEND / TAG_RECV with inline data (memh_id 0) are served; operations on host
 //! memory (memh_id != 0) and MEM_MAP need exported-memory hardware and are answered with
 //! NOT_SUPPORTED. Commands are validated as in the sample (`len == sizeof(cmd) + inline`).
+//!
+//! The UCP worker is created with the WAKEUP feature and its event descriptor is handed to
+//! the worker runtime through the SDK's wake-up extension ([`UromPlugin::arm_wakeup`]), so a
+//! message from another domain member wakes a sleeping worker at once.
 
 use doca_soft::ucx::sys;
 use doca_urom::sandbox::{CMD_SIZE, NOTIFY_SIZE, TAG_RECV, TAG_SEND};
-use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin};
+use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin, Wakeup};
 use doca_urom::DocaError;
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -46,6 +50,8 @@ pub struct Sandbox {
     context: sys::ucp_context_h,
     worker: sys::ucp_worker_h,
     addr: Vec<u8>,
+    // UCP event descriptor (-1 if UCX offers none).
+    efd: i32,
     eps: HashMap<u64, sys::ucp_ep_h>,
     sends: Vec<PendingSend>,
     recvs: Vec<PendingRecv>,
@@ -207,7 +213,8 @@ impl UromPlugin for Sandbox {
         }
         let params = sys::ucp_params_t {
             field_mask: sys::ucp_params_field_UCP_PARAM_FIELD_FEATURES as u64,
-            features: sys::ucp_feature_UCP_FEATURE_TAG as u64,
+            features: (sys::ucp_feature_UCP_FEATURE_TAG | sys::ucp_feature_UCP_FEATURE_WAKEUP)
+                as u64,
             ..Default::default()
         };
         let mut context: sys::ucp_context_h = std::ptr::null_mut();
@@ -253,10 +260,16 @@ impl UromPlugin for Sandbox {
             sys::ucp_worker_release_address(worker, a);
             v
         };
+        let mut efd = -1;
+        // SAFETY: live worker (WAKEUP requested); out pointer.
+        if unsafe { sys::ucp_worker_get_efd(worker, &mut efd) } != sys::ucs_status_t_UCS_OK {
+            efd = -1;
+        }
         Ok(Sandbox {
             context,
             worker,
             addr,
+            efd,
             eps: HashMap::new(),
             sends: Vec::new(),
             recvs: Vec::new(),
@@ -313,6 +326,18 @@ impl UromPlugin for Sandbox {
             out.push(r);
             false
         });
+    }
+
+    fn arm_wakeup(&mut self) -> Wakeup {
+        if self.efd < 0 {
+            return Wakeup::Unknown;
+        }
+        // SAFETY: live worker; progress drained it just before (the SDK's contract).
+        match unsafe { sys::ucp_worker_arm(self.worker) } {
+            sys::ucs_status_t_UCS_OK => Wakeup::Fd(self.efd),
+            sys::ucs_status_t_UCS_ERR_BUSY => Wakeup::Busy,
+            _ => Wakeup::Unknown,
+        }
     }
 }
 

@@ -8,22 +8,41 @@
 //!
 //! Memory: command descs are allocated with libc `malloc` (plugins free them), notification
 //! descs come from the plugins' `malloc` and are freed here with `free`, as the ABI says.
+//! Frames are read in place from the connection decoders and notifications packed straight
+//! into reused send buffers: the runtime itself allocates nothing per command.
+//!
+//! Idle policy (see [`spin`] and [`AdaptiveSpin`]): after its last activity the worker keeps
+//! polling for up to `DOCA_SOFT_UROM_SPIN_US` microseconds (a window that shrinks while
+//! spinning does not pay or is preempted), then arms UCX's event descriptor and those of
+//! plugins with the wake-up extension (`doca_soft_urom_plugin_arm`) and sleeps in `poll()`.
+//! Plugins without the extension are progressed on every loop iteration and woken by a
+//! [`IDLE_TIMEOUT_MS`] timeout while the worker sleeps.
 
 pub mod domain;
 pub mod plugin;
+pub mod spin;
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, Event, Node};
-use crate::urom::abi::{
-    self, ListLink, WorkerCmd, WorkerCmdDesc, WorkerNotify, CMD_HEADER_LEN, NOTIFY_HEADER_LEN,
-};
+use crate::ucx::{ConnId, EventRef, Node};
+use crate::urom::abi::{self, ListLink, WorkerCmd, WorkerCmdDesc, WorkerNotify, CMD_HEADER_LEN};
 use crate::urom::stop::{install_stop_signals, stop_requested};
-use crate::urom::wire::{Decoder, Msg, OVERHEAD};
-use plugin::LoadedPlugin;
+use crate::urom::wire::{frame_begin, frame_end, Decoder, Msg, KIND_CMD, KIND_NOTIFY, OVERHEAD};
+use plugin::{Arm, LoadedPlugin};
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Longest sleep while a plugin without the wake-up extension is loaded (its own events
+/// wait at most this long).
+pub const IDLE_TIMEOUT_MS: i32 = 2;
+/// An idle loop iteration longer than this means the worker was preempted: it stops
+/// spinning and sleeps (see `Worker::run`).
+const PREEMPTED: Duration = Duration::from_micros(50);
+/// Longest sleep when every event source can wake the worker (bounds how late a stop
+/// request that did not interrupt `poll()` is seen).
+pub const ARMED_TIMEOUT_MS: i32 = 20;
 
 /// Worker command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +92,8 @@ impl WorkerArgs {
     }
 }
 
-fn notify_header(type_: u64, urom_context: u64, status: DocaError) -> Vec<u8> {
+/// Appends a frame holding a bare `urom_worker_notify` header (no body) to `f`.
+fn notify_header_frame(f: &mut Vec<u8>, type_: u64, urom_context: u64, status: DocaError) {
     let h = WorkerNotify {
         type_,
         urom_context,
@@ -81,13 +101,86 @@ fn notify_header(type_: u64, urom_context: u64, status: DocaError) -> Vec<u8> {
         status: status.0,
         reserved: 0,
     };
-    let mut v = Vec::with_capacity(NOTIFY_HEADER_LEN);
-    v.extend_from_slice(&h.type_.to_le_bytes());
-    v.extend_from_slice(&h.urom_context.to_le_bytes());
-    v.extend_from_slice(&h.len.to_le_bytes());
-    v.extend_from_slice(&h.status.to_le_bytes());
-    v.extend_from_slice(&h.reserved.to_le_bytes());
-    v
+    let at = frame_begin(f, KIND_NOTIFY);
+    f.extend_from_slice(&h.type_.to_le_bytes());
+    f.extend_from_slice(&h.urom_context.to_le_bytes());
+    f.extend_from_slice(&h.len.to_le_bytes());
+    f.extend_from_slice(&h.status.to_le_bytes());
+    f.extend_from_slice(&h.reserved.to_le_bytes());
+    frame_end(f, at);
+}
+
+fn send_status(
+    node: &mut Node,
+    conn: ConnId,
+    type_: u64,
+    ctx: u64,
+    status: DocaError,
+) -> DocaResult<()> {
+    node.send_with(conn, |f| notify_header_frame(f, type_, ctx, status))
+}
+
+/// Hands one command (`urom_worker_cmd` bytes from connection `conn`) to its plugin; errors
+/// are answered with a bare notification. Err only when the answer could not be sent.
+fn on_cmd(
+    node: &mut Node,
+    plugins: &mut [LoadedPlugin],
+    conn: ConnId,
+    bytes: &[u8],
+) -> DocaResult<()> {
+    if bytes.len() < CMD_HEADER_LEN {
+        return send_status(node, conn, 0, 0, DocaError::INVALID_VALUE);
+    }
+    let u = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    let hdr = WorkerCmd {
+        type_: u(0),
+        urom_context: u(8),
+        len: u(16),
+    };
+    let body = &bytes[CMD_HEADER_LEN..];
+    let fail = |node: &mut Node, e| send_status(node, conn, hdr.type_, hdr.urom_context, e);
+    if hdr.len != body.len() as u64 {
+        return fail(node, DocaError::INVALID_VALUE);
+    }
+    let Some(p) = plugins.iter_mut().find(|p| p.id == hdr.type_) else {
+        return fail(node, DocaError::NOT_FOUND);
+    };
+    let size = std::mem::size_of::<WorkerCmdDesc>() + body.len();
+    // SAFETY: plain allocation; the plugin frees it with free() as the ABI requires.
+    let desc = unsafe { libc::malloc(size) } as *mut WorkerCmdDesc;
+    if desc.is_null() {
+        return fail(node, DocaError::NO_MEMORY);
+    }
+    let mut head = ListLink {
+        prev: std::ptr::null_mut(),
+        next: std::ptr::null_mut(),
+    };
+    // SAFETY: desc has room for the header and body; head is a local list head.
+    unsafe {
+        std::ptr::addr_of_mut!((*desc).dest_id).write(conn);
+        std::ptr::addr_of_mut!((*desc).worker_cmd).write(hdr);
+        let payload = (desc as *mut u8).add(std::mem::size_of::<WorkerCmdDesc>());
+        std::ptr::copy_nonoverlapping(body.as_ptr(), payload, body.len());
+        abi::list_init(&mut head);
+        abi::list_add_tail(&mut head, desc as *mut ListLink);
+    }
+    // SAFETY: head lists the desc malloc'd above.
+    let r = unsafe { p.worker_cmd(&mut head) };
+    // A plugin that failed may have left the desc on the list: reclaim it.
+    // SAFETY: whatever is still on the list is ours (malloc'd above).
+    unsafe {
+        loop {
+            let n = abi::list_pop_head(&mut head);
+            if n.is_null() {
+                break;
+            }
+            libc::free(n as *mut libc::c_void);
+        }
+    }
+    match r {
+        Ok(()) => Ok(()),
+        Err(e) => fail(node, e),
+    }
 }
 
 struct Worker {
@@ -95,97 +188,18 @@ struct Worker {
     node: Node,
     plugins: Vec<LoadedPlugin>,
     conns: HashMap<ConnId, Decoder>,
+    // Busy-poll window after the last activity (see `spin`).
+    spin: Duration,
+    // Scratch reused by every loop iteration (no allocation per command).
+    touched: Vec<ConnId>,
+    closed: Vec<ConnId>,
+    pfds: Vec<libc::pollfd>,
 }
 
 impl Worker {
     fn send(&mut self, conn: ConnId, m: &Msg) {
         if self.node.send(conn, m.encode()).is_err() {
             self.conns.remove(&conn);
-        }
-    }
-
-    fn on_cmd(&mut self, conn: ConnId, bytes: Vec<u8>) {
-        if bytes.len() < CMD_HEADER_LEN {
-            self.send(
-                conn,
-                &Msg::Notify(notify_header(0, 0, DocaError::INVALID_VALUE)),
-            );
-            return;
-        }
-        let u = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-        let hdr = WorkerCmd {
-            type_: u(0),
-            urom_context: u(8),
-            len: u(16),
-        };
-        let body = &bytes[CMD_HEADER_LEN..];
-        if hdr.len != body.len() as u64 {
-            self.send(
-                conn,
-                &Msg::Notify(notify_header(
-                    hdr.type_,
-                    hdr.urom_context,
-                    DocaError::INVALID_VALUE,
-                )),
-            );
-            return;
-        }
-        let Some(p) = self.plugins.iter_mut().find(|p| p.id == hdr.type_) else {
-            self.send(
-                conn,
-                &Msg::Notify(notify_header(
-                    hdr.type_,
-                    hdr.urom_context,
-                    DocaError::NOT_FOUND,
-                )),
-            );
-            return;
-        };
-        let size = std::mem::size_of::<WorkerCmdDesc>() + body.len();
-        // SAFETY: plain allocation; the plugin frees it with free() as the ABI requires.
-        let desc = unsafe { libc::malloc(size) } as *mut WorkerCmdDesc;
-        if desc.is_null() {
-            self.send(
-                conn,
-                &Msg::Notify(notify_header(
-                    hdr.type_,
-                    hdr.urom_context,
-                    DocaError::NO_MEMORY,
-                )),
-            );
-            return;
-        }
-        let mut head = ListLink {
-            prev: std::ptr::null_mut(),
-            next: std::ptr::null_mut(),
-        };
-        // SAFETY: desc has room for the header and body; head is a local list head.
-        unsafe {
-            std::ptr::addr_of_mut!((*desc).dest_id).write(conn);
-            std::ptr::addr_of_mut!((*desc).worker_cmd).write(hdr);
-            let payload = (desc as *mut u8).add(std::mem::size_of::<WorkerCmdDesc>());
-            std::ptr::copy_nonoverlapping(body.as_ptr(), payload, body.len());
-            abi::list_init(&mut head);
-            abi::list_add_tail(&mut head, desc as *mut ListLink);
-        }
-        // SAFETY: head lists the desc malloc'd above.
-        let r = unsafe { p.worker_cmd(&mut head) };
-        // A plugin that failed may have left the desc on the list: reclaim it.
-        // SAFETY: whatever is still on the list is ours (malloc'd above).
-        unsafe {
-            loop {
-                let n = abi::list_pop_head(&mut head);
-                if n.is_null() {
-                    break;
-                }
-                libc::free(n as *mut libc::c_void);
-            }
-        }
-        if let Err(e) = r {
-            self.send(
-                conn,
-                &Msg::Notify(notify_header(hdr.type_, hdr.urom_context, e)),
-            );
         }
     }
 
@@ -208,7 +222,6 @@ impl Worker {
                     },
                 );
             }
-            Msg::Cmd(b) => self.on_cmd(conn, b),
             Msg::DomainInit { req, peers, bufs } => {
                 domain::install(peers, bufs);
                 self.send(conn, &Msg::DomainOk { req });
@@ -218,91 +231,235 @@ impl Worker {
         Ok(())
     }
 
-    fn on_data(&mut self, conn: ConnId, bytes: &[u8]) {
-        let mut msgs = Vec::new();
-        let mut failed = None;
-        if let Some(d) = self.conns.get_mut(&conn) {
-            d.push(bytes);
-            loop {
-                match d.next_msg() {
-                    Ok(Some(m)) => msgs.push(m),
-                    Ok(None) => break,
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
+    fn drop_conn(&mut self, conn: ConnId, e: DocaError) {
+        sdk_warn!(
+            "urom_worker",
+            "connection {conn}: protocol error {e:?}, dropping it"
+        );
+        self.send(conn, &Msg::Error { req: 0, code: e.0 });
+        self.node.close_flushed(conn);
+        self.conns.remove(&conn);
+    }
+
+    /// Serves the complete frames received on `conn`: commands in place, other messages
+    /// decoded.
+    fn serve(&mut self, conn: ConnId) {
+        loop {
+            let Some(dec) = self.conns.get_mut(&conn) else {
+                return;
+            };
+            let msg = match dec.next_frame() {
+                Ok(None) => return,
+                Ok(Some((KIND_CMD, bytes))) => {
+                    if on_cmd(&mut self.node, &mut self.plugins, conn, bytes).is_err() {
+                        self.conns.remove(&conn);
+                        return;
                     }
+                    continue;
                 }
+                Ok(Some((kind, payload))) => Msg::decode(kind, payload).map_err(|e| dec.reject(e)),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = msg.and_then(|m| self.on_msg(conn, m)) {
+                self.drop_conn(conn, e);
+                return;
             }
-        }
-        for m in msgs {
-            if let Err(e) = self.on_msg(conn, m) {
-                failed = Some(e);
-                break;
-            }
-        }
-        if let Some(e) = failed {
-            sdk_warn!(
-                "urom_worker",
-                "connection {conn}: protocol error {e:?}, dropping it"
-            );
-            self.send(conn, &Msg::Error { req: 0, code: e.0 });
-            self.node.close_flushed(conn);
-            self.conns.remove(&conn);
         }
     }
 
-    fn progress_plugins(&mut self) -> bool {
-        let cap = self.args.max_msg;
-        let mut out: Vec<(ConnId, Vec<u8>)> = Vec::new();
-        for p in self.plugins.iter_mut() {
-            for d in p.progress() {
-                // SAFETY: d is a live desc from the plugin.
-                let dest = unsafe { (*d).dest_id };
-                // SAFETY: d came from this plugin's progress and is not freed yet.
-                match unsafe { p.notif_pack(d, cap) } {
-                    Ok(b) => out.push((dest, b)),
-                    Err(e) => {
-                        // SAFETY: as above.
-                        let (t, c) =
-                            unsafe { ((*d).worker_notif.type_, (*d).worker_notif.urom_context) };
-                        out.push((dest, notify_header(t, c, e)));
+    /// Progresses the host connections; true if anything happened.
+    fn poll_hosts(&mut self) -> bool {
+        let max = self.args.max_msg + OVERHEAD;
+        let (conns, touched, closed) = (&mut self.conns, &mut self.touched, &mut self.closed);
+        let busy = self.node.poll_with(|e| match e {
+            EventRef::Accepted(c) => {
+                conns.insert(c, Decoder::new(max));
+            }
+            EventRef::Data(c, b) => {
+                if let Some(d) = conns.get_mut(&c) {
+                    d.push(b);
+                    if !touched.contains(&c) {
+                        touched.push(c);
                     }
                 }
-                // SAFETY: the plugin malloc'd the desc; the runtime frees it.
-                unsafe { libc::free(d as *mut libc::c_void) };
             }
+            EventRef::Closed(c) => closed.push(c),
+        });
+        let mut touched = std::mem::take(&mut self.touched);
+        for c in touched.drain(..) {
+            self.serve(c);
         }
-        let busy = !out.is_empty();
-        for (dest, b) in out {
-            if self.conns.contains_key(&dest) {
-                self.send(dest, &Msg::Notify(b));
-            }
+        self.touched = touched;
+        let mut closed = std::mem::take(&mut self.closed);
+        for c in closed.drain(..) {
+            self.conns.remove(&c);
+            self.node.close(c);
         }
+        self.closed = closed;
         busy
     }
 
-    fn run(&mut self) {
-        while !stop_requested() {
-            let events = self.node.poll();
-            let mut busy = !events.is_empty();
-            for e in events {
-                match e {
-                    Event::Accepted(c) => {
-                        self.conns
-                            .insert(c, Decoder::new(self.args.max_msg + OVERHEAD));
-                    }
-                    Event::Data(c, b) => self.on_data(c, &b),
-                    Event::Closed(c) => {
-                        self.conns.remove(&c);
-                        self.node.close(c);
-                    }
+    /// Progresses the plugins and sends their notifications; true if there were any.
+    fn progress_plugins(&mut self) -> bool {
+        let cap = self.args.max_msg;
+        let (node, conns) = (&mut self.node, &self.conns);
+        let mut n = 0;
+        for p in self.plugins.iter_mut() {
+            let packer = p.packer();
+            n += p.progress_each(|d| {
+                // SAFETY: d is a live desc from this plugin.
+                let (dest, t, c) = unsafe {
+                    (
+                        (*d).dest_id,
+                        (*d).worker_notif.type_,
+                        (*d).worker_notif.urom_context,
+                    )
+                };
+                if !conns.contains_key(&dest) {
+                    return;
                 }
-            }
-            busy |= self.progress_plugins();
-            if !busy {
-                self.node.wait(2);
+                // A failed send shows up as the connection closing.
+                let _ = node.send_with(dest, |f| {
+                    let at = frame_begin(f, KIND_NOTIFY);
+                    let body = f.len();
+                    f.resize(body + cap, 0);
+                    // SAFETY: d came from this plugin's progress and is not freed yet.
+                    match unsafe { packer.pack(d, &mut f[body..]) } {
+                        Ok(len) => {
+                            f.truncate(body + len);
+                            frame_end(f, at);
+                        }
+                        Err(e) => {
+                            f.truncate(at);
+                            notify_header_frame(f, t, c, e);
+                        }
+                    }
+                });
+            });
+        }
+        n > 0
+    }
+
+    /// Arms every event source and sleeps until one fires or the timeout passes; returns
+    /// at once when a source has work pending.
+    fn sleep(&mut self) {
+        let Some(efd) = self.node.event_fd() else {
+            std::thread::sleep(Duration::from_millis(IDLE_TIMEOUT_MS as u64));
+            return;
+        };
+        if !self.node.arm() {
+            return;
+        }
+        self.pfds.clear();
+        let pfd = |fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        self.pfds.push(pfd(efd));
+        let mut timeout = ARMED_TIMEOUT_MS;
+        for p in self.plugins.iter_mut() {
+            match p.arm() {
+                Arm::Fd(fd) => self.pfds.push(pfd(fd)),
+                Arm::CommandsOnly => {}
+                Arm::Busy => return,
+                Arm::Unknown => timeout = IDLE_TIMEOUT_MS,
             }
         }
+        // SAFETY: pfds holds valid pollfds for its length.
+        unsafe {
+            libc::poll(
+                self.pfds.as_mut_ptr(),
+                self.pfds.len() as libc::nfds_t,
+                timeout,
+            )
+        };
+    }
+
+    fn run(&mut self) {
+        let mut spin = AdaptiveSpin::new(self.spin);
+        while !stop_requested() {
+            let mut busy = self.poll_hosts();
+            busy |= self.progress_plugins();
+            if spin.keep_polling(busy, Instant::now()) {
+                std::hint::spin_loop();
+            } else {
+                self.sleep();
+                spin.slept(Instant::now());
+            }
+        }
+    }
+}
+
+/// The busy-poll decision of the worker loop: poll for up to `window` after the last
+/// activity, then sleep. The window adapts: it is the full `max` while work keeps arriving
+/// within `max` of the previous (spinning pays), and halves each time a whole window was
+/// spun for nothing or the spin was preempted (the CPU is wanted elsewhere: with fewer cores
+/// than busy parties spinning only delays the others), so a worker whose peers answer
+/// slowly ends up sleeping at once, like `max = 0`.
+#[derive(Debug)]
+pub struct AdaptiveSpin {
+    max: Duration,
+    window: Duration,
+    last_busy: Instant,
+    prev: Instant,
+    slept: bool,
+}
+
+impl AdaptiveSpin {
+    /// A policy polling for at most `max` after each activity.
+    pub fn new(max: Duration) -> AdaptiveSpin {
+        let now = Instant::now();
+        AdaptiveSpin {
+            max,
+            window: max,
+            last_busy: now,
+            prev: now,
+            slept: false,
+        }
+    }
+
+    /// The current window.
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+
+    /// After one loop iteration (`busy`: it did something) at `now`: whether to keep
+    /// polling (`false`: arm and sleep, then call [`AdaptiveSpin::slept`]).
+    pub fn keep_polling(&mut self, busy: bool, now: Instant) -> bool {
+        let iteration = now.saturating_duration_since(self.prev);
+        self.prev = now;
+        if busy {
+            // Work after a sleep that a full window would have caught: spinning pays.
+            if !self.slept || now.saturating_duration_since(self.last_busy) <= self.max {
+                self.window = self.max;
+            }
+            self.slept = false;
+            self.last_busy = now;
+            return true;
+        }
+        if self.slept {
+            // Woken for nothing (timeout): back to sleep.
+            return false;
+        }
+        // An idle iteration takes a microsecond or so: a much longer one means the scheduler
+        // ran something else on this CPU.
+        if iteration > PREEMPTED {
+            self.window /= 2;
+            return false;
+        }
+        if now.saturating_duration_since(self.last_busy) < self.window {
+            return true;
+        }
+        // A whole window spun for nothing.
+        self.window /= 2;
+        false
+    }
+
+    /// The worker slept and woke at `now`.
+    pub fn slept(&mut self, now: Instant) {
+        self.slept = true;
+        self.prev = now;
     }
 }
 
@@ -355,6 +512,10 @@ pub fn main_with_args(args: &[String]) -> i32 {
         node,
         plugins,
         conns: HashMap::new(),
+        spin: spin::spin_from_env(),
+        touched: Vec::new(),
+        closed: Vec::new(),
+        pfds: Vec::new(),
     };
     w.run();
     // Plugins close before the node goes (they may hold UCX resources of their own).
@@ -365,6 +526,53 @@ pub fn main_with_args(args: &[String]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Idle iterations 1 us apart from `from` until the policy says sleep; returns when.
+    fn spin_until_sleep(s: &mut AdaptiveSpin, from: Instant) -> Duration {
+        let us = Duration::from_micros;
+        for i in 1..10_000 {
+            if !s.keep_polling(false, from + us(i)) {
+                return us(i);
+            }
+        }
+        panic!("never slept");
+    }
+
+    #[test]
+    fn adaptive_spin_shrinks_when_spinning_is_wasted_and_recovers() {
+        let us = Duration::from_micros;
+        let t0 = Instant::now();
+        let mut s = AdaptiveSpin::new(us(100));
+        assert!(s.keep_polling(true, t0), "work: keep polling");
+        // A whole window idle: sleep at its end, and the next window is half.
+        assert_eq!(spin_until_sleep(&mut s, t0), us(100));
+        assert_eq!(s.window(), us(50));
+        s.slept(t0 + us(101));
+        assert!(
+            !s.keep_polling(false, t0 + us(2101)),
+            "timeout wake: sleep again"
+        );
+        // Woken by work long after the last: the window stays short.
+        assert!(s.keep_polling(true, t0 + us(3000)));
+        assert_eq!(s.window(), us(50));
+        assert_eq!(spin_until_sleep(&mut s, t0 + us(3000)), us(50));
+        assert_eq!(s.window(), us(25));
+        s.slept(t0 + us(3051));
+        // Woken by work soon after the last (a full window would have caught it): full.
+        assert!(s.keep_polling(true, t0 + us(3080)));
+        assert_eq!(s.window(), us(100));
+        // Work arriving while spinning keeps the full window.
+        assert!(s.keep_polling(false, t0 + us(3081)));
+        assert!(s.keep_polling(true, t0 + us(3090)));
+        assert_eq!(s.window(), us(100));
+        // A preempted idle iteration (far longer than an iteration): sleep, halve.
+        assert!(!s.keep_polling(false, t0 + us(3090) + PREEMPTED + us(1)));
+        assert_eq!(s.window(), us(50));
+        // Window 0: never poll while idle.
+        let mut z = AdaptiveSpin::new(Duration::ZERO);
+        assert!(z.keep_polling(true, t0));
+        assert!(!z.keep_polling(false, t0 + us(1)));
+    }
 
     #[test]
     fn args_parse_and_reject() {

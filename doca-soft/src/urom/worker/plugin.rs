@@ -8,6 +8,47 @@ use std::path::Path;
 
 type GetIfaceFn = unsafe extern "C" fn(*mut PluginIface) -> u32;
 type GetVersionFn = unsafe extern "C" fn(*mut u64) -> u32;
+/// `doca_soft_urom_plugin_arm` (doca-soft extension, optional): see [`abi::ARM_SYMBOL`].
+type ArmFn = unsafe extern "C" fn(*mut WorkerCtx, *mut libc::c_int) -> u32;
+
+/// What a plugin said before the worker sleeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arm {
+    /// Armed: wait on this descriptor too.
+    Fd(i32),
+    /// Nothing to wait for (the plugin acts on commands only).
+    CommandsOnly,
+    /// Work pending: do not sleep.
+    Busy,
+    /// The plugin cannot say (no extension): wake it by timeout.
+    Unknown,
+}
+
+/// A plugin's `notif_pack` (needs no ctx, so it can run while the plugin is borrowed).
+#[derive(Clone, Copy)]
+pub struct Packer(unsafe extern "C" fn(*mut abi::WorkerNotify, *mut usize, *mut c_void) -> u32);
+
+impl Packer {
+    /// Packs a notification into `out`; returns the packed length.
+    ///
+    /// # Safety
+    /// `desc` is a live notification desc produced by the plugin this packer came from.
+    pub unsafe fn pack(self, desc: *mut WorkerNotifDesc, out: &mut [u8]) -> DocaResult<usize> {
+        let mut len = out.len();
+        // SAFETY: desc is live (caller contract); out is writable for `len` bytes.
+        ok(unsafe {
+            (self.0)(
+                &mut (*desc).worker_notif,
+                &mut len,
+                out.as_mut_ptr() as *mut c_void,
+            )
+        })?;
+        if len > out.len() {
+            return Err(DocaError::TOO_BIG);
+        }
+        Ok(len)
+    }
+}
 
 /// A plugin loaded into this worker process.
 pub struct LoadedPlugin {
@@ -17,6 +58,7 @@ pub struct LoadedPlugin {
     pub addr: Vec<u8>,
     // Boxed: the plugin keeps pointers to its ctx.
     ctx: Box<WorkerCtx>,
+    arm: Option<ArmFn>,
     // Keeps the code mapped; dropped last.
     _lib: libloading::Library,
 }
@@ -61,6 +103,10 @@ impl LoadedPlugin {
             DocaError::NOT_FOUND
         })?;
         let (_version, iface) = probe(&lib)?;
+        // SAFETY: the extension's signature (abi::ARM_SYMBOL); absent in most plugins.
+        let arm: Option<ArmFn> = unsafe { lib.get::<ArmFn>(abi::ARM_SYMBOL) }
+            .ok()
+            .map(|f| *f);
         if iface.open.is_none()
             || iface.worker_cmd.is_none()
             || iface.progress.is_none()
@@ -81,6 +127,7 @@ impl LoadedPlugin {
             id,
             addr: Vec::new(),
             ctx,
+            arm,
             _lib: lib,
         };
         p.addr = p.fetch_addr()?;
@@ -118,9 +165,10 @@ impl LoadedPlugin {
         ok(unsafe { f(&mut *self.ctx, list) })
     }
 
-    /// Collects the plugin's ready notifications (malloc'd descs the caller frees).
-    pub fn progress(&mut self) -> Vec<*mut WorkerNotifDesc> {
-        let f = self.ctx.iface.progress.expect("checked at load");
+    /// Runs the plugin's progress and hands each ready notification to `f`, freeing it
+    /// after (the ABI makes the runtime free them). Returns how many there were.
+    pub fn progress_each(&mut self, mut f: impl FnMut(*mut WorkerNotifDesc)) -> usize {
+        let progress = self.ctx.iface.progress.expect("checked at load");
         let mut head = ListLink {
             prev: std::ptr::null_mut(),
             next: std::ptr::null_mut(),
@@ -128,40 +176,39 @@ impl LoadedPlugin {
         // SAFETY: head is a local list head, initialised before use.
         unsafe { abi::list_init(&mut head) };
         // SAFETY: ctx is open; head is an empty list.
-        let _ = unsafe { f(&mut *self.ctx, &mut head) };
-        let mut out = Vec::new();
+        let _ = unsafe { progress(&mut *self.ctx, &mut head) };
+        let mut n = 0;
         loop {
             // SAFETY: the plugin appended valid descs (entry is their first field).
-            let n = unsafe { abi::list_pop_head(&mut head) };
-            if n.is_null() {
-                break;
+            let d = unsafe { abi::list_pop_head(&mut head) } as *mut WorkerNotifDesc;
+            if d.is_null() {
+                return n;
             }
-            out.push(n as *mut WorkerNotifDesc);
+            n += 1;
+            f(d);
+            // SAFETY: the plugin malloc'd the desc; the runtime frees it, once.
+            unsafe { libc::free(d as *mut c_void) };
         }
-        out
     }
 
-    /// Packs a notification into at most `cap` bytes.
-    ///
-    /// # Safety
-    /// `desc` is a live notification desc produced by this plugin.
-    pub unsafe fn notif_pack(&self, desc: *mut WorkerNotifDesc, cap: usize) -> DocaResult<Vec<u8>> {
-        let f = self.ctx.iface.notif_pack.expect("checked at load");
-        let mut buf = vec![0u8; cap];
-        let mut len = cap;
-        // SAFETY: desc is a live desc from this plugin; buf is writable for `len` bytes.
-        ok(unsafe {
-            f(
-                &mut (*desc).worker_notif,
-                &mut len,
-                buf.as_mut_ptr() as *mut c_void,
-            )
-        })?;
-        if len > cap {
-            return Err(DocaError::TOO_BIG);
+    /// The plugin's `notif_pack`.
+    pub fn packer(&self) -> Packer {
+        Packer(self.ctx.iface.notif_pack.expect("checked at load"))
+    }
+
+    /// Asks the plugin (extension `doca_soft_urom_plugin_arm`) how it wakes the worker.
+    pub fn arm(&mut self) -> Arm {
+        let Some(arm) = self.arm else {
+            return Arm::Unknown;
+        };
+        let mut fd: libc::c_int = -1;
+        // SAFETY: ctx is open; fd is writable.
+        match unsafe { arm(&mut *self.ctx, &mut fd) } {
+            0 if fd >= 0 => Arm::Fd(fd),
+            0 => Arm::CommandsOnly,
+            r if r == DocaError::AGAIN.0 => Arm::Busy,
+            _ => Arm::Unknown,
         }
-        buf.truncate(len);
-        Ok(buf)
     }
 }
 
