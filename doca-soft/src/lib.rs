@@ -88,6 +88,16 @@
 //!   `.so` files; plugin `i` in scan order gets id `1 << i`.
 //! * `DOCA_UROM_WORKER_BIN` (daemon): the worker program (default: `doca_urom_worker` next
 //!   to the daemon binary).
+//! * `DOCA_SOFT_RX_LANES`: the most receive lanes (dispatcher threads, each with its own
+//!   source: an AF_PACKET socket in the port's fanout group, or a wire input queue) a port
+//!   runs, 1 to 64; default the CPU count. A port adds a lane per registered RX queue up to
+//!   this cap.
+//! * `DOCA_SOFT_UROM_SPIN_US` (workers, blocking host commands): how long to keep polling
+//!   after the last activity before sleeping, in microseconds (default 100, 0 = always
+//!   sleep, at most 1 s).
+//! * `DOCA_SOFT_TX_TRACE`: when set (not `0`), TX queues print to stderr, for each
+//!   wait-on-time send, how late the WAIT was passed and how late the first frame behind it
+//!   left.
 //!
 //! The UROM binaries: `doca_urom_daemon` (prints `doca_urom_daemon listening on HOST:PORT`,
 //! spawns one `doca_urom_worker` process per worker id) and `doca_urom_worker`.

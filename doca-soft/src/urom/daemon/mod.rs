@@ -59,7 +59,7 @@ fn level(s: Option<&String>) -> DocaResult<u32> {
 }
 
 impl DaemonArgs {
-    /// Parses the command line (without argv[0]).
+    /// Parses the command line (without `argv[0]`).
     pub fn parse(args: &[String]) -> DocaResult<DaemonArgs> {
         let default_bin = std::env::var_os("DOCA_UROM_WORKER_BIN")
             .map(PathBuf::from)
