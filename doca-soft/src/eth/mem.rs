@@ -203,7 +203,9 @@ pub trait FrameSource: Send + Sync {
 /// device for device addresses.
 #[derive(Default, Clone)]
 pub struct MemRanges {
-    ranges: Vec<(u64, usize)>,
+    /// start -> length; looked up by the last start at or below an address, so a read costs
+    /// O(log n) however many ranges are registered (a proxy reads a batch at a time).
+    ranges: std::collections::BTreeMap<u64, usize>,
     device: Option<Arc<dyn DeviceMem>>,
 }
 
@@ -211,23 +213,26 @@ impl MemRanges {
     /// Ranges that only the device can resolve (or none when `device` is None).
     pub fn new(device: Option<Arc<dyn DeviceMem>>) -> MemRanges {
         MemRanges {
-            ranges: Vec::new(),
+            ranges: std::collections::BTreeMap::new(),
             device,
         }
     }
 
     /// Allows reads of host memory `[addr, addr+len)`.
     pub fn add_host(&mut self, addr: *const u8, len: usize) {
-        self.ranges.push((addr as u64, len));
+        let e = self.ranges.entry(addr as u64).or_insert(0);
+        *e = (*e).max(len);
     }
 
     fn host_contains(&self, addr: u64, len: usize) -> bool {
         let Some(end) = addr.checked_add(len as u64) else {
             return false;
         };
-        self.ranges
-            .iter()
-            .any(|&(a, l)| addr >= a && end <= a + l as u64)
+        let inside = |(&a, &l): (&u64, &usize)| addr >= a && end <= a + l as u64;
+        // The nearest range starting at or below `addr` holds it unless ranges overlap;
+        // then look at the others (registration order does not matter).
+        self.ranges.range(..=addr).next_back().is_some_and(inside)
+            || self.ranges.range(..=addr).any(inside)
     }
 }
 
@@ -252,5 +257,38 @@ impl FrameSource for MemRanges {
             .inspect_err(|_| {
                 out.truncate(start);
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_ranges_are_found_at_their_bounds_and_overlaps_still_resolve() {
+        let buf = vec![7u8; 4096];
+        let p = buf.as_ptr();
+        let mut m = MemRanges::new(None);
+        // SAFETY: offsets inside `buf`.
+        let (a, b) = unsafe { (p.add(100), p.add(1000)) };
+        m.add_host(a, 200); // [100, 300)
+        m.add_host(b, 100); // [1000, 1100)
+        m.add_host(p, 2048); // [0, 2048) overlaps both
+        let mut out = Vec::new();
+        for (off, len) in [(100, 200), (1000, 100), (0, 2048), (1500, 10), (2040, 8)] {
+            out.clear();
+            // SAFETY: inside `buf`.
+            let addr = unsafe { p.add(off) } as u64;
+            assert!(m.read(addr, 0, len, &mut out).is_ok(), "[{off}, +{len})");
+            assert_eq!(out.len(), len);
+        }
+        // SAFETY: inside `buf` (the range extends past the registered 2048 bytes).
+        let past = unsafe { p.add(2040) } as u64;
+        assert!(
+            m.read(past, 0, 16, &mut out).is_err(),
+            "crosses the end of every range"
+        );
+        assert!(m.read(8, 0, 8, &mut out).is_err(), "not registered");
+        assert!(m.read(u64::MAX - 2, 0, 8, &mut out).is_err(), "overflow");
     }
 }
