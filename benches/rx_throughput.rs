@@ -121,6 +121,7 @@ fn main() {
             if modes.contains(&"recvmmsg") || modes.contains(&"lo") {
                 match zero_loss_search(
                     tries,
+                    q as u64 * frames,
                     |rate| run_recvmmsg(q, size, frames, rate),
                     |r| r.lost,
                     |r| r.rx_pps(),
@@ -152,6 +153,7 @@ fn main() {
                 }
                 let ((r, cost), paced) = zero_loss_search(
                     tries,
+                    q as u64 * frames,
                     |rate| Ok::<_, std::io::Error>(run_soft_rx_costed(mode, q, size, frames, rate)),
                     |r| r.0.lost,
                     |r| r.0.pps(),
@@ -190,6 +192,7 @@ fn main() {
                 };
                 match zero_loss_search(
                     tries,
+                    q as u64 * frames,
                     |rate| run_gpu_rx(env, mode, q, size, frames, rate),
                     |r| r.lost,
                     |r| r.pps(),

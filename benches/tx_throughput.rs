@@ -57,6 +57,7 @@ fn main() {
             let mut base = None;
             match zero_loss_search(
                 tries,
+                q as u64 * frames,
                 |rate| run_recvmmsg(q, size, frames, rate),
                 |r| r.lost,
                 |r| r.rx_pps(),
@@ -83,6 +84,7 @@ fn main() {
             } else {
                 match zero_loss_search(
                     tries,
+                    q as u64 * frames,
                     |rate| run_soft_tx(&lo, q, size, frames, rate),
                     |r| r.lost,
                     |r| r.tx_pps_per_core(q) * q as f64,
@@ -121,6 +123,7 @@ fn main() {
             };
             match zero_loss_search(
                 tries,
+                q as u64 * frames,
                 |rate| run_gpu_tx(env, q, size, frames, rate),
                 |r| r.lost,
                 |r| r.tx_pps_per_core(q) * q as f64,

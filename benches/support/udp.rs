@@ -559,11 +559,16 @@ pub fn run_recvmmsg(queues: usize, size: usize, frames: u64, rate_pps: f64) -> i
     Ok(run)
 }
 
+/// Longest a paced retry of [`zero_loss_search`] may be expected to take.
+const MAX_PACED_SECS: f64 = 30.0;
+
 /// Runs `attempt(rate)` first unpaced, then paced at 90% of the last delivered rate until a
-/// run has zero loss or `tries` runs were made. Returns the last run and the rate it was
-/// paced at (0 = unpaced).
+/// run has zero loss or `tries` runs were made, or a paced retry of `total_frames` would take
+/// longer than [`MAX_PACED_SECS`]. Returns the last run and the rate it was paced at
+/// (0 = unpaced).
 pub fn zero_loss_search<R: Copy, E>(
     tries: usize,
+    total_frames: u64,
     mut attempt: impl FnMut(f64) -> Result<R, E>,
     lost: impl Fn(&R) -> u64,
     delivered_pps: impl Fn(&R) -> f64,
@@ -574,10 +579,13 @@ pub fn zero_loss_search<R: Copy, E>(
         if lost(&r) == 0 {
             break;
         }
-        rate = 0.9 * delivered_pps(&r);
-        if rate <= 0.0 {
+        let next = 0.9 * delivered_pps(&r);
+        // A run that delivered almost nothing would make the paced retry crawl for minutes:
+        // keep the lossy result (reported as LOSS) instead.
+        if next <= 0.0 || total_frames as f64 / next > MAX_PACED_SECS {
             break;
         }
+        rate = next;
         r = attempt(rate)?;
     }
     Ok((r, rate))
