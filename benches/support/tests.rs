@@ -154,3 +154,35 @@ fn thread_oob_allgathers_every_participant_in_index_order_twice() {
         Err(doca_urom::DocaError::INVALID_VALUE)
     );
 }
+
+#[test]
+fn zero_loss_search_retries_paced_and_gives_up_on_a_crawl() {
+    use support::udp::zero_loss_search;
+    // (lost, delivered pps) per attempt; records the rates asked for.
+    let run = |script: Vec<(u64, f64)>, total: u64| {
+        let mut asked = Vec::new();
+        let mut it = script.into_iter();
+        let r = zero_loss_search::<(u64, f64), ()>(
+            3,
+            total,
+            |rate| {
+                asked.push(rate);
+                Ok(it.next().expect("no more attempts scripted"))
+            },
+            |r| r.0,
+            |r| r.1,
+        )
+        .unwrap();
+        (r, asked)
+    };
+    // Loss, then zero loss at 90% of the delivered rate.
+    let ((r, paced), asked) = run(vec![(5, 1e6), (0, 0.9e6)], 100_000);
+    assert_eq!(r.0, 0);
+    assert_eq!(asked, vec![0.0, 0.9e6]);
+    assert_eq!(paced, 0.9e6);
+    // A run that delivered 1000 pps of 1e6 frames: a paced retry would take ~18 min.
+    let ((r, paced), asked) = run(vec![(999_000, 1000.0)], 1_000_000);
+    assert_eq!(r.0, 999_000, "the lossy result is kept");
+    assert_eq!(asked, vec![0.0], "no paced retry");
+    assert_eq!(paced, 0.0);
+}
