@@ -7,45 +7,21 @@ use std::net::UdpSocket;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::dev::PortSpec;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
-use doca_soft::port::Port;
-use support::{eventually, RecordingSink};
+use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
+use support::{af_packet_allowed, control_root, eventually, lo_port, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 #[test]
 fn lo_udp_pipe_delivers_exactly_the_sent_datagrams() {
-    if !is_root() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIP: AF_PACKET needs root (CAP_NET_RAW)"
-            );
-        };
+    if !af_packet_allowed() {
         return;
     }
     // The receiver's port is the destination the pipe matches; nothing else uses it.
     let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
     let dport = receiver.local_addr().unwrap().port();
-    let port = Port::for_spec(&PortSpec::Linux {
-        ifname: "lo".into(),
-        ifindex: 0,
-    })
-    .unwrap();
-    let root = Arc::new(Pipe::new(
-        "root",
-        PipeKind::Control,
-        Fwd::None,
-        Fwd::None,
-        false,
-    ));
+    let port = lo_port();
+    let root = control_root();
     let udp_dst = FieldMatch {
         field: Field::UdpDst,
         value: u64::from(dport),

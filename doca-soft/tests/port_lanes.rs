@@ -23,7 +23,7 @@ use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
 use doca_soft::flow::parser::build::udp4;
 use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
 use doca_soft::port::{lane_cap, Port, RxDrop, RxSink, LANES_ENV};
-use support::{eventually, unique, RecordingSink};
+use support::{af_packet_allowed, control_root, eventually, lo_port, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(20);
 
@@ -426,38 +426,18 @@ fn lanes_feeding_one_ring_through_a_port_deliver_every_frame_in_sender_order() {
     assert!(idle.iter().all(|s| s.frames().is_empty()));
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 #[test]
 fn af_packet_lanes_share_lo_through_fanout_without_duplicates() {
     four_lanes();
-    if !is_root() {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP: AF_PACKET needs root (CAP_NET_RAW)"
-        );
+    if !af_packet_allowed() {
         return;
     }
     let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
     let dport = receiver.local_addr().unwrap().port();
-    let port = Port::for_spec(&PortSpec::Linux {
-        ifname: "lo".into(),
-        ifindex: 0,
-    })
-    .unwrap();
+    let port = lo_port();
     // Frames to our receiver's port: RSS over queues 7 and 8; anything else on lo is no
     // match.
-    let root = Arc::new(Pipe::new(
-        "root",
-        PipeKind::Control,
-        Fwd::None,
-        Fwd::None,
-        false,
-    ));
+    let root = control_root();
     root.add(Entry {
         matches: vec![FieldMatch {
             field: Field::UdpDst,

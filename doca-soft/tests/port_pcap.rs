@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use doca_soft::dev::PortSpec;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
+use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
 use doca_soft::flow::parser::build::{tcp4, udp4};
 use doca_soft::port::Port;
 use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
-use support::{eventually, RecordingSink};
+use support::{control_root, eventually, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -63,13 +63,7 @@ fn pcap_in_queue_pcap_out_round_trip() {
         output: output.clone(),
     })
     .unwrap();
-    let root = Arc::new(Pipe::new(
-        "root",
-        PipeKind::Control,
-        Fwd::None,
-        Fwd::None,
-        false,
-    ));
+    let root = control_root();
     root.add(Entry {
         matches: vec![FieldMatch {
             field: Field::UdpDst,

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use doca_soft::dev::PortSpec;
 use doca_soft::error::DocaError;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
+use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
 use doca_soft::flow::parser::build::udp4;
 use doca_soft::port::Port;
-use support::{eventually, unique, RecordingSink};
+use support::{control_root, eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -77,13 +77,7 @@ fn drop_reasons_are_counted() {
     let small = Arc::new(RecordingSink::new(100, 3));
     b.register_rx_queue(1, small.clone()).unwrap();
     // Root pipe: UDP dst 7 -> queue 1, dst 8 -> queue 2 (not registered), dst 9 -> drop.
-    let root = Arc::new(Pipe::new(
-        "root",
-        PipeKind::Control,
-        Fwd::None,
-        Fwd::None,
-        false,
-    ));
+    let root = control_root();
     let dst = |p| FieldMatch {
         field: Field::UdpDst,
         value: p,

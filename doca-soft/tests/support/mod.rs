@@ -94,3 +94,38 @@ pub fn unique(prefix: &str) -> String {
         N.fetch_add(1, Ordering::Relaxed)
     )
 }
+
+/// Whether this process may open AF_PACKET sockets (root); prints the skip reason when not.
+pub fn af_packet_allowed() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP: AF_PACKET needs root (CAP_NET_RAW)"
+        );
+    }
+    root
+}
+
+/// The AF_PACKET port of `lo`.
+pub fn lo_port() -> std::sync::Arc<doca_soft::port::Port> {
+    doca_soft::port::Port::for_spec(&doca_soft::dev::PortSpec::Linux {
+        ifname: "lo".into(),
+        ifindex: 0,
+    })
+    .expect("the lo port")
+}
+
+/// An empty control pipe named "root" (entries added by the test).
+pub fn control_root() -> std::sync::Arc<doca_soft::flow::classify::Pipe> {
+    use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
+    std::sync::Arc::new(Pipe::new(
+        "root",
+        PipeKind::Control,
+        Fwd::None,
+        Fwd::None,
+        false,
+    ))
+}
