@@ -207,7 +207,7 @@ fn main() {
                             format!(
                                 "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {} lane(s) (cap {}); {ns}",
                                 match mode {
-                                    Mode::Lo => "senders -> lo -> AF_PACKET -> proxy -> GPU ring",
+                                    Mode::Lo => "senders -> lo -> AF_PACKET -> proxy -> GPU ring (the destination ports end at kernel-dropping sockets, as the baseline's end at its receivers)",
                                     Mode::Wire => "generators -> wire -> proxy -> GPU ring",
                                 },
                                 env.name,

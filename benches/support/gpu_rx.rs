@@ -418,6 +418,11 @@ fn receive(
         ),
         Mode::Lo => None,
     };
+    // lo: the destination ports end at sockets that drop in the kernel (see DropSinks).
+    let _sinks = (mode == Mode::Lo)
+        .then(|| udp::DropSinks::bind(queues))
+        .transpose()
+        .map_err(|e| format!("drop sockets on the destination ports: {e}"))?;
     // Senders get ready (everything allocated), then start together with the counting
     // region when one is asked for.
     let ready = Arc::new(Barrier::new(queues + 1));

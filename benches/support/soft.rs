@@ -431,6 +431,8 @@ pub fn run_soft_rx_costed(
     let lane_cpu0 = lane_cpu_ns();
     let peer = (mode == Mode::Wire)
         .then(|| Port::for_spec(&port_spec(mode, &wire, 1)).expect("wire peer"));
+    // lo: the destination ports end at sockets that drop in the kernel (see DropSinks).
+    let _sinks = (mode == Mode::Lo).then(|| udp::DropSinks::bind(queues).expect("drop sockets"));
     let done = Arc::new(AtomicBool::new(false));
     let got = Arc::new(AtomicU64::new(0));
     let consumers: Vec<_> = rx

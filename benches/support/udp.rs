@@ -266,6 +266,58 @@ pub fn udp_socket(bind_port: Option<u16>, rcvbuf: i32, timeout: Duration) -> io:
     Ok(s)
 }
 
+/// UDP sockets bound on `BASE_PORT..BASE_PORT + n` of `lo` that drop every datagram in the
+/// kernel (a one-instruction socket filter). The soft NIC's `lo` benches hold them while
+/// they send: a frame then ends at a socket, as with the recvmmsg baseline's receivers,
+/// instead of the kernel answering each one with an ICMP port-unreachable (loopback has no
+/// ICMP rate limit: one more packet per frame, built on the sender's CPU, which also reaches
+/// the AF_PACKET lanes).
+pub struct DropSinks {
+    _socks: Vec<Sock>,
+}
+
+impl DropSinks {
+    /// Binds one dropping socket per destination port the `n` senders use.
+    pub fn bind(n: usize) -> io::Result<DropSinks> {
+        let mut socks = Vec::with_capacity(n);
+        for i in 0..n {
+            let s = udp_socket(Some(BASE_PORT + i as u16), 0, Duration::from_millis(1))?;
+            drop_all(s.0)?;
+            socks.push(s);
+        }
+        Ok(DropSinks { _socks: socks })
+    }
+}
+
+/// Attaches a classic BPF program that accepts nothing (`ret #0`) to socket `fd`.
+fn drop_all(fd: i32) -> io::Result<()> {
+    let mut insn = [libc::sock_filter {
+        code: 0x06, // BPF_RET | BPF_K
+        jt: 0,
+        jf: 0,
+        k: 0,
+    }];
+    let prog = libc::sock_fprog {
+        len: insn.len() as u16,
+        filter: insn.as_mut_ptr(),
+    };
+    // SAFETY: fd is a socket; prog points at `insn`, alive for the call (the kernel copies
+    // the program).
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ATTACH_FILTER,
+            (&prog as *const libc::sock_fprog).cast(),
+            size_of::<libc::sock_fprog>() as u32,
+        )
+    };
+    if r != 0 {
+        return Err(last_err("SO_ATTACH_FILTER"));
+    }
+    Ok(())
+}
+
 /// What one sender thread did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SendResult {
