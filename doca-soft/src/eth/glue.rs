@@ -4,7 +4,7 @@
 //! memory through registered ranges).
 
 use super::dma::{DmaStream, Span};
-use super::mem::{DeviceMem, FrameSeg, FrameSource, PktBuf};
+use super::mem::{read_each, DeviceMem, FrameSeg, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::{gpu_ref, registry, Gpu, GpuShared};
 use crate::mmap::{mmap_by_mkey, MmapShared};
@@ -322,14 +322,7 @@ impl FrameSource for RuntimeFrames {
     ) {
         let Some(dma) = &self.dma else {
             // Host rings: nothing to batch.
-            for s in segs {
-                let start = out.len();
-                got.push(
-                    self.read(s.addr, s.mkey_be, s.len, out)
-                        .map(|()| start..out.len()),
-                );
-            }
-            return;
+            return read_each(self, segs, out, got);
         };
         let first = got.len();
         let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());

@@ -189,13 +189,24 @@ pub trait FrameSource: Send + Sync {
         out: &mut Vec<u8>,
         got: &mut Vec<DocaResult<std::ops::Range<usize>>>,
     ) {
-        for s in segs {
-            let start = out.len();
-            got.push(
-                self.read(s.addr, s.mkey_be, s.len, out)
-                    .map(|()| start..out.len()),
-            );
-        }
+        read_each(self, segs, out, got);
+    }
+}
+
+/// [`FrameSource::read_many`] one segment at a time through [`FrameSource::read`] (the
+/// default, and what sources without device memory do).
+pub fn read_each<S: FrameSource + ?Sized>(
+    src: &S,
+    segs: &[FrameSeg],
+    out: &mut Vec<u8>,
+    got: &mut Vec<DocaResult<std::ops::Range<usize>>>,
+) {
+    for s in segs {
+        let start = out.len();
+        got.push(
+            src.read(s.addr, s.mkey_be, s.len, out)
+                .map(|()| start..out.len()),
+        );
     }
 }
 
