@@ -223,18 +223,16 @@ fn free_pinned(p: &mut Pinned) {
 impl Drop for DmaStream {
     fn drop(&mut self) {
         let s = *self.stream.get_mut().unwrap_or_else(|p| p.into_inner());
-        if (s == 0 && self.staging.get_mut().map_or(true, |p| p.ptr == 0))
-            || self.gpu.bind_thread().is_err()
-        {
+        let staging = self.staging.get_mut().unwrap_or_else(|p| p.into_inner());
+        if (s == 0 && staging.ptr == 0) || self.gpu.bind_thread().is_err() {
             return;
         }
-        free_pinned(self.staging.get_mut().unwrap_or_else(|p| p.into_inner()));
-        if s == 0 {
-            return;
+        free_pinned(staging);
+        if s != 0 {
+            // SAFETY: created by cuStreamCreate in `with` and not used after this.
+            let _ = cu::call("cuStreamDestroy", || unsafe {
+                sys::cuStreamDestroy_v2(s as sys::CUstream)
+            });
         }
-        // SAFETY: created by cuStreamCreate in `with` and not used after this.
-        let _ = cu::call("cuStreamDestroy", || unsafe {
-            sys::cuStreamDestroy_v2(s as sys::CUstream)
-        });
     }
 }
