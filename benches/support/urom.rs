@@ -17,6 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
+use doca_soft::urom::daemon::procs::terminate_child;
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
 use doca_urom::sandbox::Sandbox;
@@ -145,14 +146,7 @@ pub struct Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        // SAFETY: signalling our own child by its pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        terminate_child(&mut self.child, Duration::from_secs(5));
         if let Some(dir) = self.service_file.parent() {
             let _ = std::fs::remove_dir_all(dir);
         }

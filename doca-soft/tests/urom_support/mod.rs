@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use doca_soft::ucx::{loopback, ConnId, Event, Node};
+use doca_soft::urom::daemon::procs::terminate_child;
 use doca_soft::urom::wire::{Decoder, Msg};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;
@@ -96,14 +97,7 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        terminate_child(&mut self.child, Duration::from_secs(5));
     }
 }
 

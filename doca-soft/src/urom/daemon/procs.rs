@@ -164,19 +164,26 @@ impl Proc {
 
     /// SIGTERM, then SIGKILL after `grace`; always reaps.
     pub fn terminate(&mut self, grace: Duration) {
-        if self.exited() {
+        terminate_child(&mut self.child, grace);
+    }
+}
+
+/// Stops a child process: SIGTERM, then SIGKILL after `grace`; always reaps. (Also what the
+/// tests and benches use to stop the daemons they start.)
+pub fn terminate_child(child: &mut std::process::Child, grace: Duration) {
+    let exited = |c: &mut std::process::Child| !matches!(c.try_wait(), Ok(None));
+    if exited(child) {
+        return;
+    }
+    // SAFETY: signalling our own child by pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if exited(child) {
             return;
         }
-        // SAFETY: signalling our own child by pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if self.exited() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        std::thread::sleep(Duration::from_millis(5));
     }
+    let _ = child.kill();
+    let _ = child.wait();
 }
