@@ -137,39 +137,6 @@ fn latencies_quantiles_are_nearest_rank_of_sorted_samples() {
 }
 
 #[test]
-fn thread_oob_allgathers_every_participant_in_index_order_twice() {
-    let _serial = serial();
-    use doca_urom::domain::Oob;
-    let oobs = support::urom::ThreadOob::group(3);
-    let got: Vec<Vec<u8>> = std::thread::scope(|s| {
-        let hs: Vec<_> = oobs
-            .iter()
-            .map(|o| {
-                s.spawn(move || {
-                    let i = o.index() as u8;
-                    let mut all = Vec::new();
-                    for round in 0..2u8 {
-                        let mut recv = vec![0u8; 6];
-                        o.allgather(&[i, round], &mut recv).unwrap();
-                        all.extend(recv);
-                    }
-                    all
-                })
-            })
-            .collect();
-        hs.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    for g in &got {
-        assert_eq!(g, &[0, 0, 1, 0, 2, 0, 0, 1, 1, 1, 2, 1]);
-    }
-    let mut short = [0u8; 2];
-    assert_eq!(
-        support::urom::ThreadOob::group(1)[0].allgather(&[1, 2], &mut short[..1]),
-        Err(doca_urom::DocaError::INVALID_VALUE)
-    );
-}
-
-#[test]
 fn zero_loss_search_retries_paced_and_gives_up_on_a_crawl() {
     // It allocates: keep it out of the counting tests' regions.
     let _serial = serial();

@@ -14,13 +14,14 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use doca_soft::urom::daemon::procs::terminate_child;
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
 use doca_urom::sandbox::Sandbox;
+use doca_urom::ThreadOob;
 use doca_urom::{Device, DocaError, Domain, Service, Worker};
 
 /// The plugins the benches load.
@@ -327,56 +328,6 @@ pub fn time_each(
         v.push(t.elapsed().as_secs_f64() * 1e6);
     }
     Ok(Latencies::new(v))
-}
-
-/// An allgather between threads of this process: each participant writes its part, a
-/// barrier, everyone copies the whole, a barrier (so the next round cannot overwrite).
-pub struct ThreadOob {
-    size: u32,
-    index: u32,
-    shared: Arc<(Mutex<Vec<u8>>, Barrier)>,
-}
-
-impl ThreadOob {
-    /// One OOB per participant, sharing state.
-    pub fn group(size: u32) -> Vec<ThreadOob> {
-        let shared = Arc::new((Mutex::new(Vec::new()), Barrier::new(size as usize)));
-        (0..size)
-            .map(|index| ThreadOob {
-                size,
-                index,
-                shared: shared.clone(),
-            })
-            .collect()
-    }
-}
-
-impl Oob for ThreadOob {
-    fn size(&self) -> u32 {
-        self.size
-    }
-    fn index(&self) -> u32 {
-        self.index
-    }
-    fn allgather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), DocaError> {
-        let (buf, barrier) = &*self.shared;
-        let n = send.len();
-        if recv.len() != n * self.size as usize {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        {
-            let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
-            if b.len() != recv.len() {
-                b.resize(recv.len(), 0);
-            }
-            let at = self.index as usize * n;
-            b[at..at + n].copy_from_slice(send);
-        }
-        barrier.wait();
-        recv.copy_from_slice(&buf.lock().unwrap_or_else(|p| p.into_inner()));
-        barrier.wait();
-        Ok(())
-    }
 }
 
 const PING: u64 = 0x1234;

@@ -142,10 +142,12 @@ pub mod graph;
 pub mod sandbox;
 pub mod sdk;
 pub mod service;
+pub mod thread_oob;
 pub mod worker;
 
 pub use doca_gpunetio::{Device, DocaError, ProgressEngine};
 pub use domain::{Domain, Oob};
 pub use error::{Error, Result};
 pub use service::{CpuSet, PluginInfo, Service};
+pub use thread_oob::ThreadOob;
 pub use worker::{Notification, NotificationRef, Worker, WORKER_ID_ANY};

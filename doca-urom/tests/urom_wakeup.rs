@@ -9,38 +9,10 @@ mod support;
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
 use doca_urom::sandbox::{Received, Sandbox};
-use doca_urom::{DocaError, Domain, Worker};
-use std::sync::{Arc, Barrier, Mutex};
+use doca_urom::{DocaError, Domain, ThreadOob, Worker};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::*;
-
-/// Allgather between the threads of this test.
-struct ThreadOob {
-    index: u32,
-    shared: Arc<(Mutex<Vec<u8>>, Barrier)>,
-}
-
-impl Oob for ThreadOob {
-    fn size(&self) -> u32 {
-        2
-    }
-    fn index(&self) -> u32 {
-        self.index
-    }
-    fn allgather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), DocaError> {
-        let (buf, barrier) = &*self.shared;
-        let n = send.len();
-        {
-            let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
-            b.resize(recv.len(), 0);
-            b[self.index as usize * n..][..n].copy_from_slice(send);
-        }
-        barrier.wait();
-        recv.copy_from_slice(&buf.lock().unwrap_or_else(|p| p.into_inner()));
-        barrier.wait();
-        Ok(())
-    }
-}
 
 const PING: u64 = 0x1234;
 const PONG: u64 = 0x5678;
@@ -98,16 +70,14 @@ fn sandbox_ping_pong_between_sleeping_workers() {
                 .expect("worker start")
         })
         .collect();
-    let shared = Arc::new((Mutex::new(Vec::new()), Barrier::new(2)));
     let rounds: Vec<u64> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..2u32)
-            .map(|rank| {
-                let (w, sb, shared) = (workers[rank as usize].clone(), &sb, shared.clone());
+        let handles: Vec<_> = ThreadOob::group(2)
+            .into_iter()
+            .zip(0..2u32)
+            .map(|(oob, rank)| {
+                let (w, sb) = (workers[rank as usize].clone(), &sb);
                 s.spawn(move || {
-                    let oob: Arc<dyn Oob> = Arc::new(ThreadOob {
-                        index: rank,
-                        shared,
-                    });
+                    let oob: Arc<dyn Oob> = Arc::new(oob);
                     let _domain = Domain::start(w.pe(), &[(rank as u64, w.clone())], oob, vec![])
                         .expect("domain start");
                     let mut done = 0;
