@@ -6,7 +6,7 @@
 //! As in DOCA, one buffer is not thread-safe: the application serialises calls on it.
 
 use crate::buf_inventory::BufInventory;
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::mmap::MmapShared;
 use std::ffi::c_void;

@@ -7,7 +7,7 @@
 //! enough (INVALID_VALUE otherwise); the GPU handle exists only for a started array with a
 //! target GPU (NOT_SUPPORTED without one, BAD_STATE before start).
 
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::gpu::{gpu_ref, Gpu, GpuShared};
 use crate::mmap::{mmap_ref, Mmap, MmapShared};

@@ -5,7 +5,7 @@
 //! buffers are out.
 
 use crate::buf::{buf_mut, Buf};
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::mmap::{mmap_ref, Mmap};
 use crate::types::DocaData;

@@ -16,7 +16,7 @@ pub mod pci;
 pub mod rep;
 pub mod sys;
 
-use crate::cabi::{copy_bytes, copy_cstr, str_arg, write_out};
+use crate::capi::toolkit::{copy_bytes, copy_cstr, str_arg, write_out};
 use crate::error::{to_c, DocaError, DocaResult};
 use pci::PciAddr;
 use std::ffi::c_char;

@@ -17,7 +17,7 @@
 pub mod cu;
 pub mod registry;
 
-use crate::cabi::{str_arg, write_out};
+use crate::capi::toolkit::{str_arg, write_out};
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
 pub use cu::cuda_available;

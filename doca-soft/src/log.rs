@@ -17,8 +17,9 @@
 //! Lines look like `[HH:MM:SS:micro][pid][LEVEL][source:line][func] msg`; SDK lines carry an
 //! extra `[DOCA]` tag after the pid.
 
-use crate::cabi::{str_arg, write_out};
+use crate::capi::toolkit::{str_arg, write_out};
 use crate::error::{to_c, DocaError, DocaResult};
+use crate::sync::lock;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -122,10 +123,6 @@ impl Default for Logger {
     fn default() -> Self {
         Self::new()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Logger {

@@ -10,7 +10,7 @@
 //! [`MmapShared::read_at`] reach it through the CPU mapping when there is one, else with a
 //! device copy. A dmabuf range that is not such memory is INVALID_VALUE at start.
 
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::dev::{dev_ref, Dev};
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};

@@ -7,9 +7,10 @@
 //! in the semaphore's memory type, and `custom_nbytes x items` in the custom info's type.
 //! The CPU may read and write items only when the memory is CPU-visible (GPU_CPU, CPU_GPU).
 
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::gpu::{gpu_ref, Gpu, GpuShared};
+use crate::sync::lock;
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
 use std::ffi::c_void;
 use std::mem::{offset_of, size_of};
@@ -158,10 +159,6 @@ pub struct Semaphore {
 }
 
 const HANDLE_BYTES: usize = size_of::<SemHandle>();
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 fn cpu_visible(t: u32) -> bool {
     t == GPU_MEM_TYPE_GPU_CPU || t == GPU_MEM_TYPE_CPU_GPU

@@ -1,6 +1,6 @@
 //! Capabilities the soft NIC reports for Ethernet queues (`doca_eth_{rxq,txq}_cap_*`).
 
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::dev::{devinfo_ref, DevInfo};
 use crate::error::{to_c, DocaError, DocaResult};
 

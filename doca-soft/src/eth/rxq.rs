@@ -7,12 +7,13 @@ use super::caps::{self, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TY
 use super::counters::RxqCountersC;
 use super::glue::{self, GpuLink, PktBufSpec};
 use super::rx_proxy::RxRing;
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::{dev_ref, Dev, DevInfo};
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::mmap::{mmap_ref, Mmap};
 use crate::port::Port;
+use crate::sync::lock;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -58,10 +59,6 @@ pub struct EthRxq {
     ctx: Box<Ctx>,
     inner: Arc<RxqInner>,
     dev: *const Dev,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl RxqInner {

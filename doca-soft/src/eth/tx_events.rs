@@ -2,7 +2,7 @@
 //! objects passed to the application's callbacks, registration and the event getters.
 
 use super::txq::{txq_ref, EthTxq};
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::error::{to_c, DocaError};
 use crate::types::DocaData;
 

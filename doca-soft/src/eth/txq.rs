@@ -10,11 +10,12 @@ use super::mem::FrameSource;
 use super::ring;
 use super::tx_events::{TxEventCb, TxGpuEvent};
 use super::tx_proxy::{FrameOut, TxEvent, TxProxy, TxRing, TxRingCfg};
-use crate::cabi::write_out;
+use crate::capi::toolkit::write_out;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::{dev_ref, Dev, DevInfo};
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::port::Port;
+use crate::sync::lock;
 use crate::types::DocaData;
 use std::collections::HashSet;
 use std::ffi::c_void;
@@ -70,10 +71,6 @@ pub struct EthTxq {
 
 /// TX queue ids applied per port (`doca_eth_txq_apply_queue_id`: IN_USE when taken).
 static TX_IDS: Mutex<Option<HashSet<(String, u16)>>> = Mutex::new(None);
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// Frames of a TX queue go to its port.
 struct PortOut(Arc<Port>);

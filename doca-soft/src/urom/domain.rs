@@ -12,10 +12,11 @@
 
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::error::{to_c, DocaError, DocaResult};
+use crate::sync::lock;
 use crate::urom::host_worker::{worker_ref, UromWorker, WorkerShared};
 use crate::urom::wire::{Decoder, DomainBuf, DomainPeer, Msg};
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 /// `doca_urom_domain_allgather_cb_t`.
 pub type AllgatherCb = Option<
@@ -76,10 +77,6 @@ struct St {
 /// Shared domain state (the context's operations).
 pub struct DomainShared {
     st: Mutex<St>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 const DOMAIN_REQ: u64 = 0xd0;

@@ -12,6 +12,7 @@
 use crate::buf::Buf;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::error::{to_c, DocaError, DocaResult};
+use crate::sync::lock;
 use crate::task::Task;
 use crate::types::DocaData;
 use crate::urom::abi::{CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
@@ -21,7 +22,7 @@ use crate::urom::service::{service_ref, ReplySlot, ServiceShared, UromService, D
 use crate::urom::wire::{frame_begin, frame_end, Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 /// `DOCA_UROM_WORKER_ID_ANY`.
 pub const WORKER_ID_ANY: u64 = u64::MAX;
@@ -80,10 +81,6 @@ impl Drop for WorkerShared {
             drop(unsafe { Box::from_raw(t as *mut CmdTask) });
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn le(b: &[u8], at: usize) -> u64 {

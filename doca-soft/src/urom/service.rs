@@ -8,6 +8,7 @@
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE};
 use crate::dev::dev_ref;
 use crate::error::{to_c, DocaError, DocaResult};
+use crate::sync::lock;
 use crate::task::Task;
 use crate::urom::link::Link;
 use crate::urom::service_file;
@@ -15,7 +16,7 @@ use crate::urom::wire::{Msg, OVERHEAD};
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// `DOCA_UROM_PLUGIN_NAME_MAX_LEN`.
@@ -65,10 +66,6 @@ pub struct ServiceShared {
     cfg: Mutex<Cfg>,
     st: Mutex<St>,
     attached: AtomicUsize,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ServiceShared {
