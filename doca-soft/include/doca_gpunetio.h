@@ -6,11 +6,14 @@
 #ifndef DOCA_GPUNETIO_H_
 #define DOCA_GPUNETIO_H_
 
+#include <inttypes.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "doca_compat.h"
+#include "doca_ctx.h"
+#include "doca_dev.h"
 #include "doca_error.h"
+#include "doca_log.h"
 #include "doca_types.h"
 
 #ifdef __cplusplus

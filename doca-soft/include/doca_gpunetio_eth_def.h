@@ -12,6 +12,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/*
+ * DOCA 3.3 pulls rdma-core's mlx5 definitions in here (struct mlx5_cqe64 and friends, plus
+ * pthread.h, errno.h and inttypes.h through it). Without rdma-core installed, add
+ * `-idirafter <doca-soft>/include/compat` to find the subset shipped with doca-soft.
+ */
+#include <infiniband/mlx5dv.h>
+/* Programs also get the format macros through this header in 3.3; not every rdma-core's
+ * mlx5dv.h includes them. */
+#include <inttypes.h>
 
 #include "doca_soft_ring.h"
 
