@@ -15,11 +15,12 @@
 #include <stdio.h>
 
 /*
- * DOCA 3.3 pulls rdma-core's mlx5 definitions in here (struct mlx5_cqe64 and friends, plus
- * pthread.h, errno.h and inttypes.h through it). Without rdma-core installed, add
- * `-idirafter <doca-soft>/include/compat` to find the subset shipped with doca-soft.
+ * DOCA 3.3 pulls rdma-core's <infiniband/mlx5dv.h> in here (struct mlx5_cqe64 and friends,
+ * plus pthread.h, errno.h and inttypes.h through it). doca_soft_mlx5.h includes the
+ * installed one, or doca-soft's compat subset where rdma-core is absent (README.md,
+ * "rdma-core headers").
  */
-#include <infiniband/mlx5dv.h>
+#include "doca_soft_mlx5.h"
 /* Programs also get the format macros through this header in 3.3; not every rdma-core's
  * mlx5dv.h includes them. */
 #include <inttypes.h>

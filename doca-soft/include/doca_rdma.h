@@ -17,11 +17,19 @@
 #include <stdint.h>
 
 /*
- * librdmacm's declarations (struct rdma_cm_id), as DOCA 3.3 includes them. Without
- * librdmacm's headers installed, add `-idirafter <doca-soft>/include/compat` for the subset
- * doca-soft ships.
+ * librdmacm's declarations (struct rdma_cm_id), as DOCA 3.3 includes them. The installed
+ * header when the compiler can find one, else doca-soft's subset in compat/ (README.md,
+ * "rdma-core headers"); no include flag is needed either way.
  */
+#if defined(__has_include)
+#if __has_include(<rdma/rdma_cma.h>)
 #include <rdma/rdma_cma.h>
+#else
+#include "compat/rdma/rdma_cma.h"
+#endif
+#else
+#include <rdma/rdma_cma.h>
+#endif
 
 #include "doca_compat.h"
 #include "doca_ctx.h"

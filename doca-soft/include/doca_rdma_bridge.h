@@ -11,10 +11,19 @@
 
 #ifdef __linux__
 /*
- * rdma-core's verbs declarations (struct ibv_pd). Without rdma-core installed, add
- * `-idirafter <doca-soft>/include/compat` for the subset doca-soft ships.
+ * rdma-core's verbs declarations (struct ibv_pd, ibv_wc, ...), as DOCA 3.3 includes them.
+ * The installed header when the compiler can find one, else doca-soft's subset in compat/
+ * (README.md, "rdma-core headers"); no include flag is needed either way.
  */
+#if defined(__has_include)
+#if __has_include(<infiniband/verbs.h>)
 #include <infiniband/verbs.h>
+#else
+#include "compat/infiniband/verbs.h"
+#endif
+#else
+#include <infiniband/verbs.h>
+#endif
 #endif
 
 #include "doca_compat.h"

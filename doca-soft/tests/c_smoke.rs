@@ -355,9 +355,6 @@ fn every_declared_function_is_exported() {
             "-DDOCA_ALLOW_EXPERIMENTAL_API",
         ])
         .arg(format!("-I{}", common::include_dir().display()))
-        // rdma-core's headers, from doca-soft's compat subset where not installed.
-        .arg("-idirafter")
-        .arg(common::include_dir().join("compat"))
         .args(common::ucx_cflags())
         .arg(&c_file)
         .arg("-o")

@@ -54,8 +54,6 @@ fn pending_entries_are_not_exported_yet() {
     let out = Command::new(&cc)
         .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-DDOCA_ALLOW_EXPERIMENTAL_API"])
         .arg(format!("-I{}", common::include_dir().display()))
-        .arg("-idirafter")
-        .arg(common::include_dir().join("compat"))
         .arg(&c_file)
         .arg("-o")
         .arg(dir.path().join("pending"))
