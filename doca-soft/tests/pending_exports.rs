@@ -40,19 +40,26 @@ fn pending_entries_are_not_exported_yet() {
     }
     let dir = tempfile::tempdir().unwrap();
     let headers: BTreeSet<&String> = pending.iter().map(|(h, _)| h).collect();
-    let mut source: String = headers.iter().map(|h| format!("#include <{h}>\n")).collect();
+    let mut source: String = headers
+        .iter()
+        .map(|h| format!("#include <{h}>\n"))
+        .collect();
     source.push_str("typedef void (*any_fn)(void);\nstatic const any_fn fns[] = {\n");
     for (_, f) in &pending {
         source.push_str(&format!("\t(any_fn){f},\n"));
     }
-    source.push_str(
-        "};\nint main(void)\n{\n\treturn fns[0] == (any_fn)0;\n}\n",
-    );
+    source.push_str("};\nint main(void)\n{\n\treturn fns[0] == (any_fn)0;\n}\n");
     let c_file = dir.path().join("pending.c");
     std::fs::write(&c_file, source).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
     let out = Command::new(&cc)
-        .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-DDOCA_ALLOW_EXPERIMENTAL_API"])
+        .args([
+            "-std=gnu11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-DDOCA_ALLOW_EXPERIMENTAL_API",
+        ])
         .arg(format!("-I{}", common::include_dir().display()))
         .arg(&c_file)
         .arg("-o")

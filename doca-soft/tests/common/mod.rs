@@ -97,9 +97,9 @@ pub fn pending_exports() -> Vec<(String, String)> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
-            let (header, function) = l
-                .split_once(' ')
-                .unwrap_or_else(|| panic!("pending_exports.txt: `header function` expected, got {l:?}"));
+            let (header, function) = l.split_once(' ').unwrap_or_else(|| {
+                panic!("pending_exports.txt: `header function` expected, got {l:?}")
+            });
             (header.to_owned(), function.trim().to_owned())
         })
         .collect()
