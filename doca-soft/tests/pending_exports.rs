@@ -4,6 +4,8 @@
 //! until its line is deleted, and the list never hides a function that exists).
 
 mod cdylib;
+// Only some of the shared helpers are needed here.
+#[allow(dead_code)]
 mod common;
 
 use std::collections::BTreeSet;
