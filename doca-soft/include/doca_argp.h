@@ -10,10 +10,13 @@
 #ifndef DOCA_ARGP_H_
 #define DOCA_ARGP_H_
 
-#include <stdint.h>
+#include <stdarg.h>
 
 #include "doca_compat.h"
+#include "doca_dev.h"
 #include "doca_error.h"
+#include "doca_log.h"
+#include "doca_types.h"
 
 #ifdef __cplusplus
 extern "C" {

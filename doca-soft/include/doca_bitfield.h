@@ -1,23 +1,21 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * doca-soft: big-endian field types and helpers for packing header bit fields.
+ * doca-soft: byte-order conversions and helpers for packing header bit fields (the
+ * big-endian field types doca_be16_t/32/64 live in doca_types.h).
  */
 #ifndef DOCA_BITFIELD_H_
 #define DOCA_BITFIELD_H_
 
+#ifdef __linux__
+/* htons/htonl and friends, as DOCA 3.3's doca_bitfield.h provides them. */
+#include <arpa/inet.h>
+#else
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*
- * Values stored in network byte order. The typedefs are plain integers, so repeating
- * them elsewhere (DOCA Flow headers) is harmless.
- */
-typedef uint16_t doca_be16_t;
-typedef uint32_t doca_be32_t;
-typedef uint64_t doca_be64_t;
 
 /* Host <-> big-endian conversions, usable in constant expressions. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

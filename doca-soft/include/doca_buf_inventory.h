@@ -61,13 +61,15 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 						size_t data_len,
 						struct doca_buf **buf);
 
-/* Take a buffer whose whole range is its data section. */
-DOCA_STABLE
-doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_inventory *inventory,
-						struct doca_mmap *mmap,
-						void *data,
-						size_t data_len,
-						struct doca_buf **buf);
+/* Take a buffer whose whole range [data, data + data_len) is its data section. */
+static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_inventory *inventory,
+							      struct doca_mmap *mmap,
+							      void *data,
+							      size_t data_len,
+							      struct doca_buf **buf)
+{
+	return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len, buf);
+}
 
 /* Take a buffer covering [addr, addr + len) with an empty data section at addr. */
 static inline doca_error_t doca_buf_inventory_buf_get_by_addr(struct doca_buf_inventory *inventory,

@@ -2,26 +2,40 @@
 /*
  * doca-soft: API stability markers and versioned-struct helpers.
  *
- * Every public prototype is preceded by DOCA_STABLE or DOCA_EXPERIMENTAL. Experimental
- * calls are usable only when DOCA_ALLOW_EXPERIMENTAL_API is defined; otherwise using one
- * produces a deprecation warning naming that macro.
+ * Every public prototype is preceded by DOCA_STABLE, DOCA_EXPERIMENTAL or DOCA_DEPRECATED.
+ * Experimental calls are usable only when DOCA_ALLOW_EXPERIMENTAL_API is defined, deprecated
+ * ones only with DOCA_ALLOW_DEPRECATED_API; otherwise using one produces a deprecation
+ * warning naming that macro.
+ *
+ * The system headers included here are the ones DOCA 3.3's doca_compat.h includes, so
+ * programs that rely on them (assert, calloc/free, memcpy/strnlen, fixed-width integers)
+ * compile unchanged.
  */
 #ifndef DOCA_COMPAT_H_
 #define DOCA_COMPAT_H_
 
-#include <stddef.h>
+#include <assert.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "doca_config.h"
+#include "doca_build_config.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#define DOCA_SOFT_EXPORT_ __attribute__((visibility("default")))
+/* Exported and kept even when unreferenced (as 3.3 marks every public symbol). */
+#define DOCA_SOFT_EXPORT_ __attribute__((visibility("default"), used))
+/* Experimental and deprecated symbols live in their own text sections, as in 3.3. */
+#define DOCA_SOFT_SECTION_(name) __attribute__((section(name)))
+#define DOCA_SOFT_WARN_(msg) __attribute__((deprecated(msg)))
 #else
 #define DOCA_SOFT_EXPORT_
+#define DOCA_SOFT_SECTION_(name)
+#define DOCA_SOFT_WARN_(msg)
 #endif
 
 #ifndef DOCA_STABLE
@@ -29,11 +43,31 @@ extern "C" {
 #endif
 
 #ifndef DOCA_EXPERIMENTAL
-#if defined(DOCA_ALLOW_EXPERIMENTAL_API) || !(defined(__GNUC__) || defined(__clang__))
-#define DOCA_EXPERIMENTAL DOCA_SOFT_EXPORT_
+#ifdef DOCA_ALLOW_EXPERIMENTAL_API
+#define DOCA_EXPERIMENTAL DOCA_SOFT_SECTION_(".text.experimental") DOCA_SOFT_EXPORT_
 #else
 #define DOCA_EXPERIMENTAL                                                                          \
-	DOCA_SOFT_EXPORT_ __attribute__((deprecated("experimental DOCA API: define DOCA_ALLOW_EXPERIMENTAL_API")))
+	DOCA_SOFT_SECTION_(".text.experimental")                                                   \
+	DOCA_SOFT_EXPORT_ DOCA_SOFT_WARN_("experimental DOCA API: define DOCA_ALLOW_EXPERIMENTAL_API")
+#endif
+#endif
+
+#ifndef DOCA_DEPRECATED
+#ifdef DOCA_ALLOW_DEPRECATED_API
+#define DOCA_DEPRECATED DOCA_SOFT_SECTION_(".text.deprecated") DOCA_SOFT_EXPORT_
+#else
+#define DOCA_DEPRECATED                                                                            \
+	DOCA_SOFT_SECTION_(".text.deprecated")                                                     \
+	DOCA_SOFT_EXPORT_ DOCA_SOFT_WARN_("deprecated DOCA API: define DOCA_ALLOW_DEPRECATED_API")
+#endif
+#endif
+
+/* Marks an enumerator that is going away (warns unless DOCA_ALLOW_DEPRECATED_API). */
+#ifndef DOCA_DEPRECATED_ENUM
+#ifdef DOCA_ALLOW_DEPRECATED_API
+#define DOCA_DEPRECATED_ENUM
+#else
+#define DOCA_DEPRECATED_ENUM DOCA_SOFT_WARN_("deprecated DOCA enumerator: define DOCA_ALLOW_DEPRECATED_API")
 #endif
 #endif
 

@@ -41,7 +41,7 @@ doca_error_t doca_eth_rxq_cap_get_max_burst_size(const struct doca_devinfo *devi
 DOCA_EXPERIMENTAL
 doca_error_t doca_eth_rxq_cap_get_max_packet_size(const struct doca_devinfo *devinfo, uint32_t *max_packet_size);
 DOCA_EXPERIMENTAL
-doca_error_t doca_eth_rxq_cap_get_max_metadata_num(const struct doca_devinfo *devinfo, uint32_t *max_metadata_num);
+doca_error_t doca_eth_rxq_cap_get_max_metadata_num(const struct doca_devinfo *devinfo, uint8_t *max_metadata_num);
 DOCA_EXPERIMENTAL
 doca_error_t doca_eth_rxq_cap_get_max_packet_headroom(const struct doca_devinfo *devinfo, uint16_t *max_headroom);
 DOCA_EXPERIMENTAL

@@ -48,7 +48,7 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_eth_txq_cap_get_max_send_buf_list_len(const struct doca_devinfo *devinfo,
 							uint32_t *max_send_buf_list_len);
 DOCA_EXPERIMENTAL
-doca_error_t doca_eth_txq_cap_get_max_metadata_num(const struct doca_devinfo *devinfo, uint32_t *max_metadata_num);
+doca_error_t doca_eth_txq_cap_get_max_metadata_num(const struct doca_devinfo *devinfo, uint8_t *max_metadata_num);
 DOCA_EXPERIMENTAL
 doca_error_t doca_eth_txq_cap_is_type_supported(const struct doca_devinfo *devinfo,
 						enum doca_eth_txq_type type,

@@ -9,18 +9,21 @@
 #ifndef DOCA_FLOW_H_
 #define DOCA_FLOW_H_
 
-#include <stdbool.h>
-#include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
+#include <stdbool.h>
 
 #include "doca_compat.h"
-#include "doca_dev.h"
 #include "doca_error.h"
 #include "doca_flow_net.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Devices a port is built on (declared in doca_dev.h, which this header does not include). */
+struct doca_dev;
+struct doca_dev_rep;
 
 /* ---- versioned struct tags ---------------------------------------------------------- */
 #define doca_flow_meta doca_flow_meta_v1

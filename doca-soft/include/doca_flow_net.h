@@ -7,8 +7,9 @@
 #define DOCA_FLOW_NET_H_
 
 #include <stdint.h>
+#include <stdbool.h>
 
-#include "doca_bitfield.h"
+#include "doca_types.h"
 
 #ifdef __cplusplus
 extern "C" {

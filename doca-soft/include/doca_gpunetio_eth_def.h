@@ -12,6 +12,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/*
+ * DOCA 3.3 pulls rdma-core's <infiniband/mlx5dv.h> in here (struct mlx5_cqe64 and friends,
+ * plus pthread.h, errno.h and inttypes.h through it). doca_soft_mlx5.h includes the
+ * installed one, or doca-soft's compat subset where rdma-core is absent (README.md,
+ * "rdma-core headers").
+ */
+#include "doca_soft_mlx5.h"
+/* Programs also get the format macros through this header in 3.3; not every rdma-core's
+ * mlx5dv.h includes them. */
+#include <inttypes.h>
 
 #include "doca_soft_ring.h"
 

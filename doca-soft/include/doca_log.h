@@ -9,14 +9,21 @@
  *
  * doca_log itself is a static inline function here: it formats the message on the stack
  * and hands the finished text to the library (doca_soft_log_emit), so the library needs
- * no C-variadic entry point.
+ * no C-variadic entry point. It walks its arguments with the compiler's va builtins, so the
+ * header includes only the system headers DOCA 3.3's doca_log.h includes.
+ *
+ * DOCA_LOG_TRC compiles to nothing unless the program defines DOCA_LOGGING_ALLOW_TRACE
+ * before including this header, as in DOCA 3.3.
  */
 #ifndef DOCA_LOG_H_
 #define DOCA_LOG_H_
 
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#if !(defined(__GNUC__) || defined(__clang__))
+#include <stdarg.h>
+#endif
 
 #include "doca_compat.h"
 #include "doca_error.h"
@@ -115,6 +122,17 @@ void doca_soft_log_emit(uint32_t level, int source, const char *file, int line, 
 #define DOCA_LOG_PRINTF_ATTR_(fmt_idx, arg_idx)
 #endif
 
+/* The variadic machinery doca_log needs, without requiring <stdarg.h> from GCC/Clang users. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DOCA_LOG_VA_LIST_ __builtin_va_list
+#define DOCA_LOG_VA_START_(ap, last) __builtin_va_start(ap, last)
+#define DOCA_LOG_VA_END_(ap) __builtin_va_end(ap)
+#else
+#define DOCA_LOG_VA_LIST_ va_list
+#define DOCA_LOG_VA_START_(ap, last) va_start(ap, last)
+#define DOCA_LOG_VA_END_(ap) va_end(ap)
+#endif
+
 /* Format and print one message from `source` (usually through the DOCA_LOG_* macros). */
 static inline doca_error_t doca_log(uint32_t level,
 				    int source,
@@ -133,13 +151,13 @@ static inline doca_error_t doca_log(uint32_t level,
 				    ...)
 {
 	char msg[DOCA_LOG_MAX_MSG_SIZE];
-	va_list args;
+	DOCA_LOG_VA_LIST_ args;
 
 	if (format == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	va_start(args, format);
+	DOCA_LOG_VA_START_(args, format);
 	(void)vsnprintf(msg, sizeof(msg), format, args);
-	va_end(args);
+	DOCA_LOG_VA_END_(args);
 	doca_soft_log_emit(level, source, file, line, func, msg);
 	return DOCA_SUCCESS;
 }
@@ -158,16 +176,27 @@ static inline doca_error_t doca_log(uint32_t level,
 	}                                                                                          \
 	extern int doca_log_register_needs_a_semicolon_
 
-/* Print at a level given by its short name (CRIT, ERROR, WARNING, INFO, DEBUG, TRACE). */
+/* Print at `level` (a DOCA_LOG_LEVEL_* value) from this file's source. */
 #define DOCA_LOG(level, format, ...)                                                               \
-	doca_log(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
+	doca_log(level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
 
-#define DOCA_LOG_CRIT(format, ...) DOCA_LOG(CRIT, format, ##__VA_ARGS__)
-#define DOCA_LOG_ERR(format, ...) DOCA_LOG(ERROR, format, ##__VA_ARGS__)
-#define DOCA_LOG_WARN(format, ...) DOCA_LOG(WARNING, format, ##__VA_ARGS__)
-#define DOCA_LOG_INFO(format, ...) DOCA_LOG(INFO, format, ##__VA_ARGS__)
-#define DOCA_LOG_DBG(format, ...) DOCA_LOG(DEBUG, format, ##__VA_ARGS__)
-#define DOCA_LOG_TRC(format, ...) DOCA_LOG(TRACE, format, ##__VA_ARGS__)
+#define DOCA_LOG_CRIT(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_CRIT, format, ##__VA_ARGS__)
+#define DOCA_LOG_ERR(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_ERROR, format, ##__VA_ARGS__)
+#define DOCA_LOG_WARN(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_WARNING, format, ##__VA_ARGS__)
+#define DOCA_LOG_INFO(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_INFO, format, ##__VA_ARGS__)
+#define DOCA_LOG_DBG(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_DEBUG, format, ##__VA_ARGS__)
+
+/*
+ * Trace messages cost a call on hot paths, so they exist only in programs that ask for them
+ * by defining DOCA_LOGGING_ALLOW_TRACE; otherwise the macro and its arguments vanish.
+ */
+#ifdef DOCA_LOGGING_ALLOW_TRACE
+#define DOCA_LOG_TRC(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_TRACE, format, ##__VA_ARGS__)
+#else
+#define DOCA_LOG_TRC(format, ...)                                                                  \
+	do {                                                                                       \
+	} while (0)
+#endif
 
 /* Rate-limited variants: this runtime prints every message (no limiting). */
 #define DOCA_LOG_RATE_LIMIT_CRIT(format, ...) DOCA_LOG_CRIT(format, ##__VA_ARGS__)

@@ -67,6 +67,29 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 DOCA_STABLE
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
 
+/*
+ * Describe a started mmap (with an RDMA access permission) for a remote peer: on success
+ * *export_desc points to export_desc_len bytes, owned by the mmap, that the program sends
+ * to the peer out of band. NOT_FOUND when dev was not added; NOT_PERMITTED without RDMA
+ * permission.
+ */
+DOCA_STABLE
+doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap,
+				   const struct doca_dev *dev,
+				   const void **export_desc,
+				   size_t *export_desc_len);
+
+/*
+ * Create an mmap that stands for a peer's memory, from the bytes its doca_mmap_export_rdma
+ * produced. The result is usable at once (no start); user_data may be NULL.
+ */
+DOCA_STABLE
+doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
+					  const void *export_desc,
+					  size_t export_desc_len,
+					  struct doca_dev *dev,
+					  struct doca_mmap **mmap);
+
 /* Memory key of the registration on dev, in host byte order (after start). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_mmap_get_mkey(const struct doca_mmap *mmap, const struct doca_dev *dev, uint32_t *mkey);

@@ -8,8 +8,8 @@
 #ifndef DOCA_PE_H_
 #define DOCA_PE_H_
 
-#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "doca_compat.h"
 #include "doca_ctx.h"

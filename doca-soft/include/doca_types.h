@@ -5,13 +5,31 @@
 #ifndef DOCA_TYPES_H_
 #define DOCA_TYPES_H_
 
+#ifdef __linux__
+#include <linux/types.h>
+#endif
 #include <stdint.h>
-
-#include "doca_compat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * Integers holding big-endian values (header fields, memory keys). On Linux they are the
+ * kernel's __be types, so sparse-style checks treat them as such.
+ */
+#ifdef __linux__
+typedef __be16 doca_be16_t;
+typedef __be32 doca_be32_t;
+typedef __be64 doca_be64_t;
+#else
+typedef uint16_t doca_be16_t;
+typedef uint32_t doca_be32_t;
+typedef uint64_t doca_be64_t;
+#endif
+
+/* Bytes of an RDMA global identifier (GID). */
+#define DOCA_GID_BYTE_LENGTH 16
 
 /* Opaque objects used across several headers. */
 struct doca_devinfo;
@@ -53,6 +71,16 @@ enum doca_access_flag {
 	DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING = (1 << 6),
 };
 
+/* Path MTU of an RDMA connection (RAW_ETHERNET: the port's Ethernet MTU). */
+enum doca_mtu_size {
+	DOCA_MTU_SIZE_256_BYTES = 0,
+	DOCA_MTU_SIZE_512_BYTES = 1,
+	DOCA_MTU_SIZE_1K_BYTES = 2,
+	DOCA_MTU_SIZE_2K_BYTES = 3,
+	DOCA_MTU_SIZE_4K_BYTES = 4,
+	DOCA_MTU_SIZE_RAW_ETHERNET = 5,
+};
+
 /* Kind of PCI function a device is. */
 enum doca_pci_func_type {
 	DOCA_PCI_FUNC_TYPE_PF = 0,
@@ -62,6 +90,8 @@ enum doca_pci_func_type {
 
 /* OS handle a program can wait on (a file descriptor on Linux). */
 typedef int doca_event_handle_t;
+/* Value of a doca_event_handle_t that refers to nothing. */
+#define doca_event_invalid_handle -1
 /* Handle a progress engine signals when it has work (a file descriptor on Linux). */
 typedef doca_event_handle_t doca_notification_handle_t;
 

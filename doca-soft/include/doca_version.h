@@ -5,6 +5,8 @@
 #ifndef DOCA_VERSION_H_
 #define DOCA_VERSION_H_
 
+#include <stddef.h>
+
 #include "doca_compat.h"
 
 #ifdef __cplusplus

@@ -315,11 +315,16 @@ fn every_declared_function_is_exported() {
     let dir = tempfile::tempdir().unwrap();
     let mut source = String::new();
     let mut names = Vec::new();
+    // Declared but not implemented yet (tests/pending_exports.rs keeps that list exact).
+    let pending: Vec<String> = common::pending_exports()
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
     for header in common::headers() {
         source.push_str(&format!("#include <{}>\n", common::file_name(&header)));
         let text = std::fs::read_to_string(&header).unwrap();
         for name in common::declared_functions(&text) {
-            if !names.contains(&name) {
+            if !names.contains(&name) && !pending.contains(&name) {
                 names.push(name);
             }
         }

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 const USE: &str = r#"
+#include <doca_bitfield.h>
 #include <doca_flow.h>
 #include <doca_soft_port.h>
 int use_flow(struct doca_flow_pipe *next);

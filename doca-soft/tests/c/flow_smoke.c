@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <doca_bitfield.h>
 #include <doca_dev.h>
 #include <doca_flow.h>
 #include <doca_soft_port.h>

@@ -86,3 +86,21 @@ pub fn declared_functions(header_text: &str) -> Vec<String> {
     }
     names
 }
+
+/// `(header, function)` pairs of `tests/pending_exports.txt`: functions the headers declare
+/// that the library does not export yet (the implementers' work list).
+#[allow(dead_code)]
+pub fn pending_exports() -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pending_exports.txt");
+    let text = std::fs::read_to_string(&path).expect("tests/pending_exports.txt is readable");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (header, function) = l.split_once(' ').unwrap_or_else(|| {
+                panic!("pending_exports.txt: `header function` expected, got {l:?}")
+            });
+            (header.to_owned(), function.trim().to_owned())
+        })
+        .collect()
+}

@@ -1,0 +1,127 @@
+//! Compiling C and C++ against `include/` the way programs written for DOCA 3.3 are built:
+//! gcc/g++ (or `$CC`/`$CXX`), `-Wall -Wextra -Werror`, DOCA's experimental API enabled,
+//! `-I include`, and rdma-core's headers from the system or doca-soft's compat subset.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Warnings the sample programs are built with.
+pub const WARNINGS: &[&str] = &["-Wall", "-Wextra", "-Werror"];
+
+/// One source language: compiler (variable and default), standard and `-x` name.
+#[derive(Clone, Copy, Debug)]
+pub struct Lang {
+    pub env_var: &'static str,
+    pub default: &'static str,
+    pub std: &'static str,
+    pub x: &'static str,
+}
+
+pub const C: Lang = Lang {
+    env_var: "CC",
+    default: "cc",
+    std: "-std=gnu11",
+    x: "c",
+};
+
+pub const CXX: Lang = Lang {
+    env_var: "CXX",
+    default: "c++",
+    std: "-std=c++17",
+    x: "c++",
+};
+
+impl Lang {
+    pub fn compiler(&self) -> String {
+        std::env::var(self.env_var).unwrap_or_else(|_| self.default.to_owned())
+    }
+}
+
+/// Where rdma-core's headers (infiniband/*.h, rdma/rdma_cma.h) come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rdma {
+    /// Only `-I include`, the flag consumers pass: the headers pick the installed rdma-core
+    /// headers where the compiler finds them and doca-soft's compat subset otherwise
+    /// (`__has_include`, include/README.md "rdma-core headers").
+    Plain,
+    /// doca-soft's compat subset even where rdma-core is installed (`-I include/compat` puts
+    /// it first), so the subset itself is exercised on machines that have the real headers.
+    CompatOnly,
+}
+
+pub fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
+}
+
+pub fn compat_dir() -> PathBuf {
+    include_dir().join("compat")
+}
+
+/// The include flags for a mode.
+pub fn include_flags(rdma: Rdma) -> Vec<String> {
+    let mut flags = vec![format!("-I{}", include_dir().display())];
+    if rdma == Rdma::CompatOnly {
+        flags.push(format!("-I{}", compat_dir().display()));
+    }
+    flags
+}
+
+/// What to make of the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Parse and check only.
+    SyntaxOnly,
+    /// Compile and link an executable.
+    Executable,
+}
+
+/// Compiles `source` (a file) with the standard flags plus `extra`; Err holds the command and
+/// the compiler's output.
+pub fn compile(
+    lang: Lang,
+    source: &Path,
+    output: &Path,
+    kind: Output,
+    rdma: Rdma,
+    extra: &[&str],
+) -> Result<(), String> {
+    let mut cmd = Command::new(lang.compiler());
+    cmd.arg("-x")
+        .arg(lang.x)
+        .arg(lang.std)
+        .args(WARNINGS)
+        .arg("-DDOCA_ALLOW_EXPERIMENTAL_API")
+        .args(include_flags(rdma))
+        .arg(source)
+        // After the source, so that libraries (-l) resolve its references.
+        .args(extra);
+    match kind {
+        Output::SyntaxOnly => {
+            cmd.arg("-fsyntax-only");
+        }
+        Output::Executable => {
+            cmd.arg("-o").arg(output);
+        }
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", lang.compiler()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd:?}\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// `tests/c/<name>`.
+pub fn c_source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/c")
+        .join(name)
+}
