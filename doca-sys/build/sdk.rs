@@ -78,13 +78,9 @@ fn from_overrides(include: PathBuf) -> Found {
             PathBuf::from(lib).display()
         );
     }
-    for l in [
-        "doca_common",
-        "doca_gpunetio",
-        "doca_eth",
-        "doca_flow",
-        "doca_argp",
-    ] {
+    // The libraries of the modules in MODULES (what the safe crates call); doca_argp is
+    // bound (doca_argp.h) but no crate here calls it, so it is not linked.
+    for l in ["doca_common", "doca_gpunetio", "doca_eth", "doca_flow"] {
         println!("cargo:rustc-link-lib=dylib={l}");
     }
     if include.join("doca_urom.h").is_file() {
