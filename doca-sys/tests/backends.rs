@@ -66,16 +66,18 @@ fn cargo(cmd: &str, args: &[&str], envs: &[(&str, &std::ffi::OsStr)]) -> Run {
     }
     let out = c.output().expect("run cargo");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let script = stdout.lines().find(|l| {
-        l.contains(r#""reason":"build-script-executed""#) && l.contains("/doca-sys#")
-    });
+    let script = stdout
+        .lines()
+        .find(|l| l.contains(r#""reason":"build-script-executed""#) && l.contains("/doca-sys#"));
     let backend = script.and_then(|l| {
         ["soft", "sdk"]
             .into_iter()
             .find(|b| l.contains(&format!(r#""doca_backend=\"{b}\"""#)))
             .map(str::to_owned)
     });
-    let out_dir = script.and_then(|l| json_str(l, "out_dir")).map(PathBuf::from);
+    let out_dir = script
+        .and_then(|l| json_str(l, "out_dir"))
+        .map(PathBuf::from);
     Run {
         ok: out.status.success(),
         output: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
@@ -186,7 +188,11 @@ fn environment_variable_forces_either_backend() {
     // sdk over the default feature `soft` alone.
     let headers = sdk_like_headers();
     let [inc, lib] = sdk_env(headers.path());
-    let run = cargo("check", &[], &[inc, lib, ("DOCA_RS_BACKEND", "sdk".as_ref())]);
+    let run = cargo(
+        "check",
+        &[],
+        &[inc, lib, ("DOCA_RS_BACKEND", "sdk".as_ref())],
+    );
     assert!(run.ok, "DOCA_RS_BACKEND=sdk check failed:\n{}", run.output);
     assert_eq!(run.backend.as_deref(), Some("sdk"), "{}", run.output);
     assert_sdk_bindings(&run);
@@ -195,7 +201,8 @@ fn environment_variable_forces_either_backend() {
     let run = cargo("check", &[], &[("DOCA_RS_BACKEND", "cuda".as_ref())]);
     assert!(!run.ok, "DOCA_RS_BACKEND=cuda must not build");
     assert!(
-        run.output.contains("DOCA_RS_BACKEND=\"cuda\" names no backend"),
+        run.output
+            .contains("DOCA_RS_BACKEND=\"cuda\" names no backend"),
         "unhelpful error:\n{}",
         run.output
     );
