@@ -78,8 +78,8 @@ fn from_overrides(include: PathBuf) -> Found {
             PathBuf::from(lib).display()
         );
     }
-    // The libraries of the modules in MODULES (what the safe crates call); doca_argp is
-    // bound (doca_argp.h) but no crate here calls it, so it is not linked.
+    // The libraries of the modules in MODULES, which hold what wrapper.h binds (doca_argp
+    // is neither bound nor linked: no crate here calls it).
     for l in ["doca_common", "doca_gpunetio", "doca_eth", "doca_flow"] {
         println!("cargo:rustc-link-lib=dylib={l}");
     }
