@@ -1,6 +1,7 @@
 //! `Domain`: joins workers of several processes through an out-of-band allgather.
 
 use crate::error::{check, DocaError, Error, Result};
+use crate::state;
 use crate::worker::Worker;
 use doca_common::context::{Ctx, CtxState};
 use doca_common::ProgressEngine;
@@ -151,7 +152,7 @@ impl Domain {
         ctx.start()?;
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            match ctx.state().unwrap_or(CtxState::Idle) {
+            match state::of(ctx) {
                 CtxState::Running => return Ok(d),
                 CtxState::Idle => {
                     return Err(Error::doca("domain start", DocaError::INITIALIZATION))
@@ -197,7 +198,7 @@ impl Drop for Domain {
         let ctx = unsafe { Ctx::from_raw(sys::doca_urom_domain_as_ctx(self.raw)) };
         // The domain's stop is synchronous: IDLE on return, or it failed and destroy
         // reports IN_USE; either way Drop has nobody to tell.
-        if ctx.state().unwrap_or(CtxState::Idle) != CtxState::Idle {
+        if state::of(ctx) != CtxState::Idle {
             let _ = ctx.request_stop();
         }
         // SAFETY: live domain, destroyed once.

@@ -138,6 +138,7 @@ pub mod error;
 pub mod graph;
 pub mod sdk;
 pub mod service;
+mod state;
 pub mod thread_oob;
 pub mod worker;
 

@@ -2,6 +2,7 @@
 //! `DOCA_UROM_SERVICE_FILE` and the device's PCI address).
 
 use crate::error::{check, DocaError, Error, Result};
+use crate::state;
 use doca_common::context::{Ctx, CtxState};
 use doca_common::{Device, ProgressEngine};
 use doca_sys as sys;
@@ -104,9 +105,9 @@ impl ServiceBuilder {
             // The soft runtime connects synchronously; another backend may finish through
             // progress.
             let running = svc.pe.progress_until(Duration::from_secs(30), || {
-                svc.ctx().state().unwrap_or(CtxState::Idle) != CtxState::Starting
+                state::of(svc.ctx()) != CtxState::Starting
             });
-            if !running || svc.ctx().state().unwrap_or(CtxState::Idle) != CtxState::Running {
+            if !running || state::of(svc.ctx()) != CtxState::Running {
                 let code = if running {
                     DocaError::INITIALIZATION
                 } else {
@@ -306,7 +307,7 @@ impl Drop for Service {
     fn drop(&mut self) {
         // The service's stop is synchronous: IDLE on return, or it failed and destroy
         // reports IN_USE; either way Drop has nobody to tell.
-        if self.ctx().state().unwrap_or(CtxState::Idle) != CtxState::Idle {
+        if state::of(self.ctx()) != CtxState::Idle {
             let _ = self.ctx().request_stop();
         }
         // SAFETY: live service, destroyed once; workers hold an Arc of it, so none is left.

@@ -3,6 +3,7 @@
 
 use crate::error::{check, DocaError, Error, Result};
 use crate::service::{CpuSet, Service};
+use crate::state;
 use doca_common::context::{Ctx, CtxState};
 use doca_common::ProgressEngine;
 use doca_sys as sys;
@@ -341,7 +342,7 @@ impl Worker {
 
     /// Whether it is RUNNING.
     pub fn is_running(&self) -> bool {
-        self.ctx().state().unwrap_or(CtxState::Idle) == CtxState::Running
+        state::of(self.ctx()) == CtxState::Running
     }
 
     /// Progresses the worker's PE once; `true` if something completed.
@@ -354,7 +355,7 @@ impl Worker {
     pub fn wait_running(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         loop {
-            match self.ctx().state().unwrap_or(CtxState::Idle) {
+            match state::of(self.ctx()) {
                 CtxState::Running => return Ok(()),
                 CtxState::Idle => {
                     return Err(Error::doca("worker start", DocaError::INITIALIZATION))
@@ -491,13 +492,13 @@ impl Worker {
 
     /// Stops the worker and progresses until IDLE (also progresses the service's PE).
     pub fn stop(&self) -> Result<()> {
-        match self.ctx().state().unwrap_or(CtxState::Idle) {
+        match state::of(self.ctx()) {
             CtxState::Idle => return Ok(()),
             CtxState::Stopping => {}
             _ => self.ctx().request_stop()?,
         }
         let deadline = Instant::now() + Duration::from_secs(10);
-        while self.ctx().state().unwrap_or(CtxState::Idle) != CtxState::Idle {
+        while state::of(self.ctx()) != CtxState::Idle {
             if Instant::now() > deadline {
                 return Err(Error::doca("worker stop", DocaError::TIME_OUT));
             }
