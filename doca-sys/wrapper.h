@@ -1,5 +1,8 @@
-/* Everything doca-sys binds. Headers that a backend lacks are skipped, so an SDK without
- * UROM (or Flow) still binds the rest; the crate's tests assert what the soft backend has. */
+/* Everything doca-sys binds: what the safe crates call, from the libraries the sdk backend
+ * links (doca_common, doca_gpunetio, doca_eth, doca_flow, doca_urom). doca_argp is left out:
+ * no crate here calls it, and its library is not linked. Headers that a backend lacks are
+ * skipped, so an SDK without UROM (or Flow) still binds the rest; the crate's tests assert
+ * what the soft backend has. */
 #define DOCA_ALLOW_EXPERIMENTAL_API 1
 #define DOCA_ALLOW_DEPRECATED_API 1
 #include <stdint.h>
@@ -19,9 +22,6 @@
 #endif
 #if DOCA_SYS_TRY(<doca_log.h>)
 #include <doca_log.h>
-#endif
-#if DOCA_SYS_TRY(<doca_argp.h>)
-#include <doca_argp.h>
 #endif
 #if DOCA_SYS_TRY(<doca_dev.h>)
 #include <doca_dev.h>

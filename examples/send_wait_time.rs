@@ -195,7 +195,7 @@ fn run(
         r.and(p)
     });
     let c = counters.read();
-    let q = txq.counters().ok();
+    let q = common::queue_stats::txq(&txq);
     let stop = txq.stop().map_err(|e| format!("stopping the queue: {e}"));
     drop((times, mmap, buf));
     drop(port);

@@ -200,7 +200,7 @@ fn run(
     let kernel_result = gpu::kernel_stopped(PROG, running.stop());
     let secs = start.elapsed().as_secs_f64();
     let c = counters.read();
-    let q = rxq.counters().ok();
+    let q = common::queue_stats::rxq(&rxq);
     drop((root_entry, udp_entry));
     drop((root, udp));
     drop(port);

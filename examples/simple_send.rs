@@ -265,7 +265,7 @@ fn run(a: &Args) -> Result<(), String> {
     });
     let secs = start.elapsed().as_secs_f64();
     let c = counters.read();
-    let q = txq.counters().ok();
+    let q = common::queue_stats::txq(&txq);
     // Teardown in order: queue, memory, Flow port, Flow library.
     let stop = txq.stop().map_err(|e| format!("stopping the queue: {e}"));
     drop((mmap, buf));

@@ -10,11 +10,11 @@
 //! `mpirun -np 2 --mca pml ob1 --mca btl self,vader,tcp ...`.
 
 use doca_urom::domain::Oob;
-use doca_urom::sandbox::Sandbox;
 use doca_urom::{Device, DocaError, Domain, Service, Worker};
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use worker_sandbox::host::Sandbox;
 
 const PING_TAG: u64 = 0x1234;
 const PONG_TAG: u64 = 0x5678;
@@ -171,9 +171,9 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-type RecvSlot = Arc<Mutex<Option<Result<doca_urom::sandbox::Received, DocaError>>>>;
+type RecvSlot = Arc<Mutex<Option<Result<worker_sandbox::host::Received, DocaError>>>>;
 
-fn wait_recv(w: &Worker, slot: &RecvSlot) -> Result<doca_urom::sandbox::Received, String> {
+fn wait_recv(w: &Worker, slot: &RecvSlot) -> Result<worker_sandbox::host::Received, String> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if let Some(r) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {

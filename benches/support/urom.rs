@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use doca_soft::urom::daemon::procs::terminate_child;
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
-use doca_urom::sandbox::Sandbox;
 use doca_urom::ThreadOob;
 use doca_urom::{Device, DocaError, Domain, Service, Worker};
+use worker_sandbox::host::Sandbox;
 
 /// The plugins the benches load.
 const PLUGINS: [&str; 2] = ["worker_graph", "worker_sandbox"];
@@ -334,7 +334,7 @@ const PING: u64 = 0x1234;
 const PONG: u64 = 0x5678;
 const MASK: u64 = 0xffff;
 
-type Slot = Arc<Mutex<Option<Result<doca_urom::sandbox::Received, DocaError>>>>;
+type Slot = Arc<Mutex<Option<Result<worker_sandbox::host::Received, DocaError>>>>;
 
 /// Posts a receive and returns the slot its result lands in.
 fn post_recv(sb: &Sandbox, w: &Worker, tag: u64, len: usize) -> Result<Slot, String> {

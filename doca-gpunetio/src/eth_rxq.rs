@@ -1,13 +1,13 @@
 //! Ethernet receive queues (`doca_eth_rxq`) whose packets land in memory a CUDA kernel
 //! reads (GPU data path), built and started in one go by [`EthRxqBuilder`].
 
-use crate::context::{Ctx, CtxState, DROP_STOP_TIMEOUT};
-use crate::device::Device;
-use crate::error::{check, DocaError, Error, Result};
 use crate::gpu::{Gpu, GpuBuffer, MemType};
 use crate::handles::RxqHandle;
 use crate::mmap::{AccessFlags, Mmap};
-use crate::pe::ProgressEngine;
+use doca_common::context::{Ctx, CtxState, DROP_STOP_TIMEOUT};
+use doca_common::error::{check, DocaError, Error, Result};
+use doca_common::Device;
+use doca_common::ProgressEngine;
 use doca_sys as sys;
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
@@ -273,13 +273,13 @@ impl EthRxqBuilder {
             }
             // SAFETY: the context belongs to the live queue; the GPU outlives it.
             check("doca_ctx_set_datapath_on_gpu", unsafe {
-                sys::doca_ctx_set_datapath_on_gpu(q.ctx().0, gpu.as_raw())
+                sys::doca_ctx_set_datapath_on_gpu(q.ctx().as_raw(), gpu.as_raw())
             })?;
         }
         if let Some(pe) = &q.parents.pe {
             // SAFETY: both are live; the PE outlives the queue (held in `q.parents`).
             check("doca_pe_connect_ctx", unsafe {
-                sys::doca_pe_connect_ctx(pe.as_raw(), q.ctx().0)
+                sys::doca_pe_connect_ctx(pe.as_raw(), q.ctx().as_raw())
             })?;
         }
         for f in self.raw_config {
@@ -425,12 +425,6 @@ impl EthRxq {
         })
     }
 
-    /// The software runtime's counters of this queue (feature `soft`).
-    #[cfg(feature = "soft")]
-    pub fn counters(&self) -> Result<crate::counters::RxqCounters> {
-        crate::counters::rxq_counters(self.raw.as_ptr())
-    }
-
     /// The context state (RUNNING unless the backend stopped the queue on an error).
     pub fn state(&self) -> Result<CtxState> {
         self.ctx().state()
@@ -477,8 +471,9 @@ impl EthRxq {
     }
 
     pub(crate) fn ctx(&self) -> Ctx {
-        // SAFETY: the queue is live; the context lives as long as the queue.
-        Ctx(unsafe { sys::doca_eth_rxq_as_doca_ctx(self.raw.as_ptr()) })
+        // SAFETY: the queue is live; the context lives as long as the queue, and the Ctx
+        // is used only through `&self`.
+        unsafe { Ctx::from_raw(sys::doca_eth_rxq_as_doca_ctx(self.raw.as_ptr())) }
     }
 
     /// Stop (bounded), destroy, then release the parents. Runs once. If the queue cannot be
@@ -503,7 +498,7 @@ impl EthRxq {
 impl Drop for EthRxq {
     fn drop(&mut self) {
         if let Err(e) = self.teardown() {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }

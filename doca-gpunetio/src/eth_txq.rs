@@ -2,13 +2,13 @@
 //! built and started in one go by [`EthTxqBuilder`], with send events delivered to Rust
 //! closures through a progress engine.
 
-use crate::context::{Ctx, CtxState, DROP_STOP_TIMEOUT};
-use crate::device::Device;
-use crate::error::{check, DocaError, Error, Result};
 use crate::eth_rxq::{start_ctx, RawConfig};
 use crate::gpu::Gpu;
 use crate::handles::TxqHandle;
-use crate::pe::ProgressEngine;
+use doca_common::context::{Ctx, CtxState, DROP_STOP_TIMEOUT};
+use doca_common::error::{check, DocaError, Error, Result};
+use doca_common::Device;
+use doca_common::ProgressEngine;
 use doca_sys as sys;
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
@@ -335,13 +335,13 @@ impl EthTxqBuilder {
         if let Some(gpu) = &q.parents.gpu {
             // SAFETY: the context belongs to the live queue; the GPU outlives it.
             check("doca_ctx_set_datapath_on_gpu", unsafe {
-                sys::doca_ctx_set_datapath_on_gpu(q.ctx().0, gpu.as_raw())
+                sys::doca_ctx_set_datapath_on_gpu(q.ctx().as_raw(), gpu.as_raw())
             })?;
         }
         if let Some(pe) = &q.parents.pe {
             // SAFETY: both are live; the PE outlives the queue (held in `q.parents`).
             check("doca_pe_connect_ctx", unsafe {
-                sys::doca_pe_connect_ctx(pe.as_raw(), q.ctx().0)
+                sys::doca_pe_connect_ctx(pe.as_raw(), q.ctx().as_raw())
             })?;
         }
         for f in self.raw_config {
@@ -476,12 +476,6 @@ impl EthTxq {
             .map_or(0, |h| h.failures.load(Ordering::Relaxed))
     }
 
-    /// The software runtime's counters of this queue (feature `soft`).
-    #[cfg(feature = "soft")]
-    pub fn counters(&self) -> Result<crate::counters::TxqCounters> {
-        crate::counters::txq_counters(self.raw.as_ptr())
-    }
-
     /// The context state (RUNNING unless the backend stopped the queue on an error).
     pub fn state(&self) -> Result<CtxState> {
         self.ctx().state()
@@ -509,8 +503,9 @@ impl EthTxq {
     }
 
     pub(crate) fn ctx(&self) -> Ctx {
-        // SAFETY: the queue is live; the context lives as long as the queue.
-        Ctx(unsafe { sys::doca_eth_txq_as_doca_ctx(self.raw.as_ptr()) })
+        // SAFETY: the queue is live; the context lives as long as the queue, and the Ctx
+        // is used only through `&self`.
+        unsafe { Ctx::from_raw(sys::doca_eth_txq_as_doca_ctx(self.raw.as_ptr())) }
     }
 
     /// Stop (bounded), destroy, then release the parents; runs once. On failure the parents
@@ -534,7 +529,7 @@ impl EthTxq {
 impl Drop for EthTxq {
     fn drop(&mut self) {
         if let Err(e) = self.teardown() {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }

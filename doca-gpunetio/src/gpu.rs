@@ -1,7 +1,7 @@
 //! GPUs (`doca_gpu`) and GPU memory (`doca_gpu_mem_alloc`).
 
-use crate::error::{check, Error, Result};
 use cudarc::driver::{sys as cu, CudaContext};
+use doca_common::error::{check, Error, Result};
 use doca_sys as sys;
 use std::ffi::{c_void, CString};
 use std::marker::PhantomData;
@@ -68,7 +68,7 @@ impl Drop for GpuInner {
         // is already freed.
         let rc = unsafe { sys::doca_gpu_destroy(self.raw.as_ptr()) };
         if let Err(e) = check("doca_gpu_destroy", rc) {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }
@@ -245,7 +245,7 @@ impl Drop for GpuAlloc {
         // SAFETY: allocated by doca_gpu_mem_alloc on this GPU, freed once.
         let rc = unsafe { sys::doca_gpu_mem_free(self.gpu.as_raw(), self.gpu_ptr.as_ptr()) };
         if let Err(e) = check("doca_gpu_mem_free", rc) {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }

@@ -77,24 +77,39 @@
 //! * Semaphores: [`Semaphore`] with typed per-item information, [`SemStatus`].
 //! * GPU handle types, kernel arguments through `cudarc`'s `DeviceRepr`, borrowed from a
 //!   started object: [`RxqHandle`], [`TxqHandle`], [`SemaphoreHandle`].
-//! * Software-runtime counters (feature `soft`): [`RxqCounters`], [`TxqCounters`],
-//!   [`PortCounters`].
+//! * Software-runtime extensions (only when `doca-soft` is the backend): the module `soft`,
+//!   per-queue and per-port counters through its extension trait `soft::SoftCountersExt`.
+//! * Shared with `doca-urom`, from `doca-common` (re-exported): [`Device`], [`DeviceInfo`],
+//!   [`ProgressEngine`], [`context`], [`DocaError`], [`Error`].
 //!
 //! ## Backends and library dependency
 //!
 //! With the default feature `soft`, the DOCA C API comes from `doca-soft`, the software
 //! runtime linked into your program: no NIC, DPU or DOCA install is needed, and GPU memory
 //! is real CUDA memory (a CUDA driver is loaded at run time, only when you open a GPU).
-//! With the feature `sdk`, an installed NVIDIA DOCA 3.3 SDK is linked instead.
+//! With the feature `sdk`, an installed NVIDIA DOCA 3.3 SDK is linked instead. The features
+//! are additive: when both are on, `sdk` wins (and `DOCA_RS_BACKEND` can force either; see
+//! `doca-sys`). Everything except the `soft` module compiles against both.
 //!
 //! ## Ownership and cleanup
 //!
-//! Handles are cheap `Clone`s of an `Arc`. Every child holds its parents (a memory map its
-//! devices and memory, a buffer its GPU), so handles can be stored together in any order
-//! and are destroyed in a valid order. `Drop` never panics: a context is stopped, the
-//! progress engine driven until IDLE (bounded by [`context::DROP_STOP_TIMEOUT`]), then
-//! destroyed; failures are recorded and returned by [`take_drop_errors`]. Call the explicit
-//! `stop()` methods to see errors directly.
+//! Every object holds what it was built from (a queue its device, GPU, memory map and
+//! progress engine; a memory map its devices and memory; a buffer its GPU), so objects can
+//! be stored together in any order and are destroyed in a valid order. How each is owned:
+//!
+//! * Shared handles, cheap `Clone`s of an `Arc` (the DOCA object goes with the last clone
+//!   and the last object built on it): [`Device`], [`ProgressEngine`], [`Gpu`], [`Mmap`],
+//!   [`Flow`], [`FlowPort`], [`Pipe`].
+//! * Unique owners, not `Clone` (put one in an `Arc` to share it): [`GpuBuffer`] (its
+//!   allocation lives on while a memory map made from it does), [`EthRxq`], [`EthTxq`],
+//!   [`Semaphore`] and [`Entry`]. Each is stopped and destroyed when dropped.
+//! * Borrowed views, `Copy`: the GPU handles [`RxqHandle`], [`TxqHandle`] and
+//!   [`SemaphoreHandle`], valid while the borrow of their (started) owner lasts.
+//!
+//! `Drop` never panics: a context is stopped, the progress engine driven until IDLE
+//! (bounded by [`context::DROP_STOP_TIMEOUT`]), then destroyed; failures are recorded and
+//! returned by [`take_drop_errors`]. Call the explicit `stop()` methods to see errors
+//! directly.
 //!
 //! ## Thread safety
 //!
@@ -107,42 +122,38 @@
 //! ## Errors
 //!
 //! [`DocaError`] is the raw `doca_error_t` as a transparent newtype with named constants;
-//! [`Error`] says which DOCA call failed (`"doca_ctx_start failed: ..."`).
+//! [`Error`] says which DOCA call failed (`"doca_ctx_start failed: ..."`) or carries the
+//! message of a problem found before calling DOCA. Both are `doca-common`'s, shared with
+//! `doca-urom`: an error passes between the crates unchanged.
 //!
 //! Every type offers `as_raw()` for the calls this crate does not wrap yet (see `doca-sys`).
 
 #![warn(missing_docs)]
 
-pub mod context;
-#[cfg(feature = "soft")]
-mod counters;
-mod device;
-mod error;
 mod eth_rxq;
 mod eth_txq;
 pub mod flow;
 mod gpu;
 mod handles;
 mod mmap;
-mod pe;
 mod semaphore;
+#[cfg(doca_backend = "soft")]
+pub mod soft;
 
-pub use context::CtxState;
-pub use device::{Device, DeviceInfo};
-pub use error::{take_drop_errors, DocaError, Error, Result};
+pub use doca_common::context;
+pub use doca_common::{
+    take_drop_errors, CtxState, Device, DeviceInfo, DocaError, Error, ProgressEngine, Result,
+};
 pub use gpu::{cuda_available, gpu_pci_bus_ids, Gpu, GpuBuffer, GpuPod, MemType};
 pub use mmap::{AccessFlags, Mmap};
-pub use pe::ProgressEngine;
 
-#[cfg(feature = "soft")]
-pub use counters::{RxqCounters, TxqCounters};
 pub use eth_rxq::{EthRxq, EthRxqBuilder, RxqType, GPU_PAGE_SIZE};
 pub use eth_txq::{EthTxq, EthTxqBuilder, TxErrorEvent, TxNotifyEvent, WaitOnTime};
-#[cfg(feature = "soft")]
-pub use flow::PortCounters;
 pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
 pub use handles::{RxqHandle, SemaphoreHandle, TxqHandle};
 pub use semaphore::{NoInfo, SemStatus, Semaphore, SemaphoreBuilder};
 
+/// The crate every safe DOCA crate shares these types with.
+pub use doca_common as common;
 /// The raw bindings this crate is built on.
 pub use doca_sys as sys;

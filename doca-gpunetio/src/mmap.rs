@@ -1,8 +1,8 @@
 //! Memory maps (`doca_mmap`): register memory with devices so queues can use it.
 
-use crate::device::Device;
-use crate::error::{check, Error, Result};
 use crate::gpu::{GpuAlloc, GpuBuffer, GpuPod};
+use doca_common::error::{check, Error, Result};
+use doca_common::Device;
 use doca_sys as sys;
 use std::ffi::c_void;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -47,7 +47,7 @@ impl Drop for MmapInner {
         // SAFETY: created by doca_mmap_create, destroyed once after every user is gone.
         let rc = unsafe { sys::doca_mmap_destroy(self.raw.as_ptr()) };
         if let Err(e) = check("doca_mmap_destroy", rc) {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }

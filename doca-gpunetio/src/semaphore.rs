@@ -3,9 +3,9 @@
 //! to each other (a kernel fills item `i` and marks it READY, a CPU thread reads it and
 //! marks it FREE).
 
-use crate::error::{check, DocaError, Error, Result};
 use crate::gpu::{Gpu, GpuPod, MemType};
 use crate::handles::SemaphoreHandle;
+use doca_common::error::{check, DocaError, Error, Result};
 use doca_sys as sys;
 use std::marker::PhantomData;
 use std::mem::{size_of, MaybeUninit};
@@ -96,7 +96,7 @@ impl<T: GpuPod> Drop for SemaphoreBuilder<T> {
             // SAFETY: adopted by `from_raw`, never started, owned by this builder.
             let rc = unsafe { sys::doca_gpu_semaphore_destroy(raw.as_ptr()) };
             if let Err(e) = check("doca_gpu_semaphore_destroy", rc) {
-                crate::error::record_drop_error(e);
+                doca_common::record_drop_error(e);
             }
         }
     }
@@ -423,7 +423,7 @@ impl<T: GpuPod> Semaphore<T> {
 impl<T: GpuPod> Drop for Semaphore<T> {
     fn drop(&mut self) {
         if let Err(e) = self.teardown() {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }

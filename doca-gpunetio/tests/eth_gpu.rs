@@ -4,10 +4,11 @@
 //! completions starts and hands out its device handle.
 
 // These tests drive the software runtime (its host-memory hooks and wire ports).
-#![cfg(feature = "soft")]
+#![cfg(doca_backend = "soft")]
 
 mod eth_support;
 
+use doca_gpunetio::soft::SoftCountersExt;
 use doca_gpunetio::{
     cuda_available, take_drop_errors, EthRxq, EthTxq, Gpu, RxqType, GPU_PAGE_SIZE,
 };

@@ -3,10 +3,11 @@
 //! wire port (host-memory data path, consumed on the CPU), counters and clean teardown.
 
 // These tests drive the software runtime (its host-memory hooks and wire ports).
-#![cfg(feature = "soft")]
+#![cfg(doca_backend = "soft")]
 
 mod eth_support;
 
+use doca_gpunetio::soft::SoftCountersExt;
 use doca_gpunetio::{
     take_drop_errors, CtxState, Device, DocaError, Error, EthRxq, Mmap, ProgressEngine, RxqType,
 };

@@ -4,10 +4,11 @@
 //! closures through a progress engine.
 
 // These tests drive the software runtime (its host-memory hooks and wire ports).
-#![cfg(feature = "soft")]
+#![cfg(doca_backend = "soft")]
 
 mod eth_support;
 
+use doca_gpunetio::soft::SoftCountersExt;
 use doca_gpunetio::{
     take_drop_errors, DocaError, Error, EthRxq, EthTxq, ProgressEngine, TxErrorEvent,
     TxNotifyEvent, WaitOnTime,

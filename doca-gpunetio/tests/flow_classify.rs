@@ -4,11 +4,12 @@
 //! miss drops, builder validation, clean teardown.
 
 // These tests drive the software runtime (its host-memory hooks and wire ports).
-#![cfg(feature = "soft")]
+#![cfg(doca_backend = "soft")]
 
 mod eth_support;
 
 use doca_gpunetio::flow::{Forward, Match};
+use doca_gpunetio::soft::SoftCountersExt;
 use doca_gpunetio::{
     take_drop_errors, Device, Error, EthRxq, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags,
 };

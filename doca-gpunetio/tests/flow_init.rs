@@ -2,7 +2,7 @@
 //! library alive, and it can be initialized again once everything is dropped.
 
 // These tests drive the software runtime (its host-memory hooks and wire ports).
-#![cfg(feature = "soft")]
+#![cfg(doca_backend = "soft")]
 
 mod eth_support;
 

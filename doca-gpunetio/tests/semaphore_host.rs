@@ -3,7 +3,7 @@
 //! info, CPU access rules per memory type, the device handle and clean teardown.
 
 // These tests drive the software runtime (its host-memory hooks and wire ports).
-#![cfg(feature = "soft")]
+#![cfg(doca_backend = "soft")]
 
 use doca_gpunetio::{
     sys, take_drop_errors, Error, GpuPod, MemType, NoInfo, SemStatus, SemaphoreBuilder,

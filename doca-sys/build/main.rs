@@ -1,6 +1,7 @@
 //! Build script of doca-sys: pick the backend, find its headers and libraries, run bindgen.
 //!
-//! * `backend`: which of the features `soft` / `sdk` is on (exactly one must be).
+//! * `backend`: which backend the features and `DOCA_RS_BACKEND` select (any combination
+//!   builds: `DOCA_RS_BACKEND` first, then `sdk` over `soft`, then soft).
 //! * `soft`: headers from the doca-soft crate (its `links` metadata), symbols from doca-soft.
 //! * `sdk`: an installed DOCA SDK, through pkg-config or DOCA_INCLUDE_DIR / DOCA_LIB_DIR.
 //! * `bindings`: bindgen over wrapper.h, plus plain-name aliases for DOCA Flow's `_v1` names.
@@ -17,16 +18,19 @@ use backend::Backend;
 fn main() {
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=wrapper.h");
-    println!("cargo::rustc-check-cfg=cfg(doca_backend_soft)");
-    println!("cargo::rustc-check-cfg=cfg(doca_backend_sdk)");
+    println!("cargo::rustc-check-cfg=cfg(doca_backend, values(\"soft\", \"sdk\"))");
     println!("cargo::rustc-check-cfg=cfg(doca_api_3_3)");
 
-    let backend = match backend::selected() {
-        Ok(b) => b,
-        // lib.rs turns the missing or doubled feature into a compile_error! with advice;
-        // stop here quietly so that message is the one the user sees.
-        Err(()) => return,
-    };
+    let selection = backend::select();
+    let backend = selection.backend;
+    if backend == Backend::Soft && !selection.soft_runtime_linked {
+        println!(
+            "cargo:warning=doca-sys: backend soft ({}) without the feature `soft`: the \
+             runtime's headers are bound, its symbols are not linked by this crate (enable \
+             `soft`, or link libdoca_soft.so yourself)",
+            selection.reason
+        );
+    }
     let found = match backend {
         Backend::Soft => soft::probe(),
         Backend::Sdk => sdk::probe(),
@@ -41,7 +45,7 @@ fn main() {
     println!("cargo:include={}", joined.to_string_lossy());
     println!("cargo:backend={}", backend.name());
     println!("cargo:api_version={}", found.api_version);
-    println!("cargo:rustc-cfg=doca_backend_{}", backend.name());
+    println!("cargo:rustc-cfg=doca_backend=\"{}\"", backend.name());
     if found.api_version.starts_with("3.3") {
         println!("cargo:rustc-cfg=doca_api_3_3");
     }

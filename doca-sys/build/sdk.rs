@@ -78,13 +78,9 @@ fn from_overrides(include: PathBuf) -> Found {
             PathBuf::from(lib).display()
         );
     }
-    for l in [
-        "doca_common",
-        "doca_gpunetio",
-        "doca_eth",
-        "doca_flow",
-        "doca_argp",
-    ] {
+    // The libraries of the modules in MODULES, which hold what wrapper.h binds (doca_argp
+    // is neither bound nor linked: no crate here calls it).
+    for l in ["doca_common", "doca_gpunetio", "doca_eth", "doca_flow"] {
         println!("cargo:rustc-link-lib=dylib={l}");
     }
     if include.join("doca_urom.h").is_file() {

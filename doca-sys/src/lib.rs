@@ -8,8 +8,24 @@
 //!   `/opt/mellanox/doca/lib/<arch>-linux-gnu/pkgconfig`), or with `DOCA_INCLUDE_DIR` and
 //!   `DOCA_LIB_DIR`.
 //!
-//! Exactly one backend must be enabled. Most users want the safe crates (`doca-gpunetio`,
-//! `doca-urom`) instead of this one.
+//! ## Choosing the backend
+//!
+//! The features are additive, so any combination builds (openssl-sys's `vendored` is the
+//! model):
+//!
+//! 1. `DOCA_RS_BACKEND=soft` or `DOCA_RS_BACKEND=sdk` in the build's environment forces that
+//!    backend (the build script reruns when it changes);
+//! 2. otherwise `sdk` wins whenever it is on, also when `soft` is on too (a dependency that
+//!    keeps its default `soft` cannot undo your choice of the SDK);
+//! 3. otherwise the software runtime, also when neither feature is on.
+//!
+//! The runtime's symbols come from the `doca-soft` crate, which only the feature `soft`
+//! brings in. A soft build without that feature (neither feature on, or `DOCA_RS_BACKEND=soft`
+//! with only `sdk`) binds the runtime's headers and leaves the symbols to the final link:
+//! libraries compile, and a binary links when another crate of the build enables `soft` or
+//! it links `libdoca_soft.so` itself. The build script says so in a warning.
+//!
+//! Most users want the safe crates (`doca-gpunetio`, `doca-urom`) instead of this one.
 //!
 //! ## Quick start
 //!
@@ -33,46 +49,44 @@
 //!
 //! The crate declares `links = "doca"`; build scripts of dependants read
 //! `DEP_DOCA_INCLUDE` (header directories, `PATH`-style list), `DEP_DOCA_BACKEND`
-//! (`soft` or `sdk`) and `DEP_DOCA_API_VERSION` (for example `3.3`).
+//! (`soft` or `sdk`, the backend chosen above) and `DEP_DOCA_API_VERSION` (for example
+//! `3.3`).
+//!
+//! This crate itself is compiled with the cfg `doca_backend = "soft"` or
+//! `doca_backend = "sdk"` ([`BACKEND`] holds the same name). A dependant whose code differs
+//! between the backends turns the metadata into the same cfg in its build script:
+//!
+//! ```no_run
+//! // build.rs of a crate with doca-sys among its [dependencies]:
+//! println!("cargo::rustc-check-cfg=cfg(doca_backend, values(\"soft\", \"sdk\"))");
+//! println!("cargo:rerun-if-env-changed=DEP_DOCA_BACKEND");
+//! if let Ok(backend) = std::env::var("DEP_DOCA_BACKEND") {
+//!     println!("cargo:rustc-cfg=doca_backend=\"{backend}\"");
+//! }
+//! ```
+//!
+//! and then writes `#[cfg(doca_backend = "soft")]` on what only the software runtime has
+//! (the `doca_soft_*` extensions).
 
 #![no_std]
 #![allow(non_upper_case_globals, non_camel_case_types, non_snake_case)]
 #![allow(clippy::all, missing_docs, rustdoc::broken_intra_doc_links)]
 
-#[cfg(all(feature = "soft", feature = "sdk"))]
-compile_error!(
-    "doca-sys: the features `soft` and `sdk` are exclusive. `soft` is on by default: to use \
-     an installed DOCA SDK, depend with `default-features = false, features = [\"sdk\"]`."
-);
-
-#[cfg(not(any(feature = "soft", feature = "sdk")))]
-compile_error!(
-    "doca-sys: enable one backend: `soft` (the software runtime, the default) or `sdk` (an \
-     installed NVIDIA DOCA SDK)."
-);
-
-#[cfg(any(
-    all(feature = "soft", not(feature = "sdk")),
-    all(feature = "sdk", not(feature = "soft"))
-))]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
     include!(concat!(env!("OUT_DIR"), "/flow_aliases.rs"));
 }
 
-#[cfg(any(
-    all(feature = "soft", not(feature = "sdk")),
-    all(feature = "sdk", not(feature = "soft"))
-))]
 pub use generated::*;
 
-// Link the software runtime's symbols.
-#[cfg(all(feature = "soft", not(feature = "sdk")))]
+// Link the software runtime's symbols (only when it is the backend: with `sdk` chosen over
+// an enabled `soft`, the runtime is compiled but none of it reaches the link).
+#[cfg(all(feature = "soft", doca_backend = "soft"))]
 extern crate doca_soft as _;
 
 /// The backend this build binds: `"soft"` or `"sdk"`.
-#[cfg(doca_backend_soft)]
+#[cfg(doca_backend = "soft")]
 pub const BACKEND: &str = "soft";
 /// The backend this build binds: `"soft"` or `"sdk"`.
-#[cfg(doca_backend_sdk)]
+#[cfg(doca_backend = "sdk")]
 pub const BACKEND: &str = "sdk";

@@ -1,14 +1,27 @@
-//! The backend selection of doca-sys, exercised through nested `cargo check` runs:
+//! The backend selection of doca-sys, exercised through nested cargo runs of doca-sys alone:
 //!
-//! * feature `sdk` with `DOCA_INCLUDE_DIR` pointing at a copy of the soft headers: bindgen
-//!   runs over them as it would over an installed SDK, and the output compiles (no library
-//!   is needed for `cargo check`);
-//! * neither feature, and both features: a compile error that says what to do.
+//! * feature `sdk` (alone, or with the default `soft` still on) and `DOCA_INCLUDE_DIR`
+//!   pointing at a copy of the soft headers without the `doca_soft_*` extensions: bindgen
+//!   runs over them as over an installed SDK, and the output compiles (no library is needed
+//!   for `cargo check`);
+//! * `DOCA_RS_BACKEND` forces either backend whatever the features say;
+//! * neither feature: builds, binding the software runtime's headers.
 //!
-//! The nested builds use their own target directory, so they never wait on this one.
+//! Which backend a run chose is read from the build script's cfgs in cargo's JSON messages,
+//! and confirmed by what the generated bindings contain. The nested runs share one target
+//! directory of their own, so they never wait on this one; they take turns (runs with the
+//! same features share doca-sys's OUT_DIR, which each rerun of the build script rewrites).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+static TURN: Mutex<()> = Mutex::new(());
+
+/// Held by a test for all its runs and reads.
+fn turn() -> MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,44 +30,83 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn check(target_dir: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
+/// What a nested run reported.
+struct Run {
+    ok: bool,
+    /// stdout (JSON messages) and stderr.
+    output: String,
+    /// The backend in doca-sys's build-script cfgs, if its build script ran.
+    backend: Option<String>,
+    /// doca-sys's OUT_DIR.
+    out_dir: Option<PathBuf>,
+}
+
+impl Run {
+    fn bindings(&self) -> String {
+        let dir = self.out_dir.as_ref().expect("the build script ran");
+        std::fs::read_to_string(dir.join("bindings.rs")).expect("bindings.rs generated")
+    }
+}
+
+/// `cargo <cmd> -p doca-sys <args>` with `envs` set (and DOCA_* unset otherwise).
+fn cargo(cmd: &str, args: &[&str], envs: &[(&str, &std::ffi::OsStr)]) -> Run {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(workspace_root())
-        .args(["check", "--locked", "--quiet", "-p", "doca-sys"])
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("backend-runs");
+    let mut c = Command::new(cargo);
+    c.current_dir(workspace_root())
+        .args([cmd, "--locked", "--message-format=json", "-p", "doca-sys"])
         .args(args)
         .arg("--target-dir")
-        .arg(target_dir)
-        .env_remove("DOCA_INCLUDE_DIR")
-        .env_remove("DOCA_LIB_DIR");
-    for (k, v) in envs {
-        cmd.env(k, v);
+        .arg(&target);
+    for var in ["DOCA_INCLUDE_DIR", "DOCA_LIB_DIR", "DOCA_RS_BACKEND"] {
+        c.env_remove(var);
     }
-    cmd.output().expect("run cargo check")
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run cargo");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let script = stdout
+        .lines()
+        .find(|l| l.contains(r#""reason":"build-script-executed""#) && l.contains("/doca-sys#"));
+    let backend = script.and_then(|l| {
+        ["soft", "sdk"]
+            .into_iter()
+            .find(|b| l.contains(&format!(r#""doca_backend=\"{b}\"""#)))
+            .map(str::to_owned)
+    });
+    let out_dir = script
+        .and_then(|l| json_str(l, "out_dir"))
+        .map(PathBuf::from);
+    Run {
+        ok: out.status.success(),
+        output: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+        backend,
+        out_dir,
+    }
 }
 
-/// The newest file named `name` under `<target>/debug/build/doca-sys-*/out/`.
-fn generated(target_dir: &Path, name: &str) -> String {
-    let build = target_dir.join("debug/build");
-    let newest = std::fs::read_dir(&build)
-        .expect("build dir exists after a successful check")
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("out").join(name))
-        .filter(|p| p.is_file())
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .unwrap_or_else(|| panic!("no {name} under {}", build.display()));
-    std::fs::read_to_string(newest).unwrap()
+/// The string value of `"key":"..."` in one JSON line (paths here hold no quotes).
+fn json_str(line: &str, key: &str) -> Option<String> {
+    let at = line.find(&format!(r#""{key}":""#))? + key.len() + 4;
+    let end = line[at..].find('"')?;
+    Some(line[at..at + end].to_owned())
 }
 
-#[test]
-fn sdk_backend_binds_headers_from_doca_include_dir() {
-    let headers = tempfile::tempdir().unwrap();
+/// A copy of the soft headers as an SDK would ship them: without the `doca_soft_*`
+/// extension headers that no DOCA header includes.
+fn sdk_like_headers() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
     let src = workspace_root().join("doca-soft/include");
     let mut copied = 0;
     for e in std::fs::read_dir(&src).unwrap() {
         let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "h") {
-            std::fs::copy(&p, headers.path().join(p.file_name().unwrap())).unwrap();
+        let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+        if name == "doca_soft_port.h" || name == "doca_soft_queue.h" {
+            continue;
+        }
+        if name.ends_with(".h") {
+            std::fs::copy(&p, dir.path().join(&name)).unwrap();
             copied += 1;
         }
     }
@@ -63,22 +115,19 @@ fn sdk_backend_binds_headers_from_doca_include_dir() {
         "expected the soft headers in {}",
         src.display()
     );
+    dir
+}
 
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("doca-sys-sdk-check");
-    let out = check(
-        &target,
-        &["--no-default-features", "--features", "sdk"],
-        &[
-            ("DOCA_INCLUDE_DIR", headers.path()),
-            ("DOCA_LIB_DIR", headers.path()),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "sdk check failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let bindings = generated(&target, "bindings.rs");
+fn sdk_env(headers: &Path) -> [(&'static str, &std::ffi::OsStr); 2] {
+    [
+        ("DOCA_INCLUDE_DIR", headers.as_os_str()),
+        ("DOCA_LIB_DIR", headers.as_os_str()),
+    ]
+}
+
+/// Bindings made over the SDK-like copy: the DOCA API, none of the soft extensions.
+fn assert_sdk_bindings(run: &Run) {
+    let b = run.bindings();
     for f in [
         "doca_gpu_mem_alloc",
         "doca_devinfo_create_list",
@@ -86,25 +135,89 @@ fn sdk_backend_binds_headers_from_doca_include_dir() {
         "doca_pe_progress",
     ] {
         assert!(
-            bindings.contains(&format!("pub fn {f}(")),
+            b.contains(&format!("pub fn {f}(")),
             "{f} missing from the sdk bindings"
         );
     }
+    assert!(
+        !b.contains("pub fn doca_soft_port_get_counters("),
+        "the sdk bindings came from the soft headers"
+    );
 }
 
 #[test]
-fn missing_or_doubled_backend_is_a_compile_error_with_advice() {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("doca-sys-feature-check");
-    let none = check(&target, &["--no-default-features"], &[]);
-    assert!(!none.status.success(), "no backend must not compile");
-    let err = String::from_utf8_lossy(&none.stderr);
-    assert!(
-        err.contains("enable one backend"),
-        "unhelpful error:\n{err}"
+fn sdk_alone_binds_headers_from_doca_include_dir() {
+    let _turn = turn();
+    let headers = sdk_like_headers();
+    let run = cargo(
+        "check",
+        &["--no-default-features", "--features", "sdk"],
+        &sdk_env(headers.path()),
     );
+    assert!(run.ok, "sdk check failed:\n{}", run.output);
+    assert_eq!(run.backend.as_deref(), Some("sdk"), "{}", run.output);
+    assert_sdk_bindings(&run);
+}
 
-    let both = check(&target, &["--features", "sdk"], &[]);
-    assert!(!both.status.success(), "two backends must not compile");
-    let err = String::from_utf8_lossy(&both.stderr);
-    assert!(err.contains("are exclusive"), "unhelpful error:\n{err}");
+#[test]
+fn both_features_build_and_pick_sdk() {
+    let _turn = turn();
+    let headers = sdk_like_headers();
+    // `soft` stays on as the default feature.
+    let run = cargo("check", &["--features", "sdk"], &sdk_env(headers.path()));
+    assert!(run.ok, "soft+sdk check failed:\n{}", run.output);
+    assert_eq!(run.backend.as_deref(), Some("sdk"), "{}", run.output);
+    assert_sdk_bindings(&run);
+}
+
+#[test]
+fn environment_variable_forces_either_backend() {
+    let _turn = turn();
+    // soft over both features (where sdk would win), with no SDK anywhere.
+    let run = cargo(
+        "check",
+        &["--features", "sdk"],
+        &[("DOCA_RS_BACKEND", "soft".as_ref())],
+    );
+    assert!(run.ok, "DOCA_RS_BACKEND=soft check failed:\n{}", run.output);
+    assert_eq!(run.backend.as_deref(), Some("soft"), "{}", run.output);
+    assert!(run
+        .bindings()
+        .contains("pub fn doca_soft_port_get_counters("));
+
+    // sdk over the default feature `soft` alone.
+    let headers = sdk_like_headers();
+    let [inc, lib] = sdk_env(headers.path());
+    let run = cargo(
+        "check",
+        &[],
+        &[inc, lib, ("DOCA_RS_BACKEND", "sdk".as_ref())],
+    );
+    assert!(run.ok, "DOCA_RS_BACKEND=sdk check failed:\n{}", run.output);
+    assert_eq!(run.backend.as_deref(), Some("sdk"), "{}", run.output);
+    assert_sdk_bindings(&run);
+
+    // A value naming no backend stops the build and says what is accepted.
+    let run = cargo("check", &[], &[("DOCA_RS_BACKEND", "cuda".as_ref())]);
+    assert!(!run.ok, "DOCA_RS_BACKEND=cuda must not build");
+    assert!(
+        run.output
+            .contains("DOCA_RS_BACKEND=\"cuda\" names no backend"),
+        "unhelpful error:\n{}",
+        run.output
+    );
+}
+
+#[test]
+fn no_backend_feature_builds_against_the_soft_headers() {
+    let _turn = turn();
+    let run = cargo("build", &["--no-default-features"], &[]);
+    assert!(run.ok, "build without features failed:\n{}", run.output);
+    assert_eq!(run.backend.as_deref(), Some("soft"), "{}", run.output);
+    assert!(run.bindings().contains("pub fn doca_ctx_start("));
+    assert!(
+        run.output.contains("its symbols are not linked"),
+        "no warning about the unlinked runtime:\n{}",
+        run.output
+    );
 }

@@ -1,9 +1,10 @@
 //! `Domain`: joins workers of several processes through an out-of-band allgather.
 
-use crate::ctx::{self, State};
 use crate::error::{check, DocaError, Error, Result};
+use crate::state;
 use crate::worker::Worker;
-use doca_gpunetio::ProgressEngine;
+use doca_common::context::{Ctx, CtxState};
+use doca_common::ProgressEngine;
 use doca_sys as sys;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -99,9 +100,10 @@ impl Domain {
             _oob: oob_box,
             _bufs: Vec::new(),
         };
-        // SAFETY: live domain.
-        let ctx = unsafe { sys::doca_urom_domain_as_ctx(raw) };
-        ctx::connect(pe, ctx)?;
+        // SAFETY: live domain (owned by `d`), and `ctx` is used only while `d` lives.
+        let ctx = unsafe { Ctx::from_raw(sys::doca_urom_domain_as_ctx(raw)) };
+        // SAFETY: the domain keeps a clone of `pe` (`d._pe`) until it is destroyed.
+        unsafe { ctx.connect(pe) }?;
         let mut coll = sys::doca_urom_domain_oob_coll {
             allgather: Some(oob_allgather),
             req_test: Some(oob_done),
@@ -147,24 +149,18 @@ impl Domain {
                 }
             }
         }
-        ctx::start(ctx)?;
+        ctx.start()?;
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            match ctx::state(ctx) {
-                State::DOCA_CTX_STATE_RUNNING => return Ok(d),
-                State::DOCA_CTX_STATE_IDLE => {
-                    return Err(Error {
-                        op: "domain start",
-                        code: DocaError::INITIALIZATION,
-                    })
+            match state::of(ctx) {
+                CtxState::Running => return Ok(d),
+                CtxState::Idle => {
+                    return Err(Error::doca("domain start", DocaError::INITIALIZATION))
                 }
                 _ => {}
             }
             if Instant::now() > deadline {
-                return Err(Error {
-                    op: "domain start",
-                    code: DocaError::TIME_OUT,
-                });
+                return Err(Error::doca("domain start", DocaError::TIME_OUT));
             }
             let mut any = pe.progress();
             for (_, w) in members {
@@ -182,14 +178,28 @@ impl Domain {
     }
 }
 
+impl std::fmt::Debug for Domain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // SAFETY: live domain; the Ctx is used only here.
+        let ctx = unsafe { Ctx::from_raw(sys::doca_urom_domain_as_ctx(self.raw)) };
+        f.debug_struct("Domain")
+            .field("state", &ctx.state().ok())
+            .field("workers", &self._workers.len())
+            .field("oob_size", &self._oob.size())
+            .field("oob_index", &self._oob.index())
+            .field("buffers", &(self._bufs.len() / 2))
+            .finish()
+    }
+}
+
 impl Drop for Domain {
     fn drop(&mut self) {
-        // SAFETY: live domain.
-        let ctx = unsafe { sys::doca_urom_domain_as_ctx(self.raw) };
+        // SAFETY: live domain; `ctx` is used only before the destroy below.
+        let ctx = unsafe { Ctx::from_raw(sys::doca_urom_domain_as_ctx(self.raw)) };
         // The domain's stop is synchronous: IDLE on return, or it failed and destroy
         // reports IN_USE; either way Drop has nobody to tell.
-        if ctx::state(ctx) != State::DOCA_CTX_STATE_IDLE {
-            let _ = ctx::request_stop(ctx);
+        if state::of(ctx) != CtxState::Idle {
+            let _ = ctx.request_stop();
         }
         // SAFETY: live domain, destroyed once.
         unsafe { sys::doca_urom_domain_destroy(self.raw) };

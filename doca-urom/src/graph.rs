@@ -46,10 +46,7 @@ impl Graph {
     pub fn find(service: &Service) -> Result<Graph> {
         let plugin = service.plugin(PLUGIN_NAME)?;
         if plugin.version != 0x01 {
-            return Err(Error {
-                op: "Graph::find",
-                code: DocaError::UNSUPPORTED_VERSION,
-            });
+            return Err(Error::doca("Graph::find", DocaError::UNSUPPORTED_VERSION));
         }
         Ok(Graph { plugin })
     }
@@ -70,9 +67,6 @@ impl Graph {
     /// Loopback, blocking.
     pub fn loopback(&self, w: &Worker, data: u64) -> Result<u64> {
         let n = w.command(self.plugin.id, &loopback_cmd(data))?;
-        parse_loopback(&n).map_err(|code| Error {
-            op: "graph loopback",
-            code,
-        })
+        parse_loopback(&n).map_err(|code| Error::doca("graph loopback", code))
     }
 }

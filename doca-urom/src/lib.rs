@@ -9,8 +9,8 @@
 //!   joins the workers of several processes through an out-of-band collective ([`Oob`]);
 //! * worker side: the plugin SDK ([`sdk::UromPlugin`] + [`export_plugin!`]) to write plugins
 //!   in Rust with the C plugin ABI;
-//! * helpers for the sample plugins: [`graph`] (loopback) and [`sandbox`] (UCX tag
-//!   send/recv between domain members; feature `soft`).
+//! * host helpers for the `worker_graph` sample plugin: [`graph`] (loopback). (The
+//!   `worker_sandbox` plugin's host side lives in its own crate, `plugins/worker_sandbox`.)
 //!
 //! ## Quick start
 //!
@@ -81,12 +81,12 @@
 //! * `soft` (default): `doca-soft`, the software runtime linked into your program. Its
 //!   daemon `doca_urom_daemon` spawns `doca_urom_worker` processes on this or another host;
 //!   no DPU is needed.
-//! * `sdk`: an installed NVIDIA DOCA 3.3 SDK (talking to the DPU's UROM service). The
-//!   [`sandbox`] helpers are not built then (they size commands with the soft runtime's UCX
-//!   bindings).
+//! * `sdk`: an installed NVIDIA DOCA 3.3 SDK (talking to the DPU's UROM service).
 //!
-//! Exactly one of them must be enabled. `doca_urom.h` includes a UCX header, so building
-//! needs UCX's headers either way: `UCX_HOME`, or pkg-config's `ucx`.
+//! The features are additive: when both are on, `sdk` wins (and `DOCA_RS_BACKEND` can force
+//! either; see `doca-sys`). `doca_urom.h` includes a UCX header, so building needs UCX's
+//! headers either way: `UCX_HOME`, or pkg-config's `ucx`. This crate depends on
+//! `doca-common` and `doca-sys` only: no CUDA crate comes with it.
 //!
 //! ## Library dependency
 //!
@@ -105,11 +105,13 @@
 //!
 //! ## Shared types
 //!
-//! [`Device`], [`ProgressEngine`] and [`DocaError`] are `doca-gpunetio`'s (re-exported), so
-//! one device or engine serves both crates. [`Error`] names the failed operation
-//! (`"doca_urom_worker_set_id failed: ..."`) and carries the [`DocaError`]; errors of the
-//! shared types convert into it with `?`. Every handle offers `as_raw()` for the calls this
-//! crate does not wrap (see `doca-sys`).
+//! [`Device`], [`ProgressEngine`], [`DocaError`] and [`Error`] are `doca-common`'s
+//! (re-exported), the same types `doca-gpunetio` re-exports, so one device or engine serves
+//! both crates and an error passes between them unchanged. [`Error`] names the failed
+//! operation (`"doca_urom_worker_set_id failed: ..."`) and keeps the [`DocaError`]
+//! ([`Error::doca_code`]), or the message of a problem found before DOCA was called (a
+//! device that does not exist: `"not found: no DOCA device ... \"mlx5_0\""`). Every handle
+//! offers `as_raw()` for the calls this crate does not wrap (see `doca-sys`).
 //!
 //! ## Thread safety
 //!
@@ -131,23 +133,19 @@
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "soft")]
-use doca_soft as _;
-
-mod ctx;
 pub mod domain;
 pub mod error;
 pub mod graph;
-#[cfg(feature = "soft")]
-pub mod sandbox;
 pub mod sdk;
 pub mod service;
+mod state;
 pub mod thread_oob;
 pub mod worker;
 
-pub use doca_gpunetio::{Device, DocaError, ProgressEngine};
+/// The crate these shared types come from (also re-exported by `doca-gpunetio`).
+pub use doca_common as common;
+pub use doca_common::{Device, DocaError, Error, ProgressEngine, Result};
 pub use domain::{Domain, Oob};
-pub use error::{Error, Result};
 pub use service::{CpuSet, PluginInfo, Service};
 pub use thread_oob::ThreadOob;
 pub use worker::{Notification, NotificationRef, Worker, WORKER_ID_ANY};

@@ -1,9 +1,10 @@
 //! `Service`: the host's connection to the UROM daemon (found through
 //! `DOCA_UROM_SERVICE_FILE` and the device's PCI address).
 
-use crate::ctx;
 use crate::error::{check, DocaError, Error, Result};
-use doca_gpunetio::{Device, ProgressEngine};
+use crate::state;
+use doca_common::context::{Ctx, CtxState};
+use doca_common::{Device, ProgressEngine};
 use doca_sys as sys;
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
@@ -81,7 +82,8 @@ impl ServiceBuilder {
             pe,
             _dev: self.dev.clone(),
         };
-        ctx::connect(&svc.pe, svc.ctx())?;
+        // SAFETY: the service keeps its engine (`svc.pe`) until it is destroyed.
+        unsafe { svc.ctx().connect(&svc.pe) }?;
         // SAFETY: live service, IDLE.
         unsafe {
             check(
@@ -99,21 +101,19 @@ impl ServiceBuilder {
                 sys::doca_urom_service_set_dev(raw, self.dev.as_raw()),
             )?;
         }
-        if !ctx::start(svc.ctx())? {
+        if !svc.ctx().start()? {
             // The soft runtime connects synchronously; another backend may finish through
             // progress.
             let running = svc.pe.progress_until(Duration::from_secs(30), || {
-                ctx::state(svc.ctx()) != ctx::State::DOCA_CTX_STATE_STARTING
+                state::of(svc.ctx()) != CtxState::Starting
             });
-            if !running || ctx::state(svc.ctx()) != ctx::State::DOCA_CTX_STATE_RUNNING {
-                return Err(Error {
-                    op: "service start",
-                    code: if running {
-                        DocaError::INITIALIZATION
-                    } else {
-                        DocaError::TIME_OUT
-                    },
-                });
+            if !running || state::of(svc.ctx()) != CtxState::Running {
+                let code = if running {
+                    DocaError::INITIALIZATION
+                } else {
+                    DocaError::TIME_OUT
+                };
+                return Err(Error::doca("service start", code));
             }
         }
         Ok(Arc::new(svc))
@@ -171,9 +171,9 @@ impl Service {
         }
     }
 
-    pub(crate) fn ctx(&self) -> *mut sys::doca_ctx {
-        // SAFETY: live service.
-        unsafe { sys::doca_urom_service_as_ctx(self.raw) }
+    pub(crate) fn ctx(&self) -> Ctx {
+        // SAFETY: live service; the Ctx is used only while `self` is borrowed.
+        unsafe { Ctx::from_raw(sys::doca_urom_service_as_ctx(self.raw)) }
     }
 
     /// The service's PE.
@@ -219,10 +219,7 @@ impl Service {
         self.plugins()?
             .into_iter()
             .find(|p| p.name == name)
-            .ok_or(Error {
-                op: "Service::plugin",
-                code: DocaError::NOT_FOUND,
-            })
+            .ok_or(Error::doca("Service::plugin", DocaError::NOT_FOUND))
     }
 
     /// CPUs the service offers to workers.
@@ -285,16 +282,10 @@ impl Service {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(r) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                return r.map_err(|code| Error {
-                    op: "get_workers_by_gid",
-                    code,
-                });
+                return r.map_err(|code| Error::doca("get_workers_by_gid", code));
             }
             if Instant::now() > deadline {
-                return Err(Error {
-                    op: "get_workers_by_gid",
-                    code: DocaError::TIME_OUT,
-                });
+                return Err(Error::doca("get_workers_by_gid", DocaError::TIME_OUT));
             }
             if !self.progress() {
                 std::thread::yield_now();
@@ -303,12 +294,21 @@ impl Service {
     }
 }
 
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("state", &self.ctx().state().ok())
+            .field("device", &self._dev.info().pci_addr())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for Service {
     fn drop(&mut self) {
         // The service's stop is synchronous: IDLE on return, or it failed and destroy
         // reports IN_USE; either way Drop has nobody to tell.
-        if ctx::state(self.ctx()) != ctx::State::DOCA_CTX_STATE_IDLE {
-            let _ = ctx::request_stop(self.ctx());
+        if state::of(self.ctx()) != CtxState::Idle {
+            let _ = self.ctx().request_stop();
         }
         // SAFETY: live service, destroyed once; workers hold an Arc of it, so none is left.
         unsafe { sys::doca_urom_service_destroy(self.raw) };

@@ -2,7 +2,7 @@
 //! one process.
 
 use crate::domain::Oob;
-use doca_gpunetio::DocaError;
+use doca_common::DocaError;
 use std::sync::{Arc, Barrier, Mutex};
 
 /// An allgather between threads of this process (tests, benches, single-process programs

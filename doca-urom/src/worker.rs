@@ -1,10 +1,11 @@
 //! `Worker`: one UROM worker process (plugins selected by id), and typed command
 //! submission: callback form ([`Worker::submit`]) and blocking form ([`Worker::command`]).
 
-use crate::ctx::{self, State};
 use crate::error::{check, DocaError, Error, Result};
 use crate::service::{CpuSet, Service};
-use doca_gpunetio::ProgressEngine;
+use crate::state;
+use doca_common::context::{Ctx, CtxState};
+use doca_common::ProgressEngine;
 use doca_sys as sys;
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
@@ -141,10 +142,8 @@ impl WorkerBuilder {
             .env
             .iter()
             .map(|e| {
-                CString::new(e.as_str()).map_err(|_| Error {
-                    op: "doca_urom_worker_set_env",
-                    code: DocaError::INVALID_VALUE,
-                })
+                CString::new(e.as_str())
+                    .map_err(|_| Error::doca("doca_urom_worker_set_env", DocaError::INVALID_VALUE))
             })
             .collect::<Result<_>>()?;
         // The C API takes `char *const *` (it copies the strings; nothing writes them).
@@ -156,7 +155,8 @@ impl WorkerBuilder {
                 "doca_urom_worker_set_service",
                 sys::doca_urom_worker_set_service(raw, self.service.as_raw()),
             )?;
-            ctx::connect(&w.pe, w.ctx())?;
+            // The worker keeps its engine (`w.pe`) until it is destroyed.
+            w.ctx().connect(&w.pe)?;
             check(
                 "doca_urom_worker_set_id",
                 sys::doca_urom_worker_set_id(raw, self.id),
@@ -190,7 +190,7 @@ impl WorkerBuilder {
         }
         // A worker starts asynchronously (the service spawns it): RUNNING at once is fine
         // too, wait_running returns immediately then.
-        ctx::start(w.ctx())?;
+        w.ctx().start()?;
         Ok(Arc::new(w))
     }
 
@@ -320,9 +320,9 @@ impl Worker {
         }
     }
 
-    pub(crate) fn ctx(&self) -> *mut sys::doca_ctx {
-        // SAFETY: live worker.
-        unsafe { sys::doca_urom_worker_as_ctx(self.raw) }
+    pub(crate) fn ctx(&self) -> Ctx {
+        // SAFETY: live worker; the Ctx is used only while `self` is borrowed.
+        unsafe { Ctx::from_raw(sys::doca_urom_worker_as_ctx(self.raw)) }
     }
 
     /// The raw handle.
@@ -342,7 +342,7 @@ impl Worker {
 
     /// Whether it is RUNNING.
     pub fn is_running(&self) -> bool {
-        ctx::state(self.ctx()) == State::DOCA_CTX_STATE_RUNNING
+        state::of(self.ctx()) == CtxState::Running
     }
 
     /// Progresses the worker's PE once; `true` if something completed.
@@ -355,21 +355,15 @@ impl Worker {
     pub fn wait_running(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         loop {
-            match ctx::state(self.ctx()) {
-                State::DOCA_CTX_STATE_RUNNING => return Ok(()),
-                State::DOCA_CTX_STATE_IDLE => {
-                    return Err(Error {
-                        op: "worker start",
-                        code: DocaError::INITIALIZATION,
-                    })
+            match state::of(self.ctx()) {
+                CtxState::Running => return Ok(()),
+                CtxState::Idle => {
+                    return Err(Error::doca("worker start", DocaError::INITIALIZATION))
                 }
                 _ => {}
             }
             if Instant::now() > deadline {
-                return Err(Error {
-                    op: "worker start",
-                    code: DocaError::TIME_OUT,
-                });
+                return Err(Error::doca("worker start", DocaError::TIME_OUT));
             }
             let a = self.pe.progress();
             let b = self.service.progress();
@@ -470,10 +464,7 @@ impl Worker {
             }
             let now = Instant::now();
             if now > deadline {
-                return Err(Error {
-                    op: "Worker::command",
-                    code: DocaError::TIME_OUT,
-                });
+                return Err(Error::doca("Worker::command", DocaError::TIME_OUT));
             }
             // Busy-poll for the spin window (a quick answer is not delayed by a sleep),
             // then sleep between progress calls that find nothing.
@@ -501,18 +492,15 @@ impl Worker {
 
     /// Stops the worker and progresses until IDLE (also progresses the service's PE).
     pub fn stop(&self) -> Result<()> {
-        match ctx::state(self.ctx()) {
-            State::DOCA_CTX_STATE_IDLE => return Ok(()),
-            State::DOCA_CTX_STATE_STOPPING => {}
-            _ => ctx::request_stop(self.ctx())?,
+        match state::of(self.ctx()) {
+            CtxState::Idle => return Ok(()),
+            CtxState::Stopping => {}
+            _ => self.ctx().request_stop()?,
         }
         let deadline = Instant::now() + Duration::from_secs(10);
-        while ctx::state(self.ctx()) != State::DOCA_CTX_STATE_IDLE {
+        while state::of(self.ctx()) != CtxState::Idle {
             if Instant::now() > deadline {
-                return Err(Error {
-                    op: "worker stop",
-                    code: DocaError::TIME_OUT,
-                });
+                return Err(Error::doca("worker stop", DocaError::TIME_OUT));
             }
             let a = self.pe.progress();
             let b = self.service.progress();
@@ -521,6 +509,16 @@ impl Worker {
             }
         }
         Ok(())
+    }
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("id", &self.id().ok())
+            .field("gid", &self.gid().ok())
+            .field("state", &self.ctx().state().ok())
+            .finish_non_exhaustive()
     }
 }
 

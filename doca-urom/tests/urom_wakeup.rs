@@ -8,11 +8,11 @@ mod support;
 
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
-use doca_urom::sandbox::{Received, Sandbox};
 use doca_urom::{DocaError, Domain, ThreadOob, Worker};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::*;
+use worker_sandbox::host::{Received, Sandbox};
 
 const PING: u64 = 0x1234;
 const PONG: u64 = 0x5678;
@@ -157,7 +157,7 @@ fn submit_ref_keeps_small_and_large_callbacks_and_drops_refused_ones() {
         .unwrap();
     let t2 = token.clone();
     let r = graph.loopback_with(&w, 44, move |_| drop(t2));
-    assert_eq!(r.map_err(|e| e.code), Err(DocaError::AGAIN));
+    assert_eq!(r.map_err(|e| e.doca_code()), Err(Some(DocaError::AGAIN)));
     assert_eq!(
         Arc::strong_count(&token),
         1,

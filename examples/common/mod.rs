@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod gpu;
 pub mod packet;
+pub mod queue_stats;
 pub mod raw_socket;
 pub mod signal;
 pub mod txq;

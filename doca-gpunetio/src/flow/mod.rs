@@ -25,17 +25,13 @@
 mod flags;
 mod matching;
 mod pipe;
-#[cfg(feature = "soft")]
-mod port_counters;
 
 pub use flags::{RssFlags, TcpFlags};
 pub use matching::{Forward, Match};
 pub use pipe::{BasicPipeBuilder, Entry, Pipe};
-#[cfg(feature = "soft")]
-pub use port_counters::PortCounters;
 
-use crate::device::Device;
-use crate::error::{check, DocaError, Error, Result};
+use doca_common::error::{check, DocaError, Error, Result};
+use doca_common::Device;
 use doca_sys as sys;
 use std::ffi::CString;
 use std::ptr::NonNull;
@@ -194,7 +190,7 @@ impl Drop for PortInner {
         // is destroyed already; stopped once.
         let rc = unsafe { sys::doca_flow_port_stop(self.raw.as_ptr()) };
         if let Err(e) = check("doca_flow_port_stop", rc) {
-            crate::error::record_drop_error(e);
+            doca_common::record_drop_error(e);
         }
     }
 }
@@ -279,12 +275,6 @@ impl FlowPort {
     /// The library this port belongs to.
     pub fn flow(&self) -> &Flow {
         &self.inner.flow
-    }
-
-    /// The software runtime's counters of this port (feature `soft`).
-    #[cfg(feature = "soft")]
-    pub fn counters(&self) -> Result<PortCounters> {
-        PortCounters::of(&self.inner.device)
     }
 
     /// The raw handle. Valid while `self` lives.

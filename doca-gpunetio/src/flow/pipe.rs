@@ -3,7 +3,7 @@
 use super::flags::{RssFlags, TcpFlags};
 use super::matching::{Forward, Match};
 use super::FlowPort;
-use crate::error::{check, DocaError, Error, Result};
+use doca_common::error::{check, DocaError, Error, Result};
 use doca_sys as sys;
 use std::ffi::CString;
 use std::ptr::NonNull;

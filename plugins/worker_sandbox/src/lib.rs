@@ -11,11 +11,36 @@
 //! The UCP worker is created with the WAKEUP feature and its event descriptor is handed to
 //! the worker runtime through the SDK's wake-up extension ([`UromPlugin::arm_wakeup`]), so a
 //! message from another domain member wakes a sleeping worker at once.
+//!
+//! ## Two sides, one crate
+//!
+//! The crate is a `cdylib` (the plugin the UROM daemon loads from `UROM_PLUGIN_PATH`) and an
+//! `rlib` whose [`host`] module is the host side: the command and notification layouts and
+//! [`host::Sandbox`], which sends commands to a worker running this plugin. Host programs
+//! (the `urom_ping_pong` example) depend on this crate for it:
+//!
+//! ```no_run
+//! use doca_urom::{Device, Service, Worker};
+//! use worker_sandbox::host::Sandbox;
+//!
+//! # fn main() -> Result<(), doca_urom::Error> {
+//! let service = Service::builder(&Device::open("mlx5_0")?).start()?;
+//! let sandbox = Sandbox::find(&service)?;
+//! let worker = Worker::builder(&service).plugins(sandbox.plugin.id).start()?;
+//! // Worker 0 of a domain: send 5 bytes tagged 7 to member 1.
+//! let sent = sandbox.tag_send(&worker, 1, 1, b"hello", 7)?;
+//! assert_eq!(sent.ucs_status, 0);
+//! # Ok(()) }
+//! ```
+//!
+//! The host side builds with either backend (`soft` or `sdk`, as `doca-urom`).
+
+pub mod host;
 
 use doca_soft::ucx::sys;
-use doca_urom::sandbox::{CMD_SIZE, NOTIFY_SIZE, TAG_RECV, TAG_SEND};
 use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin, Wakeup};
 use doca_urom::DocaError;
+use host::{CMD_SIZE, NOTIFY_SIZE, TAG_RECV, TAG_SEND};
 use std::collections::HashMap;
 use std::ffi::c_void;
 

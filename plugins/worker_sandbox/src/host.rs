@@ -14,9 +14,9 @@
 //! TAG_SEND `{context, i32 status}`, TAG_RECV `{context, void *buffer, count, sender_tag,
 //! i32 status}`; a received message's bytes follow when `buffer` is non-null.
 
-use crate::error::{DocaError, Error, Result};
-use crate::service::{PluginInfo, Service};
-use crate::worker::{Notification, Worker};
+use doca_urom::service::{PluginInfo, Service};
+use doca_urom::worker::{Notification, Worker};
+use doca_urom::{DocaError, Error, Result};
 
 /// Plugin name.
 pub const PLUGIN_NAME: &str = "worker_sandbox";
@@ -144,10 +144,7 @@ impl Sandbox {
     pub fn find(service: &Service) -> Result<Sandbox> {
         let plugin = service.plugin(PLUGIN_NAME)?;
         if plugin.version != 0x01 {
-            return Err(Error {
-                op: "Sandbox::find",
-                code: DocaError::UNSUPPORTED_VERSION,
-            });
+            return Err(Error::doca("Sandbox::find", DocaError::UNSUPPORTED_VERSION));
         }
         Ok(Sandbox { plugin })
     }
@@ -196,9 +193,6 @@ impl Sandbox {
         tag: u64,
     ) -> Result<SendDone> {
         let n = w.command(self.plugin.id, &tag_send_cmd(context, dest, data, tag))?;
-        parse_send(&n).map_err(|code| Error {
-            op: "sandbox tag_send",
-            code,
-        })
+        parse_send(&n).map_err(|code| Error::doca("sandbox tag_send", code))
     }
 }

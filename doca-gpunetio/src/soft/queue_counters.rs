@@ -1,8 +1,8 @@
-//! Counters of the software runtime (`doca_soft_*` extensions; feature `soft` only): what
-//! each queue did with the frames it saw. The NVIDIA SDK has no such calls. (Port counters:
-//! [`PortCounters`](crate::PortCounters).)
+//! Queue counters of the software runtime (`doca_soft_*` extensions): what each queue did
+//! with the frames it saw. The NVIDIA SDK has no such calls. (Port counters:
+//! [`PortCounters`](super::PortCounters).)
 
-use crate::error::{check, Result};
+use doca_common::error::{check, Result};
 use doca_sys as sys;
 
 /// Counters of one RX queue (`struct doca_soft_rxq_counters`).

@@ -1,5 +1,8 @@
 //! Errors: [`DocaError`], the raw DOCA code as a transparent newtype with named constants,
-//! and [`Error`], which says which operation failed.
+//! and [`Error`], the one error type of every safe crate, which says which operation failed.
+//!
+//! Errors that happen in `Drop` cannot be returned: [`record_drop_error`] keeps them (up to
+//! 1024) until [`take_drop_errors`] hands them out, whichever crate's handle recorded them.
 
 use doca_sys::doca_error_t;
 use std::ffi::CStr;
@@ -97,15 +100,18 @@ impl std::fmt::Display for DocaError {
 
 impl std::error::Error for DocaError {}
 
-/// Errors of this crate: the DOCA call that failed and its code, or a problem found
-/// before calling DOCA.
+/// The error of every safe DOCA crate (`doca-gpunetio`, `doca-urom` and this one): the
+/// operation that failed with its DOCA code, or a problem found before calling DOCA, with
+/// its message. Crates re-export this type rather than wrap it, so nothing is lost passing
+/// an error from one crate's call to another's `?`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A DOCA call returned an error.
+    /// A DOCA call returned an error, or an operation built on DOCA calls ended with the
+    /// code that describes its failure (a worker that did not start: `INITIALIZATION`).
     #[error("{op} failed: {code}")]
     Doca {
-        /// The DOCA function that failed.
+        /// The DOCA function (or the operation) that failed.
         op: &'static str,
         /// Its error code.
         #[source]
@@ -131,6 +137,11 @@ pub enum Error {
 }
 
 impl Error {
+    /// An [`Error::Doca`]: `op` failed with `code`.
+    pub fn doca(op: &'static str, code: DocaError) -> Error {
+        Error::Doca { op, code }
+    }
+
     /// The DOCA code, when the error came from DOCA.
     pub fn doca_code(&self) -> Option<DocaError> {
         match self {
@@ -138,20 +149,31 @@ impl Error {
             _ => None,
         }
     }
+
+    /// The operation that failed, for the errors that name one ([`Error::Doca`],
+    /// [`Error::Timeout`]); the others carry it in their message.
+    pub fn op(&self) -> Option<&'static str> {
+        match self {
+            Error::Doca { op, .. } | Error::Timeout { op, .. } => Some(op),
+            _ => None,
+        }
+    }
 }
 
-/// Result with this crate's [`Error`].
+/// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Turns a DOCA return code into a `Result` naming the operation.
-pub(crate) fn check(op: &'static str, code: doca_error_t) -> Result<()> {
+/// Turns a DOCA return code into a `Result` naming the operation (`op`, usually the C
+/// function): what every safe wrapper does with a `doca_error_t`.
+pub fn check(op: &'static str, code: doca_error_t) -> Result<()> {
     DocaError::result(code).map_err(|code| Error::Doca { op, code })
 }
 
 static DROP_ERRORS: Mutex<Vec<Error>> = Mutex::new(Vec::new());
 
-/// Records an error that happened in `Drop`, where it cannot be returned.
-pub(crate) fn record_drop_error(e: Error) {
+/// Records an error that happened in `Drop`, where it cannot be returned (for the safe
+/// crates' handles, and for your own wrappers of raw handles).
+pub fn record_drop_error(e: Error) {
     let mut v = DROP_ERRORS.lock().unwrap_or_else(|p| p.into_inner());
     if v.len() < 1024 {
         v.push(e);
@@ -178,5 +200,37 @@ mod tests {
         assert_eq!(e.doca_code(), Some(DocaError::IN_PROGRESS));
         assert!(e.to_string().starts_with("doca_ctx_start failed: "), "{e}");
         assert!(e.to_string().contains("DOCA_ERROR_IN_PROGRESS"), "{e}");
+        assert_eq!(e.op(), Some("doca_ctx_start"));
+    }
+
+    #[test]
+    fn messages_and_operations_survive_as_the_one_type() {
+        let e = Error::NotFound("no DOCA device named \"mlx5_0\"".into());
+        assert_eq!(e.to_string(), "not found: no DOCA device named \"mlx5_0\"");
+        assert_eq!((e.op(), e.doca_code()), (None, None));
+        let t = Error::Timeout {
+            op: "doca_ctx_stop",
+            ms: 5,
+        };
+        assert_eq!(t.op(), Some("doca_ctx_stop"));
+        assert_eq!(t.to_string(), "doca_ctx_stop timed out after 5 ms");
+        let d = Error::doca("worker start", DocaError::INITIALIZATION);
+        assert_eq!(d.doca_code(), Some(DocaError::INITIALIZATION));
+        // The code stays reachable as the error's source.
+        let src = std::error::Error::source(&d).expect("the code is the source");
+        assert_eq!(src.to_string(), DocaError::INITIALIZATION.to_string());
+    }
+
+    #[test]
+    fn drop_errors_are_kept_until_taken() {
+        record_drop_error(Error::doca("doca_pe_destroy", DocaError::IN_USE));
+        let taken = take_drop_errors();
+        assert!(
+            taken.iter().any(|e| e.op() == Some("doca_pe_destroy")),
+            "{taken:?}"
+        );
+        assert!(!take_drop_errors()
+            .iter()
+            .any(|e| e.op() == Some("doca_pe_destroy")));
     }
 }

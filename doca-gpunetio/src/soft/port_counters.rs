@@ -1,8 +1,8 @@
 //! Counters of the software port behind a device (`doca_soft_port_get_counters`, a
-//! `doca-soft` extension; feature `soft` only): what the port did with each frame.
+//! `doca-soft` extension): what the port did with each frame.
 
-use crate::device::Device;
-use crate::error::{check, Result};
+use doca_common::error::{check, Result};
+use doca_common::Device;
 use doca_sys as sys;
 
 /// Counters of the software port behind a device (`struct doca_soft_port_counters`).
