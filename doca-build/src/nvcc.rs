@@ -57,7 +57,6 @@ impl Nvcc {
         Search::of_this_process(&env).find()
     }
 
-
     /// An nvcc at a path the caller chose (not checked until it runs).
     pub fn at(path: impl Into<PathBuf>) -> Nvcc {
         Nvcc {
@@ -255,7 +254,10 @@ mod tests {
         let missing = t.path().join("nowhere/nvcc");
         let env = env_of(&[("NVCC", &missing), ("CUDA_HOME", &home)]);
         let e = search(&env, t.path(), &[]).find().unwrap_err();
-        assert!(matches!(&e, Error::NvccVarInvalid(p) if *p == missing), "{e:?}");
+        assert!(
+            matches!(&e, Error::NvccVarInvalid(p) if *p == missing),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("NVCC="), "{e}");
     }
 
@@ -268,9 +270,16 @@ mod tests {
         let on_path = fake_nvcc(&bin);
         let tools = t.path().join("tools");
         let wheel = fake_nvcc(&tools.join("py/nvidia/cu13/bin"));
-        let env = env_of(&[("CUDA_HOME", &home), ("PATH", &bin), ("DOCA_RS_TOOLS", &tools)]);
+        let env = env_of(&[
+            ("CUDA_HOME", &home),
+            ("PATH", &bin),
+            ("DOCA_RS_TOOLS", &tools),
+        ]);
         let n = search(&env, t.path(), &[]).find().unwrap();
-        assert_eq!((n.path(), n.origin()), (in_home.as_path(), Origin::CudaHome));
+        assert_eq!(
+            (n.path(), n.origin()),
+            (in_home.as_path(), Origin::CudaHome)
+        );
         let env = env_of(&[("PATH", &bin), ("DOCA_RS_TOOLS", &tools)]);
         let n = search(&env, t.path(), &[]).find().unwrap();
         assert_eq!((n.path(), n.origin()), (on_path.as_path(), Origin::Path));
@@ -298,15 +307,23 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let empty = t.path().join("empty");
         let env = env_of(&[("PATH", &empty)]);
-        let e = search(&env, t.path(), &[empty.clone()]).find().unwrap_err();
+        let e = search(&env, t.path(), std::slice::from_ref(&empty))
+            .find()
+            .unwrap_err();
         let Error::NvccNotFound { tried } = &e else {
             panic!("{e:?}")
         };
         assert_eq!(tried[0], empty.join("nvcc"));
         assert!(tried.contains(&empty.join(".tools").join(WHEEL_BIN)));
-        assert_eq!(tried.last().unwrap(), &t.path().join("usr-local-cuda/bin/nvcc"));
+        assert_eq!(
+            tried.last().unwrap(),
+            &t.path().join("usr-local-cuda/bin/nvcc")
+        );
         let text = e.to_string();
-        assert!(text.contains(&empty.join("nvcc").display().to_string()), "{text}");
+        assert!(
+            text.contains(&empty.join("nvcc").display().to_string()),
+            "{text}"
+        );
         assert!(text.contains("scripts/setup"), "{text}");
         assert!(text.contains("NVCC"), "{text}");
     }

@@ -59,8 +59,11 @@ fn several_sources_share_one_unit_with_includes_and_defines() {
     let t = tempfile::tempdir().unwrap();
     let inc = t.path().join("inc");
     std::fs::create_dir(&inc).unwrap();
-    std::fs::write(inc.join("answer.cuh"), "static __device__ int answer() { return ANSWER; }\n")
-        .unwrap();
+    std::fs::write(
+        inc.join("answer.cuh"),
+        "static __device__ int answer() { return ANSWER; }\n",
+    )
+    .unwrap();
     // b.cu uses a helper defined in a.cu: only one translation unit makes that legal.
     std::fs::write(t.path().join("a.cu"), "#include <answer.cuh>\n").unwrap();
     std::fs::write(
@@ -120,13 +123,27 @@ fn the_command_line_tool_runs_the_same_recipe() {
         .arg(&src)
         .output()
         .unwrap();
-    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
-    assert_eq!(entries(&std::fs::read(&out).unwrap()), [(1, 80), (2, 80), (2, 90)]);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(
+        entries(&std::fs::read(&out).unwrap()),
+        [(1, 80), (2, 80), (2, 90)]
+    );
     // Bad usage: status 2 and the usage text.
-    for args in [&["-o", "x.fatbin"][..], &[src.to_str().unwrap()], &["--bogus"]] {
+    for args in [
+        &["-o", "x.fatbin"][..],
+        &[src.to_str().unwrap()],
+        &["--bogus"],
+    ] {
         let r = Command::new(tool).args(args).output().unwrap();
         assert_eq!(r.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&r.stderr).contains("usage:"), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&r.stderr).contains("usage:"),
+            "{args:?}"
+        );
     }
     // An NVCC that does not exist: status 1, the message names the variable.
     let r = Command::new(tool)

@@ -338,10 +338,7 @@ pub fn l4_checksum_ok(frame: &[u8]) -> bool {
     let Some(seg) = frame.get(ip + ihl..ip + total) else {
         return false;
     };
-    let (src, dst) = (
-        [h[12], h[13], h[14], h[15]],
-        [h[16], h[17], h[18], h[19]],
-    );
+    let (src, dst) = ([h[12], h[13], h[14], h[15]], [h[16], h[17], h[18], h[19]]);
     let field = match h[9] {
         PROTO_UDP => 6,
         PROTO_TCP => 16,
@@ -366,8 +363,8 @@ mod tests {
     /// A textbook IPv4 header (192.168.0.1 -> 192.168.0.199, UDP, total length 115,
     /// don't-fragment, TTL 64) whose checksum is 0xb861.
     const TEXTBOOK: [u8; 20] = [
-        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8,
-        0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8, 0x00,
+        0x01, 0xc0, 0xa8, 0x00, 0xc7,
     ];
 
     #[test]
@@ -395,11 +392,16 @@ mod tests {
         assert_eq!(checksum(&[]), 0xffff);
         assert_eq!(checksum(&[0; 7]), 0xffff);
         // An odd last byte counts as the high byte of a zero-padded word.
-        assert_eq!(checksum(&[0x12, 0x34, 0x56]), checksum(&[0x12, 0x34, 0x56, 0x00]));
+        assert_eq!(
+            checksum(&[0x12, 0x34, 0x56]),
+            checksum(&[0x12, 0x34, 0x56, 0x00])
+        );
         // End-around carry: 0xffff + 0x0001 folds to 0x0001.
         assert_eq!(ones_complement_sum(0, &[0xff, 0xff, 0x00, 0x01]), 0x0001);
         // Word order does not matter; swapping bytes in every word swaps the sum's bytes.
-        let data: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37).wrapping_add(11)).collect();
+        let data: Vec<u8> = (0..64u8)
+            .map(|i| i.wrapping_mul(37).wrapping_add(11))
+            .collect();
         let mut words: Vec<[u8; 2]> = data.chunks(2).map(|c| [c[0], c[1]]).collect();
         words.reverse();
         let reordered: Vec<u8> = words.concat();
@@ -424,7 +426,11 @@ mod tests {
             [2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00],
             "MACs and ethertype"
         );
-        assert_eq!(f[14..18], [0x45, 0, 0, 30], "version/IHL, TOS, total length 30");
+        assert_eq!(
+            f[14..18],
+            [0x45, 0, 0, 30],
+            "version/IHL, TOS, total length 30"
+        );
         assert_eq!(f[20..24], [0x40, 0, 64, 17], "DF, TTL 64, UDP");
         assert!(ipv4_checksum_ok(&f) && l4_checksum_ok(&f));
     }
@@ -492,9 +498,15 @@ mod tests {
     #[test]
     fn vlan_tags_sit_between_the_macs_and_the_ethertype() {
         let f = FrameBuilder::new().vlan(0x0064).vlan(0x2005).udp(1, 2, b"");
-        assert_eq!(f[12..22], [0x81, 0x00, 0x00, 0x64, 0x81, 0x00, 0x20, 0x05, 0x08, 0x00]);
+        assert_eq!(
+            f[12..22],
+            [0x81, 0x00, 0x00, 0x64, 0x81, 0x00, 0x20, 0x05, 0x08, 0x00]
+        );
         assert_eq!(ipv4_offset(&f), Some(22));
-        assert_eq!(ipv4_offset(&FrameBuilder::new().ethernet(0x0806, &[0; 28])), None);
+        assert_eq!(
+            ipv4_offset(&FrameBuilder::new().ethernet(0x0806, &[0; 28])),
+            None
+        );
     }
 
     #[test]

@@ -47,7 +47,6 @@ pub mod workspace;
 pub use doca_build as build;
 pub use doca_build::Nvcc;
 pub use skip::{
-    cuda_driver_present, raw_sockets_allowed, require_cuda, require_nvcc, require_raw_sockets,
-    skip,
+    cuda_driver_present, raw_sockets_allowed, require_cuda, require_nvcc, require_raw_sockets, skip,
 };
 pub use wait::{eventually, poll_for, poll_until, wait_for, wait_for_file, PATIENCE};

@@ -122,7 +122,10 @@ impl UromBinaries {
 /// compiler's verdict when it fails.
 pub fn build_c_plugin(src: &Path, out_dir: &Path) -> PathBuf {
     let ucx = std::env::var("UCX_HOME").expect("UCX_HOME is not set (source .tools/env.sh)");
-    let stem = src.file_stem().expect("a source file name").to_string_lossy();
+    let stem = src
+        .file_stem()
+        .expect("a source file name")
+        .to_string_lossy();
     let out = out_dir.join(format!("{stem}.so"));
     let st = Command::new("cc")
         .args(["-shared", "-fPIC", "-Wall", "-Wextra", "-Werror"])

@@ -53,11 +53,9 @@ pub fn poll_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<
 /// Waits until `path` exists (a ready file a child process writes); panics naming the file
 /// after `limit`.
 pub fn wait_for_file(path: &Path, limit: Duration) {
-    wait_for(
-        format_args!("{} to appear", path.display()),
-        limit,
-        || path.exists(),
-    );
+    wait_for(format_args!("{} to appear", path.display()), limit, || {
+        path.exists()
+    });
 }
 
 #[cfg(test)]
@@ -79,7 +77,10 @@ mod tests {
             n.fetch_add(1, Ordering::Relaxed);
             false
         }));
-        assert!(n.load(Ordering::Relaxed) >= 2, "polled, then looked once more");
+        assert!(
+            n.load(Ordering::Relaxed) >= 2,
+            "polled, then looked once more"
+        );
         assert!(poll_until(Duration::ZERO, || true), "the last look counts");
     }
 
@@ -98,7 +99,8 @@ mod tests {
 
     #[test]
     fn wait_for_panics_with_what_it_waited_for() {
-        let r = std::panic::catch_unwind(|| wait_for("the moon", Duration::from_millis(5), || false));
+        let r =
+            std::panic::catch_unwind(|| wait_for("the moon", Duration::from_millis(5), || false));
         let msg = *r.unwrap_err().downcast::<String>().unwrap();
         assert!(msg.contains("waiting for the moon"), "{msg}");
     }

@@ -77,6 +77,10 @@ mod tests {
         assert!(root.join("Cargo.toml").is_file());
         assert!(doca_soft_include_dir().join("doca_gpunetio.h").is_file());
         let t = target_dir();
-        assert!(std::env::current_exe().unwrap().starts_with(&t), "{}", t.display());
+        assert!(
+            std::env::current_exe().unwrap().starts_with(&t),
+            "{}",
+            t.display()
+        );
     }
 }

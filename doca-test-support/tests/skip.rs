@@ -11,17 +11,29 @@ const CHILD: &str = "DOCA_TEST_SUPPORT_SKIP_CHILD";
 /// Runs test `name` of this binary as a child; its exit status and stderr.
 fn run_child(name: &str) -> (bool, String) {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 passed"), "{name} ran: {stdout}");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn skipped_lines(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter(|l| l.starts_with("skipped: ")).collect()
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("skipped: "))
+        .collect()
 }
 
 #[test]
@@ -48,7 +60,11 @@ fn child_require_cuda() {
 fn skip_if_prints_one_line_and_returns() {
     let (ok, err) = run_child("child_skip_if");
     assert!(ok, "{err}");
-    assert_eq!(skipped_lines(&err), ["skipped: child_skip_if: reason 42"], "{err}");
+    assert_eq!(
+        skipped_lines(&err),
+        ["skipped: child_skip_if: reason 42"],
+        "{err}"
+    );
 }
 
 #[test]

@@ -30,7 +30,11 @@ fn a_real_daemon_starts_with_a_plugin_and_stops_on_sigterm() {
         .env("UCX_WARN_UNUSED_ENV_VARS", "n")
         .start()
         .unwrap();
-    assert_eq!(d.addr().ip().octets(), [127, 0, 0, 1], "loopback by default");
+    assert_eq!(
+        d.addr().ip().octets(),
+        [127, 0, 0, 1],
+        "loopback by default"
+    );
     assert_ne!(d.addr().port(), 0);
     assert!(d.plugin_dir().join("worker_graph.so").is_file());
     assert!(d.alive());
@@ -38,7 +42,10 @@ fn a_real_daemon_starts_with_a_plugin_and_stops_on_sigterm() {
     let f = d.service_file("0000:a2:07.0", "lo");
     let line = std::fs::read_to_string(&f).unwrap();
     assert_eq!(line, service_line(d.addr(), "0000:a2:07.0", "lo"));
-    assert!(line.ends_with(&format!(" dpu {} 0000:a2:07.0 lo\n", d.addr())), "{line}");
+    assert!(
+        line.ends_with(&format!(" dpu {} 0000:a2:07.0 lo\n", d.addr())),
+        "{line}"
+    );
     let pid = d.pid();
     let dir = f.parent().unwrap().to_path_buf();
     let status = d.stop().expect("reaped");
@@ -68,7 +75,10 @@ fn plugins_and_plugin_dirs_form_the_plugin_path_in_order() {
         env,
         format!("/first;{};/nonexistent\nseen\n", plugins.display())
     );
-    assert_eq!(std::fs::read(plugins.join("x.so")).unwrap(), b"not really a library");
+    assert_eq!(
+        std::fs::read(plugins.join("x.so")).unwrap(),
+        b"not really a library"
+    );
     assert!(plugins.join("y.so").is_file());
     let status = d.stop().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGTERM));
@@ -80,7 +90,10 @@ fn without_plugins_the_path_is_the_empty_plugin_folder() {
     let rec = t.path().join("env");
     let d = fake(&format!("{BANNER}127.0.0.1:1"), &rec).start().unwrap();
     let env = std::fs::read_to_string(&rec).unwrap();
-    assert_eq!(env.lines().next().unwrap(), d.plugin_dir().display().to_string());
+    assert_eq!(
+        env.lines().next().unwrap(),
+        d.plugin_dir().display().to_string()
+    );
     assert_eq!(std::fs::read_dir(d.plugin_dir()).unwrap().count(), 0);
 }
 
@@ -88,7 +101,9 @@ fn without_plugins_the_path_is_the_empty_plugin_folder() {
 fn a_daemon_ignoring_sigterm_is_killed_after_the_grace_period() {
     let d = Daemon::builder("sh")
         .arg("-c")
-        .arg(format!("trap '' TERM; echo '{BANNER}127.0.0.1:7'; exec sleep 30"))
+        .arg(format!(
+            "trap '' TERM; echo '{BANNER}127.0.0.1:7'; exec sleep 30"
+        ))
         .grace(Duration::from_millis(200))
         .start()
         .unwrap();
@@ -115,9 +130,15 @@ fn a_dropped_daemon_is_stopped() {
 #[test]
 fn failed_starts_say_why_and_leave_nothing_running() {
     let cases: [(&str, &str); 3] = [
-        ("echo hello; exec sleep 30", "unexpected banner \"hello\\n\""),
+        (
+            "echo hello; exec sleep 30",
+            "unexpected banner \"hello\\n\"",
+        ),
         ("exit 4", "exited before its banner"),
-        ("echo 'doca_urom_daemon listening on nowhere'; exec sleep 30", "unexpected banner"),
+        (
+            "echo 'doca_urom_daemon listening on nowhere'; exec sleep 30",
+            "unexpected banner",
+        ),
     ];
     for (script, why) in cases {
         let e = Daemon::builder("sh")
