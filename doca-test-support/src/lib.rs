@@ -4,8 +4,9 @@
 //! crate's tests can depend on it and its frame builders stay an independent check of
 //! doca-soft's parser.
 //!
-//! * [`skip`]: tests that cannot run here say so in one line, `skipped: <test>: <reason>`,
-//!   and return ([`require_cuda`], [`require_raw_sockets`], [`require_nvcc`], [`skip_if!`]);
+//! * [`mod@skip`]: tests that cannot run here say so in one line,
+//!   `skipped: <test>: <reason>`, and return ([`require_cuda()`] or [`require_cuda!`],
+//!   [`require_raw_sockets`], [`require_nvcc`], [`skip_if!`]);
 //! * [`frames`]: Ethernet/IPv4/UDP/TCP/ICMP frames with correct checksums, and the
 //!   Internet checksum;
 //! * [`urom`]: a UROM daemon on loopback for a test ([`urom::Daemon`]), and where its

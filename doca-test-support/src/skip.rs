@@ -6,7 +6,6 @@
 //! (`scripts/gpu-test run`) shows these lines.
 
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// The running test's name: libtest names each test's thread after it. Outside a libtest
@@ -27,7 +26,7 @@ pub fn skip_line(test: &str, reason: &str) -> String {
 }
 
 /// Prints `skipped: <current test>: <reason>` to stderr. The caller returns next (or use
-/// [`crate::skip!`], which does both).
+/// [`crate::skip_if!`], which does both).
 pub fn skip(reason: &str) {
     // One write call, so lines of tests running in parallel do not interleave.
     let line = skip_line(&current_test(), reason) + "\n";
@@ -99,9 +98,9 @@ pub fn require_raw_sockets() -> bool {
 
 /// nvcc (doca-build's search), or None after printing the skip line with the reason
 /// (which names `scripts/setup`).
-pub fn require_nvcc() -> Option<PathBuf> {
+pub fn require_nvcc() -> Option<doca_build::Nvcc> {
     match doca_build::Nvcc::find() {
-        Ok(n) => Some(n.path().to_path_buf()),
+        Ok(n) => Some(n),
         Err(e) => {
             skip(&format!("no nvcc: {e}"));
             None

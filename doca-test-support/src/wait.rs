@@ -31,7 +31,7 @@ pub fn eventually(cond: impl FnMut() -> bool) -> bool {
     poll_until(PATIENCE, cond)
 }
 
-/// Polls `cond` until it holds; panics with "timed out after <limit> waiting for <what>"
+/// Polls `cond` until it holds; panics with `timed out after <limit> waiting for <what>`
 /// when `limit` passes first.
 pub fn wait_for(what: impl Display, limit: Duration, cond: impl FnMut() -> bool) {
     assert!(
