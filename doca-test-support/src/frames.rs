@@ -309,7 +309,8 @@ pub fn ipv4_offset(frame: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether `frame` is IPv4 whose header checksum is present and correct.
+/// Whether `frame` is IPv4 whose header checksum is correct (a zero field is a checksum
+/// like any other: IPv4 has no "no checksum" value).
 pub fn ipv4_checksum_ok(frame: &[u8]) -> bool {
     let Some(ip) = ipv4_offset(frame) else {
         return false;
@@ -319,13 +320,13 @@ pub fn ipv4_checksum_ok(frame: &[u8]) -> bool {
     };
     let ihl = usize::from(vihl & 0x0f) * 4;
     match frame.get(ip..ip + ihl) {
-        Some(h) if ihl >= IPV4_LEN => h[10..12] != [0, 0] && ones_complement_sum(0, h) == 0xffff,
+        Some(h) if ihl >= IPV4_LEN => ones_complement_sum(0, h) == 0xffff,
         _ => false,
     }
 }
 
-/// Whether `frame` is IPv4 carrying TCP, UDP or ICMP whose checksum is present and correct
-/// (over the length the IPv4 header gives).
+/// Whether `frame` is IPv4 carrying TCP, UDP or ICMP whose checksum is correct (over the
+/// length the IPv4 header gives). A zero UDP checksum means "none" and is not correct.
 pub fn l4_checksum_ok(frame: &[u8]) -> bool {
     let Some(ip) = ipv4_offset(frame) else {
         return false;
@@ -345,7 +346,7 @@ pub fn l4_checksum_ok(frame: &[u8]) -> bool {
         PROTO_ICMP => 2,
         _ => return false,
     };
-    if seg.len() < field + 2 || seg[field..field + 2] == [0, 0] {
+    if seg.len() < field + 2 || (h[9] == PROTO_UDP && seg[field..field + 2] == [0, 0]) {
         return false;
     }
     let acc = if h[9] == PROTO_ICMP {
@@ -490,9 +491,22 @@ mod tests {
             b.tcp(&Tcp::new(1, 2, 0), b""),
             b.icmp_echo(1, 1, b""),
         ] {
-            assert_eq!(f[24..26], [0, 0]);
+            let l4 = match f[23] {
+                PROTO_UDP => 40,
+                PROTO_TCP => 50,
+                _ => 36,
+            };
+            assert_eq!((&f[24..26], &f[l4..l4 + 2]), (&[0, 0][..], &[0, 0][..]));
             assert!(!ipv4_checksum_ok(&f) && !l4_checksum_ok(&f));
         }
+    }
+
+    #[test]
+    fn a_computed_zero_is_a_valid_icmp_checksum() {
+        // 0800 + 0001 + 0001 + f7fd = ffff: the checksum field is 0, and correct.
+        let f = FrameBuilder::new().icmp_echo(1, 1, &[0xf7, 0xfd]);
+        assert_eq!(f[36..38], [0, 0]);
+        assert!(l4_checksum_ok(&f));
     }
 
     #[test]
