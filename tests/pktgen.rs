@@ -4,9 +4,10 @@
 mod packet;
 mod support;
 
+use doca_test_support::{require_raw_sockets, wait_for_file, PATIENCE};
 use packet::{FrameSpec, Parsed};
 use std::process::{Command, Stdio};
-use support::{can_use_raw_sockets, example, field, ready_path, wait_for_file};
+use support::{example, field, ready_path};
 
 #[test]
 fn built_frames_parse_back_with_valid_checksums() {
@@ -83,7 +84,7 @@ fn send_and_receive(
     send_args: &[&str],
 ) -> Option<std::process::Output> {
     let bin = example("pktgen")?;
-    if !can_use_raw_sockets() {
+    if !require_raw_sockets() {
         return None;
     }
     let ready = ready_path(&format!("pktgen-{port}"));
@@ -104,7 +105,7 @@ fn send_and_receive(
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn pktgen recv");
-    wait_for_file(&ready);
+    wait_for_file(&ready, PATIENCE);
     let tx = Command::new(&bin)
         .args(["send", "-i", "lo", "-d", &port.to_string()])
         .args(send_args)

@@ -12,9 +12,10 @@
 mod support;
 
 use doca::gpunetio::cuda_available;
+use doca_test_support::{require_cuda, require_raw_sockets};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use support::{can_use_raw_sockets, example, ready_path, Proc};
+use support::{example, ready_path, Proc};
 
 /// The samples share `lo` (simple_receive takes every UDP frame on it): one at a time.
 static LO: Mutex<()> = Mutex::new(());
@@ -25,19 +26,12 @@ fn lo_lock() -> std::sync::MutexGuard<'static, ()> {
 
 /// The binaries for a GPU end-to-end run, or None with the reason printed.
 fn gpu_setup(sample: &str) -> Option<(PathBuf, PathBuf)> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: no CUDA driver on this machine (GPU sample {sample})"
-            );
-        };
+    if !require_cuda(&format!("GPU sample {sample}")) {
         return None;
     }
     let s = example(sample)?;
     let p = example("pktgen")?;
-    can_use_raw_sockets().then_some((s, p))
+    require_raw_sockets().then_some((s, p))
 }
 
 fn receive_exactly(scope: &str, n: u64) {

@@ -35,8 +35,10 @@
 //!
 //! ## Build requirements
 //!
-//! nvcc is looked for in `NVCC`, `CUDA_HOME/bin`, `PATH`, then where `scripts/setup`
-//! installs the pinned wheels (`.tools/py/nvidia/cu13/bin`); no GPU is needed to build.
+//! The build script compiles the kernels with `doca-build` (the same recipe your own build
+//! script can use for kernels of yours): nvcc is looked for in `NVCC`, `CUDA_HOME/bin`,
+//! `PATH`, then where `scripts/setup` installs the pinned wheels
+//! (`.tools/py/nvidia/cu13/bin`); no GPU is needed to build.
 
 #![warn(missing_docs)]
 

@@ -3,7 +3,8 @@
 //! exit flag and counters work through their CPU mappings.
 
 use cuda_kernels::{ExecScope, ExitFlag, Kernels, TxCounters};
-use doca_gpunetio::{cuda_available, Gpu};
+use doca_gpunetio::Gpu;
+use doca_test_support::require_cuda;
 
 const SAMPLE_KERNELS: &[&str] = &[
     "doca_rs_simple_receive_thread",
@@ -34,17 +35,8 @@ fn fatbin_names_every_sample_kernel() {
 }
 
 fn gpu() -> Option<Gpu> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: no CUDA driver on this machine (sample kernels on a GPU)"
-            );
-        };
-        return None;
-    }
-    Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
+    require_cuda("sample kernels on a GPU")
+        .then(|| Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
 }
 
 #[test]

@@ -9,23 +9,13 @@
 mod eth_support;
 
 use doca_gpunetio::soft::SoftCountersExt;
-use doca_gpunetio::{
-    cuda_available, take_drop_errors, EthRxq, EthTxq, Gpu, RxqType, GPU_PAGE_SIZE,
-};
+use doca_gpunetio::{take_drop_errors, EthRxq, EthTxq, Gpu, RxqType, GPU_PAGE_SIZE};
+use doca_test_support::require_cuda;
 use eth_support::*;
 
 fn gpu() -> Option<Gpu> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: no CUDA driver on this machine (GPU data path queues)"
-            );
-        };
-        return None;
-    }
-    Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
+    require_cuda("GPU data path queues")
+        .then(|| Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
 }
 
 #[test]
@@ -62,7 +52,7 @@ fn gpu_ring_receives_frames_byte_for_byte() {
         tx.send(f).unwrap();
     }
     assert!(
-        wait_until(|| q.counters().unwrap().delivered == 8),
+        eventually(|| q.counters().unwrap().delivered == 8),
         "{:?}",
         q.counters().unwrap()
     );

@@ -239,7 +239,7 @@ fn frames_reach_the_queue_ring_with_their_bytes() {
     }
     tx.send(&too_big).unwrap();
     assert!(
-        wait_until(|| q.counters().unwrap().received == 11),
+        eventually(|| q.counters().unwrap().received == 11),
         "{:?}",
         q.counters().unwrap()
     );

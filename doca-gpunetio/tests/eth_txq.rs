@@ -158,7 +158,7 @@ fn cpu_produced_frames_cross_the_wire_and_events_reach_closures() {
         tickets.push(producer.send(*a, mkey, *len, i % 2 == 1));
     }
     let bad = producer.send(base as u64 + 4000, mkey, 200, false); // past the map: an error
-    assert!(wait_until(|| {
+    assert!(eventually(|| {
         q.cpu_proxy_progress().unwrap();
         let c = q.counters().unwrap();
         c.sent + c.errors == 5
@@ -168,7 +168,7 @@ fn cpu_produced_frames_cross_the_wire_and_events_reach_closures() {
 
     let rx = cpu_rxq(&rq);
     let mut got = Vec::new();
-    assert!(wait_until(|| {
+    assert!(eventually(|| {
         rx.recv_with(0, 1_000_000, |_, _, p| got.push(p.to_vec()));
         got.len() >= frames.len()
     }));
@@ -213,7 +213,7 @@ fn a_panicking_event_closure_is_counted_not_unwound() {
     // SAFETY: as in the test above.
     let producer = unsafe { CpuTxq::new(h.as_raw().cast()) };
     producer.send(0x10, 0, 64, false); // unmapped: an error event
-    assert!(wait_until(|| {
+    assert!(eventually(|| {
         q.cpu_proxy_progress().unwrap();
         q.counters().unwrap().errors == 1
     }));

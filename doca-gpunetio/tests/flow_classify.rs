@@ -81,7 +81,7 @@ fn simple_receive_shape_sends_udp_to_queue_0_and_drops_the_rest() {
     }
     let total = (udp_frames.len() + others.len()) as u64;
     assert!(
-        wait_until(|| port.counters().unwrap().received == total),
+        eventually(|| port.counters().unwrap().received == total),
         "{:?}",
         port.counters().unwrap()
     );
@@ -184,7 +184,7 @@ fn packet_processing_shape_routes_by_protocol_priority_and_tcp_flags() {
     }
     let total = (udp_frames.len() + tcp_ctl.len() + tcp_data.len() + icmp_frames.len()) as u64;
     assert!(
-        wait_until(|| port.counters().unwrap().received == total),
+        eventually(|| port.counters().unwrap().received == total),
         "{:?}",
         port.counters().unwrap()
     );
@@ -228,7 +228,7 @@ fn packet_processing_shape_routes_by_protocol_priority_and_tcp_flags() {
     icmp_root.remove().unwrap();
     port.entries_process().unwrap();
     tx.send(&icmp_frame(9)).unwrap();
-    assert!(wait_until(
+    assert!(eventually(
         || port.counters().unwrap().received == before.received + 1
     ));
     assert_eq!(drain(&q_icmp).len(), 1);
@@ -263,7 +263,7 @@ fn removed_entries_stop_matching_and_misses_are_dropped() {
     let tx = soft_port(&peer);
     tx.send(&udp_frame(7, 53, 4, 1)).unwrap();
     tx.send(&udp_frame(7, 54, 4, 2)).unwrap(); // another port: a miss
-    assert!(wait_until(|| port.counters().unwrap().received == 2));
+    assert!(eventually(|| port.counters().unwrap().received == 2));
     assert_eq!(drain(&q).len(), 1);
     let c = port.counters().unwrap();
     assert_eq!((c.delivered, c.dropped()), (1, 1), "{c:?}");
@@ -272,7 +272,7 @@ fn removed_entries_stop_matching_and_misses_are_dropped() {
     e.remove().unwrap();
     port.entries_process().unwrap();
     tx.send(&udp_frame(7, 53, 4, 3)).unwrap();
-    assert!(wait_until(|| port.counters().unwrap().received == 3));
+    assert!(eventually(|| port.counters().unwrap().received == 3));
     assert_eq!(drain(&q).len(), 0, "no entry left");
     assert_eq!(port.counters().unwrap().dropped(), 2);
 

@@ -2,17 +2,12 @@
 //! both pointers, alignment, memory maps over GPU memory (dmabuf or address).
 //! Without a driver each test prints why it skips and returns.
 
-use doca_gpunetio::{cuda_available, AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap};
+use doca_gpunetio::{AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap};
+use doca_test_support::require_cuda;
 
 fn gpu() -> Option<Gpu> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "skipped: no CUDA driver on this machine");
-        };
-        return None;
-    }
-    Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
+    require_cuda("")
+        .then(|| Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
 }
 
 /// A pattern that differs per element and per run (no test on zeros).

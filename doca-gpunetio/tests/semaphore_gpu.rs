@@ -2,20 +2,12 @@
 //! trips in CPU_GPU memory, GPU-only memory refused for CPU access. Without a CUDA driver
 //! each test prints why it skips and returns.
 
-use doca_gpunetio::{cuda_available, take_drop_errors, Error, Gpu, MemType, SemStatus, Semaphore};
+use doca_gpunetio::{take_drop_errors, Error, Gpu, MemType, SemStatus, Semaphore};
+use doca_test_support::require_cuda;
 
 fn gpu() -> Option<Gpu> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: no CUDA driver on this machine (semaphores need doca_gpu_create)"
-            );
-        };
-        return None;
-    }
-    Some(Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
+    require_cuda("semaphores need doca_gpu_create")
+        .then(|| Gpu::by_ordinal(0).expect("CUDA driver present but GPU 0 did not open"))
 }
 
 #[test]

@@ -7,9 +7,7 @@ use support::*;
 
 #[test]
 fn multi_workers_bootstrap_runs_and_checks_gids() {
-    let dir = tempfile::tempdir().unwrap();
-    install_rust_plugin("worker_graph", dir.path());
-    let (d, _dev) = start_daemon(dir.path().to_str().unwrap());
+    let (d, _dev) = start_daemon(&["worker_graph"]);
     let exe = build_example("urom_multi_workers_bootstrap");
     let out = Command::new(exe)
         .args(["-d", "lo", "--duration", "0.3"])
@@ -30,9 +28,7 @@ fn multi_workers_bootstrap_runs_and_checks_gids() {
 
 #[test]
 fn ping_pong_under_mpi_message_arrives_both_ways() {
-    let dir = tempfile::tempdir().unwrap();
-    install_rust_plugin("worker_sandbox", dir.path());
-    let (d, _dev) = start_daemon(dir.path().to_str().unwrap());
+    let (d, _dev) = start_daemon(&["worker_sandbox"]);
     let exe = build_example("urom_ping_pong");
     let msg = "ping pong payload 42";
     let out = Command::new("mpirun")

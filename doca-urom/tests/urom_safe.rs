@@ -10,9 +10,7 @@ use support::*;
 
 #[test]
 fn graph_loopback_in_worker_threads_and_gid_queries() {
-    let dir = tempfile::tempdir().unwrap();
-    install_rust_plugin("worker_graph", dir.path());
-    let (d, dev) = start_daemon(dir.path().to_str().unwrap());
+    let (d, dev) = start_daemon(&["worker_graph"]);
     let svc = start_service(&d, &dev, 4);
     let graph = Graph::find(&svc).expect("worker_graph offered");
     assert!(graph.plugin.id.is_power_of_two());
@@ -81,12 +79,14 @@ fn graph_loopback_in_worker_threads_and_gid_queries() {
 
 #[test]
 fn c_and_rust_plugins_side_by_side() {
-    let rust_dir = tempfile::tempdir().unwrap();
     let c_dir = tempfile::tempdir().unwrap();
-    install_rust_plugin("worker_graph", rust_dir.path());
     build_c_plugin("worker_echo_c", c_dir.path());
-    let path = format!("{};{}", c_dir.path().display(), rust_dir.path().display());
-    let (d, dev) = start_daemon(&path);
+    // Two folders on the plugin path: the C plugin's, then the daemon's own with the Rust one.
+    let (d, dev) = start(
+        daemon(&[])
+            .plugin_dir(c_dir.path())
+            .plugin(bins().plugin("worker_graph"), "worker_graph"),
+    );
     let svc = start_service(&d, &dev, 2);
     let plugins = svc.plugins().unwrap();
     let names: Vec<&str> = plugins.iter().map(|p| p.name.as_str()).collect();

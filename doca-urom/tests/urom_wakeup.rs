@@ -55,9 +55,7 @@ fn send(sb: &Sandbox, w: &Worker, dest: u64, round: u64, tag: u64) {
 
 #[test]
 fn sandbox_ping_pong_between_sleeping_workers() {
-    let dir = tempfile::tempdir().unwrap();
-    install_rust_plugin("worker_sandbox", dir.path());
-    let (d, dev) = start_daemon(dir.path().to_str().unwrap());
+    let (d, dev) = start_daemon(&["worker_sandbox"]);
     let svc = start_service(&d, &dev, 2);
     let sb = Sandbox::find(&svc).expect("worker_sandbox offered");
     let workers: Vec<Arc<Worker>> = (0..2u64)
@@ -107,9 +105,7 @@ fn sandbox_ping_pong_between_sleeping_workers() {
 
 #[test]
 fn submit_ref_keeps_small_and_large_callbacks_and_drops_refused_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    install_rust_plugin("worker_graph", dir.path());
-    let (d, dev) = start_daemon(dir.path().to_str().unwrap());
+    let (d, dev) = start_daemon(&["worker_graph"]);
     let svc = start_service(&d, &dev, 1);
     let graph = Graph::find(&svc).unwrap();
     let w = Worker::builder(&svc)

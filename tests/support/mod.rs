@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use doca_test_support::{poll_for, poll_until};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -24,31 +25,12 @@ pub fn example(name: &str) -> Option<PathBuf> {
     if p.is_file() {
         Some(p)
     } else {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "skipped: example {name} not found at {} (cargo build --examples, or set DOCA_RS_EXAMPLES)", p.display());
-        };
+        doca_test_support::skip(&format!(
+            "example {name} not found at {} (cargo build --examples, or set DOCA_RS_EXAMPLES)",
+            p.display()
+        ));
         None
     }
-}
-
-/// Whether this process may open AF_PACKET sockets (root or CAP_NET_RAW); prints why not.
-pub fn can_use_raw_sockets() -> bool {
-    // SAFETY: plain socket(2)/close(2) calls on a descriptor we own.
-    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
-    if fd < 0 {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: AF_PACKET sockets need root or CAP_NET_RAW"
-            );
-        };
-        return false;
-    }
-    // SAFETY: `fd` is ours.
-    unsafe { libc::close(fd) };
-    true
 }
 
 /// The `key=value` pairs of the line starting with `summary` in `out`.
@@ -88,15 +70,6 @@ pub fn ready_path(tag: &str) -> PathBuf {
     let p = std::env::temp_dir().join(format!("doca-rs-{tag}-{}.ready", std::process::id()));
     let _ = std::fs::remove_file(&p);
     p
-}
-
-/// Waits until `p` exists (the receiver is listening); panics after 20 s.
-pub fn wait_for_file(p: &std::path::Path) {
-    let t = std::time::Instant::now();
-    while !p.exists() {
-        assert!(t.elapsed().as_secs() < 20, "{} never appeared", p.display());
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 /// A child process whose stdout/stderr go to files, so it can be waited on with a timeout.
@@ -171,18 +144,12 @@ impl Proc {
 
     /// Waits up to `secs` seconds; kills it (and panics with its output) when it is late.
     pub fn wait(mut self, secs: u64) -> Finished {
-        let t = std::time::Instant::now();
-        let status = loop {
-            if let Some(s) = self.child.try_wait().expect("try_wait") {
-                break Some(s);
-            }
-            if t.elapsed().as_secs() >= secs {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break None;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let limit = std::time::Duration::from_secs(secs);
+        let status = poll_for(limit, || self.child.try_wait().expect("try_wait"));
+        if status.is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
         let f = Finished {
             code: status.and_then(|s| s.code()),
             stdout: std::fs::read_to_string(&self.out).unwrap_or_default(),
@@ -200,24 +167,19 @@ impl Proc {
 
     /// Waits until `ready` exists; if the process exits first, panics with its output.
     pub fn wait_ready(&mut self, ready: &std::path::Path, secs: u64) {
-        let t = std::time::Instant::now();
-        while !ready.exists() {
-            if self.exited() {
-                let code = self.child.try_wait().ok().flatten().and_then(|s| s.code());
-                panic!(
-                    "{} exited ({code:?}) before it was ready:\n--- stdout\n{}--- stderr\n{}",
-                    self.name,
-                    std::fs::read_to_string(&self.out).unwrap_or_default(),
-                    std::fs::read_to_string(&self.err).unwrap_or_default()
-                );
-            }
-            assert!(
-                t.elapsed().as_secs() < secs,
-                "{} not ready after {secs} s",
-                self.name
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        let limit = std::time::Duration::from_secs(secs);
+        poll_until(limit, || ready.exists() || self.exited());
+        if ready.exists() {
+            return;
         }
+        assert!(self.exited(), "{} not ready after {secs} s", self.name);
+        let code = self.child.try_wait().ok().flatten().and_then(|s| s.code());
+        panic!(
+            "{} exited ({code:?}) before it was ready:\n--- stdout\n{}--- stderr\n{}",
+            self.name,
+            std::fs::read_to_string(&self.out).unwrap_or_default(),
+            std::fs::read_to_string(&self.err).unwrap_or_default()
+        );
     }
 }
 

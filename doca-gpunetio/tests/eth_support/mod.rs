@@ -1,9 +1,15 @@
 //! Helpers shared by the queue and Flow tests: wire ports of the software runtime, host
-//! memory packet buffers, the runtime's host-memory data path hooks, frame builders.
+//! memory packet buffers, the runtime's host-memory data path hooks, the tests' frames
+//! (built with doca-test-support).
 #![allow(dead_code)]
 
 use doca_gpunetio::{sys, AccessFlags, Device, DocaError, Error, Mmap, Result};
+use doca_test_support::frames::{pattern, FrameBuilder, Tcp};
 use std::sync::{Arc, Once};
+
+/// Bounded waits: `eventually(|| cond)` polls for up to 20 s (not every test binary waits).
+#[allow(unused_imports)]
+pub use doca_test_support::eventually;
 
 /// Every wire port the tests of one binary use, declared once before any device lookup
 /// (the runtime reads `DOCA_SOFT_PORTS` when listing devices).
@@ -77,65 +83,23 @@ pub fn cpu_rxq(q: &doca_gpunetio::EthRxq) -> doca_soft::eth::rx_consumer::CpuRxq
     unsafe { doca_soft::eth::rx_consumer::CpuRxq::new(h.as_raw().cast()) }
 }
 
-/// An Ethernet/IPv4 frame with protocol `proto` and an L4 header of `l4` (ports, flags...),
-/// padded with a payload of `payload` bytes derived from `seed`.
-pub fn ipv4_frame(proto: u8, l4: &[u8], payload: usize, seed: u8) -> Vec<u8> {
-    let mut f = vec![0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x00];
-    let total = 20 + l4.len() + payload;
-    f.extend_from_slice(&[
-        0x45,
-        0,
-        (total >> 8) as u8,
-        total as u8,
-        0,
-        1,
-        0,
-        0,
-        64,
-        proto,
-        0,
-        0,
-    ]);
-    f.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, seed]);
-    f.extend_from_slice(l4);
-    f.extend((0..payload).map(|i| seed.wrapping_mul(31).wrapping_add(i as u8)));
-    f
+/// The frames of one test: 10.0.0.1 to 10.0.0.<seed>, so frames of different seeds differ
+/// in their headers as well as their payloads.
+fn frames(seed: u8) -> FrameBuilder {
+    FrameBuilder::new().ips([10, 0, 0, 1], [10, 0, 0, seed])
 }
 
-/// UDP header (length and checksum left consistent enough for the parser).
+/// A UDP frame with `payload` bytes derived from `seed`.
 pub fn udp_frame(src_port: u16, dst_port: u16, payload: usize, seed: u8) -> Vec<u8> {
-    let len = (8 + payload) as u16;
-    let l4 = [
-        src_port.to_be_bytes(),
-        dst_port.to_be_bytes(),
-        len.to_be_bytes(),
-        [0, 0],
-    ]
-    .concat();
-    ipv4_frame(17, &l4, payload, seed)
+    frames(seed).udp(src_port, dst_port, &pattern(seed, payload))
 }
 
-/// TCP header with `flags`.
+/// A TCP frame with `flags` and 16 payload bytes derived from `seed`.
 pub fn tcp_frame(src_port: u16, dst_port: u16, flags: u8, seed: u8) -> Vec<u8> {
-    let mut l4 = [src_port.to_be_bytes(), dst_port.to_be_bytes()].concat();
-    l4.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
-    ipv4_frame(6, &l4, 16, seed)
+    frames(seed).tcp(&Tcp::new(src_port, dst_port, flags), &pattern(seed, 16))
 }
 
-/// ICMP echo request.
+/// An ICMP echo request with 32 payload bytes derived from `seed`.
 pub fn icmp_frame(seed: u8) -> Vec<u8> {
-    ipv4_frame(1, &[8, 0, 0, 0, 0, 1, 0, seed], 32, seed)
-}
-
-/// Waits (bounded) until `f` holds; returns whether it did.
-pub fn wait_until(mut f: impl FnMut() -> bool) -> bool {
-    // A generous bound: CI machines are small and shared; only a hang should hit it.
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::time::Instant::now() < end {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    f()
+    frames(seed).icmp_echo(1, u16::from(seed), &pattern(seed, 32))
 }

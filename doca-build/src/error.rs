@@ -1,0 +1,105 @@
+//! What can go wrong finding nvcc or compiling kernels.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+
+/// How to get nvcc, appended to every "not found" message.
+const INSTALL_HINT: &str = "nvcc 13.0 is needed to build CUDA kernels (no GPU is needed). \
+In a doca-rs checkout, scripts/setup installs the pinned nvcc wheels into .tools/; \
+elsewhere install the CUDA toolkit, or the PyPI wheels nvidia-cuda-nvcc==13.0.88 \
+nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-runtime==13.0.88 \
+nvidia-cuda-cccl==13.0.85, and set NVCC=/path/to/nvcc or CUDA_HOME";
+
+/// An error of this crate; its `Display` says what failed and what to do.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// nvcc is nowhere in the search order.
+    NvccNotFound {
+        /// Every path looked at, in order.
+        tried: Vec<PathBuf>,
+    },
+    /// `NVCC` names something that is not a file.
+    NvccVarInvalid(PathBuf),
+    /// A [`crate::Fatbin`] was compiled without any source file.
+    NoSources,
+    /// [`crate::Fatbin::doca_includes`] was asked for, but `DEP_DOCA_INCLUDE` is not set.
+    NoDocaIncludes,
+    /// No output directory: outside a build script (no `OUT_DIR`) and none given.
+    NoOutDir,
+    /// A file operation failed.
+    Io {
+        /// What was being done, with the path.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A program could not be started.
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// nvcc ran and failed.
+    Nvcc {
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: ExitStatus,
+        /// What it printed (stderr, then stdout).
+        output: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NvccNotFound { tried } => {
+                let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "nvcc was not found (tried NVCC, CUDA_HOME, PATH, the .tools wheels and \
+                     /usr/local/cuda: {}).\n{INSTALL_HINT}",
+                    list.join(", ")
+                )
+            }
+            Error::NvccVarInvalid(p) => write!(
+                f,
+                "NVCC={} is not a file: point it at the nvcc executable, or unset it to \
+                 search CUDA_HOME and PATH.\n{INSTALL_HINT}",
+                p.display()
+            ),
+            Error::NoSources => write!(f, "no .cu source files were given to compile"),
+            Error::NoDocaIncludes => write!(
+                f,
+                "DEP_DOCA_INCLUDE is not set: add doca-sys to [dependencies] of the package \
+                 whose build script compiles the kernels (its `links = \"doca\"` metadata \
+                 carries the DOCA header directories), or add them with include()"
+            ),
+            Error::NoOutDir => write!(
+                f,
+                "no output directory: OUT_DIR is only set for build scripts; call out_dir()"
+            ),
+            Error::Io { what, source } => write!(f, "{what}: {source}"),
+            Error::Spawn { program, source } => {
+                write!(f, "running {}: {source}", program.display())
+            }
+            Error::Nvcc {
+                command,
+                status,
+                output,
+            } => write!(f, "nvcc failed ({status}): {command}\n{output}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } | Error::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Skipping a test that cannot run on this machine, with one line saying why.
+//!
+//! Every skip prints `skipped: <test>: <reason>` to stderr (the test is the name libtest
+//! gives the running thread) and the test returns: it passes without asserting anything, so
+//! the line is what tells a reader that it did not run. The GPU machine's runner
+//! (`scripts/gpu-test run`) shows these lines.
+
+use std::io::Write as _;
+use std::sync::OnceLock;
+
+/// The running test's name: libtest names each test's thread after it. Outside a libtest
+/// thread, the executable's name.
+pub fn current_test() -> String {
+    match std::thread::current().name() {
+        Some(n) if n != "main" => n.to_string(),
+        _ => std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "test".to_string()),
+    }
+}
+
+/// The line [`skip`] prints (without the newline).
+pub fn skip_line(test: &str, reason: &str) -> String {
+    format!("skipped: {test}: {reason}")
+}
+
+/// Prints `skipped: <current test>: <reason>` to stderr. The caller returns next (or use
+/// [`crate::skip_if!`], which does both).
+pub fn skip(reason: &str) {
+    // One write call, so lines of tests running in parallel do not interleave.
+    let line = skip_line(&current_test(), reason) + "\n";
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// Whether a CUDA driver can be loaded on this machine (cached; never panics). Check this
+/// before any cudarc call: without a driver cudarc panics instead of returning an error.
+pub fn cuda_driver_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    *PRESENT.get_or_init(|| {
+        // SAFETY: is_culib_present only tries to open the driver library by name.
+        std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() })
+            .unwrap_or(false)
+    })
+}
+
+/// The reason a GPU test skips without a driver: `no CUDA driver on this machine (<what>)`,
+/// the wording the tests have always printed.
+pub fn no_cuda_reason(what: &str) -> String {
+    if what.is_empty() {
+        "no CUDA driver on this machine".to_string()
+    } else {
+        format!("no CUDA driver on this machine ({what})")
+    }
+}
+
+/// True when a CUDA driver is present; otherwise prints the skip line (with `what`, the
+/// part of the test that needs the GPU, in parentheses) and returns false.
+///
+/// ```
+/// fn gpu_test() {
+///     if !doca_test_support::require_cuda("kernels on a GPU") {
+///         return; // printed "skipped: <test>: no CUDA driver on this machine (kernels on a GPU)"
+///     }
+///     // ... GPU work ...
+/// }
+/// # gpu_test();
+/// ```
+pub fn require_cuda(what: &str) -> bool {
+    let present = cuda_driver_present();
+    if !present {
+        skip(&no_cuda_reason(what));
+    }
+    present
+}
+
+/// Whether this process may open AF_PACKET sockets (root or CAP_NET_RAW).
+pub fn raw_sockets_allowed() -> bool {
+    // SAFETY: plain socket(2)/close(2) calls on a descriptor we own.
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
+    if fd < 0 {
+        return false;
+    }
+    // SAFETY: `fd` is ours.
+    unsafe { libc::close(fd) };
+    true
+}
+
+/// True when AF_PACKET sockets can be opened; otherwise prints the skip line and returns
+/// false.
+pub fn require_raw_sockets() -> bool {
+    let ok = raw_sockets_allowed();
+    if !ok {
+        skip("AF_PACKET sockets need root or CAP_NET_RAW");
+    }
+    ok
+}
+
+/// nvcc (doca-build's search), or None after printing the skip line with the reason
+/// (which names `scripts/setup`).
+pub fn require_nvcc() -> Option<doca_build::Nvcc> {
+    match doca_build::Nvcc::find() {
+        Ok(n) => Some(n),
+        Err(e) => {
+            skip(&format!("no nvcc: {e}"));
+            None
+        }
+    }
+}
+
+/// Prints `skipped: <test>: <reason>` and returns from the enclosing function when
+/// `condition` holds.
+///
+/// ```
+/// fn needs_a_tool() {
+///     let missing = std::process::Command::new("no-such-tool").output().is_err();
+///     doca_test_support::skip_if!(missing, "no-such-tool is not installed");
+///     unreachable!("the tool does not exist");
+/// }
+/// # needs_a_tool();
+/// ```
+#[macro_export]
+macro_rules! skip_if {
+    ($condition:expr, $($reason:tt)+) => {
+        if $condition {
+            $crate::skip(&format!($($reason)+));
+            return;
+        }
+    };
+}
+
+/// Returns from the enclosing function, after printing `skipped: <test>: no CUDA driver on
+/// this machine (<what>)`, when no CUDA driver is present.
+///
+/// ```
+/// fn gpu_test() {
+///     doca_test_support::require_cuda!("semaphores need doca_gpu_create");
+///     // ... GPU work: only reached with a driver ...
+/// }
+/// # gpu_test();
+/// ```
+#[macro_export]
+macro_rules! require_cuda {
+    ($what:expr) => {
+        if !$crate::require_cuda($what) {
+            return;
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_names_the_test_and_the_reason() {
+        assert_eq!(skip_line("t::a", "why"), "skipped: t::a: why");
+        assert_eq!(
+            no_cuda_reason("GPU queues"),
+            "no CUDA driver on this machine (GPU queues)"
+        );
+        assert_eq!(no_cuda_reason(""), "no CUDA driver on this machine");
+    }
+
+    #[test]
+    fn the_current_test_is_the_thread_libtest_names() {
+        assert_eq!(
+            current_test(),
+            "skip::tests::the_current_test_is_the_thread_libtest_names"
+        );
+        let other = std::thread::Builder::new()
+            .name("main".into())
+            .spawn(current_test)
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(other.starts_with("doca_test_support"), "{other}");
+    }
+
+    #[test]
+    fn the_driver_check_is_stable() {
+        assert_eq!(cuda_driver_present(), cuda_driver_present());
+    }
+}

@@ -1,0 +1,86 @@
+//! Paths of this workspace, and nested cargo builds of its binaries.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The workspace root (where this crate was built from).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("doca-test-support sits in the workspace root")
+        .to_path_buf()
+}
+
+/// doca-soft's C headers (`doca-soft/include`), for C programs and plugins tests compile.
+pub fn doca_soft_include_dir() -> PathBuf {
+    workspace_root().join("doca-soft/include")
+}
+
+/// The cargo target directory the running test binary was built in (the binary sits in
+/// `<target>/<profile>/deps`).
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("path of the test binary");
+    exe.ancestors()
+        .nth(3)
+        .expect("the test binary sits in <target>/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Runs `cargo build <args>` at the workspace root with `CARGO_TARGET_DIR=target_dir`, once
+/// per process for the same directory and arguments (later calls return the first result;
+/// concurrent callers wait for it).
+///
+/// Nested builds get a target directory of their own: they select other packages than the
+/// `cargo test` running the caller, so features unify differently and libraries get
+/// rebuilt; in the outer target directory that would replace rlibs (`libdoca_soft.rlib`
+/// has no hash in its name) under the outer build's feet.
+pub fn cargo_build(target_dir: &Path, args: &[&str]) -> Result<(), String> {
+    type Done = Vec<((PathBuf, Vec<String>), Result<(), String>)>;
+    static DONE: Mutex<Done> = Mutex::new(Vec::new());
+    let key = (
+        target_dir.to_path_buf(),
+        args.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    );
+    let mut done = DONE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, r)) = done.iter().find(|(k, _)| *k == key) {
+        return r.clone();
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let r = Command::new(&cargo)
+        .current_dir(workspace_root())
+        .env("CARGO_TARGET_DIR", target_dir)
+        .arg("build")
+        .args(args)
+        .status()
+        .map_err(|e| format!("running {cargo}: {e}"))
+        .and_then(|st| {
+            st.success().then_some(()).ok_or_else(|| {
+                format!(
+                    "cargo build {} (target dir {}) failed: {st}",
+                    args.join(" "),
+                    target_dir.display()
+                )
+            })
+        });
+    done.push((key, r.clone()));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_point_into_this_checkout() {
+        let root = workspace_root();
+        assert!(root.join("Cargo.toml").is_file());
+        assert!(doca_soft_include_dir().join("doca_gpunetio.h").is_file());
+        let t = target_dir();
+        assert!(
+            std::env::current_exe().unwrap().starts_with(&t),
+            "{}",
+            t.display()
+        );
+    }
+}
