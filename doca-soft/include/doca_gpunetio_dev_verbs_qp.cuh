@@ -44,11 +44,14 @@
 #include "doca_gpunetio_dev_verbs_common.cuh"
 #include "doca_gpunetio_dev_verbs_cq.cuh"
 
-/** One 16-byte store of a WQE segment (two 64-bit words, streaming). */
+/**
+ * One 16-byte store of a WQE segment (two 64-bit words, streaming). Generic addressing, so
+ * a WQE may also be built in shared memory (for BlueFlame).
+ */
 DOCA_SOFT_VERBS_HD static inline void doca_gpu_dev_verbs_store_wqe_seg(uint64_t *ptr, uint64_t *val)
 {
 #ifdef __CUDA_ARCH__
-	asm volatile("st.global.cs.v2.b64 [%0], {%1, %2};" : : "l"(ptr), "l"(val[0]), "l"(val[1]) : "memory");
+	asm volatile("st.cs.v2.b64 [%0], {%1, %2};" : : "l"(ptr), "l"(val[0]), "l"(val[1]) : "memory");
 #else
 	memcpy(ptr, val, 16);
 #endif

@@ -6,9 +6,11 @@
  *
  * Ring protocol (device side in doca_gpunetio_dev_dma.cuh, consumer = the CPU proxy that
  * runs each request as a CUDA copy on its own stream, in index order):
- *   - `desc_num` (a power of two) descriptors at `desc_addr`, in memory both sides reach
- *     (device-mapped host memory); descriptor i lives in slot i & desc_mask. Counters are
- *     free-running 64-bit values, each alone in its 64-byte line.
+ *   - The handle and its `desc_num` (a power of two) descriptors at `desc_addr` live in
+ *     memory both sides reach coherently (device-mapped pinned host memory): the GPU
+ *     writes descriptors, `rsvd_idx` and `pi`, the proxy writes `done`. Descriptor i lives
+ *     in slot i & desc_mask. Counters are free-running 64-bit values, each alone in its
+ *     64-byte line.
  *   - doca_gpu_dev_dma_memcpy (any number of threads): i = atomic add 1 on `rsvd_idx`;
  *     wait (acquire load of `done`) until i - done < desc_num; write src, dst, len and the
  *     two keys; system-scope release fence; write seq = i + 1. The descriptor is complete
