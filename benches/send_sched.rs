@@ -19,13 +19,13 @@ use std::time::Duration;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::eth::txq::doca_eth_txq_calculate_timestamp;
+use doca_soft::capi::doca_eth_txq::doca_eth_txq_calculate_timestamp;
 use doca_soft::port::Port;
 use support::gpu_rx::{check, kernels_dir, BenchDev, GpuEnv};
 use support::gpu_tx::GpuTxQueue;
 use support::soft::{port_spec, HostQueue, Mode, RingSink};
 
-use doca_soft::error::DocaResult;
+use doca_soft::capi::doca_error::DocaResult;
 use doca_soft::eth::ring::{ns_to_wait_on_time, realtime_ns};
 use doca_soft::eth::tx_proxy::{FrameOut, TxRingCfg};
 use support::args::Args;

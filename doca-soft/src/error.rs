@@ -1,8 +1,6 @@
 //! `doca_error_t`: the numeric codes, their names and descriptions, and the Rust error type
 //! used inside the runtime.
 
-use std::ffi::c_char;
-
 /// A DOCA error code (`doca_error_t`); `0` is success and never stored in this type.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(transparent)]
@@ -36,7 +34,7 @@ macro_rules! codes {
             }
         }
         /// NUL-terminated name and description, for the C API (static storage).
-        fn c_strings(code: u32) -> (&'static [u8], &'static [u8]) {
+        pub(crate) fn c_strings(code: u32) -> (&'static [u8], &'static [u8]) {
             match code {
                 0 => (b"DOCA_SUCCESS\0", b"Success\0"),
                 $($val => (concat!("DOCA_ERROR_", stringify!($name), "\0").as_bytes(),
@@ -118,21 +116,10 @@ pub fn to_c(r: DocaResult<()>) -> u32 {
     }
 }
 
-/// `const char *doca_error_get_name(doca_error_t)`.
-#[no_mangle]
-pub extern "C" fn doca_error_get_name(error: u32) -> *const c_char {
-    c_strings(error).0.as_ptr().cast()
-}
-
-/// `const char *doca_error_get_descr(doca_error_t)`.
-#[no_mangle]
-pub extern "C" fn doca_error_get_descr(error: u32) -> *const c_char {
-    c_strings(error).1.as_ptr().cast()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::doca_error::doca_error_get_name;
     use std::ffi::CStr;
 
     #[test]

@@ -17,13 +17,12 @@
 pub mod cu;
 pub mod registry;
 
-use crate::capi::toolkit::{str_arg, write_out};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::error::{DocaError, DocaResult};
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
 pub use cu::cuda_available;
 use cudarc::driver::sys;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_int, c_void, CString};
 use std::sync::{Arc, Mutex};
 
 /// An allocation owned by a GPU.
@@ -407,140 +406,26 @@ pub fn check_alloc_args(size: usize, align: usize, mem_type: u32) -> DocaResult<
     }
 }
 
-/// Borrows a GPU from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` must point to a live `Gpu`.
-pub unsafe fn gpu_ref<'a>(p: *const Gpu) -> DocaResult<&'a Gpu> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-// ---------------------------------------------------------------------------------------
-// C API
-
-/// `doca_gpu_create(gpu_bus_id, &gpu)`.
-///
-/// # Safety
-/// `gpu_bus_id` is null or NUL-terminated; `gpu_dev` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_create(gpu_bus_id: *const c_char, gpu_dev: *mut *mut Gpu) -> u32 {
-    let r = (|| {
-        // SAFETY: caller contract.
-        let id = unsafe { str_arg(gpu_bus_id) }?;
-        if gpu_dev.is_null() || id.trim().is_empty() {
-            return Err(DocaError::INVALID_VALUE);
+impl Gpu {
+    /// Before the handle goes away (`doca_gpu_destroy`): when queues, mmaps or other
+    /// objects still use the GPU, the context and its memory stay until the last of them
+    /// is destroyed; this says so (a warning).
+    pub fn warn_if_still_used(&self) {
+        let others = Arc::strong_count(&self.shared) - 1;
+        if others > 0 {
+            sdk_warn!(
+                "gpu",
+                "GPU {} destroyed while {others} objects still use it: its memory is released with them",
+                self.pci
+            );
         }
-        let g = Box::new(Gpu::open(id)?);
-        // SAFETY: checked non-null; caller guarantees writability.
-        unsafe { write_out(gpu_dev, Box::into_raw(g)) }
-    })();
-    to_c(r)
-}
-
-/// `doca_gpu_destroy(gpu)`. Memory the program did not free is freed with a warning (a
-/// leak in the program). When queues, mmaps or other objects still use the GPU, the handle
-/// goes away now but the context and the leftover memory stay until the last of them is
-/// destroyed (also with a warning), so those objects never touch freed memory.
-///
-/// # Safety
-/// `gpu_dev` is null or a GPU from `doca_gpu_create`, not yet destroyed.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_destroy(gpu_dev: *mut Gpu) -> u32 {
-    // SAFETY: caller contract.
-    let Ok(g) = (unsafe { gpu_ref(gpu_dev) }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    let others = Arc::strong_count(&g.shared) - 1;
-    if others > 0 {
-        sdk_warn!(
-            "gpu",
-            "GPU {} destroyed while {others} objects still use it: its memory is released with them",
-            g.pci
-        );
     }
-    // SAFETY: made by Box::into_raw in doca_gpu_create; not used after this.
-    drop(unsafe { Box::from_raw(gpu_dev) });
-    0
-}
-
-/// `doca_gpu_mem_alloc(gpu, size, alignment, mtype, &gpu_ptr, &cpu_ptr)`. `memptr_cpu`
-/// may be NULL only for GPU memory.
-///
-/// # Safety
-/// `gpu` is null or live; the out-pointers are null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_mem_alloc(
-    gpu: *mut Gpu,
-    size: usize,
-    alignment: usize,
-    mtype: u32,
-    memptr_gpu: *mut *mut c_void,
-    memptr_cpu: *mut *mut c_void,
-) -> u32 {
-    let r = (|| {
-        // SAFETY: caller contract.
-        let g = unsafe { gpu_ref(gpu) }?;
-        if memptr_gpu.is_null() || (memptr_cpu.is_null() && mtype != GPU_MEM_TYPE_GPU) {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let (d, c) = g.shared.alloc(size, alignment, mtype)?;
-        // SAFETY: checked non-null; caller guarantees writability.
-        unsafe {
-            *memptr_gpu = d as *mut c_void;
-            if !memptr_cpu.is_null() {
-                *memptr_cpu = c.cast();
-            }
-        }
-        Ok(())
-    })();
-    to_c(r)
-}
-
-/// `doca_gpu_mem_free(gpu, gpu_ptr)`: INVALID_VALUE for pointers not from mem_alloc.
-///
-/// # Safety
-/// `gpu` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_mem_free(gpu: *mut Gpu, memptr_gpu: *mut c_void) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { gpu_ref(gpu) }.and_then(|g| {
-        if memptr_gpu.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        g.free(memptr_gpu as u64)
-    });
-    to_c(r)
-}
-
-/// `doca_gpu_dmabuf_fd(gpu, gpu_ptr, size, &fd)`: NOT_SUPPORTED where the driver or the
-/// memory type has no dmabuf export (programs then use `doca_mmap_set_memrange`).
-///
-/// # Safety
-/// `gpu_dev` is null or live; `dmabuf_fd` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_dmabuf_fd(
-    gpu_dev: *mut Gpu,
-    memptr_gpu: *mut c_void,
-    size: usize,
-    dmabuf_fd: *mut c_int,
-) -> u32 {
-    let r = (|| {
-        // SAFETY: caller contract.
-        let g = unsafe { gpu_ref(gpu_dev) }?;
-        if memptr_gpu.is_null() || dmabuf_fd.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let fd = g.dmabuf_fd(memptr_gpu as u64, size)?;
-        // SAFETY: checked non-null; caller guarantees writability.
-        unsafe { write_out(dmabuf_fd, fd) }
-    })();
-    to_c(r)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::doca_gpunetio::*;
 
     #[test]
     fn alloc_arguments_are_validated_without_a_driver() {

@@ -12,33 +12,41 @@
 //! ## Quick start
 //!
 //! The devices a DOCA program sees are the Linux interfaces (plus the ports of
-//! `DOCA_SOFT_PORTS`). Every C function is also a Rust function of this crate, so the
-//! runtime can be driven directly, the way a C program drives it:
+//! `DOCA_SOFT_PORTS`). Every C function is also a Rust function of [`capi`], one module
+//! per header, so the runtime can be driven from Rust the way a C program drives it:
 //!
 //! ```
-//! use doca_soft::dev::{doca_dev_close, doca_dev_open, doca_devinfo_create_list};
-//! use doca_soft::dev::{doca_devinfo_destroy_list, list_devices};
-//! use doca_soft::error::DocaError;
-//! use doca_soft::port::{doca_soft_port_get_counters, CountersSnapshot};
+//! use doca_soft::capi::doca_dev::*;
+//! use doca_soft::capi::doca_error::DocaError;
+//! use doca_soft::capi::doca_soft_port::*;
 //!
-//! // Rust side: the device list with its synthetic PCI addresses and ibdev names.
-//! for d in list_devices() {
-//!     println!("{} {} {}", d.pci, d.iface, d.ibdev);
-//! }
-//!
-//! // C side: list, find `lo`, open it, read its port counters (a doca-soft extension).
+//! // List the devices and find `lo` by name (any device also matches its PCI address).
 //! let mut list = std::ptr::null_mut();
 //! let mut n = 0u32;
 //! // SAFETY: valid out-pointers.
 //! assert_eq!(unsafe { doca_devinfo_create_list(&mut list, &mut n) }, 0);
 //! // SAFETY: the list holds `n` live entries until it is destroyed.
 //! let infos = unsafe { std::slice::from_raw_parts(list, n as usize) };
-//! // SAFETY: as above.
-//! let lo = *infos.iter().find(|&&i| unsafe { &*i }.iface == "lo").expect("lo");
+//! let lo = *infos
+//!     .iter()
+//!     .find(|&&i| {
+//!         let mut eq = 0u8;
+//!         // SAFETY: a live entry, a NUL-terminated name, a valid out-pointer.
+//!         let rc = unsafe { doca_devinfo_is_equal_pci_addr(i, c"lo".as_ptr(), &mut eq) };
+//!         rc == 0 && eq == 1
+//!     })
+//!     .expect("lo");
+//! let mut pci = [0 as std::ffi::c_char; 13];
+//! // SAFETY: a live entry; a buffer of DOCA_DEVINFO_PCI_ADDR_SIZE bytes.
+//! assert_eq!(unsafe { doca_devinfo_get_pci_addr_str(lo, pci.as_mut_ptr()) }, 0);
+//! // SAFETY: the call wrote a NUL-terminated string.
+//! println!("lo is {:?}", unsafe { std::ffi::CStr::from_ptr(pci.as_ptr()) });
+//!
+//! // Open it and read its port counters (a doca-soft extension).
 //! let mut dev = std::ptr::null_mut();
 //! // SAFETY: a live list entry; a valid out-pointer.
 //! assert_eq!(unsafe { doca_dev_open(lo, &mut dev) }, 0);
-//! let mut counters = CountersSnapshot::default();
+//! let mut counters = PortCountersSnapshot::default();
 //! // SAFETY: an open device; valid storage of the C layout.
 //! assert_eq!(unsafe { doca_soft_port_get_counters(dev, &mut counters) }, 0);
 //! println!("lo: {} frames received, {} sent", counters.received, counters.sent);
@@ -105,7 +113,7 @@
 //! ## Extensions (not part of DOCA)
 //!
 //! * `doca_soft_port.h`: `doca_soft_port_get_counters(dev, &counters)`, per-port frame
-//!   counts with drops split by reason ([`port::doca_soft_port_get_counters`]).
+//!   counts with drops split by reason ([`capi::doca_soft_port::doca_soft_port_get_counters`]).
 //! * `doca_soft_queue.h`: `doca_soft_eth_rxq_get_counters` and
 //!   `doca_soft_eth_txq_get_counters`, per-queue counters.
 //! * `doca_soft_ring.h`: the memory layout of the Ethernet queue rings shared by the CPU
@@ -144,8 +152,6 @@
 pub mod log;
 pub mod argp;
 pub mod buf;
-pub mod buf_arr;
-pub mod buf_inventory;
 pub mod capi;
 pub mod ctx;
 pub mod dev;
@@ -154,13 +160,15 @@ pub mod eth;
 pub mod flow;
 pub mod gpu;
 pub mod mmap;
-pub mod pe;
 pub mod pkgconfig;
 pub mod port;
 pub mod semaphore;
 mod sync;
-pub mod task;
 pub mod types;
+pub mod version;
+
+// The UROM code names the task header `crate::task` (until its C functions move to capi).
+pub(crate) use ctx::task;
+
 pub mod ucx;
 pub mod urom;
-pub mod version;

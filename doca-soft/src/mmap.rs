@@ -10,9 +10,8 @@
 //! [`MmapShared::read_at`] reach it through the CPU mapping when there is one, else with a
 //! device copy. A dmabuf range that is not such memory is INVALID_VALUE at start.
 
-use crate::capi::toolkit::write_out;
-use crate::dev::{dev_ref, Dev};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::dev::Dev;
+use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};
 use crate::gpu::GpuShared;
 use crate::types::DocaData;
@@ -246,7 +245,7 @@ impl Mmap {
     }
 
     /// Releases everything before the mmap goes away (destroy): devices, mkey.
-    fn teardown(&self) {
+    pub fn teardown(&self) {
         let devs: Vec<usize> = {
             let mut s = self.lock();
             s.started = false;
@@ -402,271 +401,53 @@ impl MmapShared {
     }
 }
 
-/// Borrows an mmap from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` must point to a live `Mmap`.
-pub unsafe fn mmap_ref<'a>(p: *const Mmap) -> DocaResult<&'a Mmap> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-// ---------------------------------------------------------------------------------------
-// C API
-
-/// Runs `f` on a borrowed mmap and returns the C code.
-///
-/// # Safety
-/// `p` is null or a live mmap.
-unsafe fn with_mmap(p: *const Mmap, f: impl FnOnce(&Mmap) -> DocaResult<()>) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { mmap_ref(p) }.and_then(f))
-}
-
-/// `doca_mmap_create(&mmap)`.
-///
-/// # Safety
-/// `mmap` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_create(mmap: *mut *mut Mmap) -> u32 {
-    if mmap.is_null() {
-        return DocaError::INVALID_VALUE.0;
+impl Mmap {
+    /// IN_USE (logged) while buffers or queues use the mmap: `doca_mmap_destroy` refuses
+    /// then.
+    pub fn ensure_unused(&self) -> DocaResult<()> {
+        let users = self.users();
+        if users > 0 {
+            sdk_err!("mmap", "destroying an mmap still used by {users} objects");
+            return Err(DocaError::IN_USE);
+        }
+        Ok(())
     }
-    // SAFETY: checked non-null; caller guarantees writability.
-    unsafe { *mmap = Box::into_raw(Box::new(Mmap::new())) };
-    0
-}
 
-/// `doca_mmap_destroy(mmap)`: IN_USE while buffers or queues use it; a started mmap is
-/// stopped first.
-///
-/// # Safety
-/// `mmap` is null or an mmap from `doca_mmap_create`, not yet destroyed.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_destroy(mmap: *mut Mmap) -> u32 {
-    // SAFETY: caller contract.
-    let Ok(m) = (unsafe { mmap_ref(mmap) }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    if m.users() > 0 {
-        sdk_err!(
-            "mmap",
-            "destroying an mmap still used by {} objects",
-            m.users()
-        );
-        return DocaError::IN_USE.0;
+    /// The range set (started or not); BAD_STATE when none was set.
+    pub fn memrange(&self) -> DocaResult<(*mut c_void, usize)> {
+        let s = self.lock();
+        if s.len == 0 {
+            return Err(DocaError::BAD_STATE);
+        }
+        Ok((s.addr as *mut c_void, s.len))
     }
-    m.teardown();
-    // SAFETY: made by Box::into_raw in doca_mmap_create; not used after this.
-    drop(unsafe { Box::from_raw(mmap) });
-    0
-}
 
-/// `doca_mmap_start(mmap)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_start(mmap: *mut Mmap) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, Mmap::start) }
-}
-
-/// `doca_mmap_stop(mmap)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_stop(mmap: *mut Mmap) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, Mmap::stop) }
-}
-
-/// `doca_mmap_add_dev(mmap, dev)`.
-///
-/// # Safety
-/// `mmap` and `dev` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_add_dev(mmap: *mut Mmap, dev: *mut Dev) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.add_dev(dev_ref(dev)?)) }
-}
-
-/// `doca_mmap_rm_dev(mmap, dev)`.
-///
-/// # Safety
-/// `mmap` and `dev` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_rm_dev(mmap: *mut Mmap, dev: *mut Dev) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.rm_dev(dev_ref(dev)?)) }
-}
-
-/// `doca_mmap_set_memrange(mmap, addr, len)`.
-///
-/// # Safety
-/// `mmap` is null or live; the range is the application's memory.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_memrange(
-    mmap: *mut Mmap,
-    addr: *mut c_void,
-    len: usize,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.set_memrange(addr, len)) }
-}
-
-/// `doca_mmap_set_dmabuf_memrange(mmap, fd, addr, offset, len)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_dmabuf_memrange(
-    mmap: *mut Mmap,
-    dmabuf_fd: c_int,
-    addr: *mut c_void,
-    dmabuf_offset: usize,
-    len: usize,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            m.set_dmabuf_memrange(dmabuf_fd, addr, dmabuf_offset, len)
-        })
+    /// The mkey for `dev` (host order): BAD_STATE before start, NOT_FOUND for a device
+    /// that was not added.
+    pub fn mkey_for(&self, dev: &Dev) -> DocaResult<u32> {
+        if !self.is_started() {
+            return Err(DocaError::BAD_STATE);
+        }
+        if !self.has_dev(dev) {
+            return Err(DocaError::NOT_FOUND);
+        }
+        Ok(self.mkey())
     }
-}
 
-/// `doca_mmap_set_permissions(mmap, access_mask)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_permissions(mmap: *mut Mmap, access_mask: u32) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.set_permissions(access_mask)) }
-}
-
-/// `doca_mmap_set_max_num_devices(mmap, n)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_max_num_devices(
-    mmap: *mut Mmap,
-    max_num_devices: u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.set_max_num_devices(max_num_devices)) }
-}
-
-/// `doca_mmap_get_memrange(mmap, &addr, &len)`: BAD_STATE when no range was set.
-///
-/// # Safety
-/// `mmap` is null or live; the out-pointers are null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_memrange(
-    mmap: *const Mmap,
-    addr: *mut *mut c_void,
-    len: *mut usize,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            if addr.is_null() || len.is_null() {
-                return Err(DocaError::INVALID_VALUE);
-            }
-            let s = m.lock();
-            if s.len == 0 {
-                return Err(DocaError::BAD_STATE);
-            }
-            *addr = s.addr as *mut c_void;
-            *len = s.len;
-            Ok(())
-        })
+    /// Sets the application's user data.
+    pub fn set_user_data(&self, user_data: DocaData) {
+        self.lock().user_data = user_data;
     }
-}
 
-/// `doca_mmap_get_mkey(mmap, dev, &mkey)`: host-order mkey; BAD_STATE before start,
-/// NOT_FOUND for a device that was not added.
-///
-/// # Safety
-/// `mmap` and `dev` are null or live; `mkey` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_mkey(
-    mmap: *const Mmap,
-    dev: *const Dev,
-    mkey: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            let d = dev_ref(dev)?;
-            if mkey.is_null() {
-                return Err(DocaError::INVALID_VALUE);
-            }
-            if !m.is_started() {
-                return Err(DocaError::BAD_STATE);
-            }
-            if !m.has_dev(d) {
-                return Err(DocaError::NOT_FOUND);
-            }
-            write_out(mkey, m.mkey())
-        })
+    /// The application's user data.
+    pub fn user_data(&self) -> DocaData {
+        self.lock().user_data
     }
-}
 
-/// `doca_mmap_set_user_data(mmap, user_data)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_user_data(mmap: *mut Mmap, user_data: DocaData) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            m.lock().user_data = user_data;
-            Ok(())
-        })
+    /// The most devices that may be added.
+    pub fn max_num_devices(&self) -> u32 {
+        self.lock().max_devices
     }
-}
-
-/// `doca_mmap_get_user_data(mmap, &user_data)`.
-///
-/// # Safety
-/// `mmap` is null or live; `user_data` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_user_data(
-    mmap: *const Mmap,
-    user_data: *mut DocaData,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| write_out(user_data, m.lock().user_data)) }
-}
-
-/// `doca_mmap_get_permissions(mmap, &mask)`.
-///
-/// # Safety
-/// `mmap` is null or live; `access_mask` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_permissions(
-    mmap: *const Mmap,
-    access_mask: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| write_out(access_mask, m.permissions())) }
-}
-
-/// `doca_mmap_get_max_num_devices(mmap, &n)`.
-///
-/// # Safety
-/// `mmap` is null or live; `max_num_devices` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_max_num_devices(
-    mmap: *const Mmap,
-    max_num_devices: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| write_out(max_num_devices, m.lock().max_devices)) }
 }
 
 #[cfg(test)]

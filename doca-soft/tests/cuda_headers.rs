@@ -2,7 +2,7 @@
 //! every template in every scope/mode (nvcc, `-arch=sm_90 -std=c++17`, warnings are errors),
 //! and the queue C headers in C and C++ (gcc/g++, `-Wall -Wextra -Werror`).
 
-use doca_soft::buf_arr::GpuBufEntry;
+use doca_soft::buf::array::GpuBufEntry;
 use doca_soft::eth::ring::{BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc, TxqHandle};
 use doca_soft::eth::rx_consumer::RxAttr;
 use doca_soft::semaphore::{SemHandle, SemPacketInfo};

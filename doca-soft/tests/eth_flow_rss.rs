@@ -1,12 +1,14 @@
 //! RX queues behind DOCA Flow classification: frames that a port's pipes forward with RSS
 //! over two applied queue ids reach exactly one of the two rings; other frames reach none.
 
-use doca_soft::ctx::{doca_ctx_start, doca_ctx_stop};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
+use doca_soft::capi::doca_ctx::{doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_dev::{Dev, DevInfo};
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::dev::PortSpec;
 use doca_soft::eth::glue::PktBufSpec;
 use doca_soft::eth::ring::RxqHandle;
 use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rxq::*;
 use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
 use doca_soft::port::Port;
 use std::ffi::c_void;

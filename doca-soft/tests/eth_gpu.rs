@@ -12,22 +12,27 @@
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::eth::counters::RxqCountersC;
+use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_dev::{Dev, DevInfo};
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::capi::doca_eth_txq::*;
+use doca_soft::capi::doca_eth_txq_gpu_data_path::*;
+use doca_soft::capi::doca_gpunetio::Gpu;
+use doca_soft::capi::doca_gpunetio::*;
+use doca_soft::capi::doca_gpunetio::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free,
+};
+use doca_soft::capi::doca_mmap::*;
+use doca_soft::capi::doca_soft_queue::RxqCountersSnapshot;
+use doca_soft::capi::doca_soft_queue::*;
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
+use doca_soft::dev::PortSpec;
 use doca_soft::eth::mem::PktBuf;
 use doca_soft::eth::rx_consumer::CpuRxq;
 use doca_soft::eth::rx_proxy::RxRing;
-use doca_soft::eth::rxq::*;
-use doca_soft::eth::txq::*;
-use doca_soft::gpu::{
-    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free,
-    gpu_ref, Gpu,
-};
-use doca_soft::mmap::*;
+use doca_soft::gpu::cuda_available;
 use doca_soft::port::Port;
-use doca_soft::semaphore::*;
-use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
@@ -284,7 +289,7 @@ fn rx_case(env: &Env, kernel: &str, threads: u32, wire: &str) {
         for f in &frames[..half] {
             peer.send(f).unwrap();
         }
-        let mut cnt = RxqCountersC::default();
+        let mut cnt = RxqCountersSnapshot::default();
         for _ in 0..100_000 {
             assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut cnt), 0);
             if cnt.delivered == half as u64 {
@@ -354,7 +359,7 @@ fn tx_case(
     let frames: Vec<Vec<u8>> = (0..threads).map(|i| frame(i, size)).collect();
     // SAFETY: live GPU; the destination lies in the allocation above.
     unsafe {
-        let g = gpu_ref(env.gpu).unwrap();
+        let g = &*env.gpu;
         g.copy_to_device(d as u64, &frames.concat()).unwrap();
     }
     // Receiver: a host ring on the other side of the wire.

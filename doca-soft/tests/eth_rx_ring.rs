@@ -1,7 +1,7 @@
 //! The RX ring protocol driven from the CPU: the producer (RX proxy / port sink) and the CPU
 //! consumer that runs the device header's algorithm on the same structs.
 
-use doca_soft::error::{DocaError, DocaResult};
+use doca_soft::capi::doca_error::{DocaError, DocaResult};
 use doca_soft::eth::mem::{DeviceMem, PktBuf};
 use doca_soft::eth::rx_consumer::{CpuRxq, RxAttr, RX_NO_PKT};
 use doca_soft::eth::rx_proxy::{RxDropReason, RxRing};

@@ -1,14 +1,18 @@
 //! `doca_eth_rxq_*` through the C ABI: argument and state errors, and frames arriving on a
 //! wire port reaching a started queue's ring (consumed on the CPU, host-memory data path).
 
-use doca_soft::ctx::{doca_ctx_start, doca_ctx_stop, Ctx};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::error::DocaError;
-use doca_soft::eth::counters::RxqCountersC;
+use doca_soft::capi::doca_ctx::Ctx;
+use doca_soft::capi::doca_ctx::{doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_dev::{Dev, DevInfo};
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::capi::doca_soft_queue::RxqCountersSnapshot;
+use doca_soft::capi::doca_soft_queue::*;
+use doca_soft::dev::PortSpec;
 use doca_soft::eth::glue::PktBufSpec;
 use doca_soft::eth::ring::RxqHandle;
 use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rxq::*;
 use doca_soft::port::Port;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
@@ -265,7 +269,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
             assert!(spins < 20_000, "frames never arrived");
         }
         assert_eq!(got, frames);
-        let mut cnt = RxqCountersC::default();
+        let mut cnt = RxqCountersSnapshot::default();
         // The too-big frame follows the others on the wire: wait until it is counted.
         let t0 = std::time::Instant::now();
         while cnt.dropped_too_big == 0 {
@@ -278,7 +282,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
         assert_eq!(cnt.dropped_ring_full, 0);
         port0.set_default_queue(None);
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
-        let mut after = RxqCountersC::default();
+        let mut after = RxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut after), 0);
         assert_eq!(after.delivered, 20, "counters kept after stop");
         assert_eq!(doca_eth_rxq_destroy(q), 0);
@@ -288,6 +292,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
 
 #[test]
 fn caps_report_cyclic_gpu_queues() {
+    use doca_soft::capi::doca_eth_rxq::*;
     use doca_soft::eth::caps::*;
     let info = DevInfo {
         pci: "c9:00.0".into(),

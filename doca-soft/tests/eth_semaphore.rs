@@ -2,9 +2,10 @@
 //! state rules, CPU access rules per memory type, status words, custom info and the device
 //! handle layout.
 
-use doca_soft::error::DocaError;
-use doca_soft::semaphore::*;
-use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_gpunetio::*;
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::semaphore::SemHandle;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 

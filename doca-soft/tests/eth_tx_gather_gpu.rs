@@ -4,12 +4,14 @@
 //! Without a CUDA driver the test prints "skipped: ..." and returns.
 
 use cudarc::driver::sys;
+use doca_soft::capi::doca_gpunetio::Gpu;
+use doca_soft::capi::doca_gpunetio::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free,
+};
+use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
 use doca_soft::eth::glue::{GpuLink, RuntimeFrames};
 use doca_soft::eth::mem::{FrameSeg, FrameSource};
-use doca_soft::gpu::{
-    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
-};
-use doca_soft::types::GPU_MEM_TYPE_GPU;
+use doca_soft::gpu::cuda_available;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io::Write as _;
 
@@ -65,7 +67,8 @@ fn batched_device_reads_return_each_segment_exactly() {
     let b_bytes: Vec<u8> = (0..65536usize).map(|i| (i * 13 + 5) as u8).collect();
     let a = device_buffer(g, &a_bytes);
     let b = device_buffer(g, &b_bytes);
-    let link = GpuLink::new(g.cast()).unwrap();
+    // SAFETY: a live GPU handle.
+    let link = unsafe { GpuLink::from_handle(g.cast()) }.unwrap();
     let frames = RuntimeFrames::new(&link);
     let seg = |addr: u64, len: usize| FrameSeg {
         addr,

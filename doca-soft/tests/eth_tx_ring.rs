@@ -2,7 +2,7 @@
 //! TX proxy sends them to a test port. Checks exact frames, checksum offload (verified with an
 //! independent checksum), NOTIFY completions, errors, wait-on-time ordering.
 
-use doca_soft::error::{DocaError, DocaResult};
+use doca_soft::capi::doca_error::{DocaError, DocaResult};
 use doca_soft::eth::mem::MemRanges;
 use doca_soft::eth::ring::{ns_to_wait_on_time, realtime_ns};
 use doca_soft::eth::tx_producer::CpuTxq;

@@ -2,20 +2,26 @@
 //! wire into an RX queue (CPU producer and consumer, host-memory data path), NOTIFY and error
 //! PE events in CPU-completion mode.
 
-use doca_soft::ctx::{doca_ctx_start, doca_ctx_stop, Ctx};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::error::DocaError;
-use doca_soft::eth::counters::TxqCountersC;
+use doca_soft::capi::doca_ctx::Ctx;
+use doca_soft::capi::doca_ctx::{doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_dev::{Dev, DevInfo};
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::capi::doca_eth_txq::*;
+use doca_soft::capi::doca_eth_txq_gpu_data_path::*;
+use doca_soft::capi::doca_pe::{
+    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress,
+};
+use doca_soft::capi::doca_soft_queue::TxqCountersSnapshot;
+use doca_soft::capi::doca_soft_queue::*;
+use doca_soft::capi::doca_types::DocaData;
+use doca_soft::dev::PortSpec;
 use doca_soft::eth::glue::{register_host_range, unregister_host_range, PktBufSpec};
 use doca_soft::eth::ring::{wait_on_time_to_ns, RxqHandle, TxqHandle};
 use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rxq::*;
-use doca_soft::eth::tx_events::*;
 use doca_soft::eth::tx_producer::CpuTxq;
-use doca_soft::eth::txq::*;
-use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress};
 use doca_soft::port::Port;
-use doca_soft::types::DocaData;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -140,6 +146,7 @@ fn caps_report_offloads_and_native_wait_on_time() {
     let mut burst = 0u32;
     // SAFETY: valid pointers or null where the call must reject it.
     unsafe {
+        use doca_soft::capi::doca_eth_txq::*;
         use doca_soft::eth::caps::*;
         assert_eq!(doca_eth_txq_cap_is_l3_chksum_offload_supported(&info), 0);
         assert_eq!(doca_eth_txq_cap_is_l4_chksum_offload_supported(&info), 0);
@@ -273,12 +280,12 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
         assert_eq!(n.iter().map(|e| e.0).collect::<Vec<_>>(), vec![1, 4]);
         assert!(n.iter().all(|e| e.1 > 0), "timestamps set");
         assert_eq!(ERRORS.load(Ordering::SeqCst), 1);
-        let mut c = TxqCountersC::default();
+        let mut c = TxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
         assert_eq!((c.sent, c.completed, c.errors), (5, 3, 1));
 
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
-        let mut after = TxqCountersC::default();
+        let mut after = TxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_txq_get_counters(q, &mut after), 0);
         assert_eq!(after, c, "counters kept after stop");
         assert_eq!(doca_eth_txq_destroy(q), 0);
@@ -351,7 +358,7 @@ fn proxy_thread_sends_without_application_progress() {
 
 #[test]
 fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_mmap::*;
     let tx_dev = wire_dev("txmmap", 0);
     let rx_dev = wire_dev("txmmap", 1);
     let mut rx_mem = vec![0u8; 32 * 256];
@@ -433,7 +440,7 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
         }
         assert_eq!(got[0], &tx_mem[..100]);
         assert_eq!(got[1], &tx_mem[1000..1200]);
-        let mut c = TxqCountersC::default();
+        let mut c = TxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
         assert_eq!((c.sent, c.errors), (2, 1));
 

@@ -8,12 +8,12 @@ use std::ptr::{null, null_mut};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::error::DocaError;
-use doca_soft::flow::c_api::*;
+use doca_soft::capi::doca_dev::{Dev, DevInfo};
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_flow::*;
+use doca_soft::capi::doca_flow::{FlowCfg, FlowPort, PipeCfg, PortCfg};
+use doca_soft::dev::PortSpec;
 use doca_soft::flow::parser::build::{icmp4_echo, tcp4, udp4};
-use doca_soft::flow::state::{FlowCfg, FlowPort, PipeCfg, PortCfg};
-use doca_soft::flow::sys::*;
 use doca_soft::port::Port;
 use support::{eventually, unique, RecordingSink};
 
@@ -185,7 +185,8 @@ fn basic_entry(
 
 fn query(e: *mut doca_flow_pipe_entry) -> (u32, u64, u64) {
     let mut q = doca_flow_resource_query_v1::default();
-    let rc = doca_flow_resource_query_entry_v1(e, &mut q);
+    // SAFETY: a live entry handle (or a stale one, which the call rejects); valid storage.
+    let rc = unsafe { doca_flow_resource_query_entry_v1(e, &mut q) };
     let c = unsafe { q.__bindgen_anon_1.counter };
     (rc, c.total_pkts, c.total_bytes)
 }
@@ -256,18 +257,18 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     let pc = soft.counters();
     assert_eq!((pc.delivered, pc.dropped_no_match), (10, 5));
     assert_eq!(query(udp_entry), (OK, 10, udp_bytes));
-    let mut cc = doca_soft::port::CountersSnapshot::default();
+    let mut cc = doca_soft::capi::doca_soft_port::PortCountersSnapshot::default();
     assert_eq!(
-        unsafe { doca_soft::port::doca_soft_port_get_counters(rx_dev, &mut cc) },
+        unsafe { doca_soft::capi::doca_soft_port::doca_soft_port_get_counters(rx_dev, &mut cc) },
         OK
     );
     assert_eq!(cc, soft.counters());
     assert_eq!(
-        unsafe { doca_soft::port::doca_soft_port_get_counters(null(), &mut cc) },
+        unsafe { doca_soft::capi::doca_soft_port::doca_soft_port_get_counters(null(), &mut cc) },
         INVALID
     );
     assert_eq!(
-        unsafe { doca_soft::port::doca_soft_port_get_counters(rx_dev, null_mut()) },
+        unsafe { doca_soft::capi::doca_soft_port::doca_soft_port_get_counters(rx_dev, null_mut()) },
         INVALID
     );
     assert_eq!(
@@ -641,7 +642,8 @@ fn state_and_argument_errors() {
 
 fn cfg_for_reinit() -> *mut FlowCfg {
     let mut cfg: *mut FlowCfg = null_mut();
-    assert_eq!(doca_flow_cfg_create(&mut cfg), OK);
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { doca_flow_cfg_create(&mut cfg) }, OK);
     cfg // leaked on purpose: the call under test fails and the test ends soon after
 }
 

@@ -3,12 +3,13 @@
 //! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
 
 use cudarc::driver::sys;
-use doca_soft::error::DocaError;
-use doca_soft::gpu::{
-    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc,
-    doca_gpu_mem_free, Gpu,
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_gpunetio::Gpu;
+use doca_soft::capi::doca_gpunetio::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc, doca_gpu_mem_free,
 };
-use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::gpu::cuda_available;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 /// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
@@ -220,8 +221,8 @@ fn destroy_frees_leftover_memory() {
 
 #[test]
 fn mmap_of_gpu_memory_and_buf_arr_handle() {
-    use doca_soft::buf_arr::*;
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_buf_array::*;
+    use doca_soft::capi::doca_mmap::*;
     let Some(bus) = first_gpu_bus_id() else {
         return;
     };
@@ -270,7 +271,7 @@ fn mmap_of_gpu_memory_and_buf_arr_handle() {
 
 #[test]
 fn mmap_by_cpu_address_of_mapped_memory() {
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_mmap::*;
     let Some(bus) = first_gpu_bus_id() else {
         return;
     };
@@ -298,7 +299,7 @@ fn mmap_by_cpu_address_of_mapped_memory() {
 
 #[test]
 fn objects_using_a_destroyed_gpu_keep_its_memory() {
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_mmap::*;
     let Some(bus) = first_gpu_bus_id() else {
         return;
     };

@@ -6,8 +6,8 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use doca_soft::capi::doca_error::DocaError;
 use doca_soft::dev::PortSpec;
-use doca_soft::error::DocaError;
 use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
 use doca_soft::flow::parser::build::udp4;
 use doca_soft::port::Port;

@@ -26,7 +26,7 @@ pub fn wire(name: &str) -> (Device, Device) {
 /// The runtime's port behind `dev`.
 pub fn soft_port(dev: &Device) -> Arc<doca_soft::port::Port> {
     // SAFETY: with the soft backend a `doca_dev` is doca-soft's `Dev`; `dev` keeps it open.
-    let d = unsafe { &*(dev.as_raw() as *const doca_soft::dev::Dev) };
+    let d = unsafe { &*(dev.as_raw() as *const doca_soft::capi::doca_dev::Dev) };
     doca_soft::port::Port::for_dev(d.info()).unwrap()
 }
 
@@ -46,7 +46,7 @@ pub fn host_mmap(dev: &Device, len: usize) -> Mmap {
     .unwrap()
 }
 
-fn soft_err(op: &'static str, e: doca_soft::error::DocaError) -> Error {
+fn soft_err(op: &'static str, e: doca_soft::capi::doca_error::DocaError) -> Error {
     let code = DocaError::result(sys::doca_error(e.0)).unwrap_err();
     Error::Doca { op, code }
 }
@@ -56,7 +56,7 @@ fn soft_err(op: &'static str, e: doca_soft::error::DocaError) -> Error {
 pub fn rxq_host_datapath(raw: *mut sys::doca_eth_rxq) -> Result<()> {
     // SAFETY: with the soft backend a `doca_eth_rxq` is doca-soft's `EthRxq`; the builder
     // passes a live queue.
-    let q = unsafe { &*(raw as *const doca_soft::eth::rxq::EthRxq) };
+    let q = unsafe { &*(raw as *const doca_soft::capi::doca_eth_rxq::EthRxq) };
     q.set_host_datapath()
         .map_err(|e| soft_err("set_host_datapath", e))
 }
@@ -64,7 +64,7 @@ pub fn rxq_host_datapath(raw: *mut sys::doca_eth_rxq) -> Result<()> {
 /// `EthTxqBuilder::configure_raw` step: rings in host memory, produced on the CPU.
 pub fn txq_host_datapath(raw: *mut sys::doca_eth_txq) -> Result<()> {
     // SAFETY: as in `rxq_host_datapath`, for a TX queue.
-    let q = unsafe { &*(raw as *const doca_soft::eth::txq::EthTxq) };
+    let q = unsafe { &*(raw as *const doca_soft::capi::doca_eth_txq::EthTxq) };
     q.set_host_datapath()
         .map_err(|e| soft_err("set_host_datapath", e))
 }

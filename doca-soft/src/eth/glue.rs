@@ -6,10 +6,9 @@
 use super::dma::{DmaStream, Span};
 use super::mem::{read_each, DeviceMem, FrameSeg, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::{gpu_ref, registry, Gpu, GpuShared};
+use crate::gpu::{registry, Gpu, GpuShared};
 use crate::mmap::{mmap_by_mkey, MmapShared};
 use crate::types::GPU_MEM_TYPE_CPU_GPU;
-use std::ffi::c_void;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
@@ -62,10 +61,13 @@ pub enum GpuLink {
 }
 
 impl GpuLink {
-    /// From the `struct doca_gpu *` of `doca_ctx_set_datapath_on_gpu`.
-    pub fn new(gpu: *mut c_void) -> DocaResult<GpuLink> {
-        // SAFETY: the application passes a live doca_gpu (null is rejected by gpu_ref).
-        let g = unsafe { gpu_ref(gpu as *const Gpu) }?;
+    /// From a `struct doca_gpu *` (INVALID_VALUE for NULL).
+    ///
+    /// # Safety
+    /// A non-null `gpu` is a live `Gpu`.
+    pub unsafe fn from_handle(gpu: *const Gpu) -> DocaResult<GpuLink> {
+        // SAFETY: caller contract.
+        let g = unsafe { gpu.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
         Ok(GpuLink::Gpu(g.shared().clone()))
     }
 

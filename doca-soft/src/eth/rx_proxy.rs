@@ -12,7 +12,7 @@
 //! is kept under the lock and added at flush; the consumer index is re-read only when the
 //! ring looks full).
 
-use super::counters::RxCounters;
+use super::counters::RxqCounters;
 use super::mem::{DeviceMem, PktBuf, SharedBlock};
 use super::ring::{self, BufDesc, RxCqe, RxqHandle, RING_VERSION};
 use crate::error::{DocaError, DocaResult};
@@ -55,7 +55,7 @@ pub struct RxRing {
     max_pkt: u32,
     staging: Mutex<Staging>,
     stopped: AtomicBool,
-    counters: RxCounters,
+    counters: RxqCounters,
 }
 
 impl RxRing {
@@ -116,7 +116,7 @@ impl RxRing {
                 run_len: 0,
             }),
             stopped: AtomicBool::new(false),
-            counters: RxCounters::default(),
+            counters: RxqCounters::default(),
         })
     }
 
@@ -136,7 +136,7 @@ impl RxRing {
     }
 
     /// The queue's counters.
-    pub fn counters(&self) -> &RxCounters {
+    pub fn counters(&self) -> &RxqCounters {
         &self.counters
     }
 

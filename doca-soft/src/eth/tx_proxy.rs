@@ -12,7 +12,7 @@
 //! its time and the wire.
 
 use super::checksum;
-use super::counters::TxCounters;
+use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
 use super::ring::{self, TxCqe, TxDesc, TxqHandle, RING_VERSION};
 use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_NOP};
@@ -140,7 +140,7 @@ pub struct TxProxy {
     events: Mutex<VecDeque<TxEvent>>,
     events_enabled: std::sync::atomic::AtomicBool,
     busy: Mutex<Pass>,
-    counters: TxCounters,
+    counters: TxqCounters,
     /// Due time (CLOCK_REALTIME ns) of the WAIT the last pass stopped at; 0 when it did not.
     stalled_until: std::sync::atomic::AtomicU64,
 }
@@ -208,7 +208,7 @@ impl TxProxy {
             events: Mutex::new(VecDeque::new()),
             events_enabled: std::sync::atomic::AtomicBool::new(true),
             busy: Mutex::new(Pass::default()),
-            counters: TxCounters::default(),
+            counters: TxqCounters::default(),
             stalled_until: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -219,7 +219,7 @@ impl TxProxy {
     }
 
     /// The counters.
-    pub fn counters(&self) -> &TxCounters {
+    pub fn counters(&self) -> &TxqCounters {
         &self.counters
     }
 

@@ -131,6 +131,24 @@ pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Ve
     Ok(v)
 }
 
+/// Whether a monitor asks for a (non-shared) counter; meters and shared counters are
+/// NOT_SUPPORTED.
+pub fn monitor_counts(m: &sys::doca_flow_monitor_v1) -> DocaResult<bool> {
+    if m.meter_type != sys::DOCA_FLOW_RESOURCE_TYPE_NONE {
+        sdk_err!("flow", "meters are not supported");
+        return Err(DocaError::NOT_SUPPORTED);
+    }
+    match m.counter_type {
+        sys::DOCA_FLOW_RESOURCE_TYPE_NONE => Ok(false),
+        sys::DOCA_FLOW_RESOURCE_TYPE_NON_SHARED => Ok(true),
+        sys::DOCA_FLOW_RESOURCE_TYPE_SHARED => {
+            sdk_err!("flow", "shared counters are not supported");
+            Err(DocaError::NOT_SUPPORTED)
+        }
+        _ => Err(DocaError::INVALID_VALUE),
+    }
+}
+
 /// Matching on metadata, tunnels, VLANs and inner headers is not emulated: refuse it
 /// rather than silently match more than asked.
 fn reject_unsupported(m: &sys::doca_flow_match_v1) -> DocaResult<()> {

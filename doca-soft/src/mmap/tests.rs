@@ -1,8 +1,10 @@
 //! Tests of the mmap state machine and its C API (host memory; no GPU needed).
 
 use super::*;
+use crate::capi::doca_dev::doca_dev_close;
+use crate::capi::doca_mmap::*;
+use crate::dev::build_list;
 use crate::dev::config::parse_ports;
-use crate::dev::{build_list, doca_dev_close};
 
 /// An open device (a wire port, so no Linux interface is needed), as a C pointer.
 pub(crate) fn test_dev() -> *mut Dev {

@@ -94,7 +94,7 @@ impl LaneTally {
 /// A copy of a port's counters; also the layout of `struct doca_soft_port_counters`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CountersSnapshot {
+pub struct PortCountersSnapshot {
     /// Frames read from the port (outgoing copies excluded).
     pub received: u64,
     /// Frames handed to a queue that accepted them.
@@ -119,7 +119,7 @@ pub struct CountersSnapshot {
     pub send_errors: u64,
 }
 
-impl CountersSnapshot {
+impl PortCountersSnapshot {
     /// Sum of every drop reason.
     pub fn dropped(&self) -> u64 {
         self.dropped_no_match
@@ -199,9 +199,9 @@ impl PortCounters {
         self.drop_counter(why).fetch_add(1, Ordering::Relaxed);
     }
     /// Reads every counter.
-    pub fn snapshot(&self) -> CountersSnapshot {
+    pub fn snapshot(&self) -> PortCountersSnapshot {
         let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        CountersSnapshot {
+        PortCountersSnapshot {
             received: self.received.load(Ordering::Acquire),
             delivered: r(&self.delivered),
             dropped_no_match: r(&self.no_match),

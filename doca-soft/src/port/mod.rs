@@ -24,11 +24,11 @@ use std::time::Duration;
 
 use once_cell::sync::Lazy;
 
-pub use counters::{CountersSnapshot, DropReason, PortCounters};
+pub use counters::{DropReason, PortCounters, PortCountersSnapshot};
 pub use lanes::{lane_cap, LANES_ENV, MAX_LANES};
 
-use crate::dev::{dev_ref, Dev, DevInfo, PortSpec};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::dev::{DevInfo, PortSpec};
+use crate::error::{DocaError, DocaResult};
 use crate::flow::classify::Pipe;
 use lanes::LaneQueues;
 
@@ -93,15 +93,17 @@ pub(crate) trait RxSource: Send {
     fn waits(&self) -> bool;
 }
 
-// `CountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
+// `PortCountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
 const _: () = {
     use crate::flow::sys::doca_soft_port_counters as C;
     use std::mem::{offset_of, size_of};
-    assert!(size_of::<CountersSnapshot>() == size_of::<C>());
-    assert!(offset_of!(CountersSnapshot, received) == offset_of!(C, received));
-    assert!(offset_of!(CountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
-    assert!(offset_of!(CountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed));
-    assert!(offset_of!(CountersSnapshot, send_errors) == offset_of!(C, send_errors));
+    assert!(size_of::<PortCountersSnapshot>() == size_of::<C>());
+    assert!(offset_of!(PortCountersSnapshot, received) == offset_of!(C, received));
+    assert!(offset_of!(PortCountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
+    assert!(
+        offset_of!(PortCountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed)
+    );
+    assert!(offset_of!(PortCountersSnapshot, send_errors) == offset_of!(C, send_errors));
 };
 
 /// Capacity (frames) of a port's inject queue and of each direction of a wire.
@@ -331,7 +333,7 @@ impl Port {
     }
 
     /// A copy of the port's counters.
-    pub fn counters(&self) -> CountersSnapshot {
+    pub fn counters(&self) -> PortCountersSnapshot {
         self.counters.snapshot()
     }
 
@@ -433,25 +435,9 @@ pub(crate) fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// `doca_error_t doca_soft_port_get_counters(const struct doca_dev *dev,
-/// struct doca_soft_port_counters *counters)`: the counters of the device's port (all zero
-/// when the port was never opened).
-#[no_mangle]
-pub unsafe extern "C" fn doca_soft_port_get_counters(
-    dev: *const Dev,
-    counters: *mut CountersSnapshot,
-) -> u32 {
-    to_c((|| {
-        // SAFETY: the caller passes null or a device from doca_dev_open.
-        let dev = unsafe { dev_ref(dev) }?;
-        if counters.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let snap = Port::existing(&dev.info().spec)
-            .map(|p| p.counters())
-            .unwrap_or_default();
-        // SAFETY: counters is non-null and points to caller-owned storage of this layout.
-        unsafe { counters.write(snap) };
-        Ok(())
-    })())
+/// The counters of a device's port (all zero when the port was never opened).
+pub fn counters_of(info: &DevInfo) -> PortCountersSnapshot {
+    Port::existing(&info.spec)
+        .map(|p| p.counters())
+        .unwrap_or_default()
 }
