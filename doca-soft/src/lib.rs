@@ -160,10 +160,13 @@ pub mod eth;
 pub mod flow;
 pub mod gpu;
 pub mod mmap;
+pub mod packet;
 pub mod pkgconfig;
 pub mod port;
 pub mod semaphore;
 mod sync;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod types;
 pub mod version;
 

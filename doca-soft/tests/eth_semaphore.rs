@@ -5,7 +5,7 @@
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_gpunetio::*;
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
-use doca_soft::semaphore::SemHandle;
+use doca_soft::testing::SemHandle;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 

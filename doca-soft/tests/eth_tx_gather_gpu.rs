@@ -4,14 +4,11 @@
 //! Without a CUDA driver the test prints "skipped: ..." and returns.
 
 use cudarc::driver::sys;
-use doca_soft::capi::doca_gpunetio::Gpu;
 use doca_soft::capi::doca_gpunetio::{
-    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free,
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
 use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
-use doca_soft::eth::glue::{GpuLink, RuntimeFrames};
-use doca_soft::eth::mem::{FrameSeg, FrameSource};
-use doca_soft::gpu::cuda_available;
+use doca_soft::testing::{cuda_available, FrameSeg, FrameSource};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io::Write as _;
 
@@ -68,8 +65,7 @@ fn batched_device_reads_return_each_segment_exactly() {
     let a = device_buffer(g, &a_bytes);
     let b = device_buffer(g, &b_bytes);
     // SAFETY: a live GPU handle.
-    let link = unsafe { GpuLink::from_handle(g.cast()) }.unwrap();
-    let frames = RuntimeFrames::new(&link);
+    let frames = unsafe { doca_soft::testing::runtime_frames(g) }.unwrap();
     let seg = |addr: u64, len: usize| FrameSeg {
         addr,
         mkey_be: 0,
@@ -114,7 +110,6 @@ fn batched_device_reads_return_each_segment_exactly() {
         }
     }
     drop(frames);
-    drop(link);
     // SAFETY: live GPU; the buffers came from doca_gpu_mem_alloc and are freed once.
     unsafe {
         assert_eq!(doca_gpu_mem_free(g, a as *mut c_void), 0);

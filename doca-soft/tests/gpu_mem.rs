@@ -4,12 +4,12 @@
 
 use cudarc::driver::sys;
 use doca_soft::capi::doca_error::DocaError;
-use doca_soft::capi::doca_gpunetio::Gpu;
 use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc, doca_gpu_mem_free,
+    Gpu,
 };
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
-use doca_soft::gpu::cuda_available;
+use doca_soft::testing::cuda_available;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 /// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
@@ -216,7 +216,7 @@ fn destroy_frees_leftover_memory() {
     let (d, _) = alloc(g, 1 << 20, 0, GPU_MEM_TYPE_GPU);
     // SAFETY: g from doca_gpu_create; d was not freed by the program.
     unsafe { assert_eq!(doca_gpu_destroy(g), 0) };
-    assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_none());
+    assert!(!doca_soft::testing::gpu_memory_registered(d as u64, 1));
 }
 
 #[test]
@@ -316,16 +316,15 @@ fn objects_using_a_destroyed_gpu_keep_its_memory() {
             0,
             "destroy succeeds while the mmap uses the GPU"
         );
-        let mm: &Mmap = &*m;
-        mm.write_at(8, b"still here").unwrap();
+        doca_soft::testing::mmap_write_at(m, 8, b"still here").unwrap();
         let mut back = [0u8; 10];
-        mm.read_at(8, &mut back).unwrap();
+        doca_soft::testing::mmap_read_at(m, 8, &mut back).unwrap();
         assert_eq!(&back, b"still here");
-        assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_some());
+        assert!(doca_soft::testing::gpu_memory_registered(d as u64, 1));
         assert_eq!(doca_mmap_destroy(m), 0);
     }
     assert!(
-        doca_soft::gpu::registry::lookup(d as u64, 1).is_none(),
+        !doca_soft::testing::gpu_memory_registered(d as u64, 1),
         "leftover memory freed with the last user"
     );
 }

@@ -15,14 +15,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
-use doca_soft::dev::PortSpec;
-use doca_soft::eth::mem::PktBuf;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rx_proxy::RxRing;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
-use doca_soft::flow::parser::build::udp4;
-use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
-use doca_soft::port::{lane_cap, Port, RxDrop, RxSink, LANES_ENV};
+use doca_soft::testing::frames::udp4;
+use doca_soft::testing::{
+    lane_cap, CpuRxq, DropReason, Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, PktBuf, Port,
+    PortSpec, RxRing, RxSink, LANES_ENV, RSS_IPV4, RSS_UDP,
+};
 use support::{af_packet_allowed, control_root, eventually, lo_port, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -164,7 +161,7 @@ impl WatchedSink {
 }
 
 impl RxSink for WatchedSink {
-    fn push(&self, _frame: &[u8], _ts: u64) -> Result<(), RxDrop> {
+    fn push(&self, _frame: &[u8], _ts: u64) -> Result<(), DropReason> {
         self.note();
         self.frames.fetch_add(1, Ordering::Relaxed);
         Ok(())

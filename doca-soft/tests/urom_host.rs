@@ -4,15 +4,15 @@
 mod urom_support;
 
 use doca_soft::capi::doca_buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
-use doca_soft::capi::doca_ctx::{doca_ctx_get_state, doca_ctx_start, doca_ctx_stop};
-use doca_soft::capi::doca_ctx::{Ctx, STATE_IDLE, STATE_RUNNING, STATE_STARTING};
-use doca_soft::capi::doca_error::DocaError;
-use doca_soft::capi::doca_pe::Pe;
-use doca_soft::capi::doca_pe::Task;
-use doca_soft::capi::doca_pe::{
-    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress,
+use doca_soft::capi::doca_ctx::{
+    doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
+    STATE_STARTING,
 };
-use doca_soft::capi::doca_pe::{doca_task_get_status, doca_task_submit};
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_pe::{
+    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, doca_task_get_status,
+    doca_task_submit, Pe, Task,
+};
 use doca_soft::capi::doca_types::DocaData;
 use doca_soft::urom::host_worker::*;
 use doca_soft::urom::service::*;

@@ -24,10 +24,10 @@ pub fn wire(name: &str) -> (Device, Device) {
 }
 
 /// The runtime's port behind `dev`.
-pub fn soft_port(dev: &Device) -> Arc<doca_soft::port::Port> {
+pub fn soft_port(dev: &Device) -> Arc<doca_soft::testing::Port> {
     // SAFETY: with the soft backend a `doca_dev` is doca-soft's `Dev`; `dev` keeps it open.
     let d = unsafe { &*(dev.as_raw() as *const doca_soft::capi::doca_dev::Dev) };
-    doca_soft::port::Port::for_dev(d.info()).unwrap()
+    doca_soft::testing::Port::for_dev(d.info()).unwrap()
 }
 
 /// A host-memory packet buffer of `len` bytes mapped for `dev` (leaked: the test process
@@ -70,11 +70,11 @@ pub fn txq_host_datapath(raw: *mut sys::doca_eth_txq) -> Result<()> {
 }
 
 /// The CPU consumer of a host-data-path RX queue.
-pub fn cpu_rxq(q: &doca_gpunetio::EthRxq) -> doca_soft::eth::rx_consumer::CpuRxq {
+pub fn cpu_rxq(q: &doca_gpunetio::EthRxq) -> doca_soft::testing::CpuRxq {
     let h = q.gpu_handle().unwrap();
     // SAFETY: a host-data-path queue's handle is a CPU pointer to the ring handle, live
     // while the queue is (the tests drop the consumer first).
-    unsafe { doca_soft::eth::rx_consumer::CpuRxq::new(h.as_raw().cast()) }
+    unsafe { doca_soft::testing::CpuRxq::new(h.as_raw().cast()) }
 }
 
 /// An Ethernet/IPv4 frame with protocol `proto` and an L4 header of `l4` (ports, flags...),

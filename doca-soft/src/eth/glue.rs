@@ -6,7 +6,7 @@
 use super::dma::{DmaStream, Span};
 use super::mem::{read_each, DeviceMem, FrameSeg, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::{registry, Gpu, GpuShared};
+use crate::gpu::{registry, GpuShared};
 use crate::mmap::{mmap_by_mkey, MmapShared};
 use crate::types::GPU_MEM_TYPE_CPU_GPU;
 use std::ops::Range;
@@ -61,16 +61,6 @@ pub enum GpuLink {
 }
 
 impl GpuLink {
-    /// From a `struct doca_gpu *` (INVALID_VALUE for NULL).
-    ///
-    /// # Safety
-    /// A non-null `gpu` is a live `Gpu`.
-    pub unsafe fn from_handle(gpu: *const Gpu) -> DocaResult<GpuLink> {
-        // SAFETY: caller contract.
-        let g = unsafe { gpu.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
-        Ok(GpuLink::Gpu(g.shared().clone()))
-    }
-
     /// The device rings are allocated on (None: host memory).
     pub fn device(&self) -> DocaResult<Option<Arc<dyn DeviceMem>>> {
         Ok(match self {

@@ -3,16 +3,13 @@
 //! the NIC between the rings and the port.
 
 pub mod caps;
-pub mod checksum;
 pub mod counters;
 pub mod dma;
 pub mod glue;
 pub mod mem;
 pub mod ring;
-pub mod rx_consumer;
 pub mod rx_proxy;
 pub mod rxq;
 pub mod tx_events;
-pub mod tx_producer;
 pub mod tx_proxy;
 pub mod txq;

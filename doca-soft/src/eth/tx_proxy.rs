@@ -9,15 +9,15 @@
 //! synchronisation for the batch), since a synchronised copy costs about 10 us whatever its
 //! size. Frames behind a WAIT whose time has not come are read with the batch, ahead of
 //! time, and kept until it is due, so a scheduled burst leaves with only the sends between
-//! its time and the wire.
+//! its time and the port.
 
-use super::checksum;
 use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
 use super::ring::{self, TxCqe, TxDesc, TxqHandle, RING_VERSION};
 use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_NOP};
 use super::ring::{TX_OP_SEND, TX_OP_WAIT};
 use crate::error::{DocaError, DocaResult};
+use crate::packet::checksum;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::Ordering;

@@ -16,13 +16,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use once_cell::sync::Lazy;
 
-use super::classify::{Entry, Fwd, Pipe, PipeKind};
 use super::sys;
 use super::translate::{
     basic_entry_matches, basic_template, control_matches, monitor_counts, Layout, TemplateField,
 };
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
+use crate::packet::classify::{Entry, Fwd, Pipe, PipeKind};
 use crate::port::Port;
 use crate::sync::lock;
 

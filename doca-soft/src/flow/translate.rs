@@ -1,5 +1,5 @@
 //! From the C structs (`struct doca_flow_match`, `struct doca_flow_fwd`) to the classifier's
-//! [`FieldMatch`] lists and [`Fwd`](crate::flow::classify::Fwd) values.
+//! [`FieldMatch`] lists and [`Fwd`](crate::packet::classify::Fwd) values.
 //!
 //! Match semantics (documented in the crate README of the lead):
 //! * CONTROL entries: with a mask, every field whose mask is non-zero is compared under that
@@ -9,9 +9,30 @@
 //!   pipe value is all ones (of its width) is changeable: each entry supplies its value.
 //!   Any other value is a constant that every entry of the pipe matches.
 
-use super::classify::{Field, FieldMatch};
 use super::sys;
 use crate::error::{DocaError, DocaResult};
+use crate::packet::classify::{Field, FieldMatch};
+
+// The classifier's RSS flags are the header's `DOCA_FLOW_RSS_*` values.
+const _: () = {
+    use crate::packet::rss::*;
+    assert!(RSS_IPV4 == sys::DOCA_FLOW_RSS_IPV4 && RSS_IPV6 == sys::DOCA_FLOW_RSS_IPV6);
+    assert!(RSS_UDP == sys::DOCA_FLOW_RSS_UDP && RSS_TCP == sys::DOCA_FLOW_RSS_TCP);
+    assert!(
+        RSS_IPV4_SRC == sys::DOCA_FLOW_RSS_IPV4_SRC && RSS_IPV4_DST == sys::DOCA_FLOW_RSS_IPV4_DST
+    );
+    assert!(
+        RSS_IPV6_SRC == sys::DOCA_FLOW_RSS_IPV6_SRC && RSS_IPV6_DST == sys::DOCA_FLOW_RSS_IPV6_DST
+    );
+    assert!(
+        RSS_L4_SRC_UDP == sys::DOCA_FLOW_RSS_UDP_SRC
+            && RSS_L4_DST_UDP == sys::DOCA_FLOW_RSS_UDP_DST
+    );
+    assert!(
+        RSS_L4_SRC_TCP == sys::DOCA_FLOW_RSS_TCP_SRC
+            && RSS_L4_DST_TCP == sys::DOCA_FLOW_RSS_TCP_DST
+    );
+};
 
 /// Header layout context of a match: which union views (`ip4`/`ip6`, `udp`/`tcp`/...) hold
 /// the fields. A mask or entry match is read in the context of its pipe or match, since

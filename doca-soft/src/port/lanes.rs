@@ -165,7 +165,7 @@ pub(crate) fn sender_slot() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::parser::build::udp4;
+    use crate::testing::frames::udp4;
 
     #[test]
     fn lane_queues_grow_and_keep_a_flow_on_one_lane() {

@@ -29,35 +29,24 @@ pub use lanes::{lane_cap, LANES_ENV, MAX_LANES};
 
 use crate::dev::{DevInfo, PortSpec};
 use crate::error::{DocaError, DocaResult};
-use crate::flow::classify::Pipe;
+use crate::packet::classify::Pipe;
 use lanes::LaneQueues;
-
-/// Why a queue refused a frame ([`RxSink::push`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RxDrop {
-    /// Larger than the queue's max packet size.
-    TooBig,
-    /// The queue's completion ring is full.
-    RingFull,
-    /// The queue is stopped.
-    Stopped,
-}
 
 /// An RX queue as the port's dispatcher sees it. Called on the receive lanes' threads:
 /// several lanes may call `push` and `flush` of one sink at the same time.
 pub trait RxSink: Send + Sync {
-    /// One frame classified to this queue. Returns `Err(reason)` when the queue drops it;
-    /// the port counts the drop.
-    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDrop>;
+    /// One frame classified to this queue. Returns `Err(reason)` when the queue drops it
+    /// (`TooBig`, `RingFull` or `Stopped`); the port counts the drop.
+    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), DropReason>;
     /// End of a lane's batch: publish the frames staged so far (by any lane).
     fn flush(&self);
 }
 
 /// Where a port's frames come from and go to.
 pub(crate) trait Backend: Send + Sync {
-    /// Puts one frame on the wire.
+    /// Sends one frame out of the port.
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
-    /// Puts several frames on the wire; returns how many went out (in order) and the error
+    /// Sends several frames; returns how many went out (in order) and the error
     /// that stopped the rest, if any.
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         for (i, f) in frames.iter().enumerate() {
@@ -79,8 +68,8 @@ pub(crate) trait Backend: Send + Sync {
 /// The receive side of a backend for one lane, owned by that lane's thread.
 pub(crate) trait RxSource: Send {
     /// Reads about `max` frames, waiting at most `timeout` for the first one if
-    /// [`RxSource::waits`]; calls `f(frame, timestamp_ns, length_on_wire)` for each (a
-    /// length on the wire above `frame.len()` means the frame was truncated). Returns how
+    /// [`RxSource::waits`]; calls `f(frame, timestamp_ns, orig_len)` for each (an original
+    /// length above `frame.len()` means the frame was truncated on capture). Returns how
     /// many were read.
     fn poll(
         &mut self,
@@ -92,19 +81,6 @@ pub(crate) trait RxSource: Send {
     /// queue between polls).
     fn waits(&self) -> bool;
 }
-
-// `PortCountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
-const _: () = {
-    use crate::flow::sys::doca_soft_port_counters as C;
-    use std::mem::{offset_of, size_of};
-    assert!(size_of::<PortCountersSnapshot>() == size_of::<C>());
-    assert!(offset_of!(PortCountersSnapshot, received) == offset_of!(C, received));
-    assert!(offset_of!(PortCountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
-    assert!(
-        offset_of!(PortCountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed)
-    );
-    assert!(offset_of!(PortCountersSnapshot, send_errors) == offset_of!(C, send_errors));
-};
 
 /// Capacity (frames) of a port's inject queue and of each direction of a wire.
 pub const INJECT_QUEUE_FRAMES: usize = 65536;
@@ -253,7 +229,7 @@ impl Port {
         removed
     }
 
-    /// TX: one frame on the wire.
+    /// TX: one frame out of the port.
     pub fn send(&self, frame: &[u8]) -> DocaResult<()> {
         if frame.len() > self.max_frame {
             self.counters.add_sent(false);
@@ -289,7 +265,7 @@ impl Port {
         self.max_frame
     }
 
-    /// Feeds `frame` into the port's RX path as if it had arrived on the wire (tests, bench
+    /// Feeds `frame` into the port's RX path as if the port had received it (tests, bench
     /// generators), on the calling thread's lane. FULL when that lane's queue is full.
     pub fn inject_rx(&self, frame: &[u8]) -> DocaResult<()> {
         if self.inject.push(frame) {

@@ -385,8 +385,8 @@ pub fn classify(root: &Pipe, pkt: &Parsed, len: usize) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::parser::build::{icmp4_echo, tcp4, udp4};
-    use crate::flow::parser::parse;
+    use crate::packet::parser::parse;
+    use crate::testing::frames::{icmp4_echo, tcp4, udp4};
 
     fn eq(field: Field, value: u64) -> FieldMatch {
         FieldMatch {

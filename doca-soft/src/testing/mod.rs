@@ -1,0 +1,193 @@
+//! Test hooks (feature `testing`, off by default): with [`crate::capi`], the only surface
+//! that benches and the tests of this and other crates use. Nothing in the runtime calls
+//! into it.
+//!
+//! What is here, and why a test needs it:
+//! * the ring protocol from the CPU side: [`CpuRxq`] consumes an RX ring and [`CpuTxq`]
+//!   produces into a TX ring with the device API's algorithms (tests and benches without a
+//!   GPU), the ring layouts ([`RxqHandle`], [`TxqHandle`], ...) that kernels and headers
+//!   share, and the rings and proxies themselves ([`RxRing`], [`TxRing`], [`TxProxy`]) over
+//!   host memory ([`PktBuf`], [`MemRanges`]);
+//! * ports driven directly ([`Port`]: inject and send frames, install a root pipe, register
+//!   a queue's [`RxSink`], read the counters), the classifier's tables ([`Pipe`],
+//!   [`Entry`], ...), the parser and the RSS hash, and [`frames`] to build test traffic;
+//! * small functions for what only the runtime's handles can do: a device over any port
+//!   ([`dev_info`], [`open_dev`]), a device's port ([`port_of`]), host-memory data paths
+//!   for queues ([`rxq_set_host_datapath`], ...), a host-memory semaphore, GPU memory
+//!   copies and the allocation registry;
+//! * the soft NIC's capability values ([`MAX_BURST_SIZE`], ...), which the C getters report.
+
+pub mod frames;
+mod rx_consumer;
+mod tx_producer;
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use crate::dev::{Dev, DevInfo};
+use crate::error::{DocaError, DocaResult};
+use crate::eth::glue::{GpuLink, PktBufSpec};
+use crate::eth::rxq::EthRxq;
+use crate::eth::txq::EthTxq;
+use crate::gpu::Gpu;
+use crate::mmap::Mmap;
+use crate::semaphore::Semaphore;
+
+pub use crate::buf::array::GpuBufEntry;
+pub use crate::dev::PortSpec;
+pub use crate::eth::caps::{
+    MAX_BURST_SIZE, MAX_LSO_HEADER_SIZE, MAX_METADATA_NUM, MAX_PACKET_SIZE, MAX_RECV_BUF_LIST_LEN,
+    MAX_ROOM, MAX_SEND_BUF_LIST_LEN, WAIT_ON_TIME_NATIVE,
+};
+pub use crate::eth::glue::{register_host_range, unregister_host_range, RuntimeFrames};
+pub use crate::eth::mem::{DeviceMem, FrameSeg, FrameSource, MemRanges, PktBuf};
+pub use crate::eth::ring::{
+    ns_to_wait_on_time, realtime_ns, wait_on_time_to_ns, BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc,
+    TxqHandle, RING_VERSION, TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_SEND,
+    TX_OP_WAIT,
+};
+pub use crate::eth::rx_proxy::RxRing;
+pub use crate::eth::tx_proxy::{FrameOut, TxProxy, TxRing, TxRingCfg};
+pub use crate::gpu::cuda_available;
+pub use crate::packet::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
+pub use crate::packet::parser::parse;
+pub use crate::packet::rss::{self, RSS_IPV4, RSS_IPV6, RSS_TCP, RSS_UDP};
+pub use crate::port::{
+    lane_cap, DropReason, Port, RxSink, INJECT_QUEUE_FRAMES, LANES_ENV, MAX_LANES,
+};
+pub use crate::semaphore::{SemHandle, SemPacketInfo};
+pub use rx_consumer::{CpuRxq, RxAttr, RX_NO_PKT};
+pub use tx_producer::CpuTxq;
+
+/// The information of a device on `spec` that the runtime does not list: PCI address
+/// `pci`, interface name `iface`, ibdev name `soft_<iface>`, MAC `mac`, no IPv4 address.
+pub fn dev_info(pci: &str, iface: &str, mac: [u8; 6], spec: PortSpec) -> DevInfo {
+    DevInfo {
+        pci: pci.to_owned(),
+        iface: iface.to_owned(),
+        ibdev: format!("soft_{iface}"),
+        mac,
+        ipv4: None,
+        spec,
+    }
+}
+
+/// Opens a device from its information, as `doca_dev_open` does from a list entry; close
+/// it with `doca_dev_close`.
+pub fn open_dev(info: DevInfo) -> *mut Dev {
+    Box::into_raw(Box::new(Dev::new(Arc::new(info))))
+}
+
+/// The PCI address (`BB:DD.F`) the runtime lists for interface `iface`.
+pub fn pci_of(iface: &str) -> Option<String> {
+    crate::dev::list_devices()
+        .into_iter()
+        .find(|d| d.iface == iface)
+        .map(|d| d.pci.clone())
+}
+
+/// The port behind an open device (opened on first use).
+///
+/// # Safety
+/// `dev` is a live device handle (`struct doca_dev *` of this runtime).
+pub unsafe fn port_of(dev: *const Dev) -> DocaResult<Arc<Port>> {
+    // SAFETY: caller contract.
+    let d = unsafe { dev.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    Port::for_dev(d.info())
+}
+
+/// Puts an IDLE RX queue's rings in host memory, consumed on the CPU ([`CpuRxq`]) instead
+/// of a GPU; its GPU handle is then a CPU pointer to its [`RxqHandle`].
+///
+/// # Safety
+/// `rxq` is a live queue handle (`struct doca_eth_rxq *` of this runtime).
+pub unsafe fn rxq_set_host_datapath(rxq: *mut c_void) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let q = unsafe { (rxq as *const EthRxq).as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    q.set_host_datapath()
+}
+
+/// Gives an IDLE RX queue a packet buffer in host memory `[ptr, ptr + len)` (reported to
+/// the device API with `mkey`), instead of an mmap.
+///
+/// # Safety
+/// `rxq` is a live queue handle; the memory outlives the queue's run.
+pub unsafe fn rxq_set_host_pkt_buf(
+    rxq: *mut c_void,
+    ptr: *mut u8,
+    len: usize,
+    mkey: u32,
+) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let q = unsafe { (rxq as *const EthRxq).as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    q.set_pkt_buf(PktBufSpec::Host {
+        ptr: ptr as usize,
+        len,
+        mkey,
+    })
+}
+
+/// Puts an IDLE TX queue's rings in host memory, produced on the CPU ([`CpuTxq`]); its GPU
+/// handle is then a CPU pointer to its [`TxqHandle`].
+///
+/// # Safety
+/// `txq` is a live queue handle (`struct doca_eth_txq *` of this runtime).
+pub unsafe fn txq_set_host_datapath(txq: *mut c_void) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let q = unsafe { (txq as *const EthTxq).as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    q.set_host_datapath()
+}
+
+/// A semaphore in host memory (its GPU handle is a CPU pointer to its [`SemHandle`]), as a
+/// handle the `doca_gpu_semaphore_*` calls take.
+pub fn host_semaphore() -> *mut Semaphore {
+    Box::into_raw(Box::new(Semaphore::new_host()))
+}
+
+/// Copies `bytes` to device memory `dst` of a GPU (synchronous).
+///
+/// # Safety
+/// `gpu` is a live GPU handle; `[dst, dst + bytes.len())` is its memory.
+pub unsafe fn gpu_copy_to_device(gpu: *const Gpu, dst: u64, bytes: &[u8]) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let g = unsafe { gpu.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    g.copy_to_device(dst, bytes)
+}
+
+/// Copies `bytes` into an mmap's range at `offset` (CPU copy for host or mapped memory,
+/// device copy otherwise); BAD_STATE before start, INVALID_VALUE out of range.
+///
+/// # Safety
+/// `mmap` is a live mmap handle.
+pub unsafe fn mmap_write_at(mmap: *const Mmap, offset: usize, bytes: &[u8]) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let m = unsafe { mmap.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    m.write_at(offset, bytes)
+}
+
+/// Copies from an mmap's range at `offset` into `out` (see [`mmap_write_at`]).
+///
+/// # Safety
+/// `mmap` is a live mmap handle.
+pub unsafe fn mmap_read_at(mmap: *const Mmap, offset: usize, out: &mut [u8]) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let m = unsafe { mmap.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    m.read_at(offset, out)
+}
+
+/// Whether `[addr, addr + len)` lies in memory from `doca_gpu_mem_alloc` that is still
+/// allocated (the runtime's allocation registry).
+pub fn gpu_memory_registered(addr: u64, len: usize) -> bool {
+    crate::gpu::registry::lookup(addr, len).is_some()
+}
+
+/// Where a TX queue on `gpu` reads frames (registered mmaps, GPU allocations, registered
+/// host ranges), with the batched device reads of the queue's own stream.
+///
+/// # Safety
+/// `gpu` is a live GPU handle.
+pub unsafe fn runtime_frames(gpu: *const Gpu) -> DocaResult<RuntimeFrames> {
+    // SAFETY: caller contract.
+    let g = unsafe { gpu.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    Ok(RuntimeFrames::new(&GpuLink::Gpu(g.shared().clone())))
+}
