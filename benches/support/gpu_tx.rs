@@ -86,7 +86,8 @@ impl GpuTxQueue {
                     &mut cpu,
                 ),
             )?;
-            (*env.gpu())
+            doca_soft::testing::GpuView::new(env.gpu())
+                .ok_or("no GPU handle")?
                 .copy_to_device(g.mem as u64, frames)
                 .map_err(|e| format!("copying frames to the GPU: {e:?}"))?;
             check("doca_mmap_create", doca_mmap_create(&mut g.mmap))?;

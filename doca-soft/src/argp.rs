@@ -52,7 +52,7 @@ pub struct Param {
 
 /// A parsed value, ready to be passed by pointer to a callback.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// STRING, DEVICE, DEVICE_REP.
     Str(String),
     /// INT.
@@ -65,7 +65,7 @@ pub enum Value {
 
 /// What a parse asks for.
 #[derive(Debug, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Run the callbacks: (parameter index, value) in command-line order; log levels to set.
     Run {
         /// Values for registered parameters.
@@ -86,7 +86,7 @@ pub type ValidationCb = Option<unsafe extern "C" fn(config: *mut c_void) -> u32>
 
 /// A parser: program name, registered parameters and program-wide callbacks.
 #[derive(Default)]
-pub struct Argp {
+pub(crate) struct Argp {
     program: String,
     params: Vec<Param>,
     version_cb: ParamCb,
@@ -138,7 +138,7 @@ fn parse_level(s: &str) -> DocaResult<u32> {
 
 impl Argp {
     /// A parser for `program`.
-    pub fn new(program: &str) -> Argp {
+    pub(crate) fn new(program: &str) -> Argp {
         Argp {
             program: program.to_owned(),
             ..Argp::default()
@@ -147,7 +147,7 @@ impl Argp {
 
     /// Registers a parameter: it needs a name, a known type and a callback, and its names
     /// must be free (INVALID_VALUE otherwise).
-    pub fn register(&mut self, p: Param) -> DocaResult<()> {
+    pub(crate) fn register(&mut self, p: Param) -> DocaResult<()> {
         if p.short_name.is_none() && p.long_name.is_none() {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -201,7 +201,7 @@ impl Argp {
     }
 
     /// Parses `args` (without the program name).
-    pub fn parse(&self, args: &[String]) -> Result<Outcome, String> {
+    pub(crate) fn parse(&self, args: &[String]) -> Result<Outcome, String> {
         let mut values = Vec::new();
         let (mut log_level, mut sdk_log_level) = (None, None);
         let mut i = 0;
@@ -312,7 +312,7 @@ impl Argp {
     ///
     /// # Safety
     /// `config` is what the registered callbacks expect (they receive it as is).
-    pub unsafe fn run_callbacks(
+    pub(crate) unsafe fn run_callbacks(
         &self,
         values: &[(usize, Value)],
         config: *mut c_void,
@@ -364,7 +364,7 @@ impl Argp {
     }
 
     /// The usage text.
-    pub fn usage(&self) -> String {
+    pub(crate) fn usage(&self) -> String {
         let mut s = format!(
             "Usage: {} [DOCA Flags] [Program Flags]\n\nDOCA Flags:\n",
             self.program
@@ -442,47 +442,47 @@ fn global() -> std::sync::MutexGuard<'static, Option<Global>> {
 
 impl Param {
     /// Sets the one-letter (or short) name, without the dash.
-    pub fn set_short_name(&mut self, name: Option<String>) {
+    pub(crate) fn set_short_name(&mut self, name: Option<String>) {
         self.short_name = name;
     }
     /// Sets the long name, without the dashes.
-    pub fn set_long_name(&mut self, name: Option<String>) {
+    pub(crate) fn set_long_name(&mut self, name: Option<String>) {
         self.long_name = name;
     }
     /// Sets the argument text shown in the usage.
-    pub fn set_arguments(&mut self, arguments: Option<String>) {
+    pub(crate) fn set_arguments(&mut self, arguments: Option<String>) {
         self.arguments = arguments;
     }
     /// Sets the description shown in the usage.
-    pub fn set_description(&mut self, description: Option<String>) {
+    pub(crate) fn set_description(&mut self, description: Option<String>) {
         self.description = description;
     }
     /// Sets the callback that receives the parsed value.
-    pub fn set_callback(&mut self, cb: ParamCb) {
+    pub(crate) fn set_callback(&mut self, cb: ParamCb) {
         self.cb = cb;
     }
     /// Sets the value type (`TYPE_*`).
-    pub fn set_type(&mut self, kind: u32) {
+    pub(crate) fn set_type(&mut self, kind: u32) {
         self.kind = kind;
     }
     /// Marks the parameter mandatory.
-    pub fn set_mandatory(&mut self) {
+    pub(crate) fn set_mandatory(&mut self) {
         self.mandatory = true;
     }
     /// Marks the parameter command-line only: doca-soft reads no JSON configuration, so
     /// every parameter is; the mark shows in the usage.
-    pub fn set_cli_only(&mut self) {
+    pub(crate) fn set_cli_only(&mut self) {
         self.cli_only = true;
     }
     /// Lets the flag repeat (the callback runs for each); otherwise a repeat is an error.
-    pub fn set_multiplicity(&mut self) {
+    pub(crate) fn set_multiplicity(&mut self) {
         self.multiple = true;
     }
 }
 
 /// `doca_argp_init`: the process-wide parser for `program`; BAD_STATE when one exists.
 /// `config` is only passed back to the callbacks.
-pub fn init(program: &str, config: *mut c_void) -> DocaResult<()> {
+pub(crate) fn init(program: &str, config: *mut c_void) -> DocaResult<()> {
     let mut g = global();
     if g.is_some() {
         return Err(DocaError::BAD_STATE);
@@ -495,13 +495,13 @@ pub fn init(program: &str, config: *mut c_void) -> DocaResult<()> {
 }
 
 /// `doca_argp_destroy`: forgets the parser and its parameters; BAD_STATE when none.
-pub fn destroy() -> DocaResult<()> {
+pub(crate) fn destroy() -> DocaResult<()> {
     global().take().map(drop).ok_or(DocaError::BAD_STATE)
 }
 
 /// `doca_argp_register_version_callback`: called (with a NULL value and the config) for
 /// `-v/--version` instead of printing the version; the program then exits 0.
-pub fn set_version_callback(cb: ParamCb) -> DocaResult<()> {
+pub(crate) fn set_version_callback(cb: ParamCb) -> DocaResult<()> {
     let mut g = global();
     let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
     if cb.is_none() {
@@ -513,7 +513,7 @@ pub fn set_version_callback(cb: ParamCb) -> DocaResult<()> {
 
 /// `doca_argp_register_validation_callback`: called once with the config after every
 /// parameter callback succeeded; its error is `doca_argp_start`'s.
-pub fn set_validation_callback(cb: ValidationCb) -> DocaResult<()> {
+pub(crate) fn set_validation_callback(cb: ValidationCb) -> DocaResult<()> {
     let mut g = global();
     let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
     if cb.is_none() {
@@ -525,7 +525,7 @@ pub fn set_validation_callback(cb: ValidationCb) -> DocaResult<()> {
 
 /// `doca_argp_register_param`: BAD_STATE before [`init`]; INVALID_VALUE (logged) when the
 /// name is taken or the callback or type is missing.
-pub fn register_param(p: Param) -> DocaResult<()> {
+pub(crate) fn register_param(p: Param) -> DocaResult<()> {
     let mut g = global();
     let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
     let name = p.display_name();
@@ -540,14 +540,14 @@ pub fn register_param(p: Param) -> DocaResult<()> {
 }
 
 /// The usage text of the process-wide parser (None before [`init`]).
-pub fn usage() -> Option<String> {
+pub(crate) fn usage() -> Option<String> {
     global().as_ref().map(|g| g.argp.usage())
 }
 
 /// `doca_argp_start`: parses `args` (without the program name), then runs the callbacks.
 /// `-h` and `-v` print (or call the version callback) and exit the process with 0, as in
 /// DOCA; a parse error prints the usage to stderr and is INVALID_VALUE.
-pub fn start(args: &[String]) -> DocaResult<()> {
+pub(crate) fn start(args: &[String]) -> DocaResult<()> {
     // Parse under the lock, run callbacks without it (they may call argp functions).
     let (outcome, config, version_cb) = {
         let g = global();

@@ -10,7 +10,7 @@ pub struct DocaError(pub u32);
 pub type DocaResult<T> = Result<T, DocaError>;
 
 /// `DOCA_SUCCESS` as the raw C value.
-pub const SUCCESS: u32 = 0;
+pub(crate) const SUCCESS: u32 = 0;
 
 macro_rules! codes {
     ($($name:ident = $val:literal, $descr:literal;)*) => {
@@ -18,7 +18,7 @@ macro_rules! codes {
             $(#[doc = $descr] pub const $name: DocaError = DocaError($val);)*
         }
         /// Name (`DOCA_ERROR_...`, or `DOCA_SUCCESS`) of a raw code; `None` when unknown.
-        pub fn name_of(code: u32) -> Option<&'static str> {
+        pub(crate) fn name_of(code: u32) -> Option<&'static str> {
             match code {
                 0 => Some("DOCA_SUCCESS"),
                 $($val => Some(concat!("DOCA_ERROR_", stringify!($name))),)*
@@ -26,7 +26,7 @@ macro_rules! codes {
             }
         }
         /// Description of a raw code; `None` when unknown.
-        pub fn descr_of(code: u32) -> Option<&'static str> {
+        pub(crate) fn descr_of(code: u32) -> Option<&'static str> {
             match code {
                 0 => Some("Success"),
                 $($val => Some($descr),)*
@@ -109,7 +109,7 @@ impl std::fmt::Display for DocaError {
 impl std::error::Error for DocaError {}
 
 /// Converts a runtime result into the C return value.
-pub fn to_c(r: DocaResult<()>) -> u32 {
+pub(crate) fn to_c(r: DocaResult<()>) -> u32 {
     match r {
         Ok(()) => SUCCESS,
         Err(e) => e.0,

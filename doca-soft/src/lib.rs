@@ -61,6 +61,41 @@
 //! }
 //! ```
 //!
+//! ## Module map
+//!
+//! Public:
+//!
+//! * [`capi`]: the C API, one module per header (`capi::doca_dev`, `capi::doca_eth_rxq`,
+//!   `capi::doca_flow`, `capi::doca_soft_port`, ...): every exported function of
+//!   `libdoca_soft.so`, with the handle types (opaque) and C structs of its header, all
+//!   written one way (a panic is caught at the boundary, logged and returned as
+//!   `DOCA_ERROR_UNEXPECTED`; a NULL handle is `DOCA_ERROR_INVALID_VALUE`).
+//! * [`pkgconfig`]: the `.pc` files `doca_soft_pkgconfig` writes.
+//! * `testing` (cargo feature `testing`, off by default): the hooks benches and tests use
+//!   (CPU consumers and producers of the rings, ports and rings driven directly, frame
+//!   builders, ring layouts); nothing in the runtime calls it.
+//! * `urom`, `ucx`: the UROM host library, daemon and worker, and the UCX bindings.
+//!
+//! The engine behind the C API is crate-private. From the top down (a folder never imports
+//! one above it; `tests/module_loops.rs` derives the import graph and checks it):
+//!
+//! * `eth/`: Ethernet RX/TX queue contexts, their rings (`ring`, the layout the device
+//!   headers share) and the CPU proxies that play the NIC between the rings and a port.
+//! * `flow/`: the DOCA Flow objects behind the C handles, their registry (stale handles are
+//!   errors), and the translation of the C match and forward structs into tables.
+//! * `port/`: one soft NIC port per device: backends (AF_PACKET, pcap files, in-memory
+//!   wire), the receive lanes that classify frames and hand them to queues, drop reasons
+//!   and counters.
+//! * `packet/`: the parser, the classification tables Flow pipes compile to, the RSS hash
+//!   and the checksums a NIC computes on send.
+//! * `buf/` (buffers, inventories, GPU buffer arrays), `mmap`, `gpu` (GPU handle, memory,
+//!   allocation registry), `semaphore`.
+//! * `ctx/`: the context state machine, the progress engine and the task header that every
+//!   context kind shares; `dev/`: the device list (Linux interfaces, extra ports, PCI
+//!   addresses) and opened devices.
+//! * `argp`, `log`, `error`, `version`, `types`, `sync`: the command-line parser, logging,
+//!   error codes, the runtime version, types the headers share, locking.
+//!
 //! ## C programs: pkg-config
 //!
 //! `doca_soft_pkgconfig` writes `.pc` files named like the DOCA SDK's (`doca-common`,
@@ -138,6 +173,12 @@
 //! threads are serialized rather than racing; UROM workers and services may live on
 //! different threads.
 //!
+//! ## Cargo feature `testing`
+//!
+//! Builds the `testing` module, the only surface besides [`capi`] that benches and the
+//! tests of this and other crates use (`doca-soft = { ..., features = ["testing"] }` in
+//! their dev-dependencies). The runtime itself never needs it.
+//!
 //! ## Cleanup
 //!
 //! Objects are destroyed by their `*_destroy` / `*_close` calls in reverse order of
@@ -147,28 +188,37 @@
 //! socket or capture files close when the last object using it is gone.
 
 #![allow(clippy::missing_safety_doc)]
+// With the test hooks built, every `pub` item is reachable from `capi` or `testing`:
+// anything else is `pub(crate)`.
+#![cfg_attr(feature = "testing", warn(unreachable_pub))]
 
+// First: the `sdk_*!` logging macros are used everywhere below.
 #[macro_use]
-pub mod log;
-pub mod argp;
-pub mod buf;
+pub(crate) mod log;
+
+// The public surface: the C API as Rust functions, the pkg-config writer of
+// `doca_soft_pkgconfig`, and (feature `testing`) the test hooks.
 pub mod capi;
-pub mod ctx;
-pub mod dev;
-pub mod error;
-pub mod eth;
-pub mod flow;
-pub mod gpu;
-pub mod mmap;
-pub mod packet;
 pub mod pkgconfig;
-pub mod port;
-pub mod semaphore;
-mod sync;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod types;
-pub mod version;
+
+// The engine behind the C API (see the module map above).
+pub(crate) mod argp;
+pub(crate) mod buf;
+pub(crate) mod ctx;
+pub(crate) mod dev;
+pub(crate) mod error;
+pub(crate) mod eth;
+pub(crate) mod flow;
+pub(crate) mod gpu;
+pub(crate) mod mmap;
+pub(crate) mod packet;
+pub(crate) mod port;
+pub(crate) mod semaphore;
+pub(crate) mod sync;
+pub(crate) mod types;
+pub(crate) mod version;
 
 // The UROM code names the task header `crate::task` (until its C functions move to capi).
 pub(crate) use ctx::task;

@@ -25,27 +25,27 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 /// `DOCA_LOG_LEVEL_DISABLE`.
-pub const LEVEL_DISABLE: u32 = 10;
+pub(crate) const LEVEL_DISABLE: u32 = 10;
 /// `DOCA_LOG_LEVEL_CRIT`.
-pub const LEVEL_CRIT: u32 = 20;
+pub(crate) const LEVEL_CRIT: u32 = 20;
 /// `DOCA_LOG_LEVEL_ERROR`.
-pub const LEVEL_ERROR: u32 = 30;
+pub(crate) const LEVEL_ERROR: u32 = 30;
 /// `DOCA_LOG_LEVEL_WARNING`.
-pub const LEVEL_WARNING: u32 = 40;
+pub(crate) const LEVEL_WARNING: u32 = 40;
 /// `DOCA_LOG_LEVEL_INFO`.
-pub const LEVEL_INFO: u32 = 50;
+pub(crate) const LEVEL_INFO: u32 = 50;
 /// `DOCA_LOG_LEVEL_DEBUG`.
-pub const LEVEL_DEBUG: u32 = 60;
+pub(crate) const LEVEL_DEBUG: u32 = 60;
 /// `DOCA_LOG_LEVEL_TRACE`.
-pub const LEVEL_TRACE: u32 = 70;
+pub(crate) const LEVEL_TRACE: u32 = 70;
 
 /// Whether `level` is one of the `DOCA_LOG_LEVEL_*` values.
-pub fn is_valid_level(level: u32) -> bool {
+pub(crate) fn is_valid_level(level: u32) -> bool {
     (LEVEL_DISABLE..=LEVEL_TRACE).contains(&level) && level % 10 == 0
 }
 
 /// Short tag of a level as printed in a line.
-pub fn level_tag(level: u32) -> &'static str {
+pub(crate) fn level_tag(level: u32) -> &'static str {
     match level {
         LEVEL_CRIT => "CRIT",
         LEVEL_ERROR => "ERR",
@@ -109,7 +109,7 @@ impl LogBackend {
 }
 
 /// Sources, backends and limits. One global instance serves the C API; tests make their own.
-pub struct Logger {
+pub(crate) struct Logger {
     sources: Mutex<Vec<Option<String>>>,
     backends: Mutex<Vec<&'static LogBackend>>,
     global_lower: AtomicU32,
@@ -126,7 +126,7 @@ impl Default for Logger {
 
 impl Logger {
     /// A logger with no sources and no backends (lower limit INFO, SDK limit WARNING).
-    pub const fn new() -> Logger {
+    pub(crate) const fn new() -> Logger {
         Logger {
             sources: Mutex::new(Vec::new()),
             backends: Mutex::new(Vec::new()),
@@ -138,14 +138,14 @@ impl Logger {
     }
 
     /// Registers a source name; returns its id.
-    pub fn register_source(&self, name: &str) -> i32 {
+    pub(crate) fn register_source(&self, name: &str) -> i32 {
         let mut s = lock(&self.sources);
         s.push(Some(name.to_owned()));
         (s.len() - 1) as i32
     }
 
     /// Forgets a source; NOT_FOUND for an unknown id.
-    pub fn unregister_source(&self, id: i32) -> DocaResult<()> {
+    pub(crate) fn unregister_source(&self, id: i32) -> DocaResult<()> {
         let mut s = lock(&self.sources);
         match usize::try_from(id).ok().and_then(|i| s.get_mut(i)) {
             Some(slot @ Some(_)) => {
@@ -176,7 +176,7 @@ impl Logger {
     }
 
     /// Sets the lower limit of every application backend, and the default of new ones.
-    pub fn set_global_lower(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_global_lower(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.global_lower.store(level, Ordering::Relaxed);
         for b in lock(&self.backends).iter() {
@@ -186,7 +186,7 @@ impl Logger {
     }
 
     /// Sets the upper limit of every application backend, and the default of new ones.
-    pub fn set_global_upper(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_global_upper(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.global_upper.store(level, Ordering::Relaxed);
         for b in lock(&self.backends).iter() {
@@ -197,7 +197,7 @@ impl Logger {
 
     /// Sets the SDK level of every SDK backend, and the default of new ones (and the
     /// threshold of the stderr fallback).
-    pub fn set_global_sdk(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_global_sdk(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.global_sdk.store(level, Ordering::Relaxed);
         for b in lock(&self.backends).iter() {
@@ -208,7 +208,15 @@ impl Logger {
 
     /// Sends a message to the backends of its kind.
     #[allow(clippy::too_many_arguments)]
-    pub fn emit(&self, sdk: bool, level: u32, source: &str, line: u32, func: &str, msg: &str) {
+    pub(crate) fn emit(
+        &self,
+        sdk: bool,
+        level: u32,
+        source: &str,
+        line: u32,
+        func: &str,
+        msg: &str,
+    ) {
         if level <= LEVEL_DISABLE {
             return;
         }
@@ -312,17 +320,18 @@ fn write_fd(fd: c_int, mut bytes: &[u8]) {
 static LOGGER: Logger = Logger::new();
 
 /// The process-wide logger behind the C API.
-pub fn global() -> &'static Logger {
+pub(crate) fn global() -> &'static Logger {
     &LOGGER
 }
 
-/// Emits one SDK-side message (the runtime's own) at `level` from `source`.
-pub fn emit(level: u32, source: &str, msg: std::fmt::Arguments<'_>) {
-    emit_at(level, source, 0, "", msg);
-}
-
 /// Emits one SDK-side message with its line and function (used by the `sdk_*!` macros).
-pub fn emit_at(level: u32, source: &str, line: u32, func: &str, msg: std::fmt::Arguments<'_>) {
+pub(crate) fn emit_at(
+    level: u32,
+    source: &str,
+    line: u32,
+    func: &str,
+    msg: std::fmt::Arguments<'_>,
+) {
     let text = match msg.as_str() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(msg.to_string()),
@@ -357,7 +366,7 @@ macro_rules! sdk_trc { ($src:expr, $($arg:tt)*) => { sdk_log!($crate::log::LEVEL
 // What the C API (capi/doca_log.rs) drives: the process-wide logger's backends and limits.
 
 /// Where a new backend writes (`doca_log_backend_create_*`).
-pub enum BackendTarget {
+pub(crate) enum BackendTarget {
     /// stdout, or stderr for CRIT and ERROR (application messages only).
     Standard,
     /// An application `FILE *`, open for as long as the process logs.
@@ -369,7 +378,7 @@ pub enum BackendTarget {
 impl Logger {
     /// Adds a backend for application (`sdk == false`) or SDK messages; INVALID_VALUE for
     /// a null FILE or a negative descriptor. Backends live until the process ends.
-    pub fn create_backend(
+    pub(crate) fn create_backend(
         &self,
         target: BackendTarget,
         sdk: bool,
@@ -385,7 +394,15 @@ impl Logger {
 
     /// An application message from C (`doca_soft_log_emit`): the source name is the one
     /// registered for `source`, else the base name of `file`.
-    pub fn emit_app(&self, level: u32, source: i32, file: &str, line: i32, func: &str, msg: &str) {
+    pub(crate) fn emit_app(
+        &self,
+        level: u32,
+        source: i32,
+        file: &str,
+        line: i32,
+        func: &str,
+        msg: &str,
+    ) {
         let name = self
             .source_name(source)
             .unwrap_or_else(|| file.rsplit('/').next().unwrap_or("").to_owned());
@@ -393,43 +410,43 @@ impl Logger {
     }
 
     /// The lower limit new application backends get.
-    pub fn global_lower(&self) -> u32 {
+    pub(crate) fn global_lower(&self) -> u32 {
         self.global_lower.load(Ordering::Relaxed)
     }
 
     /// The upper limit new application backends get.
-    pub fn global_upper(&self) -> u32 {
+    pub(crate) fn global_upper(&self) -> u32 {
         self.global_upper.load(Ordering::Relaxed)
     }
 
     /// The SDK level new SDK backends get.
-    pub fn global_sdk(&self) -> u32 {
+    pub(crate) fn global_sdk(&self) -> u32 {
         self.global_sdk.load(Ordering::Relaxed)
     }
 }
 
 impl LogBackend {
     /// Sets the SDK level (messages up to it are printed).
-    pub fn set_sdk_level(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_sdk_level(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.sdk_level.store(level, Ordering::Relaxed);
         Ok(())
     }
 
     /// The SDK level.
-    pub fn sdk_level(&self) -> u32 {
+    pub(crate) fn sdk_level(&self) -> u32 {
         self.sdk_level.load(Ordering::Relaxed)
     }
 
     /// Sets the lower limit (the least severe level printed).
-    pub fn set_lower(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_lower(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.lower.store(level, Ordering::Relaxed);
         Ok(())
     }
 
     /// Sets the upper limit (the most severe level printed).
-    pub fn set_upper(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_upper(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.upper.store(level, Ordering::Relaxed);
         Ok(())

@@ -13,7 +13,6 @@
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};
-use crate::gpu::GpuShared;
 use crate::types::DocaData;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
@@ -74,7 +73,7 @@ fn mkey_table() -> MutexGuard<'static, Option<HashMap<u32, Weak<MmapShared>>>> {
 }
 
 /// The started mmap with this mkey (host order), if any.
-pub fn mmap_by_mkey(mkey: u32) -> Option<Arc<MmapShared>> {
+pub(crate) fn mmap_by_mkey(mkey: u32) -> Option<Arc<MmapShared>> {
     mkey_table()
         .as_ref()
         .and_then(|t| t.get(&mkey))
@@ -83,7 +82,7 @@ pub fn mmap_by_mkey(mkey: u32) -> Option<Arc<MmapShared>> {
 
 impl Mmap {
     /// A new, empty, stopped mmap.
-    pub fn new() -> Mmap {
+    pub(crate) fn new() -> Mmap {
         Mmap {
             shared: Arc::new(MmapShared {
                 state: Mutex::new(State {
@@ -104,12 +103,12 @@ impl Mmap {
     }
 
     /// The shared state (what buffers and queues keep).
-    pub fn shared(&self) -> &Arc<MmapShared> {
+    pub(crate) fn shared(&self) -> &Arc<MmapShared> {
         &self.shared
     }
 
     /// Starts the mmap: BAD_STATE when started or without a range.
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if s.started || s.len == 0 {
             return Err(DocaError::BAD_STATE);
@@ -133,7 +132,7 @@ impl Mmap {
     }
 
     /// Stops the mmap: BAD_STATE when not started, IN_USE while it has users.
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -158,7 +157,7 @@ impl Mmap {
     }
 
     /// `set_memrange`.
-    pub fn set_memrange(&self, addr: *mut c_void, len: usize) -> DocaResult<()> {
+    pub(crate) fn set_memrange(&self, addr: *mut c_void, len: usize) -> DocaResult<()> {
         if addr.is_null() || len == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -174,7 +173,7 @@ impl Mmap {
     }
 
     /// `set_dmabuf_memrange`.
-    pub fn set_dmabuf_memrange(
+    pub(crate) fn set_dmabuf_memrange(
         &self,
         fd: c_int,
         addr: *mut c_void,
@@ -192,7 +191,7 @@ impl Mmap {
     }
 
     /// `set_permissions` (doca_access_flag bits).
-    pub fn set_permissions(&self, mask: u32) -> DocaResult<()> {
+    pub(crate) fn set_permissions(&self, mask: u32) -> DocaResult<()> {
         if mask & !ACCESS_ALL_BITS != 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -203,7 +202,7 @@ impl Mmap {
     }
 
     /// `set_max_num_devices`: at least 1 and at least the devices already added.
-    pub fn set_max_num_devices(&self, n: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_num_devices(&self, n: u32) -> DocaResult<()> {
         self.with_idle(|s| {
             if n == 0 || (n as usize) < s.devs.len() {
                 return Err(DocaError::INVALID_VALUE);
@@ -214,7 +213,7 @@ impl Mmap {
     }
 
     /// `add_dev`: ALREADY_EXIST when added before, NO_MEMORY beyond max devices.
-    pub fn add_dev(&self, dev: &Dev) -> DocaResult<()> {
+    pub(crate) fn add_dev(&self, dev: &Dev) -> DocaResult<()> {
         let key = dev as *const Dev as usize;
         self.with_idle(|s| {
             if s.devs.contains(&key) {
@@ -230,7 +229,7 @@ impl Mmap {
     }
 
     /// `rm_dev`: NOT_FOUND when the device was not added.
-    pub fn rm_dev(&self, dev: &Dev) -> DocaResult<()> {
+    pub(crate) fn rm_dev(&self, dev: &Dev) -> DocaResult<()> {
         let key = dev as *const Dev as usize;
         self.with_idle(|s| {
             let i = s
@@ -245,7 +244,7 @@ impl Mmap {
     }
 
     /// Releases everything before the mmap goes away (destroy): devices, mkey.
-    pub fn teardown(&self) {
+    pub(crate) fn teardown(&self) {
         let devs: Vec<usize> = {
             let mut s = self.lock();
             s.started = false;
@@ -274,12 +273,12 @@ impl MmapShared {
     }
 
     /// Whether the mmap is started.
-    pub fn is_started(&self) -> bool {
+    pub(crate) fn is_started(&self) -> bool {
         self.lock().started
     }
 
     /// (address, length) once started; BAD_STATE before start.
-    pub fn range(&self) -> DocaResult<(*mut u8, usize)> {
+    pub(crate) fn range(&self) -> DocaResult<(*mut u8, usize)> {
         let s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -287,20 +286,14 @@ impl MmapShared {
         Ok((s.addr as *mut u8, s.len))
     }
 
-    /// The GPU owning the range, when the range is memory from `doca_gpu_mem_alloc`
-    /// (known once started).
-    pub fn gpu(&self) -> Option<Arc<GpuShared>> {
-        self.lock().gpu.as_ref().map(|g| g.gpu.clone())
-    }
-
     /// The range resolved against the GPU registry (device address, CPU mapping, type).
-    pub fn gpu_range(&self) -> Option<GpuRange> {
+    pub(crate) fn gpu_range(&self) -> Option<GpuRange> {
         self.lock().gpu.clone()
     }
 
     /// A CPU pointer to the start of the range: the address itself for host memory, the
     /// CPU mapping for mapped GPU memory, None for device-only memory or before start.
-    pub fn cpu_ptr(&self) -> Option<*mut u8> {
+    pub(crate) fn cpu_ptr(&self) -> Option<*mut u8> {
         let s = self.lock();
         if !s.started {
             return None;
@@ -312,35 +305,35 @@ impl MmapShared {
     }
 
     /// The mkey (host order), the same for every device added.
-    pub fn mkey(&self) -> u32 {
+    pub(crate) fn mkey(&self) -> u32 {
         self.mkey
     }
 
     /// The access permissions (`doca_access_flag` bits).
-    pub fn permissions(&self) -> u32 {
+    pub(crate) fn permissions(&self) -> u32 {
         self.lock().permissions
     }
 
     /// Whether `dev` was added.
-    pub fn has_dev(&self, dev: &Dev) -> bool {
+    pub(crate) fn has_dev(&self, dev: &Dev) -> bool {
         self.lock().devs.contains(&(dev as *const Dev as usize))
     }
 
     /// Records a user (a buffer, a queue): stop and destroy are IN_USE until each user
     /// calls [`MmapShared::remove_user`].
-    pub fn add_user(&self) {
+    pub(crate) fn add_user(&self) {
         self.users.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Releases a user recorded with [`MmapShared::add_user`].
-    pub fn remove_user(&self) {
+    pub(crate) fn remove_user(&self) {
         let _ = self
             .users
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// Current number of users.
-    pub fn users(&self) -> usize {
+    pub(crate) fn users(&self) -> usize {
         self.users.load(Ordering::Acquire)
     }
 
@@ -358,7 +351,8 @@ impl MmapShared {
 
     /// Copies `src` into the range at `offset` (CPU copy for host or mapped memory, device
     /// copy otherwise). INVALID_VALUE when out of range, BAD_STATE before start.
-    pub fn write_at(&self, offset: usize, src: &[u8]) -> DocaResult<()> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn write_at(&self, offset: usize, src: &[u8]) -> DocaResult<()> {
         let (addr, gpu) = self.checked_span(offset, src.len())?;
         match gpu {
             Some(g) => match g.cpu_addr {
@@ -384,7 +378,7 @@ impl MmapShared {
     }
 
     /// Copies from the range at `offset` into `dst` (see [`MmapShared::write_at`]).
-    pub fn read_at(&self, offset: usize, dst: &mut [u8]) -> DocaResult<()> {
+    pub(crate) fn read_at(&self, offset: usize, dst: &mut [u8]) -> DocaResult<()> {
         let (addr, gpu) = self.checked_span(offset, dst.len())?;
         let src: *const u8 = match &gpu {
             Some(g) => match g.cpu_addr {
@@ -404,7 +398,7 @@ impl MmapShared {
 impl Mmap {
     /// IN_USE (logged) while buffers or queues use the mmap: `doca_mmap_destroy` refuses
     /// then.
-    pub fn ensure_unused(&self) -> DocaResult<()> {
+    pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
         let users = self.users();
         if users > 0 {
             sdk_err!("mmap", "destroying an mmap still used by {users} objects");
@@ -414,7 +408,7 @@ impl Mmap {
     }
 
     /// The range set (started or not); BAD_STATE when none was set.
-    pub fn memrange(&self) -> DocaResult<(*mut c_void, usize)> {
+    pub(crate) fn memrange(&self) -> DocaResult<(*mut c_void, usize)> {
         let s = self.lock();
         if s.len == 0 {
             return Err(DocaError::BAD_STATE);
@@ -424,7 +418,7 @@ impl Mmap {
 
     /// The mkey for `dev` (host order): BAD_STATE before start, NOT_FOUND for a device
     /// that was not added.
-    pub fn mkey_for(&self, dev: &Dev) -> DocaResult<u32> {
+    pub(crate) fn mkey_for(&self, dev: &Dev) -> DocaResult<u32> {
         if !self.is_started() {
             return Err(DocaError::BAD_STATE);
         }
@@ -435,17 +429,17 @@ impl Mmap {
     }
 
     /// Sets the application's user data.
-    pub fn set_user_data(&self, user_data: DocaData) {
+    pub(crate) fn set_user_data(&self, user_data: DocaData) {
         self.lock().user_data = user_data;
     }
 
     /// The application's user data.
-    pub fn user_data(&self) -> DocaData {
+    pub(crate) fn user_data(&self) -> DocaData {
         self.lock().user_data
     }
 
     /// The most devices that may be added.
-    pub fn max_num_devices(&self) -> u32 {
+    pub(crate) fn max_num_devices(&self) -> u32 {
         self.lock().max_devices
     }
 }

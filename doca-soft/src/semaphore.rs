@@ -58,7 +58,8 @@ const _: () = assert!(size_of::<SemPacketInfo>() == 16);
 #[derive(Clone)]
 enum Backing {
     Gpu(Arc<GpuShared>),
-    /// Host memory (Rust API: CPU-only users and tests); access rules follow the type.
+    /// Host memory (made only by the testing hooks); access rules follow the type.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host,
 }
 
@@ -176,12 +177,13 @@ impl Semaphore {
     }
 
     /// A semaphore in memory of `gpu` (`doca_gpu_semaphore_create`).
-    pub fn on_gpu(gpu: &Gpu) -> Semaphore {
+    pub(crate) fn on_gpu(gpu: &Gpu) -> Semaphore {
         Semaphore::new(Backing::Gpu(gpu.shared().clone()))
     }
 
     /// A semaphore in host memory (CPU users and tests); the "GPU handle" is a CPU pointer.
-    pub fn new_host() -> Semaphore {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn new_host() -> Semaphore {
         Semaphore::new(Backing::Host)
     }
 
@@ -193,7 +195,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_memory_type`.
-    pub fn set_memory_type(&self, t: u32) -> DocaResult<()> {
+    pub(crate) fn set_memory_type(&self, t: u32) -> DocaResult<()> {
         if t > GPU_MEM_TYPE_CPU_GPU {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -202,7 +204,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_items_num`.
-    pub fn set_items_num(&self, n: u32) -> DocaResult<()> {
+    pub(crate) fn set_items_num(&self, n: u32) -> DocaResult<()> {
         if n == 0 || n > 1 << 24 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -211,7 +213,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_custom_info`.
-    pub fn set_custom_info(&self, nbytes: u32, t: u32) -> DocaResult<()> {
+    pub(crate) fn set_custom_info(&self, nbytes: u32, t: u32) -> DocaResult<()> {
         if nbytes == 0 || nbytes > 1 << 20 || t > GPU_MEM_TYPE_CPU_GPU {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -220,7 +222,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_start`: allocates and zeroes the memory (all items FREE).
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let cfg = self.idle_cfg()?;
         if cfg.items == 0 {
             return Err(DocaError::BAD_STATE);
@@ -253,12 +255,12 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_stop`: frees the memory (BAD_STATE when not started).
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         lock(&self.run).take().map(drop).ok_or(DocaError::BAD_STATE)
     }
 
     /// Device address of the handle (BAD_STATE before start).
-    pub fn gpu_handle(&self) -> DocaResult<u64> {
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
         lock(&self.run)
             .as_ref()
             .map(|r| r.main.dev)
@@ -283,7 +285,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_status` (CPU-visible memory only).
-    pub fn set_status(&self, idx: u32, status: u32) -> DocaResult<()> {
+    pub(crate) fn set_status(&self, idx: u32, status: u32) -> DocaResult<()> {
         if status > STATUS_MAX {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -291,13 +293,13 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_get_status` (CPU-visible memory only).
-    pub fn get_status(&self, idx: u32) -> DocaResult<u32> {
+    pub(crate) fn get_status(&self, idx: u32) -> DocaResult<u32> {
         self.with_status(idx, |w| w.load(Ordering::Acquire))
     }
 
     /// `doca_gpu_semaphore_get_custom_info_addr`: CPU address of item `idx`'s blob
     /// (CPU-visible custom memory only).
-    pub fn custom_info_addr(&self, idx: u32) -> DocaResult<*mut u8> {
+    pub(crate) fn custom_info_addr(&self, idx: u32) -> DocaResult<*mut u8> {
         let cfg = lock(&self.cfg);
         let run = lock(&self.run);
         let run = run.as_ref().ok_or(DocaError::BAD_STATE)?;

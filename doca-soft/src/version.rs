@@ -3,7 +3,7 @@
 use std::ffi::CStr;
 
 /// The DOCA API version doca-soft implements, as `doca_version_runtime` reports it.
-pub const RUNTIME_VERSION: &str = "3.3.0";
+pub(crate) const RUNTIME_VERSION: &str = "3.3.0";
 
 /// [`RUNTIME_VERSION`] as a C string (static storage).
 pub(crate) const RUNTIME_VERSION_C: &CStr = c"3.3.0";

@@ -349,7 +349,7 @@ fn tx_case(
     let frames: Vec<Vec<u8>> = (0..threads).map(|i| frame(i, size)).collect();
     // SAFETY: live GPU; the destination lies in the allocation above.
     unsafe {
-        let g = &*env.gpu;
+        let g = doca_soft::testing::GpuView::new(env.gpu).unwrap();
         g.copy_to_device(d as u64, &frames.concat()).unwrap();
     }
     // Receiver: a host ring on the other side of the wire.

@@ -13,7 +13,7 @@ const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
 fn host_sem() -> *mut Semaphore {
-    Box::into_raw(Box::new(Semaphore::new_host()))
+    doca_soft::testing::host_semaphore()
 }
 
 #[test]

@@ -45,8 +45,8 @@ fn device_buffer(g: *mut Gpu, pattern: &[u8]) -> u64 {
     let r = unsafe { doca_gpu_mem_alloc(g, pattern.len(), 4096, GPU_MEM_TYPE_GPU, &mut d, &mut c) };
     assert_eq!(r, 0);
     // SAFETY: `g` is a live GPU.
-    let shared = unsafe { &*g }.shared().clone();
-    shared.copy_to_device(d as u64, pattern).unwrap();
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
+    gpu.copy_to_device(d as u64, pattern).unwrap();
     d as u64
 }
 

@@ -416,9 +416,11 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
         tx.send(base + 1000, mkey.to_be(), 200, false);
         // Past the end of the mmap: refused (counted as an error).
         tx.send(base + 4000, mkey.to_be(), 200, false);
-        while doca_eth_txq_gpu_cpu_proxy_progress(q) == 0
-            && (*q).proxy().unwrap().counters().snapshot().errors == 0
-        {}
+        while doca_eth_txq_gpu_cpu_proxy_progress(q) == 0 && {
+            let mut c = TxqCountersSnapshot::default();
+            assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
+            c.errors == 0
+        } {}
         let mut got = Vec::new();
         let t0 = std::time::Instant::now();
         while got.len() < 2 {

@@ -290,7 +290,7 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     assert_eq!(doca_flow_port_stop(port), OK);
     assert!(!soft.dispatcher_running(), "last user gone");
     assert_eq!(
-        unsafe { &*rx_dev }.users(),
+        unsafe { doca_soft::testing::dev_users(rx_dev) },
         0,
         "flow port released the device"
     );

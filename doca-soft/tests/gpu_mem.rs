@@ -93,7 +93,7 @@ fn device_memory_round_trip_alignment_and_double_free() {
     };
     let g = open(&bus);
     // SAFETY: g is live until destroyed at the end.
-    let gpu = unsafe { &*g };
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
     let (d, c) = alloc(g, 4096 + 3, 65536, GPU_MEM_TYPE_GPU);
     assert!(c.is_null(), "GPU memory has no CPU pointer");
     assert_eq!(d as u64 % 65536, 0, "alignment honoured");
@@ -123,7 +123,7 @@ fn mapped_memory_is_visible_from_both_sides() {
     };
     let g = open(&bus);
     // SAFETY: g is live until destroyed at the end.
-    let gpu = unsafe { &*g };
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
     for t in [GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU_CPU] {
         let (d, c) = alloc(g, 1000, 4096, t);
         assert!(!c.is_null(), "type {t} has a CPU pointer");
@@ -228,7 +228,7 @@ fn mmap_of_gpu_memory_and_buf_arr_handle() {
     };
     let g = open(&bus);
     // SAFETY: g is live until destroyed at the end.
-    let gpu = unsafe { &*g };
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
     let size = 1 << 16;
     let (d, _) = alloc(g, size, 4096, GPU_MEM_TYPE_GPU);
     let (mut m, mut a) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -238,8 +238,8 @@ fn mmap_of_gpu_memory_and_buf_arr_handle() {
         assert_eq!(doca_mmap_create(&mut m), 0);
         assert_eq!(doca_mmap_set_memrange(m, d, size), 0);
         assert_eq!(doca_mmap_start(m), 0);
-        let mm: &Mmap = &*m;
-        assert!(mm.gpu().is_some(), "range is GPU memory");
+        let mm = doca_soft::testing::MmapView::new(m).unwrap();
+        assert!(mm.gpu_addr().is_some(), "range is GPU memory");
         assert!(mm.cpu_ptr().is_none(), "device-only memory");
         mm.write_at(100, b"hello gpu").unwrap();
         let mut back = [0u8; 9];
@@ -283,11 +283,11 @@ fn mmap_by_cpu_address_of_mapped_memory() {
         assert_eq!(doca_mmap_create(&mut m), 0);
         assert_eq!(doca_mmap_set_memrange(m, c, 4096), 0);
         assert_eq!(doca_mmap_start(m), 0);
-        let mm: &Mmap = &*m;
+        let mm = doca_soft::testing::MmapView::new(m).unwrap();
         let r = mm
-            .gpu_range()
+            .gpu_addr()
             .expect("CPU address of a GPU allocation is recognised");
-        assert_eq!(r.gpu_addr, d as u64);
+        assert_eq!(r, d as u64);
         assert_eq!(mm.cpu_ptr(), Some(c.cast::<u8>()));
         mm.write_at(0, b"abc").unwrap();
         assert_eq!(std::slice::from_raw_parts(c.cast::<u8>(), 3), b"abc");
@@ -316,9 +316,10 @@ fn objects_using_a_destroyed_gpu_keep_its_memory() {
             0,
             "destroy succeeds while the mmap uses the GPU"
         );
-        doca_soft::testing::mmap_write_at(m, 8, b"still here").unwrap();
+        let mm = doca_soft::testing::MmapView::new(m).unwrap();
+        mm.write_at(8, b"still here").unwrap();
         let mut back = [0u8; 10];
-        doca_soft::testing::mmap_read_at(m, 8, &mut back).unwrap();
+        mm.read_at(8, &mut back).unwrap();
         assert_eq!(&back, b"still here");
         assert!(doca_soft::testing::gpu_memory_registered(d as u64, 1));
         assert_eq!(doca_mmap_destroy(m), 0);

@@ -26,8 +26,7 @@ pub fn wire(name: &str) -> (Device, Device) {
 /// The runtime's port behind `dev`.
 pub fn soft_port(dev: &Device) -> Arc<doca_soft::testing::Port> {
     // SAFETY: with the soft backend a `doca_dev` is doca-soft's `Dev`; `dev` keeps it open.
-    let d = unsafe { &*(dev.as_raw() as *const doca_soft::capi::doca_dev::Dev) };
-    doca_soft::testing::Port::for_dev(d.info()).unwrap()
+    unsafe { doca_soft::testing::port_of(dev.as_raw().cast()) }.unwrap()
 }
 
 /// A host-memory packet buffer of `len` bytes mapped for `dev` (leaked: the test process
@@ -56,16 +55,14 @@ fn soft_err(op: &'static str, e: doca_soft::capi::doca_error::DocaError) -> Erro
 pub fn rxq_host_datapath(raw: *mut sys::doca_eth_rxq) -> Result<()> {
     // SAFETY: with the soft backend a `doca_eth_rxq` is doca-soft's `EthRxq`; the builder
     // passes a live queue.
-    let q = unsafe { &*(raw as *const doca_soft::capi::doca_eth_rxq::EthRxq) };
-    q.set_host_datapath()
+    unsafe { doca_soft::testing::rxq_set_host_datapath(raw.cast()) }
         .map_err(|e| soft_err("set_host_datapath", e))
 }
 
 /// `EthTxqBuilder::configure_raw` step: rings in host memory, produced on the CPU.
 pub fn txq_host_datapath(raw: *mut sys::doca_eth_txq) -> Result<()> {
     // SAFETY: as in `rxq_host_datapath`, for a TX queue.
-    let q = unsafe { &*(raw as *const doca_soft::capi::doca_eth_txq::EthTxq) };
-    q.set_host_datapath()
+    unsafe { doca_soft::testing::txq_set_host_datapath(raw.cast()) }
         .map_err(|e| soft_err("set_host_datapath", e))
 }
 

@@ -46,7 +46,7 @@ pub struct BufArr {
 }
 
 /// The element entries for `num` elements of `elem_size` bytes from `base + offset`.
-pub fn entries(
+pub(crate) fn entries(
     base: u64,
     offset: u64,
     elem_size: usize,
@@ -68,7 +68,12 @@ impl BufArr {
     }
 
     /// `set_params`: elements of `elem_size` bytes from `start_offset` of `mmap` (before start).
-    pub fn set_params(&self, mmap: &Mmap, elem_size: usize, start_offset: u64) -> DocaResult<()> {
+    pub(crate) fn set_params(
+        &self,
+        mmap: &Mmap,
+        elem_size: usize,
+        start_offset: u64,
+    ) -> DocaResult<()> {
         if elem_size == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -83,7 +88,7 @@ impl BufArr {
     }
 
     /// `set_target_gpu`: the GPU the element array is exported to (before start).
-    pub fn set_target_gpu(&self, gpu: &Gpu) -> DocaResult<()> {
+    pub(crate) fn set_target_gpu(&self, gpu: &Gpu) -> DocaResult<()> {
         let mut s = self.lock();
         if s.started {
             return Err(DocaError::BAD_STATE);
@@ -93,7 +98,7 @@ impl BufArr {
     }
 
     /// `start`: checks the elements fit the started mmap and exports them to the GPU.
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if s.started {
             return Err(DocaError::BAD_STATE);
@@ -137,7 +142,7 @@ impl BufArr {
     }
 
     /// `stop`: frees the exported array; BAD_STATE when not started.
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -154,7 +159,7 @@ impl BufArr {
     }
 
     /// The exported array's device address (started, with a target GPU).
-    pub fn gpu_handle(&self) -> DocaResult<u64> {
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
         let s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -168,7 +173,7 @@ impl BufArr {
 
 impl BufArr {
     /// An array of `num_elem` elements (INVALID_VALUE for 0), not configured.
-    pub fn new(num_elem: usize) -> DocaResult<BufArr> {
+    pub(crate) fn new(num_elem: usize) -> DocaResult<BufArr> {
         if num_elem == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -186,7 +191,7 @@ impl BufArr {
     }
 
     /// Before destroy: stops a started array (its device memory is freed).
-    pub fn stop_if_started(&self) {
+    pub(crate) fn stop_if_started(&self) {
         if self.lock().started {
             let _ = self.stop();
         }

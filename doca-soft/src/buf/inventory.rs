@@ -48,14 +48,14 @@ impl BufInventory {
     }
 
     /// Number of slots and number of free slots.
-    pub fn counts(&self) -> (usize, usize) {
+    pub(crate) fn counts(&self) -> (usize, usize) {
         let p = self.lock();
         (p.total, p.free.len())
     }
 
     /// Takes a slot for a window `[addr, addr+len)` of `mmap` with data
     /// `[data, data+data_len)`.
-    pub fn take(
+    pub(crate) fn take(
         &self,
         mmap: &Mmap,
         addr: usize,
@@ -127,7 +127,7 @@ impl Drop for BufInventory {
 impl BufInventory {
     /// An inventory of `num_elements` slots (stopped); INVALID_VALUE for 0 or more than
     /// `u32::MAX`. Boxed: its slots point back to it, so it does not move.
-    pub fn new_boxed(num_elements: usize) -> DocaResult<Box<BufInventory>> {
+    pub(crate) fn new_boxed(num_elements: usize) -> DocaResult<Box<BufInventory>> {
         if num_elements == 0 || num_elements > u32::MAX as usize {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -145,7 +145,7 @@ impl BufInventory {
     }
 
     /// IN_USE while buffers are out (`doca_buf_inventory_destroy` refuses then).
-    pub fn ensure_unused(&self) -> DocaResult<()> {
+    pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
         let (total, free) = self.counts();
         if free != total {
             return Err(DocaError::IN_USE);
@@ -154,7 +154,7 @@ impl BufInventory {
     }
 
     /// BAD_STATE when started.
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let mut p = self.lock();
         if p.started {
             return Err(DocaError::BAD_STATE);
@@ -164,7 +164,7 @@ impl BufInventory {
     }
 
     /// BAD_STATE when stopped, IN_USE with buffers out.
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let mut p = self.lock();
         if !p.started {
             return Err(DocaError::BAD_STATE);
@@ -177,7 +177,7 @@ impl BufInventory {
     }
 
     /// Adds `num_elements` slots (INVALID_VALUE for 0).
-    pub fn expand(&self, num_elements: u32) -> DocaResult<()> {
+    pub(crate) fn expand(&self, num_elements: u32) -> DocaResult<()> {
         if num_elements == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -186,17 +186,17 @@ impl BufInventory {
     }
 
     /// Sets the application's user data.
-    pub fn set_user_data(&self, user_data: DocaData) {
+    pub(crate) fn set_user_data(&self, user_data: DocaData) {
         self.lock().user_data = user_data;
     }
 
     /// The application's user data.
-    pub fn user_data(&self) -> DocaData {
+    pub(crate) fn user_data(&self) -> DocaData {
         self.lock().user_data
     }
 
     /// A new buffer with the same window and data as `src` (a buffer in use).
-    pub fn dup(&self, src: &Buf) -> DocaResult<*mut Buf> {
+    pub(crate) fn dup(&self, src: &Buf) -> DocaResult<*mut Buf> {
         let shared = src.mmap().ok_or(DocaError::BAD_STATE)?.clone();
         let slot = {
             let mut p = self.lock();

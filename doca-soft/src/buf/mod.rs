@@ -6,8 +6,8 @@
 //! buffer is not thread-safe: the application serialises calls on it. GPU buffer arrays
 //! ([`array`]) describe an mmap as fixed-size elements for the device API.
 
-pub mod array;
-pub mod inventory;
+pub(crate) mod array;
+pub(crate) mod inventory;
 
 use crate::error::{DocaError, DocaResult};
 use crate::mmap::MmapShared;
@@ -48,27 +48,32 @@ impl Buf {
     }
 
     /// Whether the buffer is handed out (not in its inventory's free pool).
-    pub fn in_use(&self) -> bool {
+    pub(crate) fn in_use(&self) -> bool {
         self.refcount > 0
     }
 
     /// The mmap this buffer points into.
-    pub fn mmap(&self) -> Option<&Arc<MmapShared>> {
+    pub(crate) fn mmap(&self) -> Option<&Arc<MmapShared>> {
         self.mmap.as_ref()
     }
 
     /// (head, len).
-    pub fn head_len(&self) -> (*mut u8, usize) {
+    pub(crate) fn head_len(&self) -> (*mut u8, usize) {
         (self.head as *mut u8, self.len)
     }
 
     /// (data, data_len).
-    pub fn data(&self) -> (*mut u8, usize) {
+    pub(crate) fn data(&self) -> (*mut u8, usize) {
         (self.data as *mut u8, self.data_len)
     }
 
     /// Checks that `[data, data + data_len)` lies inside `[head, head + len)`.
-    pub fn check_data(head: usize, len: usize, data: usize, data_len: usize) -> DocaResult<()> {
+    pub(crate) fn check_data(
+        head: usize,
+        len: usize,
+        data: usize,
+        data_len: usize,
+    ) -> DocaResult<()> {
         let end = data.checked_add(data_len).ok_or(DocaError::INVALID_VALUE)?;
         if data < head || end > head + len {
             return Err(DocaError::INVALID_VALUE);
@@ -77,7 +82,7 @@ impl Buf {
     }
 
     /// Sets the data section (bounds checked).
-    pub fn set_data(&mut self, data: usize, data_len: usize) -> DocaResult<()> {
+    pub(crate) fn set_data(&mut self, data: usize, data_len: usize) -> DocaResult<()> {
         Self::check_data(self.head, self.len, data, data_len)?;
         self.data = data;
         self.data_len = data_len;
@@ -90,7 +95,7 @@ impl Buf {
 ///
 /// # Safety
 /// A non-null `p` must point into a live inventory's storage.
-pub unsafe fn buf_mut<'a>(p: *mut Buf) -> DocaResult<&'a mut Buf> {
+pub(crate) unsafe fn buf_mut<'a>(p: *mut Buf) -> DocaResult<&'a mut Buf> {
     // SAFETY: caller contract.
     let b = unsafe { p.as_mut() }.ok_or(DocaError::INVALID_VALUE)?;
     if !b.in_use() {
@@ -101,43 +106,43 @@ pub unsafe fn buf_mut<'a>(p: *mut Buf) -> DocaResult<&'a mut Buf> {
 
 impl Buf {
     /// One more reference; TOO_BIG at the counter's limit. Returns the new count.
-    pub fn inc_refcount(&mut self) -> DocaResult<u16> {
+    pub(crate) fn inc_refcount(&mut self) -> DocaResult<u16> {
         self.refcount = self.refcount.checked_add(1).ok_or(DocaError::TOO_BIG)?;
         Ok(self.refcount)
     }
 
     /// The reference count.
-    pub fn refcount(&self) -> u16 {
+    pub(crate) fn refcount(&self) -> u16 {
         self.refcount
     }
 
     /// Sets the data length (data start unchanged), bounds checked.
-    pub fn set_data_len(&mut self, data_len: usize) -> DocaResult<()> {
+    pub(crate) fn set_data_len(&mut self, data_len: usize) -> DocaResult<()> {
         self.set_data(self.data, data_len)
     }
 
     /// Whether the buffer heads its list.
-    pub fn is_first_in_list(&self) -> bool {
+    pub(crate) fn is_first_in_list(&self) -> bool {
         self.prev.is_null()
     }
 
     /// Whether the buffer ends its list.
-    pub fn is_last_in_list(&self) -> bool {
+    pub(crate) fn is_last_in_list(&self) -> bool {
         self.next.is_null()
     }
 
     /// Whether the buffer has neighbours.
-    pub fn is_in_list(&self) -> bool {
+    pub(crate) fn is_in_list(&self) -> bool {
         !self.prev.is_null() || !self.next.is_null()
     }
 
     /// The next buffer of the list (null at the end).
-    pub fn next_in_list(&self) -> *mut Buf {
+    pub(crate) fn next_in_list(&self) -> *mut Buf {
         self.next
     }
 
     /// Buffers from this one to the end of its list.
-    pub fn list_len(&self) -> u32 {
+    pub(crate) fn list_len(&self) -> u32 {
         let mut n = 1u32;
         let mut cur = self.next;
         while !cur.is_null() {
@@ -154,7 +159,7 @@ impl Buf {
 ///
 /// # Safety
 /// `b` is a buffer in use of a live inventory; its list links are valid.
-pub unsafe fn dec_refcount(b: *mut Buf) -> DocaResult<u16> {
+pub(crate) unsafe fn dec_refcount(b: *mut Buf) -> DocaResult<u16> {
     // SAFETY: caller contract.
     let buf = unsafe { buf_mut(b) }?;
     buf.refcount -= 1;
@@ -170,7 +175,7 @@ pub unsafe fn dec_refcount(b: *mut Buf) -> DocaResult<u16> {
 ///
 /// # Safety
 /// `b` is a buffer in use; list links point to buffers in use.
-pub unsafe fn last_of(mut b: *mut Buf) -> *mut Buf {
+pub(crate) unsafe fn last_of(mut b: *mut Buf) -> *mut Buf {
     // SAFETY: list links are valid buffers (caller contract).
     while !unsafe { (*b).next }.is_null() {
         b = unsafe { (*b).next };
@@ -230,7 +235,7 @@ unsafe fn append(list1: *mut Buf, tail: *mut Buf, list2: *mut Buf) -> DocaResult
 ///
 /// # Safety
 /// Both are null or buffers of live inventories.
-pub unsafe fn chain(list1: *mut Buf, list2: *mut Buf) -> DocaResult<()> {
+pub(crate) unsafe fn chain(list1: *mut Buf, list2: *mut Buf) -> DocaResult<()> {
     // SAFETY: caller contract.
     unsafe {
         buf_mut(list1)?;
@@ -243,7 +248,11 @@ pub unsafe fn chain(list1: *mut Buf, list2: *mut Buf) -> DocaResult<()> {
 ///
 /// # Safety
 /// All are null or buffers of live inventories.
-pub unsafe fn chain_tail(list1_tail: *mut Buf, list1: *mut Buf, list2: *mut Buf) -> DocaResult<()> {
+pub(crate) unsafe fn chain_tail(
+    list1_tail: *mut Buf,
+    list1: *mut Buf,
+    list2: *mut Buf,
+) -> DocaResult<()> {
     // SAFETY: caller contract.
     unsafe {
         buf_mut(list1_tail)?;
@@ -260,7 +269,7 @@ pub unsafe fn chain_tail(list1_tail: *mut Buf, list1: *mut Buf, list2: *mut Buf)
 ///
 /// # Safety
 /// Both are null or buffers of live inventories.
-pub unsafe fn unchain(list1: *mut Buf, list2: *mut Buf) -> DocaResult<()> {
+pub(crate) unsafe fn unchain(list1: *mut Buf, list2: *mut Buf) -> DocaResult<()> {
     // SAFETY: caller contract.
     unsafe {
         buf_mut(list1)?;

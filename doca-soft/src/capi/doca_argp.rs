@@ -9,6 +9,9 @@ use crate::argp;
 use crate::error::DocaError;
 
 pub use crate::argp::{Param, ParamCb, ValidationCb};
+pub use crate::argp::{
+    TYPE_BOOLEAN, TYPE_DEVICE, TYPE_DEVICE_REP, TYPE_DOUBLE, TYPE_INT, TYPE_STRING, TYPE_UNKNOWN,
+};
 
 /// An optional string argument: None for NULL or text that is not UTF-8.
 ///

@@ -11,6 +11,7 @@ use crate::eth::glue::PktBufSpec;
 use crate::eth::rxq::estimate_packet_buf_size;
 use crate::mmap::Mmap;
 
+pub use crate::eth::caps::{DATA_PATH_CPU, DATA_PATH_GPU};
 pub use crate::eth::caps::{RXQ_TYPE_CYCLIC, RXQ_TYPE_MANAGED_MEMPOOL, RXQ_TYPE_REGULAR};
 pub use crate::eth::rxq::EthRxq;
 

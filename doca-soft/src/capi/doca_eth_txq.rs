@@ -7,7 +7,7 @@ use crate::ctx::Ctx;
 use crate::dev::{Dev, DevInfo};
 use crate::eth::caps::{self, txq_max_burst_size, txq_type_support};
 
-pub use crate::eth::caps::TXQ_TYPE_REGULAR;
+pub use crate::eth::caps::{DATA_PATH_CPU, DATA_PATH_GPU, TXQ_TYPE_REGULAR, WAIT_ON_TIME_NATIVE};
 pub use crate::eth::txq::EthTxq;
 
 /// `doca_eth_txq_create(dev, max_burst_size, &eth_txq)`.

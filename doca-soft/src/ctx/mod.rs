@@ -19,8 +19,8 @@
 //! points to its engine and completes its tasks, an engine progresses its contexts, a task
 //! belongs to a context.
 
-pub mod pe;
-pub mod task;
+pub(crate) mod pe;
+pub(crate) mod task;
 
 use crate::error::{to_c, DocaError, DocaResult};
 use crate::gpu::GpuShared;
@@ -46,7 +46,7 @@ pub type StateChangedCb =
 
 /// Outcome of a start or stop request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transition {
+pub(crate) enum Transition {
     /// The context reached RUNNING (start) or IDLE (stop) at once.
     Done,
     /// The context is STARTING or STOPPING; a later [`CtxOps::progress`] call finishes the
@@ -55,7 +55,7 @@ pub enum Transition {
 }
 
 /// What a context kind implements. All methods are called without the context's lock held.
-pub trait CtxOps: Send + Sync {
+pub(crate) trait CtxOps: Send + Sync {
     /// Short name used in log messages ("eth_rxq", "urom_worker", ...).
     fn kind(&self) -> &'static str;
     /// Whether `doca_ctx_start` requires the context to be connected to a PE first.
@@ -97,9 +97,18 @@ pub struct Ctx {
     inflight: AtomicUsize,
 }
 
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("kind", &self.ops.kind())
+            .field("state", &self.state())
+            .finish()
+    }
+}
+
 impl Ctx {
     /// A new IDLE context driven by `ops`.
-    pub fn new(ops: Arc<dyn CtxOps>) -> Box<Ctx> {
+    pub(crate) fn new(ops: Arc<dyn CtxOps>) -> Box<Ctx> {
         Box::new(Ctx {
             ops,
             inner: Mutex::new(CtxInner {
@@ -113,17 +122,17 @@ impl Ctx {
     }
 
     /// The context kind's operations.
-    pub fn ops(&self) -> &Arc<dyn CtxOps> {
+    pub(crate) fn ops(&self) -> &Arc<dyn CtxOps> {
         &self.ops
     }
 
     /// Current state (`STATE_*`).
-    pub fn state(&self) -> u32 {
+    pub(crate) fn state(&self) -> u32 {
         self.lock().state
     }
 
     /// BAD_STATE unless the context is IDLE (for setters).
-    pub fn require_idle(&self) -> DocaResult<()> {
+    pub(crate) fn require_idle(&self) -> DocaResult<()> {
         if self.state() == STATE_IDLE {
             Ok(())
         } else {
@@ -132,7 +141,7 @@ impl Ctx {
     }
 
     /// BAD_STATE unless the context is RUNNING.
-    pub fn require_running(&self) -> DocaResult<()> {
+    pub(crate) fn require_running(&self) -> DocaResult<()> {
         if self.state() == STATE_RUNNING {
             Ok(())
         } else {
@@ -141,12 +150,12 @@ impl Ctx {
     }
 
     /// The context's user data.
-    pub fn user_data(&self) -> DocaData {
+    pub(crate) fn user_data(&self) -> DocaData {
         self.lock().user_data
     }
 
     /// The PE this context is connected to, or null.
-    pub fn pe(&self) -> *mut Pe {
+    pub(crate) fn pe(&self) -> *mut Pe {
         self.pe.load(Ordering::Acquire)
     }
 
@@ -155,13 +164,13 @@ impl Ctx {
     }
 
     /// Tasks submitted and not yet completed.
-    pub fn inflight(&self) -> usize {
+    pub(crate) fn inflight(&self) -> usize {
         self.inflight.load(Ordering::Acquire)
     }
 
     /// Moves to `next` and reports the change to the state-changed callback. Context kinds
     /// call this from `progress` to finish a pending transition.
-    pub fn set_state(&self, next: u32) {
+    pub(crate) fn set_state(&self, next: u32) {
         let (prev, cb, ud) = {
             let mut g = self.lock();
             let prev = g.state;
@@ -185,7 +194,7 @@ impl Ctx {
     /// `doca_task_submit` validated, so this stays a safe function of the runtime's
     /// internal API.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
-    pub fn complete_task(&self, task: *mut Task, status: DocaResult<()>) {
+    pub(crate) fn complete_task(&self, task: *mut Task, status: DocaResult<()>) {
         self.inflight.fetch_sub(1, Ordering::AcqRel);
         let ud = self.user_data();
         // SAFETY: `task` was submitted to this context and is still owned by the runtime
@@ -206,12 +215,12 @@ impl Ctx {
     }
 
     /// Sets the user data passed to the state-changed callback and task completions.
-    pub fn set_user_data(&self, user_data: DocaData) {
+    pub(crate) fn set_user_data(&self, user_data: DocaData) {
         self.lock().user_data = user_data;
     }
 
     /// Sets the state-changed callback (IDLE only).
-    pub fn set_state_changed_cb(&self, cb: StateChangedCb) -> DocaResult<()> {
+    pub(crate) fn set_state_changed_cb(&self, cb: StateChangedCb) -> DocaResult<()> {
         self.require_idle()?;
         self.lock().state_cb = cb;
         Ok(())
@@ -219,14 +228,14 @@ impl Ctx {
 
     /// Puts the context's data path on `gpu` (IDLE only; NOT_SUPPORTED for kinds without a
     /// GPU data path).
-    pub fn set_datapath_on_gpu(&self, gpu: &Arc<GpuShared>) -> DocaResult<()> {
+    pub(crate) fn set_datapath_on_gpu(&self, gpu: &Arc<GpuShared>) -> DocaResult<()> {
         self.require_idle()?;
         self.ops.set_datapath_on_gpu(gpu)
     }
 
     /// `doca_ctx_start`: RUNNING at once (Ok) or STARTING (IN_PROGRESS); see the module
     /// documentation.
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         self.require_idle()?;
         if self.ops.needs_pe() && self.pe().is_null() {
             return Err(DocaError::BAD_STATE);
@@ -244,7 +253,7 @@ impl Ctx {
     }
 
     /// `doca_ctx_stop`: IDLE at once (Ok) or STOPPING (IN_PROGRESS).
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let s = self.state();
         if s != STATE_RUNNING && s != STATE_STARTING {
             return Err(DocaError::BAD_STATE);

@@ -19,7 +19,7 @@ pub struct Pe {
 
 impl Pe {
     /// An engine with no contexts.
-    pub fn new() -> Pe {
+    pub(crate) fn new() -> Pe {
         Pe {
             ctxs: Mutex::new(Vec::new()),
         }
@@ -30,7 +30,7 @@ impl Pe {
     }
 
     /// IN_USE while contexts are connected (`doca_pe_destroy` refuses then).
-    pub fn ensure_unused(&self) -> DocaResult<()> {
+    pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
         if self.lock().is_empty() {
             Ok(())
         } else {
@@ -39,7 +39,7 @@ impl Pe {
     }
 
     /// Connects an IDLE context that is connected nowhere else.
-    pub fn connect(&self, ctx: &Ctx) -> DocaResult<()> {
+    pub(crate) fn connect(&self, ctx: &Ctx) -> DocaResult<()> {
         if ctx.state() != STATE_IDLE {
             return Err(DocaError::BAD_STATE);
         }
@@ -52,7 +52,7 @@ impl Pe {
     }
 
     /// Progresses every connected context once; returns what they completed.
-    pub fn progress(&self) -> u32 {
+    pub(crate) fn progress(&self) -> u32 {
         // A snapshot, so contexts may connect/disconnect from inside callbacks; on the stack
         // for the usual few contexts (a progress call with nothing to do allocates nothing).
         const INLINE: usize = 8;
@@ -83,7 +83,7 @@ impl Pe {
 
 impl Ctx {
     /// Disconnects from the PE (context kinds call this when they are destroyed).
-    pub fn detach_from_pe(&self) {
+    pub(crate) fn detach_from_pe(&self) {
         let pe = self.pe();
         if pe.is_null() {
             return;

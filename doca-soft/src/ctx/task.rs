@@ -24,7 +24,7 @@ pub struct Task {
 
 impl Task {
     /// A header for a task of `ctx`; `free_fn` releases the whole task-kind struct.
-    pub fn new(ctx: *const Ctx, free_fn: unsafe fn(*mut Task)) -> Task {
+    pub(crate) fn new(ctx: *const Ctx, free_fn: unsafe fn(*mut Task)) -> Task {
         Task {
             ctx,
             user_data: DocaData { u64: 0 },
@@ -35,28 +35,28 @@ impl Task {
     }
 
     /// The owning context.
-    pub fn ctx(&self) -> *const Ctx {
+    pub(crate) fn ctx(&self) -> *const Ctx {
         self.ctx
     }
 
     /// Sets the completion callback (task kinds transmute their typed callback: all DOCA
     /// task callbacks share this ABI).
-    pub fn set_cb(&mut self, cb: TaskCompletionCb) {
+    pub(crate) fn set_cb(&mut self, cb: TaskCompletionCb) {
         self.cb = cb;
     }
 
     /// Status recorded at completion (`doca_error_t`).
-    pub fn status(&self) -> u32 {
+    pub(crate) fn status(&self) -> u32 {
         self.status
     }
 
     /// The task's user data (passed to its completion callback).
-    pub fn user_data(&self) -> DocaData {
+    pub(crate) fn user_data(&self) -> DocaData {
         self.user_data
     }
 
     /// Sets the task's user data.
-    pub fn set_user_data(&mut self, user_data: DocaData) {
+    pub(crate) fn set_user_data(&mut self, user_data: DocaData) {
         self.user_data = user_data;
     }
 
@@ -66,7 +66,7 @@ impl Task {
     /// # Safety
     /// `task` points to a live task whose context is live (contexts refuse destruction
     /// while tasks are allocated or in flight).
-    pub unsafe fn submit(task: *mut Task) -> DocaResult<()> {
+    pub(crate) unsafe fn submit(task: *mut Task) -> DocaResult<()> {
         // SAFETY: caller contract.
         let t = unsafe { &*task };
         // SAFETY: caller contract (the task's context outlives it).
@@ -84,7 +84,7 @@ impl Task {
     ///
     /// # Safety
     /// `task` points to a live task that is not in flight; it is not used afterwards.
-    pub unsafe fn free(task: *mut Task) {
+    pub(crate) unsafe fn free(task: *mut Task) {
         // SAFETY: caller contract; the task kind's free function owns the allocation.
         unsafe {
             let f = (*task).free_fn;

@@ -20,7 +20,7 @@ pub struct DevRep {
 impl DevInfoRep {
     /// What every call on a representor returns: INVALID_VALUE for NULL, else
     /// NOT_SUPPORTED (no valid one can exist).
-    pub fn unsupported(p: *const Self) -> DocaResult<()> {
+    pub(crate) fn unsupported(p: *const Self) -> DocaResult<()> {
         if p.is_null() {
             Err(DocaError::INVALID_VALUE)
         } else {
@@ -31,7 +31,7 @@ impl DevInfoRep {
 
 impl DevRep {
     /// As [`DevInfoRep::unsupported`].
-    pub fn unsupported(p: *const Self) -> DocaResult<()> {
+    pub(crate) fn unsupported(p: *const Self) -> DocaResult<()> {
         if p.is_null() {
             Err(DocaError::INVALID_VALUE)
         } else {

@@ -33,7 +33,7 @@ pub const TXQ_TYPE_REGULAR: u32 = 0;
 pub const WAIT_ON_TIME_NATIVE: u32 = 1;
 
 /// CYCLIC queues on the GPU data path are supported; other known combinations are not.
-pub fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> {
+pub(crate) fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> {
     if rxq_type > RXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
         return Err(DocaError::INVALID_VALUE);
     }
@@ -44,7 +44,7 @@ pub fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> {
 }
 
 /// REGULAR queues on the GPU data path are supported.
-pub fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> {
+pub(crate) fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> {
     if txq_type != TXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
         return Err(DocaError::INVALID_VALUE);
     }
@@ -56,7 +56,10 @@ pub fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> {
 
 /// `doca_eth_txq_cap_get_max_burst_size`: the largest burst for the given gather length and
 /// LSO header size (INVALID_VALUE beyond what the soft NIC offers).
-pub fn txq_max_burst_size(max_send_buf_list_len: u32, max_lso_header_size: u16) -> DocaResult<u32> {
+pub(crate) fn txq_max_burst_size(
+    max_send_buf_list_len: u32,
+    max_lso_header_size: u16,
+) -> DocaResult<u32> {
     if max_send_buf_list_len > MAX_SEND_BUF_LIST_LEN || max_lso_header_size > MAX_LSO_HEADER_SIZE {
         return Err(DocaError::INVALID_VALUE);
     }

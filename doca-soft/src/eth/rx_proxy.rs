@@ -121,6 +121,7 @@ impl RxRing {
     }
 
     /// Packet slots.
+    #[cfg(any(test, feature = "testing"))]
     pub fn pkt_num(&self) -> u32 {
         self.pkt_num
     }

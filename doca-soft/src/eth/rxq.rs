@@ -44,7 +44,7 @@ struct RxqRun {
 }
 
 /// Shared state of an RX queue (the context's operations).
-pub struct RxqInner {
+pub(crate) struct RxqInner {
     info: Arc<DevInfo>,
     cfg: Mutex<RxqCfg>,
     run: Mutex<Option<RxqRun>>,
@@ -115,7 +115,7 @@ impl EthRxq {
     }
 
     /// The started ring (BAD_STATE unless RUNNING).
-    pub fn ring(&self) -> DocaResult<Arc<RxRing>> {
+    pub(crate) fn ring(&self) -> DocaResult<Arc<RxRing>> {
         if self.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
@@ -127,7 +127,7 @@ impl EthRxq {
 
     /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when the port has a
     /// queue with that id): registers the ring as the port's sink for `queue_id`.
-    pub fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
+    pub(crate) fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
         self.ctx.require_running()?;
         let mut run = lock(&self.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
@@ -149,7 +149,7 @@ fn check_sizes(max_burst: u32, max_pkt: u32) -> DocaResult<()> {
 
 impl EthRxq {
     /// `doca_eth_rxq_create`: an IDLE queue on `dev` (which it uses until destroyed).
-    pub fn new(dev: &Dev, max_burst_size: u32, max_packet_size: u32) -> DocaResult<EthRxq> {
+    pub(crate) fn new(dev: &Dev, max_burst_size: u32, max_packet_size: u32) -> DocaResult<EthRxq> {
         check_sizes(max_burst_size, max_packet_size)?;
         let inner = Arc::new(RxqInner {
             info: dev.info().clone(),
@@ -172,7 +172,7 @@ impl EthRxq {
     }
 
     /// Before destroy (IDLE only): leaves the PE and releases the mmap and the device.
-    pub fn close(&self) -> DocaResult<()> {
+    pub(crate) fn close(&self) -> DocaResult<()> {
         self.ctx.require_idle()?;
         self.ctx.detach_from_pe();
         if let Some(PktBufSpec::Mmap { mmap, .. }) = lock(&self.inner.cfg).pkt_buf.take() {
@@ -186,12 +186,12 @@ impl EthRxq {
     }
 
     /// The queue's context as a C handle.
-    pub fn ctx_ptr(&self) -> *mut Ctx {
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
         &*self.ctx as *const Ctx as *mut Ctx
     }
 
     /// `set_type` (IDLE only).
-    pub fn set_type(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_type(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v > RXQ_TYPE_REGULAR {
             return Err(DocaError::INVALID_VALUE);
@@ -201,7 +201,7 @@ impl EthRxq {
     }
 
     /// `set_max_burst_size` (IDLE only).
-    pub fn set_max_burst_size(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_burst_size(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         check_sizes(v, c.max_pkt)?;
         c.max_burst = v;
@@ -209,7 +209,7 @@ impl EthRxq {
     }
 
     /// `set_max_packet_size` (IDLE only).
-    pub fn set_max_packet_size(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_packet_size(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         check_sizes(c.max_burst, v)?;
         c.max_pkt = v;
@@ -217,7 +217,7 @@ impl EthRxq {
     }
 
     /// `set_metadata_num` (IDLE only).
-    pub fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
+    pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if u32::from(v) > caps::MAX_METADATA_NUM {
             return Err(DocaError::INVALID_VALUE);
@@ -227,19 +227,19 @@ impl EthRxq {
     }
 
     /// `set_flow_tag` (IDLE only; recorded).
-    pub fn set_flow_tag(&self, v: u8) -> DocaResult<()> {
+    pub(crate) fn set_flow_tag(&self, v: u8) -> DocaResult<()> {
         self.idle_cfg()?.flow_tag = v;
         Ok(())
     }
 
     /// `set_rx_hash` (IDLE only; recorded).
-    pub fn set_rx_hash(&self, v: u8) -> DocaResult<()> {
+    pub(crate) fn set_rx_hash(&self, v: u8) -> DocaResult<()> {
         self.idle_cfg()?.rx_hash = v;
         Ok(())
     }
 
     /// `set_packet_headroom` (IDLE only).
-    pub fn set_packet_headroom(&self, v: u16) -> DocaResult<()> {
+    pub(crate) fn set_packet_headroom(&self, v: u16) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v > caps::MAX_ROOM {
             return Err(DocaError::INVALID_VALUE);
@@ -249,7 +249,7 @@ impl EthRxq {
     }
 
     /// `set_packet_tailroom` (IDLE only).
-    pub fn set_packet_tailroom(&self, v: u16) -> DocaResult<()> {
+    pub(crate) fn set_packet_tailroom(&self, v: u16) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v > caps::MAX_ROOM {
             return Err(DocaError::INVALID_VALUE);
@@ -259,13 +259,13 @@ impl EthRxq {
     }
 
     /// `set_timestamp` (IDLE only; completions always carry one).
-    pub fn set_timestamp(&self, v: u8) -> DocaResult<()> {
+    pub(crate) fn set_timestamp(&self, v: u8) -> DocaResult<()> {
         self.idle_cfg()?.timestamp = v;
         Ok(())
     }
 
     /// `set_max_recv_buf_list_len` (IDLE only).
-    pub fn set_max_recv_buf_list_len(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_recv_buf_list_len(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v == 0 || v > caps::MAX_RECV_BUF_LIST_LEN {
             return Err(DocaError::INVALID_VALUE);
@@ -275,7 +275,7 @@ impl EthRxq {
     }
 
     /// `gpu_set_rq_mem_type` (IDLE only).
-    pub fn set_rq_mem_type(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_rq_mem_type(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
             return Err(DocaError::INVALID_VALUE);
@@ -286,33 +286,37 @@ impl EthRxq {
 
     /// `set_notification_moderation` (IDLE only; recorded: the proxy publishes per
     /// dispatcher batch).
-    pub fn set_notification_moderation(&self, period_usec: u16, comp_count: u16) -> DocaResult<()> {
+    pub(crate) fn set_notification_moderation(
+        &self,
+        period_usec: u16,
+        comp_count: u16,
+    ) -> DocaResult<()> {
         self.idle_cfg()?.moderation = (period_usec, comp_count);
         Ok(())
     }
 
     /// `gpu_enable_mcst_qp` (IDLE only; accepted, no effect: no NIC multicast QP).
-    pub fn enable_mcst_qp(&self) -> DocaResult<()> {
+    pub(crate) fn enable_mcst_qp(&self) -> DocaResult<()> {
         self.idle_cfg()?.mcst_qp = true;
         Ok(())
     }
 
     /// `gpu_set_uar_on_cpu` (IDLE only; the soft NIC always rings on the CPU).
-    pub fn set_uar_on_cpu(&self) -> DocaResult<()> {
+    pub(crate) fn set_uar_on_cpu(&self) -> DocaResult<()> {
         self.idle_cfg()?.uar_on_cpu = true;
         Ok(())
     }
 
     /// `gpu_cpu_proxy_progress` (RUNNING): frames are published by the port's lanes; this
     /// publishes anything staged.
-    pub fn proxy_progress(&self) -> DocaResult<()> {
+    pub(crate) fn proxy_progress(&self) -> DocaResult<()> {
         self.ring()?.flush();
         Ok(())
     }
 
     /// `get_flow_queue_id` (pre-3.1 programs; RUNNING): the queue's id, choosing and
     /// applying the lowest free id on the port when none was applied.
-    pub fn flow_queue_id(&self) -> DocaResult<u16> {
+    pub(crate) fn flow_queue_id(&self) -> DocaResult<u16> {
         self.ctx.require_running()?;
         let mut run = lock(&self.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
@@ -328,7 +332,7 @@ impl EthRxq {
 
     /// `get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue): the device
     /// address of the ring handle.
-    pub fn gpu_handle(&self) -> DocaResult<u64> {
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
         if lock(&self.inner.cfg).gpu.is_none() {
             return Err(DocaError::NOT_SUPPORTED);
         }
@@ -336,7 +340,7 @@ impl EthRxq {
     }
 
     /// The counters (any state; zeros before the first start, the last run's after stop).
-    pub fn counters(&self) -> RxqCountersSnapshot {
+    pub(crate) fn counters(&self) -> RxqCountersSnapshot {
         let live = lock(&self.inner.run)
             .as_ref()
             .map(|r| r.ring.counters().snapshot());
@@ -346,7 +350,7 @@ impl EthRxq {
 
 /// `doca_eth_rxq_estimate_packet_buf_size`: burst x packet size (plus head and tail room
 /// per packet), page aligned.
-pub fn estimate_packet_buf_size(
+pub(crate) fn estimate_packet_buf_size(
     rxq_type: u32,
     max_packet_size: u32,
     max_burst_size: u32,
@@ -367,7 +371,7 @@ pub fn estimate_packet_buf_size(
 impl EthRxq {
     /// Sets the packet buffer (IDLE only); what `doca_eth_rxq_set_pkt_buf` records. The
     /// queue is a user of the mmap until the buffer is replaced or the queue destroyed.
-    pub fn set_pkt_buf(&self, spec: PktBufSpec) -> DocaResult<()> {
+    pub(crate) fn set_pkt_buf(&self, spec: PktBufSpec) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if let PktBufSpec::Mmap { mmap, .. } = &spec {
             mmap.add_user();
@@ -380,13 +384,9 @@ impl EthRxq {
 
     /// Puts the rings in host memory for a CPU consumer instead of a GPU (IDLE only; Rust
     /// API for tests and CPU-side consumers). The GPU handle then is a CPU pointer.
-    pub fn set_host_datapath(&self) -> DocaResult<()> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
         self.idle_cfg()?.gpu = Some(GpuLink::Host);
         Ok(())
-    }
-
-    /// The queue's context.
-    pub fn ctx(&self) -> &Ctx {
-        &self.ctx
     }
 }

@@ -15,7 +15,7 @@ pub struct TxGpuEvent {
 
 impl TxGpuEvent {
     /// An event for descriptor position `position` (low 16 bits of its index).
-    pub fn new(position: u16, timestamp: u64, status: u32) -> TxGpuEvent {
+    pub(crate) fn new(position: u16, timestamp: u64, status: u32) -> TxGpuEvent {
         TxGpuEvent {
             position,
             timestamp,
@@ -24,12 +24,12 @@ impl TxGpuEvent {
     }
 
     /// The descriptor position (low 16 bits of its index).
-    pub fn position(&self) -> u16 {
+    pub(crate) fn position(&self) -> u16 {
         self.position
     }
 
     /// When the frame was sent (CLOCK_REALTIME, ns).
-    pub fn timestamp(&self) -> u64 {
+    pub(crate) fn timestamp(&self) -> u64 {
         self.timestamp
     }
 }

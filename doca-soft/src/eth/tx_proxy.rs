@@ -109,6 +109,7 @@ impl TxRing {
     }
 
     /// Descriptor ring entries.
+    #[cfg(any(test, feature = "testing"))]
     pub fn desc_num(&self) -> u32 {
         self.desc_num
     }

@@ -53,7 +53,7 @@ struct TxqRun {
 }
 
 /// Shared state of a TX queue (the context's operations).
-pub struct TxqInner {
+pub(crate) struct TxqInner {
     info: Arc<DevInfo>,
     cfg: Mutex<TxqCfg>,
     run: Mutex<Option<TxqRun>>,
@@ -228,7 +228,7 @@ impl EthTxq {
     }
 
     /// The started proxy (BAD_STATE unless RUNNING).
-    pub fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
+    pub(crate) fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
         if self.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
@@ -240,18 +240,14 @@ impl EthTxq {
 
     /// Puts the rings in host memory for a CPU producer instead of a GPU (IDLE only; Rust
     /// API for tests and CPU-side producers). The GPU handle then is a CPU pointer.
-    pub fn set_host_datapath(&self) -> DocaResult<()> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
         self.idle_cfg()?.gpu = Some(GpuLink::Host);
         Ok(())
     }
 
-    /// The queue's context.
-    pub fn ctx(&self) -> &Ctx {
-        &self.ctx
-    }
-
     /// Registers the error (`error == true`) or notify event callback (IDLE only).
-    pub fn set_event_cb(&self, error: bool, cb: TxEventCb, ud: DocaData) -> DocaResult<()> {
+    pub(crate) fn set_event_cb(&self, error: bool, cb: TxEventCb, ud: DocaData) -> DocaResult<()> {
         if cb.is_none() {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -266,7 +262,7 @@ impl EthTxq {
 
     /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when a queue of the
     /// port has that id).
-    pub fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
+    pub(crate) fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
         self.ctx.require_running()?;
         let mut run = lock(&self.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
@@ -293,7 +289,7 @@ fn check_burst(v: u32) -> DocaResult<()> {
 
 impl EthTxq {
     /// `doca_eth_txq_create`: an IDLE queue on `dev` (which it uses until destroyed).
-    pub fn new(dev: &Dev, max_burst_size: u32) -> DocaResult<EthTxq> {
+    pub(crate) fn new(dev: &Dev, max_burst_size: u32) -> DocaResult<EthTxq> {
         check_burst(max_burst_size)?;
         let inner = Arc::new(TxqInner {
             info: dev.info().clone(),
@@ -314,7 +310,7 @@ impl EthTxq {
     }
 
     /// Before destroy (IDLE only): leaves the PE and releases the device.
-    pub fn close(&self) -> DocaResult<()> {
+    pub(crate) fn close(&self) -> DocaResult<()> {
         self.ctx.require_idle()?;
         self.ctx.detach_from_pe();
         // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
@@ -325,24 +321,24 @@ impl EthTxq {
     }
 
     /// The queue's context as a C handle.
-    pub fn ctx_ptr(&self) -> *mut Ctx {
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
         &*self.ctx as *const Ctx as *mut Ctx
     }
 
     /// `set_l3_chksum_offload` (IDLE only).
-    pub fn set_l3_chksum_offload(&self, on: bool) -> DocaResult<()> {
+    pub(crate) fn set_l3_chksum_offload(&self, on: bool) -> DocaResult<()> {
         self.idle_cfg()?.l3_csum = on;
         Ok(())
     }
 
     /// `set_l4_chksum_offload` (IDLE only).
-    pub fn set_l4_chksum_offload(&self, on: bool) -> DocaResult<()> {
+    pub(crate) fn set_l4_chksum_offload(&self, on: bool) -> DocaResult<()> {
         self.idle_cfg()?.l4_csum = on;
         Ok(())
     }
 
     /// `set_max_burst_size` (IDLE only).
-    pub fn set_max_burst_size(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_burst_size(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         check_burst(v)?;
         c.max_burst = v;
@@ -350,7 +346,7 @@ impl EthTxq {
     }
 
     /// `set_max_send_buf_list_len` (IDLE only).
-    pub fn set_max_send_buf_list_len(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_send_buf_list_len(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v == 0 || v > caps::MAX_SEND_BUF_LIST_LEN {
             return Err(DocaError::INVALID_VALUE);
@@ -360,7 +356,7 @@ impl EthTxq {
     }
 
     /// `set_metadata_num` (IDLE only).
-    pub fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
+    pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if u32::from(v) > caps::MAX_METADATA_NUM {
             return Err(DocaError::INVALID_VALUE);
@@ -370,13 +366,13 @@ impl EthTxq {
     }
 
     /// `set_mss` (IDLE only; recorded, LSO is not offered).
-    pub fn set_mss(&self, v: u16) -> DocaResult<()> {
+    pub(crate) fn set_mss(&self, v: u16) -> DocaResult<()> {
         self.idle_cfg()?.mss = v;
         Ok(())
     }
 
     /// `set_max_lso_header_size` (IDLE only).
-    pub fn set_max_lso_header_size(&self, v: u16) -> DocaResult<()> {
+    pub(crate) fn set_max_lso_header_size(&self, v: u16) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v > caps::MAX_LSO_HEADER_SIZE {
             return Err(DocaError::INVALID_VALUE);
@@ -386,7 +382,7 @@ impl EthTxq {
     }
 
     /// `set_type` (IDLE only; REGULAR is the only type).
-    pub fn set_type(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_type(&self, v: u32) -> DocaResult<()> {
         let _c = self.idle_cfg()?;
         if v != TXQ_TYPE_REGULAR {
             return Err(DocaError::INVALID_VALUE);
@@ -395,7 +391,7 @@ impl EthTxq {
     }
 
     /// `gpu_set_sq_mem_type` (IDLE only).
-    pub fn set_sq_mem_type(&self, v: u32) -> DocaResult<()> {
+    pub(crate) fn set_sq_mem_type(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
             return Err(DocaError::INVALID_VALUE);
@@ -406,33 +402,33 @@ impl EthTxq {
 
     /// `gpu_set_completion_on_gpu` (IDLE only): completions go to the CQ ring the kernel
     /// polls instead of PE events.
-    pub fn set_completion_on_gpu(&self) -> DocaResult<()> {
+    pub(crate) fn set_completion_on_gpu(&self) -> DocaResult<()> {
         self.idle_cfg()?.completion_on_gpu = true;
         Ok(())
     }
 
     /// `gpu_set_uar_on_cpu` (IDLE only): no proxy thread; the application drives the proxy
     /// with `gpu_cpu_proxy_progress`.
-    pub fn set_uar_on_cpu(&self) -> DocaResult<()> {
+    pub(crate) fn set_uar_on_cpu(&self) -> DocaResult<()> {
         self.idle_cfg()?.uar_on_cpu = true;
         Ok(())
     }
 
     /// `set_wait_on_time_offload` (IDLE only).
-    pub fn set_wait_on_time_offload(&self) -> DocaResult<()> {
+    pub(crate) fn set_wait_on_time_offload(&self) -> DocaResult<()> {
         self.idle_cfg()?.wait_on_time = true;
         Ok(())
     }
 
     /// `calculate_timestamp` (RUNNING): the wait-on-time value of `timestamp_ns`.
-    pub fn calculate_timestamp(&self, timestamp_ns: u64) -> DocaResult<u64> {
+    pub(crate) fn calculate_timestamp(&self, timestamp_ns: u64) -> DocaResult<u64> {
         self.ctx.require_running()?;
         Ok(ring::ns_to_wait_on_time(timestamp_ns))
     }
 
     /// `get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue): the device
     /// address of the ring handle.
-    pub fn gpu_handle(&self) -> DocaResult<u64> {
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
         if lock(&self.inner.cfg).gpu.is_none() {
             return Err(DocaError::NOT_SUPPORTED);
         }
@@ -440,13 +436,13 @@ impl EthTxq {
     }
 
     /// `gpu_cpu_proxy_progress` (RUNNING): one proxy pass.
-    pub fn proxy_progress(&self) -> DocaResult<()> {
+    pub(crate) fn proxy_progress(&self) -> DocaResult<()> {
         self.proxy()?.progress();
         Ok(())
     }
 
     /// The counters (any state; zeros before the first start, the last run's after stop).
-    pub fn counters(&self) -> TxqCountersSnapshot {
+    pub(crate) fn counters(&self) -> TxqCountersSnapshot {
         let live = lock(&self.inner.run)
             .as_ref()
             .map(|r| r.proxy.counters().snapshot());

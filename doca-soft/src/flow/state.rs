@@ -30,119 +30,119 @@ use crate::sync::lock;
 #[derive(Debug, Default, Clone)]
 pub struct FlowCfg {
     /// Pipe queues (entry-insertion queues); at least 1.
-    pub pipe_queues: u16,
+    pub(crate) pipe_queues: u16,
     /// Mode string (recorded; modes do not change the emulation).
-    pub mode_args: String,
+    pub(crate) mode_args: String,
     /// Counter budget.
-    pub nr_counters: u32,
+    pub(crate) nr_counters: u32,
 }
 
 /// `struct doca_flow_port_cfg`.
 #[derive(Debug)]
 pub struct PortCfg {
     /// Flow port id.
-    pub port_id: u16,
+    pub(crate) port_id: u16,
     /// The device (`struct doca_dev *`), not owned.
-    pub dev: *const Dev,
+    pub(crate) dev: *const Dev,
     /// DPDK-style device arguments (recorded, unused).
-    pub devargs: String,
+    pub(crate) devargs: String,
 }
 
 /// `struct doca_flow_port`: a started Flow port.
 pub struct FlowPort {
     /// Flow port id.
-    pub port_id: u16,
+    pub(crate) port_id: u16,
     /// The device (`struct doca_dev *`); marked in use while the port is started.
-    pub dev: *const Dev,
+    pub(crate) dev: *const Dev,
     /// The soft port it steers.
-    pub port: Arc<Port>,
+    pub(crate) port: Arc<Port>,
     /// Pipes created on this port (handles, for teardown at port stop).
-    pub pipes: Vec<usize>,
+    pub(crate) pipes: Vec<usize>,
     /// Whether a root pipe exists.
-    pub has_root: bool,
+    pub(crate) has_root: bool,
 }
 
 /// `struct doca_flow_pipe_cfg`.
 #[derive(Debug)]
 pub struct PipeCfg {
     /// Port handle the pipe will be created on.
-    pub port: usize,
+    pub(crate) port: usize,
     /// Name.
-    pub name: String,
+    pub(crate) name: String,
     /// `enum doca_flow_pipe_type` value.
-    pub kind: u32,
+    pub(crate) kind: u32,
     /// Root pipe of the port.
-    pub is_root: bool,
+    pub(crate) is_root: bool,
     /// `enum doca_flow_pipe_domain` value.
-    pub domain: u32,
+    pub(crate) domain: u32,
     /// Entry budget (recorded).
-    pub nr_entries: u32,
+    pub(crate) nr_entries: u32,
     /// BASIC template (from `set_match`) and the layout entries are read with.
-    pub template: Vec<TemplateField>,
+    pub(crate) template: Vec<TemplateField>,
     /// Layout of the pipe's match.
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// Entries count packets (monitor counter NON_SHARED).
-    pub counters: bool,
+    pub(crate) counters: bool,
     /// The pipe counts misses.
-    pub miss_counter: bool,
+    pub(crate) miss_counter: bool,
 }
 
 /// `struct doca_flow_pipe`.
-pub struct PipeHandle {
+pub(crate) struct PipeHandle {
     /// Port handle.
-    pub port: usize,
+    pub(crate) port: usize,
     /// The table.
-    pub pipe: Arc<Pipe>,
+    pub(crate) pipe: Arc<Pipe>,
     /// BASIC template.
-    pub template: Vec<TemplateField>,
+    pub(crate) template: Vec<TemplateField>,
     /// Layout entries are read with.
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// Entries count by default.
-    pub counters: bool,
+    pub(crate) counters: bool,
     /// Root pipe of its port.
-    pub is_root: bool,
+    pub(crate) is_root: bool,
     /// Entry handles of this pipe.
-    pub entries: Vec<usize>,
+    pub(crate) entries: Vec<usize>,
 }
 
 impl PipeHandle {
     /// BASIC or CONTROL.
-    pub fn kind(&self) -> PipeKind {
+    pub(crate) fn kind(&self) -> PipeKind {
         self.pipe.kind
     }
 }
 
 /// `struct doca_flow_pipe_entry`.
-pub struct EntryHandle {
+pub(crate) struct EntryHandle {
     /// Pipe handle.
-    pub pipe: usize,
+    pub(crate) pipe: usize,
     /// The entry in the pipe's table.
-    pub entry: Arc<Entry>,
+    pub(crate) entry: Arc<Entry>,
 }
 
 /// Global Flow state: whether `doca_flow_init` ran, and the live handles.
 #[derive(Default)]
-pub struct State {
+pub(crate) struct State {
     /// The configuration given to `doca_flow_init` (None: not initialized).
-    pub cfg: Option<FlowCfg>,
+    pub(crate) cfg: Option<FlowCfg>,
     /// Started ports.
-    pub ports: HashSet<usize>,
+    pub(crate) ports: HashSet<usize>,
     /// Live pipes.
-    pub pipes: HashSet<usize>,
+    pub(crate) pipes: HashSet<usize>,
     /// Live entries.
-    pub entries: HashSet<usize>,
+    pub(crate) entries: HashSet<usize>,
 }
 
 static STATE: Lazy<Mutex<State>> = Lazy::new(|| Mutex::new(State::default()));
 
 /// Locks the Flow state (control path only; the dispatcher never takes it).
-pub fn state() -> MutexGuard<'static, State> {
+pub(crate) fn state() -> MutexGuard<'static, State> {
     lock(&STATE)
 }
 
 impl FlowCfg {
     /// What `doca_flow_cfg_create` makes: one pipe queue.
-    pub fn new() -> FlowCfg {
+    pub(crate) fn new() -> FlowCfg {
         FlowCfg {
             pipe_queues: 1,
             ..FlowCfg::default()
@@ -152,7 +152,7 @@ impl FlowCfg {
 
 impl PortCfg {
     /// What `doca_flow_port_cfg_create` makes: port 0, no device.
-    pub fn new() -> PortCfg {
+    pub(crate) fn new() -> PortCfg {
         PortCfg {
             port_id: 0,
             dev: std::ptr::null(),
@@ -164,7 +164,7 @@ impl PortCfg {
 impl PipeCfg {
     /// What `doca_flow_pipe_cfg_create` makes for the port handle `port`: a BASIC pipe of
     /// the default domain, no match.
-    pub fn new(port: usize) -> PipeCfg {
+    pub(crate) fn new(port: usize) -> PipeCfg {
         PipeCfg {
             port,
             name: String::new(),
@@ -180,7 +180,7 @@ impl PipeCfg {
     }
 
     /// `set_type`: INVALID_VALUE for an unknown type.
-    pub fn set_type(&mut self, kind: u32) -> DocaResult<()> {
+    pub(crate) fn set_type(&mut self, kind: u32) -> DocaResult<()> {
         if kind > sys::DOCA_FLOW_PIPE_HASH {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -189,7 +189,7 @@ impl PipeCfg {
     }
 
     /// `set_domain`: INVALID_VALUE for an unknown domain.
-    pub fn set_domain(&mut self, domain: u32) -> DocaResult<()> {
+    pub(crate) fn set_domain(&mut self, domain: u32) -> DocaResult<()> {
         if domain > sys::DOCA_FLOW_PIPE_DOMAIN_SECURE_EGRESS {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -198,7 +198,7 @@ impl PipeCfg {
     }
 
     /// `set_match`: the BASIC template (ignored by CONTROL pipes).
-    pub fn set_match(
+    pub(crate) fn set_match(
         &mut self,
         m: &sys::doca_flow_match_v1,
         mask: Option<&sys::doca_flow_match_v1>,
@@ -209,7 +209,7 @@ impl PipeCfg {
     }
 
     /// `set_monitor`: NON_SHARED counters are supported.
-    pub fn set_monitor(&mut self, m: &sys::doca_flow_monitor_v1) -> DocaResult<()> {
+    pub(crate) fn set_monitor(&mut self, m: &sys::doca_flow_monitor_v1) -> DocaResult<()> {
         self.counters = monitor_counts(m)?;
         Ok(())
     }
@@ -221,7 +221,7 @@ const KNOWN_ENTRY_FLAGS: u32 =
 
 impl State {
     /// A started port, by handle; BAD_STATE when it is not one (stopped, or foreign).
-    pub fn port_mut<'a>(&self, h: usize) -> DocaResult<&'a mut FlowPort> {
+    pub(crate) fn port_mut<'a>(&self, h: usize) -> DocaResult<&'a mut FlowPort> {
         if !self.ports.contains(&h) {
             return Err(DocaError::BAD_STATE);
         }
@@ -230,7 +230,7 @@ impl State {
     }
 
     /// A live pipe, by handle; INVALID_VALUE when it is not one.
-    pub fn pipe_mut<'a>(&self, h: usize) -> DocaResult<&'a mut PipeHandle> {
+    pub(crate) fn pipe_mut<'a>(&self, h: usize) -> DocaResult<&'a mut PipeHandle> {
         if !self.pipes.contains(&h) {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -239,7 +239,7 @@ impl State {
     }
 
     /// BAD_STATE before `doca_flow_init`.
-    pub fn require_init(&self) -> DocaResult<()> {
+    pub(crate) fn require_init(&self) -> DocaResult<()> {
         if self.cfg.is_none() {
             return Err(DocaError::BAD_STATE);
         }
@@ -247,7 +247,7 @@ impl State {
     }
 
     /// `doca_flow_init`: BAD_STATE when already initialized.
-    pub fn init(&mut self, cfg: &FlowCfg) -> DocaResult<()> {
+    pub(crate) fn init(&mut self, cfg: &FlowCfg) -> DocaResult<()> {
         if self.cfg.is_some() {
             return Err(DocaError::BAD_STATE);
         }
@@ -256,7 +256,7 @@ impl State {
     }
 
     /// `doca_flow_destroy`: stops every port still started, then forgets the configuration.
-    pub fn destroy(&mut self) {
+    pub(crate) fn destroy(&mut self) {
         let ports: Vec<usize> = self.ports.iter().copied().collect();
         for p in ports {
             let _ = self.stop_port(p);
@@ -266,7 +266,7 @@ impl State {
 
     /// `doca_flow_port_start`: BAD_STATE before init, ALREADY_EXIST when the port id is
     /// started. The device is in use until the port stops.
-    pub fn start_port(&mut self, port_id: u16, dev: &Dev) -> DocaResult<*mut FlowPort> {
+    pub(crate) fn start_port(&mut self, port_id: u16, dev: &Dev) -> DocaResult<*mut FlowPort> {
         self.require_init()?;
         for &p in &self.ports {
             if self.port_mut(p)?.port_id == port_id {
@@ -288,7 +288,7 @@ impl State {
     }
 
     /// `doca_flow_port_stop`: destroys the port's pipes and stops steering.
-    pub fn stop_port(&mut self, h: usize) -> DocaResult<()> {
+    pub(crate) fn stop_port(&mut self, h: usize) -> DocaResult<()> {
         let pipes = std::mem::take(&mut self.port_mut(h)?.pipes);
         for p in pipes {
             self.destroy_pipe(p);
@@ -307,7 +307,7 @@ impl State {
     }
 
     /// Translates a C forward.
-    pub fn fwd_of(&self, f: &sys::doca_flow_fwd_v1) -> DocaResult<Fwd> {
+    pub(crate) fn fwd_of(&self, f: &sys::doca_flow_fwd_v1) -> DocaResult<Fwd> {
         match f.type_ {
             sys::DOCA_FLOW_FWD_NONE => Ok(Fwd::None),
             sys::DOCA_FLOW_FWD_DROP => Ok(Fwd::Drop),
@@ -349,7 +349,7 @@ impl State {
 
     /// `doca_flow_pipe_create`: BASIC and CONTROL pipes of the default domain; a CONTROL
     /// pipe takes no forwards; a port has one root pipe.
-    pub fn create_pipe(
+    pub(crate) fn create_pipe(
         &mut self,
         c: &PipeCfg,
         fwd: Option<&sys::doca_flow_fwd_v1>,
@@ -394,7 +394,7 @@ impl State {
 
     /// `doca_flow_pipe_destroy`: removes the pipe and its entries (unknown pipes are
     /// ignored).
-    pub fn destroy_pipe(&mut self, h: usize) {
+    pub(crate) fn destroy_pipe(&mut self, h: usize) {
         if !self.pipes.remove(&h) {
             return;
         }
@@ -416,7 +416,7 @@ impl State {
     }
 
     /// INVALID_VALUE for a pipe queue beyond the configured ones.
-    pub fn check_queue(&self, pipe_queue: u16) -> DocaResult<()> {
+    pub(crate) fn check_queue(&self, pipe_queue: u16) -> DocaResult<()> {
         let n = self.cfg.as_ref().map_or(0, |c| c.pipe_queues);
         if pipe_queue >= n {
             return Err(DocaError::INVALID_VALUE);
@@ -425,7 +425,7 @@ impl State {
     }
 
     /// INVALID_VALUE for unknown entry flags.
-    pub fn check_flags(flags: u32) -> DocaResult<()> {
+    pub(crate) fn check_flags(flags: u32) -> DocaResult<()> {
         if flags & !KNOWN_ENTRY_FLAGS != 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -442,7 +442,7 @@ impl State {
     }
 
     /// `doca_flow_pipe_basic_add_entry`: the pipe's template filled with `m`'s values.
-    pub fn add_basic_entry(
+    pub(crate) fn add_basic_entry(
         &mut self,
         pipe_queue: u16,
         pipe: usize,
@@ -472,7 +472,7 @@ impl State {
     /// `doca_flow_pipe_control_add_entry`: a match under a mask, a priority and a forward
     /// (required); match conditions are NOT_SUPPORTED.
     #[allow(clippy::too_many_arguments)]
-    pub fn add_control_entry(
+    pub(crate) fn add_control_entry(
         &mut self,
         pipe_queue: u16,
         pipe: usize,
@@ -509,7 +509,7 @@ impl State {
     }
 
     /// `doca_flow_entries_process`: entries are already active; arms the port.
-    pub fn process_entries(&self, port: usize, pipe_queue: u16) -> DocaResult<()> {
+    pub(crate) fn process_entries(&self, port: usize, pipe_queue: u16) -> DocaResult<()> {
         let fp = self.port_mut(port)?;
         self.check_queue(pipe_queue)?;
         fp.port.arm();
@@ -517,7 +517,7 @@ impl State {
     }
 
     /// `doca_flow_pipe_remove_entry`: NOT_FOUND for an unknown (or removed) entry.
-    pub fn remove_entry(&mut self, pipe_queue: u16, flags: u32, h: usize) -> DocaResult<()> {
+    pub(crate) fn remove_entry(&mut self, pipe_queue: u16, flags: u32, h: usize) -> DocaResult<()> {
         self.check_queue(pipe_queue)?;
         Self::check_flags(flags)?;
         if !self.entries.remove(&h) {
@@ -534,7 +534,7 @@ impl State {
 
     /// Packets and bytes of a counting entry; NOT_FOUND for an unknown entry,
     /// NOT_SUPPORTED when it has no counter.
-    pub fn query_entry(&self, h: usize) -> DocaResult<(u64, u64)> {
+    pub(crate) fn query_entry(&self, h: usize) -> DocaResult<(u64, u64)> {
         if !self.entries.contains(&h) {
             return Err(DocaError::NOT_FOUND);
         }
@@ -545,7 +545,7 @@ impl State {
     }
 
     /// Packets and bytes a pipe missed; NOT_SUPPORTED without a miss counter.
-    pub fn query_pipe_miss(&self, h: usize) -> DocaResult<(u64, u64)> {
+    pub(crate) fn query_pipe_miss(&self, h: usize) -> DocaResult<(u64, u64)> {
         let ph = self.pipe_mut(h)?;
         let c = ph
             .pipe

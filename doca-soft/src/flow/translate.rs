@@ -38,14 +38,14 @@ const _: () = {
 /// the fields. A mask or entry match is read in the context of its pipe or match, since
 /// those often leave `l3_type`/`l4_type_ext` zero.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Layout {
+pub(crate) struct Layout {
     l3: u32,
     l4: u32,
 }
 
 impl Layout {
     /// The layout `m` declares.
-    pub fn of(m: &sys::doca_flow_match_v1) -> Layout {
+    pub(crate) fn of(m: &sys::doca_flow_match_v1) -> Layout {
         Layout {
             l3: m.outer.l3_type,
             l4: m.outer.l4_type_ext,
@@ -55,7 +55,10 @@ impl Layout {
 
 /// `(field, host-order value)` of every field we can match, read from `m` with the union
 /// views chosen by `layout`. Always the same fields in the same order for one layout.
-pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Vec<(Field, u64)>> {
+pub(crate) fn read_fields(
+    m: &sys::doca_flow_match_v1,
+    layout: Layout,
+) -> DocaResult<Vec<(Field, u64)>> {
     reject_unsupported(m)?;
     let o = &m.outer;
     let mac = |a: [u8; 6]| a.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
@@ -154,7 +157,7 @@ pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Ve
 
 /// Whether a monitor asks for a (non-shared) counter; meters and shared counters are
 /// NOT_SUPPORTED.
-pub fn monitor_counts(m: &sys::doca_flow_monitor_v1) -> DocaResult<bool> {
+pub(crate) fn monitor_counts(m: &sys::doca_flow_monitor_v1) -> DocaResult<bool> {
     if m.meter_type != sys::DOCA_FLOW_RESOURCE_TYPE_NONE {
         sdk_err!("flow", "meters are not supported");
         return Err(DocaError::NOT_SUPPORTED);
@@ -208,7 +211,7 @@ fn reject_unsupported(m: &sys::doca_flow_match_v1) -> DocaResult<()> {
 }
 
 /// A CONTROL entry's comparisons from its match and optional mask.
-pub fn control_matches(
+pub(crate) fn control_matches(
     m: &sys::doca_flow_match_v1,
     mask: Option<&sys::doca_flow_match_v1>,
 ) -> DocaResult<Vec<FieldMatch>> {
@@ -234,7 +237,7 @@ pub fn control_matches(
 
 /// One field of a BASIC pipe's template.
 #[derive(Clone, Copy, Debug)]
-pub struct TemplateField {
+pub(crate) struct TemplateField {
     /// The field.
     pub field: Field,
     /// Bits compared.
@@ -244,7 +247,7 @@ pub struct TemplateField {
 }
 
 /// A BASIC pipe's template from its match and optional mask.
-pub fn basic_template(
+pub(crate) fn basic_template(
     m: &sys::doca_flow_match_v1,
     mask: Option<&sys::doca_flow_match_v1>,
 ) -> DocaResult<Vec<TemplateField>> {
@@ -279,7 +282,7 @@ pub fn basic_template(
 }
 
 /// A BASIC entry's comparisons: the template filled with the entry's values.
-pub fn basic_entry_matches(
+pub(crate) fn basic_entry_matches(
     template: &[TemplateField],
     layout: Layout,
     entry: Option<&sys::doca_flow_match_v1>,

@@ -168,7 +168,7 @@ fn host_range_copies_are_bounds_checked() {
         assert_eq!(doca_mmap_set_memrange(m, base.cast(), 128), 0);
         assert_eq!((*m).write_at(0, b"x"), Err(DocaError::BAD_STATE));
         assert_eq!(doca_mmap_start(m), 0);
-        assert!((*m).gpu().is_none(), "host memory");
+        assert!((*m).gpu_range().is_none(), "host memory");
         assert_eq!((*m).cpu_ptr(), Some(base));
         assert_eq!((*m).range().unwrap(), (base, 128));
         (*m).write_at(120, b"abcdefgh").unwrap();

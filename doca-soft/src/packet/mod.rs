@@ -3,7 +3,7 @@
 //! compiled into, the RSS hash, and the checksums a NIC computes on send. Nothing here
 //! knows about ports, queues or the C structs.
 
-pub mod checksum;
-pub mod classify;
-pub mod parser;
+pub(crate) mod checksum;
+pub(crate) mod classify;
+pub(crate) mod parser;
 pub mod rss;

@@ -176,7 +176,7 @@ fn join_fanout(fd: &OwnedFd, id: Option<u16>) -> DocaResult<u16> {
 }
 
 /// The interface index of `ifname`, or NOT_FOUND.
-pub fn ifindex_of(ifname: &str) -> DocaResult<u32> {
+pub(super) fn ifindex_of(ifname: &str) -> DocaResult<u32> {
     let c = CString::new(ifname).map_err(|_| DocaError::INVALID_VALUE)?;
     // SAFETY: c is a valid NUL-terminated string.
     match unsafe { libc::if_nametoindex(c.as_ptr()) } {
@@ -238,6 +238,7 @@ impl Backend for AfPacket {
         Ok(())
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         let mut done = 0;
         while done < frames.len() {

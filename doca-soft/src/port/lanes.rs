@@ -131,6 +131,7 @@ impl LaneQueues {
     }
 
     /// Frames queued on every lane.
+    #[cfg(any(test, feature = "testing"))]
     pub(crate) fn len(&self) -> usize {
         self.queues
             .iter()

@@ -24,8 +24,11 @@ use std::time::Duration;
 
 use once_cell::sync::Lazy;
 
-pub use counters::{DropReason, PortCounters, PortCountersSnapshot};
-pub use lanes::{lane_cap, LANES_ENV, MAX_LANES};
+pub(crate) use counters::PortCounters;
+pub use counters::{DropReason, PortCountersSnapshot};
+#[cfg(any(test, feature = "testing"))]
+pub use lanes::LANES_ENV;
+pub use lanes::{lane_cap, MAX_LANES};
 
 use crate::dev::{DevInfo, PortSpec};
 use crate::error::{DocaError, DocaResult};
@@ -48,6 +51,7 @@ pub(crate) trait Backend: Send + Sync {
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
     /// Sends several frames; returns how many went out (in order) and the error
     /// that stopped the rest, if any.
+    #[cfg(any(test, feature = "testing"))]
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         for (i, f) in frames.iter().enumerate() {
             if let Err(e) = self.send(f) {
@@ -243,6 +247,7 @@ impl Port {
     /// TX of several frames (one system call on AF_PACKET ports). Returns how many were
     /// sent, in order, and the error that stopped the rest; every frame is counted as sent
     /// or as a send error.
+    #[cfg(any(test, feature = "testing"))]
     pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         let max = self.max_frame();
         let fit = frames
@@ -267,6 +272,7 @@ impl Port {
 
     /// Feeds `frame` into the port's RX path as if the port had received it (tests, bench
     /// generators), on the calling thread's lane. FULL when that lane's queue is full.
+    #[cfg(any(test, feature = "testing"))]
     pub fn inject_rx(&self, frame: &[u8]) -> DocaResult<()> {
         if self.inject.push(frame) {
             Ok(())
@@ -276,12 +282,14 @@ impl Port {
     }
 
     /// Frames injected or arrived on a wire that no lane has handled yet.
+    #[cfg(any(test, feature = "testing"))]
     pub fn pending_rx(&self) -> usize {
         self.inject.len()
     }
 
     /// Sets the queue that gets frames while the port has no Flow root pipe (`None`: such
     /// frames are dropped as no-match, like a NIC without steering rules). Arms the port.
+    #[cfg(any(test, feature = "testing"))]
     pub fn set_default_queue(&self, queue_id: Option<u16>) {
         let v = queue_id.map_or(NO_QUEUE, u32::from);
         self.default_queue.store(v, Ordering::Release);
@@ -314,11 +322,13 @@ impl Port {
     }
 
     /// Whether the receive lanes are running.
+    #[cfg(any(test, feature = "testing"))]
     pub fn dispatcher_running(&self) -> bool {
         self.rx_lanes() > 0
     }
 
     /// Number of receive lanes running now.
+    #[cfg(any(test, feature = "testing"))]
     pub fn rx_lanes(&self) -> usize {
         self.users
             .lock()
@@ -412,7 +422,7 @@ pub(crate) fn now_ns() -> u64 {
 }
 
 /// The counters of a device's port (all zero when the port was never opened).
-pub fn counters_of(info: &DevInfo) -> PortCountersSnapshot {
+pub(crate) fn counters_of(info: &DevInfo) -> PortCountersSnapshot {
     Port::existing(&info.spec)
         .map(|p| p.counters())
         .unwrap_or_default()

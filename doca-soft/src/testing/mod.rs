@@ -144,35 +144,92 @@ pub fn host_semaphore() -> *mut Semaphore {
     Box::into_raw(Box::new(Semaphore::new_host()))
 }
 
-/// Copies `bytes` to device memory `dst` of a GPU (synchronous).
-///
-/// # Safety
-/// `gpu` is a live GPU handle; `[dst, dst + bytes.len())` is its memory.
-pub unsafe fn gpu_copy_to_device(gpu: *const Gpu, dst: u64, bytes: &[u8]) -> DocaResult<()> {
-    // SAFETY: caller contract.
-    let g = unsafe { gpu.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
-    g.copy_to_device(dst, bytes)
+/// What tests read and write through a GPU handle: copies to and from its memory, and
+/// the CPU mapping of its allocations.
+pub struct GpuView<'a>(&'a Gpu);
+
+impl<'a> GpuView<'a> {
+    /// A view of a live GPU handle (None for NULL).
+    ///
+    /// # Safety
+    /// A non-null `gpu` is a live GPU handle for `'a`.
+    pub unsafe fn new(gpu: *const Gpu) -> Option<GpuView<'a>> {
+        // SAFETY: caller contract.
+        unsafe { gpu.as_ref() }.map(GpuView)
+    }
+
+    /// Copies host bytes to device memory `dst` (synchronous).
+    pub fn copy_to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()> {
+        self.0.copy_to_device(dst, src)
+    }
+
+    /// Copies device memory `src` to host bytes (synchronous).
+    pub fn copy_from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()> {
+        self.0.copy_from_device(dst, src)
+    }
+
+    /// The CPU address of a device address inside a CPU-mapped allocation of this GPU.
+    pub fn cpu_ptr_of(&self, addr: u64) -> Option<*mut u8> {
+        self.0.cpu_ptr_of(addr)
+    }
 }
 
-/// Copies `bytes` into an mmap's range at `offset` (CPU copy for host or mapped memory,
-/// device copy otherwise); BAD_STATE before start, INVALID_VALUE out of range.
-///
-/// # Safety
-/// `mmap` is a live mmap handle.
-pub unsafe fn mmap_write_at(mmap: *const Mmap, offset: usize, bytes: &[u8]) -> DocaResult<()> {
-    // SAFETY: caller contract.
-    let m = unsafe { mmap.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
-    m.write_at(offset, bytes)
+/// What tests read and write through an mmap handle: its range as the runtime resolved it
+/// at start, and copies into and out of it.
+pub struct MmapView<'a>(&'a Mmap);
+
+impl<'a> MmapView<'a> {
+    /// A view of a live mmap handle (None for NULL).
+    ///
+    /// # Safety
+    /// A non-null `mmap` is a live mmap handle for `'a`.
+    pub unsafe fn new(mmap: *const Mmap) -> Option<MmapView<'a>> {
+        // SAFETY: caller contract.
+        unsafe { mmap.as_ref() }.map(MmapView)
+    }
+
+    /// The device address of the range start when it is memory from `doca_gpu_mem_alloc`
+    /// (known once started).
+    pub fn gpu_addr(&self) -> Option<u64> {
+        self.0.gpu_range().map(|g| g.gpu_addr)
+    }
+
+    /// A CPU pointer to the range start: the address itself for host memory, the CPU
+    /// mapping for mapped GPU memory, None for device-only memory or before start.
+    pub fn cpu_ptr(&self) -> Option<*mut u8> {
+        self.0.cpu_ptr()
+    }
+
+    /// (address, length) once started; BAD_STATE before.
+    pub fn range(&self) -> DocaResult<(*mut u8, usize)> {
+        self.0.range()
+    }
+
+    /// The mkey (host order).
+    pub fn mkey(&self) -> u32 {
+        self.0.mkey()
+    }
+
+    /// Copies `src` into the range at `offset`; BAD_STATE before start, INVALID_VALUE out
+    /// of range.
+    pub fn write_at(&self, offset: usize, src: &[u8]) -> DocaResult<()> {
+        self.0.write_at(offset, src)
+    }
+
+    /// Copies from the range at `offset` into `dst` (see [`MmapView::write_at`]).
+    pub fn read_at(&self, offset: usize, dst: &mut [u8]) -> DocaResult<()> {
+        self.0.read_at(offset, dst)
+    }
 }
 
-/// Copies from an mmap's range at `offset` into `out` (see [`mmap_write_at`]).
+/// Objects that use a device (mmaps it was added to, queues, Flow ports): `doca_dev_close`
+/// is IN_USE while there are any.
 ///
 /// # Safety
-/// `mmap` is a live mmap handle.
-pub unsafe fn mmap_read_at(mmap: *const Mmap, offset: usize, out: &mut [u8]) -> DocaResult<()> {
+/// `dev` is a live device handle.
+pub unsafe fn dev_users(dev: *const Dev) -> usize {
     // SAFETY: caller contract.
-    let m = unsafe { mmap.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
-    m.read_at(offset, out)
+    unsafe { dev.as_ref() }.map_or(0, Dev::users)
 }
 
 /// Whether `[addr, addr + len)` lies in memory from `doca_gpu_mem_alloc` that is still
