@@ -270,7 +270,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
 #[test]
 fn caps_report_cyclic_gpu_queues() {
     use doca_soft::capi::doca_eth_rxq::*;
-    use doca_soft::testing::*;
+    use doca_soft::testing::MAX_BURST_SIZE;
     let info = doca_soft::testing::dev_info(
         "c9:00.0",
         "x",

@@ -139,7 +139,7 @@ fn caps_report_offloads_and_native_wait_on_time() {
     // SAFETY: valid pointers or null where the call must reject it.
     unsafe {
         use doca_soft::capi::doca_eth_txq::*;
-        use doca_soft::testing::*;
+        use doca_soft::testing::MAX_BURST_SIZE;
         assert_eq!(doca_eth_txq_cap_is_l3_chksum_offload_supported(&info), 0);
         assert_eq!(doca_eth_txq_cap_is_l4_chksum_offload_supported(&info), 0);
         assert_eq!(

@@ -5,17 +5,17 @@ use crate::error::{DocaError, DocaResult};
 /// Largest RX/TX burst (descriptors in flight).
 pub const MAX_BURST_SIZE: u32 = 1 << 17;
 /// Largest RX packet size (slot size).
-pub const MAX_PACKET_SIZE: u32 = 16384;
+pub(crate) const MAX_PACKET_SIZE: u32 = 16384;
 /// Largest metadata count.
-pub const MAX_METADATA_NUM: u32 = 1;
+pub(crate) const MAX_METADATA_NUM: u32 = 1;
 /// Largest RX packet headroom / tailroom.
-pub const MAX_ROOM: u16 = 0;
+pub(crate) const MAX_ROOM: u16 = 0;
 /// Largest receive buffer list length (scatter entries).
-pub const MAX_RECV_BUF_LIST_LEN: u32 = 1;
+pub(crate) const MAX_RECV_BUF_LIST_LEN: u32 = 1;
 /// Largest send buffer list length (gather entries).
-pub const MAX_SEND_BUF_LIST_LEN: u32 = 2;
+pub(crate) const MAX_SEND_BUF_LIST_LEN: u32 = 2;
 /// Largest LSO header size (LSO itself is not offered).
-pub const MAX_LSO_HEADER_SIZE: u16 = 0;
+pub(crate) const MAX_LSO_HEADER_SIZE: u16 = 0;
 
 /// `enum doca_eth_rxq_type` values.
 pub const RXQ_TYPE_CYCLIC: u32 = 0;

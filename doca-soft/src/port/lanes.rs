@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use super::frame_queue::FrameQueue;
 
 /// Most lanes per port.
-pub const MAX_LANES: usize = 64;
+pub(crate) const MAX_LANES: usize = 64;
 
 /// Frames and bytes of the input queue of each lane but the first: a quarter of lane 0's
 /// (`INJECT_QUEUE_FRAMES` frames in 16 MiB), so a lane costs about 4.4 MiB of (lazily

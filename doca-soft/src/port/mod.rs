@@ -26,9 +26,10 @@ use once_cell::sync::Lazy;
 
 pub(crate) use counters::PortCounters;
 pub use counters::{DropReason, PortCountersSnapshot};
+pub use lanes::lane_cap;
 #[cfg(any(test, feature = "testing"))]
 pub use lanes::LANES_ENV;
-pub use lanes::{lane_cap, MAX_LANES};
+pub(crate) use lanes::MAX_LANES;
 
 use crate::dev::{DevInfo, PortSpec};
 use crate::error::{DocaError, DocaResult};

@@ -15,7 +15,7 @@
 //!   ([`dev_info`], [`open_dev`]), a device's port ([`port_of`]), host-memory data paths
 //!   for queues ([`rxq_set_host_datapath`], ...), a host-memory semaphore, GPU memory
 //!   copies and the allocation registry;
-//! * the soft NIC's capability values ([`MAX_BURST_SIZE`], ...), which the C getters report.
+//! * the soft NIC's largest burst ([`MAX_BURST_SIZE`]), which the capability getters report.
 
 pub mod frames;
 mod rx_consumer;
@@ -35,10 +35,7 @@ use crate::semaphore::Semaphore;
 
 pub use crate::buf::array::GpuBufEntry;
 pub use crate::dev::PortSpec;
-pub use crate::eth::caps::{
-    MAX_BURST_SIZE, MAX_LSO_HEADER_SIZE, MAX_METADATA_NUM, MAX_PACKET_SIZE, MAX_RECV_BUF_LIST_LEN,
-    MAX_ROOM, MAX_SEND_BUF_LIST_LEN, WAIT_ON_TIME_NATIVE,
-};
+pub use crate::eth::caps::MAX_BURST_SIZE;
 pub use crate::eth::glue::{register_host_range, unregister_host_range, RuntimeFrames};
 pub use crate::eth::mem::{DeviceMem, FrameSeg, FrameSource, MemRanges, PktBuf};
 pub use crate::eth::ring::{
@@ -51,10 +48,8 @@ pub use crate::eth::tx_proxy::{FrameOut, TxProxy, TxRing, TxRingCfg};
 pub use crate::gpu::cuda_available;
 pub use crate::packet::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
 pub use crate::packet::parser::parse;
-pub use crate::packet::rss::{self, RSS_IPV4, RSS_IPV6, RSS_TCP, RSS_UDP};
-pub use crate::port::{
-    lane_cap, DropReason, Port, RxSink, INJECT_QUEUE_FRAMES, LANES_ENV, MAX_LANES,
-};
+pub use crate::packet::rss::{self, RSS_IPV4, RSS_UDP};
+pub use crate::port::{lane_cap, DropReason, Port, RxSink, INJECT_QUEUE_FRAMES, LANES_ENV};
 pub use crate::semaphore::{SemHandle, SemPacketInfo};
 pub use rx_consumer::{CpuRxq, RxAttr, RX_NO_PKT};
 pub use tx_producer::CpuTxq;
