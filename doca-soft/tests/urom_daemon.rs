@@ -2,7 +2,7 @@
 
 mod urom_support;
 
-use doca_soft::error::DocaError;
+use doca_soft::capi::doca_error::DocaError;
 use doca_soft::urom::wire::{Msg, SpawnReq, HEADER_LEN};
 use std::time::{Duration, Instant};
 use urom_support::*;

@@ -3,15 +3,17 @@
 
 mod urom_support;
 
-use doca_soft::buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
-use doca_soft::ctx::{
+use doca_soft::capi::doca_buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
+use doca_soft::capi::doca_ctx::{
     doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
     STATE_STARTING,
 };
-use doca_soft::error::DocaError;
-use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, Pe};
-use doca_soft::task::{doca_task_get_status, doca_task_submit, Task};
-use doca_soft::types::DocaData;
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_pe::{
+    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, doca_task_get_status,
+    doca_task_submit, Pe, Task,
+};
+use doca_soft::capi::doca_types::DocaData;
 use doca_soft::urom::host_worker::*;
 use doca_soft::urom::service::*;
 use std::ffi::c_void;
@@ -195,7 +197,7 @@ fn submit_echo(w: *mut UromWorker, plugin: u64, kind: u64, data: u64, cookie: &m
         *(doca_urom_worker_cmd_task_get_user_data(t) as *mut u64) = 0xfeed;
         doca_urom_worker_cmd_task_set_cb(t, Some(on_cmd));
         let task = doca_urom_worker_cmd_task_as_task(t);
-        doca_soft::task::doca_task_set_user_data(
+        doca_soft::capi::doca_pe::doca_task_set_user_data(
             task,
             DocaData {
                 ptr: cookie as *mut Cookie as *mut c_void,
@@ -311,7 +313,7 @@ fn service_worker_commands_and_gid_query() {
                 0
             );
             let task = doca_urom_service_get_workers_by_gid_task_as_task(t);
-            doca_soft::task::doca_task_set_user_data(task, DocaData { u64: gid as u64 });
+            doca_soft::capi::doca_pe::doca_task_set_user_data(task, DocaData { u64: gid as u64 });
             assert_eq!(doca_task_submit(task), 0);
         }
     }

@@ -30,7 +30,7 @@ fn fold(mut acc: u64) -> u16 {
 }
 
 /// The Internet checksum of `data`.
-pub fn internet_checksum(data: &[u8]) -> u16 {
+pub(crate) fn internet_checksum(data: &[u8]) -> u16 {
     fold(sum_words(data, 0))
 }
 
@@ -49,7 +49,7 @@ fn l3_start(frame: &[u8]) -> Option<(usize, u16)> {
 
 /// Computes the enabled checksums in place. Returns false (frame unchanged) when the frame
 /// is not a parsable IPv4/IPv6 frame.
-pub fn apply_offloads(frame: &mut [u8], l3: bool, l4: bool) -> bool {
+pub(crate) fn apply_offloads(frame: &mut [u8], l3: bool, l4: bool) -> bool {
     if frame.len() < ETH_HDR {
         return false;
     }

@@ -14,14 +14,22 @@
 //! * Setters called after start get BAD_STATE: context kinds check with [`Ctx::require_idle`].
 //!
 //! Callbacks (state changes, task completions) are never called with a lock held.
+//!
+//! The progress engine ([`pe`]) and the task header ([`task`]) live here too: a context
+//! points to its engine and completes its tasks, an engine progresses its contexts, a task
+//! belongs to a context.
+
+pub(crate) mod pe;
+pub(crate) mod task;
 
 use crate::error::{to_c, DocaError, DocaResult};
-use crate::pe::Pe;
-use crate::task::Task;
+use crate::gpu::GpuShared;
+use crate::sync::lock;
 use crate::types::DocaData;
-use std::ffi::c_void;
+use pe::Pe;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use task::Task;
 
 /// `DOCA_CTX_STATE_IDLE`.
 pub const STATE_IDLE: u32 = 0;
@@ -38,7 +46,7 @@ pub type StateChangedCb =
 
 /// Outcome of a start or stop request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transition {
+pub(crate) enum Transition {
     /// The context reached RUNNING (start) or IDLE (stop) at once.
     Done,
     /// The context is STARTING or STOPPING; a later [`CtxOps::progress`] call finishes the
@@ -47,7 +55,7 @@ pub enum Transition {
 }
 
 /// What a context kind implements. All methods are called without the context's lock held.
-pub trait CtxOps: Send + Sync {
+pub(crate) trait CtxOps: Send + Sync {
     /// Short name used in log messages ("eth_rxq", "urom_worker", ...).
     fn kind(&self) -> &'static str;
     /// Whether `doca_ctx_start` requires the context to be connected to a PE first.
@@ -70,7 +78,7 @@ pub trait CtxOps: Send + Sync {
         Err(DocaError::NOT_SUPPORTED)
     }
     /// `doca_ctx_set_datapath_on_gpu` (called while IDLE). Default: not supported.
-    fn set_datapath_on_gpu(&self, _gpu: *mut c_void) -> DocaResult<()> {
+    fn set_datapath_on_gpu(&self, _gpu: &Arc<GpuShared>) -> DocaResult<()> {
         Err(DocaError::NOT_SUPPORTED)
     }
 }
@@ -89,9 +97,18 @@ pub struct Ctx {
     inflight: AtomicUsize,
 }
 
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("kind", &self.ops.kind())
+            .field("state", &self.state())
+            .finish()
+    }
+}
+
 impl Ctx {
     /// A new IDLE context driven by `ops`.
-    pub fn new(ops: Arc<dyn CtxOps>) -> Box<Ctx> {
+    pub(crate) fn new(ops: Arc<dyn CtxOps>) -> Box<Ctx> {
         Box::new(Ctx {
             ops,
             inner: Mutex::new(CtxInner {
@@ -105,17 +122,17 @@ impl Ctx {
     }
 
     /// The context kind's operations.
-    pub fn ops(&self) -> &Arc<dyn CtxOps> {
+    pub(crate) fn ops(&self) -> &Arc<dyn CtxOps> {
         &self.ops
     }
 
     /// Current state (`STATE_*`).
-    pub fn state(&self) -> u32 {
+    pub(crate) fn state(&self) -> u32 {
         self.lock().state
     }
 
     /// BAD_STATE unless the context is IDLE (for setters).
-    pub fn require_idle(&self) -> DocaResult<()> {
+    pub(crate) fn require_idle(&self) -> DocaResult<()> {
         if self.state() == STATE_IDLE {
             Ok(())
         } else {
@@ -124,7 +141,7 @@ impl Ctx {
     }
 
     /// BAD_STATE unless the context is RUNNING.
-    pub fn require_running(&self) -> DocaResult<()> {
+    pub(crate) fn require_running(&self) -> DocaResult<()> {
         if self.state() == STATE_RUNNING {
             Ok(())
         } else {
@@ -133,12 +150,12 @@ impl Ctx {
     }
 
     /// The context's user data.
-    pub fn user_data(&self) -> DocaData {
+    pub(crate) fn user_data(&self) -> DocaData {
         self.lock().user_data
     }
 
     /// The PE this context is connected to, or null.
-    pub fn pe(&self) -> *mut Pe {
+    pub(crate) fn pe(&self) -> *mut Pe {
         self.pe.load(Ordering::Acquire)
     }
 
@@ -147,13 +164,13 @@ impl Ctx {
     }
 
     /// Tasks submitted and not yet completed.
-    pub fn inflight(&self) -> usize {
+    pub(crate) fn inflight(&self) -> usize {
         self.inflight.load(Ordering::Acquire)
     }
 
     /// Moves to `next` and reports the change to the state-changed callback. Context kinds
     /// call this from `progress` to finish a pending transition.
-    pub fn set_state(&self, next: u32) {
+    pub(crate) fn set_state(&self, next: u32) {
         let (prev, cb, ud) = {
             let mut g = self.lock();
             let prev = g.state;
@@ -177,7 +194,7 @@ impl Ctx {
     /// `doca_task_submit` validated, so this stays a safe function of the runtime's
     /// internal API.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
-    pub fn complete_task(&self, task: *mut Task, status: DocaResult<()>) {
+    pub(crate) fn complete_task(&self, task: *mut Task, status: DocaResult<()>) {
         self.inflight.fetch_sub(1, Ordering::AcqRel);
         let ud = self.user_data();
         // SAFETY: `task` was submitted to this context and is still owned by the runtime
@@ -194,10 +211,31 @@ impl Ctx {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, CtxInner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner)
     }
 
-    fn start(&self) -> DocaResult<()> {
+    /// Sets the user data passed to the state-changed callback and task completions.
+    pub(crate) fn set_user_data(&self, user_data: DocaData) {
+        self.lock().user_data = user_data;
+    }
+
+    /// Sets the state-changed callback (IDLE only).
+    pub(crate) fn set_state_changed_cb(&self, cb: StateChangedCb) -> DocaResult<()> {
+        self.require_idle()?;
+        self.lock().state_cb = cb;
+        Ok(())
+    }
+
+    /// Puts the context's data path on `gpu` (IDLE only; NOT_SUPPORTED for kinds without a
+    /// GPU data path).
+    pub(crate) fn set_datapath_on_gpu(&self, gpu: &Arc<GpuShared>) -> DocaResult<()> {
+        self.require_idle()?;
+        self.ops.set_datapath_on_gpu(gpu)
+    }
+
+    /// `doca_ctx_start`: RUNNING at once (Ok) or STARTING (IN_PROGRESS); see the module
+    /// documentation.
+    pub(crate) fn start(&self) -> DocaResult<()> {
         self.require_idle()?;
         if self.ops.needs_pe() && self.pe().is_null() {
             return Err(DocaError::BAD_STATE);
@@ -214,7 +252,8 @@ impl Ctx {
         }
     }
 
-    fn stop(&self) -> DocaResult<()> {
+    /// `doca_ctx_stop`: IDLE at once (Ok) or STOPPING (IN_PROGRESS).
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let s = self.state();
         if s != STATE_RUNNING && s != STATE_STARTING {
             return Err(DocaError::BAD_STATE);
@@ -230,130 +269,4 @@ impl Ctx {
             }
         }
     }
-}
-
-/// Borrows a context from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `ctx` must point to a live `Ctx`.
-pub unsafe fn ctx_ref<'a>(ctx: *const Ctx) -> DocaResult<&'a Ctx> {
-    // SAFETY: caller guarantees validity when non-null.
-    unsafe { ctx.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-/// `doca_ctx_start`.
-///
-/// # Safety
-/// `ctx` is null or a live context.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_start(ctx: *mut Ctx) -> u32 {
-    // SAFETY: per this function's contract.
-    to_c(unsafe { ctx_ref(ctx) }.and_then(Ctx::start))
-}
-
-/// `doca_ctx_stop`.
-///
-/// # Safety
-/// `ctx` is null or a live context.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_stop(ctx: *mut Ctx) -> u32 {
-    // SAFETY: per this function's contract.
-    to_c(unsafe { ctx_ref(ctx) }.and_then(Ctx::stop))
-}
-
-/// `doca_ctx_get_state`.
-///
-/// # Safety
-/// `ctx` is null or a live context; `state` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_get_state(ctx: *const Ctx, state: *mut u32) -> u32 {
-    // SAFETY: per this function's contract.
-    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
-        if state.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        // SAFETY: checked non-null; caller guarantees it is writable.
-        unsafe { *state = c.state() };
-        Ok(())
-    });
-    to_c(r)
-}
-
-/// `doca_ctx_set_state_changed_cb` (IDLE only).
-///
-/// # Safety
-/// `ctx` is null or a live context.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_set_state_changed_cb(ctx: *mut Ctx, cb: StateChangedCb) -> u32 {
-    // SAFETY: per this function's contract.
-    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
-        c.require_idle()?;
-        c.lock().state_cb = cb;
-        Ok(())
-    });
-    to_c(r)
-}
-
-/// `doca_ctx_set_user_data`.
-///
-/// # Safety
-/// `ctx` is null or a live context.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_set_user_data(ctx: *mut Ctx, user_data: DocaData) -> u32 {
-    // SAFETY: per this function's contract.
-    let r = unsafe { ctx_ref(ctx) }.map(|c| c.lock().user_data = user_data);
-    to_c(r)
-}
-
-/// `doca_ctx_get_user_data`.
-///
-/// # Safety
-/// `ctx` is null or a live context; `user_data` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_get_user_data(ctx: *const Ctx, user_data: *mut DocaData) -> u32 {
-    // SAFETY: per this function's contract.
-    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
-        if user_data.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        // SAFETY: checked non-null; caller guarantees it is writable.
-        unsafe { *user_data = c.user_data() };
-        Ok(())
-    });
-    to_c(r)
-}
-
-/// `doca_ctx_get_num_inflight_tasks`.
-///
-/// # Safety
-/// `ctx` is null or a live context; `num` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_get_num_inflight_tasks(ctx: *const Ctx, num: *mut usize) -> u32 {
-    // SAFETY: per this function's contract.
-    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
-        if num.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        // SAFETY: checked non-null; caller guarantees it is writable.
-        unsafe { *num = c.inflight() };
-        Ok(())
-    });
-    to_c(r)
-}
-
-/// `doca_ctx_set_datapath_on_gpu` (IDLE only).
-///
-/// # Safety
-/// `ctx` is null or a live context; `gpu` is null or a live `doca_gpu`.
-#[no_mangle]
-pub unsafe extern "C" fn doca_ctx_set_datapath_on_gpu(ctx: *mut Ctx, gpu: *mut c_void) -> u32 {
-    // SAFETY: per this function's contract.
-    let r = unsafe { ctx_ref(ctx) }.and_then(|c| {
-        if gpu.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.require_idle()?;
-        c.ops.set_datapath_on_gpu(gpu)
-    });
-    to_c(r)
 }

@@ -3,9 +3,9 @@
 //! (`include/doca_gpunetio_dev_eth_txq.cuh`) on the same structs. Tests drive the TX proxy
 //! with it; a host-memory queue can also be fed without a GPU.
 
-use super::ring::{self, TxCqe, TxDesc, TxqHandle};
-use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_SEND, TX_OP_WAIT};
 use crate::error::{DocaError, DocaResult};
+use crate::eth::ring::{self, TxCqe, TxDesc, TxqHandle};
+use crate::eth::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_SEND, TX_OP_WAIT};
 use std::sync::atomic::{fence, Ordering};
 
 /// A borrowed TX handle whose addresses are CPU pointers (host-memory queues).

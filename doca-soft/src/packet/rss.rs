@@ -97,24 +97,3 @@ pub fn pick(pkt: &Parsed, flags: u32, queues: &[u16]) -> Option<u16> {
         n => Some(queues[(hash(pkt, flags) % n as u64) as usize]),
     }
 }
-
-// The hash flags are the header's values.
-const _: () = {
-    use super::sys;
-    assert!(RSS_IPV4 == sys::DOCA_FLOW_RSS_IPV4 && RSS_IPV6 == sys::DOCA_FLOW_RSS_IPV6);
-    assert!(RSS_UDP == sys::DOCA_FLOW_RSS_UDP && RSS_TCP == sys::DOCA_FLOW_RSS_TCP);
-    assert!(
-        RSS_IPV4_SRC == sys::DOCA_FLOW_RSS_IPV4_SRC && RSS_IPV4_DST == sys::DOCA_FLOW_RSS_IPV4_DST
-    );
-    assert!(
-        RSS_IPV6_SRC == sys::DOCA_FLOW_RSS_IPV6_SRC && RSS_IPV6_DST == sys::DOCA_FLOW_RSS_IPV6_DST
-    );
-    assert!(
-        RSS_L4_SRC_UDP == sys::DOCA_FLOW_RSS_UDP_SRC
-            && RSS_L4_DST_UDP == sys::DOCA_FLOW_RSS_UDP_DST
-    );
-    assert!(
-        RSS_L4_SRC_TCP == sys::DOCA_FLOW_RSS_TCP_SRC
-            && RSS_L4_DST_TCP == sys::DOCA_FLOW_RSS_TCP_DST
-    );
-};

@@ -258,7 +258,8 @@ pub enum PipeKind {
 /// A pipe: entries plus forward and miss behaviour.
 #[derive(Debug)]
 pub struct Pipe {
-    /// Pipe name (for logs).
+    /// Pipe name (shown by `Debug`).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub name: String,
     /// BASIC or CONTROL.
     pub kind: PipeKind,
@@ -273,7 +274,7 @@ pub struct Pipe {
 
 /// Outcome of classification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Deliver to this queue id.
     Queue(u16),
     /// A DROP forward.
@@ -283,7 +284,7 @@ pub enum Verdict {
 }
 
 /// Longest pipe chain followed before a packet is dropped (guards against loops).
-pub const MAX_HOPS: usize = 16;
+pub(crate) const MAX_HOPS: usize = 16;
 
 impl Pipe {
     /// A pipe with no entries.
@@ -317,11 +318,13 @@ impl Pipe {
     }
 
     /// Number of entries.
+    #[cfg(any(test, feature = "testing"))]
     pub fn len(&self) -> usize {
         self.entries.read().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// Whether the pipe has no entries.
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -344,7 +347,7 @@ impl Pipe {
 }
 
 /// Classifies `pkt` (frame length `len`) starting at `root`.
-pub fn classify(root: &Pipe, pkt: &Parsed, len: usize) -> Verdict {
+pub(crate) fn classify(root: &Pipe, pkt: &Parsed, len: usize) -> Verdict {
     let mut next: Option<Arc<Pipe>> = None;
     for _ in 0..MAX_HOPS {
         let pipe: &Pipe = next.as_deref().unwrap_or(root);
@@ -385,8 +388,8 @@ pub fn classify(root: &Pipe, pkt: &Parsed, len: usize) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::parser::build::{icmp4_echo, tcp4, udp4};
-    use crate::flow::parser::parse;
+    use crate::packet::parser::parse;
+    use crate::testing::frames::{icmp4_echo, tcp4, udp4};
 
     fn eq(field: Field, value: u64) -> FieldMatch {
         FieldMatch {

@@ -7,12 +7,11 @@
 //! enough (INVALID_VALUE otherwise); the GPU handle exists only for a started array with a
 //! target GPU (NOT_SUPPORTED without one, BAD_STATE before start).
 
-use crate::capi::toolkit::write_out;
-use crate::error::{to_c, DocaError, DocaResult};
-use crate::gpu::{gpu_ref, Gpu, GpuShared};
-use crate::mmap::{mmap_ref, Mmap, MmapShared};
+use crate::error::{DocaError, DocaResult};
+use crate::gpu::{Gpu, GpuShared};
+use crate::mmap::{Mmap, MmapShared};
+use crate::sync::lock;
 use crate::types::GPU_MEM_TYPE_GPU;
-use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One element as the device sees it: address and big-endian mkey (ready for the device
@@ -47,7 +46,7 @@ pub struct BufArr {
 }
 
 /// The element entries for `num` elements of `elem_size` bytes from `base + offset`.
-pub fn entries(
+pub(crate) fn entries(
     base: u64,
     offset: u64,
     elem_size: usize,
@@ -65,10 +64,16 @@ pub fn entries(
 
 impl BufArr {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.state)
     }
 
-    fn set_params(&self, mmap: &Mmap, elem_size: usize, start_offset: u64) -> DocaResult<()> {
+    /// `set_params`: elements of `elem_size` bytes from `start_offset` of `mmap` (before start).
+    pub(crate) fn set_params(
+        &self,
+        mmap: &Mmap,
+        elem_size: usize,
+        start_offset: u64,
+    ) -> DocaResult<()> {
         if elem_size == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -82,7 +87,8 @@ impl BufArr {
         Ok(())
     }
 
-    fn set_target_gpu(&self, gpu: &Gpu) -> DocaResult<()> {
+    /// `set_target_gpu`: the GPU the element array is exported to (before start).
+    pub(crate) fn set_target_gpu(&self, gpu: &Gpu) -> DocaResult<()> {
         let mut s = self.lock();
         if s.started {
             return Err(DocaError::BAD_STATE);
@@ -91,7 +97,8 @@ impl BufArr {
         Ok(())
     }
 
-    fn start(&self) -> DocaResult<()> {
+    /// `start`: checks the elements fit the started mmap and exports them to the GPU.
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if s.started {
             return Err(DocaError::BAD_STATE);
@@ -134,7 +141,8 @@ impl BufArr {
         Ok(())
     }
 
-    fn stop(&self) -> DocaResult<()> {
+    /// `stop`: frees the exported array; BAD_STATE when not started.
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -150,7 +158,8 @@ impl BufArr {
         Ok(())
     }
 
-    fn gpu_handle(&self) -> DocaResult<u64> {
+    /// The exported array's device address (started, with a target GPU).
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
         let s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -162,140 +171,41 @@ impl BufArr {
     }
 }
 
-/// Runs `f` on a borrowed array and returns the C code.
-///
-/// # Safety
-/// `p` is null or a live array.
-unsafe fn with_arr(p: *const BufArr, f: impl FnOnce(&BufArr) -> DocaResult<()>) -> u32 {
-    // SAFETY: caller contract.
-    to_c(
-        unsafe { p.as_ref() }
-            .ok_or(DocaError::INVALID_VALUE)
-            .and_then(f),
-    )
-}
-
-/// `doca_buf_arr_create(num_elem, &arr)`.
-///
-/// # Safety
-/// `buf_arr` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_create(num_elem: usize, buf_arr: *mut *mut BufArr) -> u32 {
-    if num_elem == 0 || buf_arr.is_null() {
-        return DocaError::INVALID_VALUE.0;
-    }
-    let a = Box::new(BufArr {
-        num_elem,
-        state: Mutex::new(State {
-            mmap: None,
-            elem_size: 0,
-            start_offset: 0,
-            gpu: None,
-            started: false,
-            gpu_entries: 0,
-        }),
-    });
-    // SAFETY: checked non-null; caller guarantees writability.
-    unsafe { *buf_arr = Box::into_raw(a) };
-    0
-}
-
-/// `doca_buf_arr_destroy(arr)` (a started array is stopped first).
-///
-/// # Safety
-/// `buf_arr` is null or an array from `doca_buf_arr_create`, not yet destroyed.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_destroy(buf_arr: *mut BufArr) -> u32 {
-    // SAFETY: caller contract.
-    let Some(a) = (unsafe { buf_arr.as_ref() }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    if a.lock().started {
-        let _ = a.stop();
-    }
-    // SAFETY: made by Box::into_raw in create; not used after this.
-    drop(unsafe { Box::from_raw(buf_arr) });
-    0
-}
-
-/// `doca_buf_arr_set_params(arr, mmap, elem_size, start_offset)`.
-///
-/// # Safety
-/// `buf_arr` and `mmap` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_set_params(
-    buf_arr: *mut BufArr,
-    mmap: *mut Mmap,
-    elem_size: usize,
-    start_offset: u64,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_arr(buf_arr, |a| {
-            a.set_params(mmap_ref(mmap)?, elem_size, start_offset)
+impl BufArr {
+    /// An array of `num_elem` elements (INVALID_VALUE for 0), not configured.
+    pub(crate) fn new(num_elem: usize) -> DocaResult<BufArr> {
+        if num_elem == 0 {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        Ok(BufArr {
+            num_elem,
+            state: Mutex::new(State {
+                mmap: None,
+                elem_size: 0,
+                start_offset: 0,
+                gpu: None,
+                started: false,
+                gpu_entries: 0,
+            }),
         })
     }
-}
 
-/// `doca_buf_arr_set_target_gpu(arr, gpu)`.
-///
-/// # Safety
-/// `buf_arr` and `gpu_handler` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_set_target_gpu(
-    buf_arr: *mut BufArr,
-    gpu_handler: *mut Gpu,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_arr(buf_arr, |a| a.set_target_gpu(gpu_ref(gpu_handler)?)) }
-}
-
-/// `doca_buf_arr_start(arr)`.
-///
-/// # Safety
-/// `buf_arr` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_start(buf_arr: *mut BufArr) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_arr(buf_arr, BufArr::start) }
-}
-
-/// `doca_buf_arr_stop(arr)`.
-///
-/// # Safety
-/// `buf_arr` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_stop(buf_arr: *mut BufArr) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_arr(buf_arr, BufArr::stop) }
-}
-
-/// `doca_buf_arr_get_gpu_handle(arr, &handle)`: the device address of the entry array.
-///
-/// # Safety
-/// `buf_arr` is null or live; `gpu_buf_arr` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_buf_arr_get_gpu_handle(
-    buf_arr: *const BufArr,
-    gpu_buf_arr: *mut *mut c_void,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_arr(buf_arr, |a| {
-            if gpu_buf_arr.is_null() {
-                return Err(DocaError::INVALID_VALUE);
-            }
-            write_out(gpu_buf_arr, a.gpu_handle()? as *mut c_void)
-        })
+    /// Before destroy: stops a started array (its device memory is freed).
+    pub(crate) fn stop_if_started(&self) {
+        if self.lock().started {
+            let _ = self.stop();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mmap::{
+    use crate::capi::doca_buf_array::*;
+    use crate::capi::doca_mmap::{
         doca_mmap_create, doca_mmap_destroy, doca_mmap_set_memrange, doca_mmap_start,
     };
+    use std::ffi::c_void;
 
     #[test]
     fn entries_are_spaced_by_element_size_with_big_endian_mkey() {

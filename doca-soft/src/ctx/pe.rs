@@ -2,8 +2,9 @@
 //! `doca_pe_progress` call lets every connected context make progress once and reports
 //! whether anything completed.
 
-use crate::ctx::{ctx_ref, Ctx, STATE_IDLE};
-use crate::error::{to_c, DocaError, DocaResult};
+use super::{Ctx, STATE_IDLE};
+use crate::error::{DocaError, DocaResult};
+use crate::sync::lock;
 use std::sync::Mutex;
 
 struct CtxPtr(*const Ctx);
@@ -17,11 +18,28 @@ pub struct Pe {
 }
 
 impl Pe {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CtxPtr>> {
-        self.ctxs.lock().unwrap_or_else(|p| p.into_inner())
+    /// An engine with no contexts.
+    pub(crate) fn new() -> Pe {
+        Pe {
+            ctxs: Mutex::new(Vec::new()),
+        }
     }
 
-    fn connect(&self, ctx: &Ctx) -> DocaResult<()> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CtxPtr>> {
+        lock(&self.ctxs)
+    }
+
+    /// IN_USE while contexts are connected (`doca_pe_destroy` refuses then).
+    pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
+        if self.lock().is_empty() {
+            Ok(())
+        } else {
+            Err(DocaError::IN_USE)
+        }
+    }
+
+    /// Connects an IDLE context that is connected nowhere else.
+    pub(crate) fn connect(&self, ctx: &Ctx) -> DocaResult<()> {
         if ctx.state() != STATE_IDLE {
             return Err(DocaError::BAD_STATE);
         }
@@ -34,7 +52,7 @@ impl Pe {
     }
 
     /// Progresses every connected context once; returns what they completed.
-    pub fn progress(&self) -> u32 {
+    pub(crate) fn progress(&self) -> u32 {
         // A snapshot, so contexts may connect/disconnect from inside callbacks; on the stack
         // for the usual few contexts (a progress call with nothing to do allocates nothing).
         const INLINE: usize = 8;
@@ -65,7 +83,7 @@ impl Pe {
 
 impl Ctx {
     /// Disconnects from the PE (context kinds call this when they are destroyed).
-    pub fn detach_from_pe(&self) {
+    pub(crate) fn detach_from_pe(&self) {
         let pe = self.pe();
         if pe.is_null() {
             return;
@@ -81,73 +99,18 @@ impl Ctx {
     }
 }
 
-/// `doca_pe_create`.
-///
-/// # Safety
-/// `pe` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_pe_create(pe: *mut *mut Pe) -> u32 {
-    if pe.is_null() {
-        return DocaError::INVALID_VALUE.0;
-    }
-    let b = Box::new(Pe {
-        ctxs: Mutex::new(Vec::new()),
-    });
-    // SAFETY: checked non-null; caller guarantees it is writable.
-    unsafe { *pe = Box::into_raw(b) };
-    0
-}
-
-/// `doca_pe_destroy`: IN_USE while contexts are connected.
-///
-/// # Safety
-/// `pe` is null or a live PE from `doca_pe_create`.
-#[no_mangle]
-pub unsafe extern "C" fn doca_pe_destroy(pe: *mut Pe) -> u32 {
-    // SAFETY: caller contract.
-    let Some(p) = (unsafe { pe.as_ref() }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    if !p.lock().is_empty() {
-        return DocaError::IN_USE.0;
-    }
-    // SAFETY: created by Box::into_raw in doca_pe_create and not used after this.
-    drop(unsafe { Box::from_raw(pe) });
-    0
-}
-
-/// `doca_pe_connect_ctx` (the context must be IDLE and not connected elsewhere).
-///
-/// # Safety
-/// `pe` and `ctx` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_pe_connect_ctx(pe: *mut Pe, ctx: *mut Ctx) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { pe.as_ref() }
-        .ok_or(DocaError::INVALID_VALUE)
-        // SAFETY: caller contract.
-        .and_then(|p| p.connect(unsafe { ctx_ref(ctx) }?));
-    to_c(r)
-}
-
-/// `doca_pe_progress`: 1 when some connected context completed something, else 0.
-///
-/// # Safety
-/// `pe` is null or a live PE.
-#[no_mangle]
-pub unsafe extern "C" fn doca_pe_progress(pe: *mut Pe) -> u8 {
-    // SAFETY: caller contract.
-    match unsafe { pe.as_ref() } {
-        Some(p) => u8::from(p.progress() > 0),
-        None => 0,
+impl Default for Pe {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::doca_ctx::*;
+    use crate::capi::doca_pe::*;
     use crate::ctx::*;
-    use crate::task::*;
     use crate::types::DocaData;
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::Arc;

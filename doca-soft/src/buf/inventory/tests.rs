@@ -1,8 +1,12 @@
 //! Tests of inventories and buffers (host memory).
 
 use super::*;
-use crate::buf::*;
-use crate::mmap::{doca_mmap_create, doca_mmap_destroy, doca_mmap_set_memrange, doca_mmap_start};
+use crate::capi::doca_buf::*;
+use crate::capi::doca_buf_inventory::*;
+use crate::capi::doca_mmap::{
+    doca_mmap_create, doca_mmap_destroy, doca_mmap_set_memrange, doca_mmap_start,
+};
+use std::ffi::c_void;
 
 struct Fixture {
     mem: Vec<u8>,

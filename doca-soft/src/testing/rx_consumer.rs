@@ -3,7 +3,7 @@
 //! reading the same structs. Tests drive the ring protocol with it; it also lets a host-memory
 //! queue be consumed without a GPU.
 
-use super::ring::{self, RxCqe, RxqHandle};
+use crate::eth::ring::{self, RxCqe, RxqHandle};
 use std::time::Instant;
 
 /// `DOCA_GPUNETIO_ETH_RX_NO_PKT`: first index reported when nothing was received.
