@@ -4,11 +4,13 @@
 //!   builds: `DOCA_RS_BACKEND` first, then `sdk` over `soft`, then soft).
 //! * `soft`: headers from the doca-soft crate (its `links` metadata), symbols from doca-soft.
 //! * `sdk`: an installed DOCA SDK, through pkg-config or DOCA_INCLUDE_DIR / DOCA_LIB_DIR.
-//! * `bindings`: bindgen over wrapper.h, plus plain-name aliases for DOCA Flow's `_v1` names.
+//! * `bindings`: bindgen over wrapper.h, plus plain-name aliases for DOCA Flow's `_v1` names;
+//!   `flow_versions` lists those names (the plain declarations are left out).
 //! * `ucx`: include directories for UCX, which doca_urom.h needs.
 
 mod backend;
 mod bindings;
+mod flow_versions;
 mod sdk;
 mod soft;
 mod ucx;
