@@ -233,10 +233,12 @@ pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bo
         }
     }
     let ones = [0xffu8; 16];
-    let value_of = |f: &FieldDef, at: usize| -> Option<Vec<u8>> {
+    // A field named by an ADD descriptor holds the addend (0xff adds -1), never "changeable".
+    let value_of = |f: &FieldDef, at: usize, add: bool| -> Option<Vec<u8>> {
         let v = &a[at..at + f.len];
         let k = mask.map(|k| &k[at..at + f.len]);
-        let changeable = template && (is_ones(v) || (k.is_some() && v.iter().all(|&x| x == 0)));
+        let changeable =
+            template && !add && (is_ones(v) || (k.is_some() && v.iter().all(|&x| x == 0)));
         if changeable {
             entry.map(|e| e[at..at + f.len].to_vec())
         } else {
@@ -264,7 +266,7 @@ pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bo
             set: Set::Meta,
             enum_max: None,
         };
-        if let Some(val) = value_of(&f, at) {
+        if let Some(val) = value_of(&f, at, false) {
             meta_words(&mut out.meta, off::META_PKT + 4 * i, k, &val);
         }
     }
@@ -284,7 +286,7 @@ pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bo
             continue;
         }
         let add = adds.iter().any(|n| n == f.name);
-        let Some(val) = value_of(f, at) else {
+        let Some(val) = value_of(f, at, add) else {
             continue;
         };
         out.ops.push(field_op(f, k, &val, add)?);

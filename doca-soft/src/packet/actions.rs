@@ -191,7 +191,8 @@ pub(crate) fn apply(
         if write(&mut sc.buf, at + usize::from(op.off), op) {
             let layer = usize::from(op.inner);
             match op.hdr {
-                Hdr::L3 => touched[layer][0] = true,
+                // The L4 checksum covers the addresses (pseudo-header): fix both.
+                Hdr::L3 => touched[layer] = [true, true],
                 Hdr::L4 => touched[layer][1] = true,
                 _ => {}
             }

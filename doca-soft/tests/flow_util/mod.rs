@@ -149,12 +149,18 @@ impl Rig {
         assert_eq!(doca_flow_entries_process(self.port, q, 0, 0), OK);
     }
 
-    /// Stops the port and the library.
+    /// Stops the port and the library (also when a test fails: see Drop).
     pub fn finish(self) {
+        assert_eq!(doca_flow_port_stop(self.port), OK);
+    }
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
         for q in self.sinks.keys() {
             self.rx.unregister_rx_queue(*q);
         }
-        assert_eq!(doca_flow_port_stop(self.port), OK);
+        // Stops the port if finish did not (a failed test), so the next test starts clean.
         doca_flow_destroy();
     }
 }
