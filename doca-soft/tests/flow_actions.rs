@@ -82,7 +82,9 @@ fn set_actions(
 ) -> u32 {
     let a = [acts as *const _ as *mut doca_flow_actions_v1];
     let k = [mask.map_or(null_mut(), |k| k as *const _ as *mut doca_flow_actions_v1)];
-    let d = [descs.map_or(null_mut(), |d| d as *const _ as *mut doca_flow_action_descs_v1)];
+    let d = [descs.map_or(null_mut(), |d| {
+        d as *const _ as *mut doca_flow_action_descs_v1
+    })];
     // SAFETY: arrays of one pointer each, valid for the call.
     unsafe { doca_flow_pipe_cfg_set_actions_v1(c, a.as_ptr(), k.as_ptr(), d.as_ptr(), 1) }
 }
@@ -129,7 +131,10 @@ fn basic_pipe_rewrites_with_entry_values() {
         m::udp(&mut e.outer).l4_port.dst_port = port.to_be();
         let mut ea = doca_flow_actions_v1::default();
         m::ip4(&mut ea.outer).dst_ip = u32::from_be_bytes(dst).to_be();
-        assert_eq!(basic_entry(0, pipe, Some(&e), Some(&ea), None, null_mut()).0, OK);
+        assert_eq!(
+            basic_entry(0, pipe, Some(&e), Some(&ea), None, null_mut()).0,
+            OK
+        );
     }
     rig.process(0);
     let with_csum = checksummed(udp4([10, 0, 0, 1], [10, 0, 0, 2], 7, 5000, b"payload!"));
@@ -158,7 +163,11 @@ fn basic_pipe_rewrites_with_entry_values() {
 fn control_entry_actions_under_masks() {
     let _g = serial();
     let rig = Rig::new(&[0, 1], 1);
-    let root = create(pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true), None, None);
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
     let mut mt = doca_flow_match_v1::default();
     m::tcp(&mut mt.outer).l4_port.dst_port = 80u16.to_be();
     let mut acts = doca_flow_actions_v1::default();
@@ -171,10 +180,26 @@ fn control_entry_actions_under_masks() {
     let tk = m::tcp(&mut mask.outer);
     tk.l4_port.dst_port = 0xffff;
     tk.flags = 0x08; // only PSH
-    let (rc, e) = control_entry(root, 0, &mt, None, Some((&acts, Some(&mask))), Some(&counting(0)), &rss(&Q1, 0), null_mut());
+    let (rc, e) = control_entry(
+        root,
+        0,
+        &mt,
+        None,
+        Some((&acts, Some(&mask))),
+        Some(&counting(0)),
+        &rss(&Q1, 0),
+        null_mut(),
+    );
     assert_eq!(rc, OK);
     rig.process(0);
-    let f = checksummed(tcp4([10, 0, 0, 1], [10, 0, 0, 2], 1234, 80, 0x10, b"GET / HTTP/1.0"));
+    let f = checksummed(tcp4(
+        [10, 0, 0, 1],
+        [10, 0, 0, 2],
+        1234,
+        80,
+        0x10,
+        b"GET / HTTP/1.0",
+    ));
     rig.send(&[f.clone()]);
     let mut want = f.clone();
     want[29] = 9; // last byte of the source only
@@ -193,15 +218,36 @@ fn vlan_push_pop_and_ipv6_fields() {
     let _g = serial();
     let rig = Rig::new(&[0, 1], 1);
     // Second pipe: pops the tag of frames to port 9, then rewrites nothing -> q0.
-    let popper = create(pipe_cfg(rig.port, c"pop", DOCA_FLOW_PIPE_CONTROL, false), None, None);
+    let popper = create(
+        pipe_cfg(rig.port, c"pop", DOCA_FLOW_PIPE_CONTROL, false),
+        None,
+        None,
+    );
     let mut mt = doca_flow_match_v1::default();
     mt.outer.eth_vlan[0].tci = 42u16.to_be();
     let pop = doca_flow_actions_v1 {
         pop_vlan: true,
         ..Default::default()
     };
-    assert_eq!(control_entry(popper, 0, &mt, None, Some((&pop, None)), None, &rss(&Q0, 0), null_mut()).0, OK);
-    let root = create(pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true), None, None);
+    assert_eq!(
+        control_entry(
+            popper,
+            0,
+            &mt,
+            None,
+            Some((&pop, None)),
+            None,
+            &rss(&Q0, 0),
+            null_mut()
+        )
+        .0,
+        OK
+    );
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
     // UDP to 9: push VLAN 42 and go on to the popper.
     let mut u9 = doca_flow_match_v1::default();
     m::udp(&mut u9.outer).l4_port.dst_port = 9u16.to_be();
@@ -212,7 +258,20 @@ fn vlan_push_pop_and_ipv6_fields() {
     push.push.type_ = DOCA_FLOW_PUSH_ACTION_VLAN;
     push.push.__bindgen_anon_1.vlan.eth_type = 0x8100u16.to_be();
     push.push.__bindgen_anon_1.vlan.vlan_hdr.tci = 42u16.to_be();
-    assert_eq!(control_entry(root, 0, &u9, None, Some((&push, None)), None, &to_pipe(popper), null_mut()).0, OK);
+    assert_eq!(
+        control_entry(
+            root,
+            0,
+            &u9,
+            None,
+            Some((&push, None)),
+            None,
+            &to_pipe(popper),
+            null_mut()
+        )
+        .0,
+        OK
+    );
     // IPv6: hop limit 7, traffic class 0xa5, flow label 0x12345 -> q1.
     let mut v6 = doca_flow_match_v1::default();
     v6.parser_meta.outer_l3_type = DOCA_FLOW_L3_META_IPV6;
@@ -221,12 +280,29 @@ fn vlan_push_pop_and_ipv6_fields() {
     ip6.hop_limit = 7;
     ip6.traffic_class = 0xa5;
     ip6.flow_label = 0x12345u32.to_be();
-    assert_eq!(control_entry(root, 1, &v6, None, Some((&a6, None)), None, &rss(&Q1, 0), null_mut()).0, OK);
+    assert_eq!(
+        control_entry(
+            root,
+            1,
+            &v6,
+            None,
+            Some((&a6, None)),
+            None,
+            &rss(&Q1, 0),
+            null_mut()
+        )
+        .0,
+        OK
+    );
     rig.process(0);
     let plain = checksummed(udp4([1, 2, 3, 4], [5, 6, 7, 8], 1, 9, b"tag me"));
     let six = udp6([0xfe; 16], [0xfd; 16], 1, 2, b"six");
     rig.send(&[plain.clone(), six.clone()]);
-    assert_eq!(rig.got(0), vec![plain], "pushed then popped: the original frame");
+    assert_eq!(
+        rig.got(0),
+        vec![plain],
+        "pushed then popped: the original frame"
+    );
     let mut want = six.clone();
     want[14] = 0x6a; // version 6, traffic class high nibble a
     want[15] = 0x51; // traffic class low nibble 5, flow label 0x1....
@@ -272,7 +348,10 @@ fn unsupported_actions_are_refused() {
         let (rc, log) = logged(|| set_actions(c, a, None, None));
         assert_eq!(rc, NOT_SUPPORTED, "{what}");
         assert_eq!(log.len(), 1, "{what}: {log:?}");
-        assert!(log[0].contains(what) && log[0].contains("not supported"), "{log:?}");
+        assert!(
+            log[0].contains(what) && log[0].contains("not supported"),
+            "{log:?}"
+        );
     }
     let mut copy = add_desc(c"outer.ipv4.ttl", 8);
     copy.type_ = DOCA_FLOW_ACTION_COPY;
@@ -287,20 +366,41 @@ fn unsupported_actions_are_refused() {
     assert!(log[0].contains("COPY"));
     // Bad arguments.
     // SAFETY: NULL arrays are rejected before use.
-    assert_eq!(unsafe { doca_flow_pipe_cfg_set_actions_v1(c, null(), null(), null(), 1) }, INVALID);
+    assert_eq!(
+        unsafe { doca_flow_pipe_cfg_set_actions_v1(c, null(), null(), null(), 1) },
+        INVALID
+    );
     assert_eq!(set_actions(c, &ttl, None, None), OK);
     // SAFETY: the config was created above.
     assert_eq!(unsafe { doca_flow_pipe_cfg_destroy(c) }, OK);
     // Entry actions need pipe actions; action_idx must exist.
-    let plain = create(pipe_cfg(rig.port, c"plain", DOCA_FLOW_PIPE_BASIC, false), Some(&kind(DOCA_FLOW_FWD_DROP)), None);
-    assert_eq!(basic_entry(0, plain, None, Some(&ttl), None, null_mut()).0, INVALID);
+    let plain = create(
+        pipe_cfg(rig.port, c"plain", DOCA_FLOW_PIPE_BASIC, false),
+        Some(&kind(DOCA_FLOW_FWD_DROP)),
+        None,
+    );
+    assert_eq!(
+        basic_entry(0, plain, None, Some(&ttl), None, null_mut()).0,
+        INVALID
+    );
     let c = pipe_cfg(rig.port, c"acts", DOCA_FLOW_PIPE_BASIC, false);
     assert_eq!(set_actions(c, &ttl, None, None), OK);
     let acts = create(c, Some(&kind(DOCA_FLOW_FWD_DROP)), None);
     let mut e = null_mut();
     // SAFETY: live pipe; action_idx 3 is beyond its one action.
     let rc = unsafe {
-        doca_flow_pipe_basic_add_entry_v1(0, acts, null(), 3, null(), null(), null(), 0, null_mut(), &mut e)
+        doca_flow_pipe_basic_add_entry_v1(
+            0,
+            acts,
+            null(),
+            3,
+            null(),
+            null(),
+            null(),
+            0,
+            null_mut(),
+            &mut e,
+        )
     };
     assert_eq!(rc, INVALID);
     rig.finish();

@@ -33,7 +33,11 @@ fn tagged(f: &[u8], tags: usize) -> Vec<u8> {
 fn parser_meta_matches_what_the_parser_found() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true), None, None);
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
     // prio 0: fragments -> q3; prio 1: single VLAN -> q2; prio 2: IPv6/UDP -> q1;
     // prio 3: IPv4 with a bad header checksum -> q0 (the rest miss).
     let mut frag = doca_flow_match_v1::default();
@@ -72,11 +76,19 @@ fn parser_meta_matches_what_the_parser_found() {
         v6.clone(),
         broken.clone(),
     ]);
-    assert_eq!(rig.got(3), vec![frag_f], "fragment (prio 0 beats the bad checksum)");
+    assert_eq!(
+        rig.got(3),
+        vec![frag_f],
+        "fragment (prio 0 beats the bad checksum)"
+    );
     assert_eq!(rig.got(2), vec![tagged(&good, 1)], "one tag only");
     assert_eq!(rig.got(1), vec![v6]);
     assert_eq!(rig.got(0), vec![broken]);
-    assert_eq!(rig.rx.counters().dropped_no_match, 2, "the good frame and QinQ");
+    assert_eq!(
+        rig.rx.counters().dropped_no_match,
+        2,
+        "the good frame and QinQ"
+    );
     rig.finish();
 }
 
@@ -121,12 +133,25 @@ fn basic_template_with_per_entry_five_tuples() {
     rig.process(1);
     let f = |sport, dport| tcp4([10, 0, 0, 1], [10, 0, 0, 2], sport, dport, 0x10, b"d");
     let udp_same_ports = udp4([10, 0, 0, 1], [10, 0, 0, 2], 40000, 80, b"u");
-    rig.send(&[f(40000, 80), f(40001, 80), f(40002, 80), f(40000, 81), udp_same_ports]);
+    rig.send(&[
+        f(40000, 80),
+        f(40001, 80),
+        f(40002, 80),
+        f(40000, 81),
+        udp_same_ports,
+    ]);
     assert_eq!(rig.got(4).len(), 2);
     assert_eq!((query(a).1, query(b).1), (1, 1));
-    assert_eq!(rig.rx.counters().dropped_by_flow, 3, "other sessions, and UDP");
+    assert_eq!(
+        rig.rx.counters().dropped_by_flow,
+        3,
+        "other sessions, and UDP"
+    );
     // Removal takes effect at once; the DEL completes on the queue it was issued on.
-    assert_eq!(doca_flow_pipe_remove_entry(1, DOCA_FLOW_ENTRY_FLAGS_NO_WAIT, a), OK);
+    assert_eq!(
+        doca_flow_pipe_remove_entry(1, DOCA_FLOW_ENTRY_FLAGS_NO_WAIT, a),
+        OK
+    );
     rig.send(&[f(40000, 80)]);
     assert_eq!(rig.got(4).len(), 2, "removed session dropped");
     rig.process(1);
@@ -139,7 +164,11 @@ fn basic_template_with_per_entry_five_tuples() {
 fn tunnels_and_inner_headers() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true), None, None);
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
     // VXLAN VNI 0x123456 whose inner TCP goes to port 443 -> q0.
     let mut vx = doca_flow_match_v1::default();
     vx.tun.type_ = DOCA_FLOW_TUN_VXLAN;
@@ -163,8 +192,16 @@ fn tunnels_and_inner_headers() {
     // Inner L4 type by parser metadata: inner ICMP of any tunnel -> q3.
     let mut inner_icmp = doca_flow_match_v1::default();
     inner_icmp.parser_meta.inner_l4_type = DOCA_FLOW_L4_META_ICMP;
-    for (prio, mt, q) in [(0, &vx, &Q0), (0, &gt, &Q1), (0, &gr, &Q2), (1, &inner_icmp, &Q3)] {
-        assert_eq!(control_entry(root, prio, mt, None, None, None, &rss(q, 0), null_mut()).0, OK);
+    for (prio, mt, q) in [
+        (0, &vx, &Q0),
+        (0, &gt, &Q1),
+        (0, &gr, &Q2),
+        (1, &inner_icmp, &Q3),
+    ] {
+        assert_eq!(
+            control_entry(root, prio, mt, None, None, None, &rss(q, 0), null_mut()).0,
+            OK
+        );
     }
     rig.process(0);
     let in_tcp = |dport| tcp4([192, 168, 7, 7], [192, 168, 7, 8], 1000, dport, 0x10, b"i");
@@ -205,7 +242,11 @@ fn tunnels_and_inner_headers() {
 fn masks_vlans_macs_and_ipv6() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true), None, None);
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
     // 10.0.0.0/24 destinations -> q0 (mask).
     let mut net = doca_flow_match_v1::default();
     m::ip4(&mut net.outer).dst_ip = u32::from_be_bytes([10, 0, 0, 0]).to_be();
@@ -227,7 +268,10 @@ fn masks_vlans_macs_and_ipv6() {
         (1, &six, None, &Q2),
         (1, &ssh, None, &Q3),
     ] {
-        assert_eq!(control_entry(root, p, mt, mask, None, None, &rss(q, 0), null_mut()).0, OK);
+        assert_eq!(
+            control_entry(root, p, mt, mask, None, None, &rss(q, 0), null_mut()).0,
+            OK
+        );
     }
     rig.process(0);
     let a = udp4([1, 1, 1, 1], [10, 0, 0, 77], 5, 6, b"");
@@ -237,7 +281,15 @@ fn masks_vlans_macs_and_ipv6() {
     let v6_other = udp6([0xfe; 16], [0xfc; 16], 7, 8, b"");
     let ssh_tcp = tcp4([1, 1, 1, 1], [2, 2, 2, 2], 5000, 22, 0x02, b"");
     let ssh_udp = udp4([1, 1, 1, 1], [2, 2, 2, 2], 5000, 22, b"");
-    rig.send(&[a.clone(), b, qinq.clone(), v6.clone(), v6_other, ssh_tcp.clone(), ssh_udp]);
+    rig.send(&[
+        a.clone(),
+        b,
+        qinq.clone(),
+        v6.clone(),
+        v6_other,
+        ssh_tcp.clone(),
+        ssh_udp,
+    ]);
     assert_eq!(rig.got(0), vec![a]);
     assert_eq!(rig.got(1), vec![qinq]);
     assert_eq!(rig.got(2), vec![v6]);
@@ -252,27 +304,60 @@ fn metadata_flows_between_pipes_and_port_id_matches() {
     let _g = serial();
     let rig = Rig::new(&[0, 1], 1);
     // Second pipe: meta.pkt_meta 7 -> q0, 8 -> q1 (CONTROL).
-    let second = create(pipe_cfg(rig.port, c"by_meta", DOCA_FLOW_PIPE_CONTROL, false), None, None);
+    let second = create(
+        pipe_cfg(rig.port, c"by_meta", DOCA_FLOW_PIPE_CONTROL, false),
+        None,
+        None,
+    );
     for (v, q) in [(7u32, &Q0), (8u32, &Q1)] {
         let mut mt = doca_flow_match_v1::default();
         mt.meta.pkt_meta = v.to_be();
         mt.parser_meta.port_id = 0;
-        assert_eq!(control_entry(second, 0, &mt, None, None, None, &rss(q, 0), null_mut()).0, OK);
+        assert_eq!(
+            control_entry(second, 0, &mt, None, None, None, &rss(q, 0), null_mut()).0,
+            OK
+        );
     }
     // Root: UDP port 1000 sets pkt_meta 7, port 2000 sets 8; both go on to the second pipe.
-    let root = create(pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true), None, None);
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
     for (port, v) in [(1000u16, 7u32), (2000, 8)] {
         let mut mt = doca_flow_match_v1::default();
         m::udp(&mut mt.outer).l4_port.dst_port = port.to_be();
         let mut acts = doca_flow_actions_v1::default();
         acts.meta.pkt_meta = v.to_be();
-        let (rc, _) = control_entry(root, 0, &mt, None, Some((&acts, None)), None, &to_pipe(second), null_mut());
+        let (rc, _) = control_entry(
+            root,
+            0,
+            &mt,
+            None,
+            Some((&acts, None)),
+            None,
+            &to_pipe(second),
+            null_mut(),
+        );
         assert_eq!(rc, OK);
     }
     // parser_meta.port_id 5 never matches on port 0.
     let mut other_port = doca_flow_match_v1::default();
     other_port.parser_meta.port_id = 5;
-    assert_eq!(control_entry(root, 1, &other_port, None, None, None, &rss(&Q0, 0), null_mut()).0, OK);
+    assert_eq!(
+        control_entry(
+            root,
+            1,
+            &other_port,
+            None,
+            None,
+            None,
+            &rss(&Q0, 0),
+            null_mut()
+        )
+        .0,
+        OK
+    );
     rig.process(0);
     let f = |dport| udp4([1, 1, 1, 1], [2, 2, 2, 2], 9, dport, b"m");
     rig.send(&[f(1000), f(2000), f(3000)]);
@@ -345,7 +430,10 @@ fn bad_enums_and_unsupported_match_fields() {
         let (rc, log) = logged(|| set(x, None));
         assert_eq!(rc, NOT_SUPPORTED, "{what}");
         assert_eq!(log.len(), 1, "{what}: {log:?}");
-        assert!(log[0].contains(what) && log[0].contains("not supported"), "{log:?}");
+        assert!(
+            log[0].contains(what) && log[0].contains("not supported"),
+            "{log:?}"
+        );
     }
     // SAFETY: the config was created above.
     assert_eq!(unsafe { doca_flow_pipe_cfg_destroy(c) }, OK);

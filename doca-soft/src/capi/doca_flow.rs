@@ -462,7 +462,10 @@ pub unsafe extern "C" fn doca_flow_port_cfg_set_dev(cfg: *mut PortCfg, dev: *mut
 
 /// `doca_flow_port_cfg_set_dev_rep(cfg, rep)`: representors are NOT_SUPPORTED.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_port_cfg_set_dev_rep(cfg: *mut PortCfg, rep: *mut c_void) -> u32 {
+pub unsafe extern "C" fn doca_flow_port_cfg_set_dev_rep(
+    cfg: *mut PortCfg,
+    rep: *mut c_void,
+) -> u32 {
     call("doca_flow_port_cfg_set_dev_rep", || {
         // SAFETY: C API contract.
         unsafe { handle_mut(cfg) }?;
@@ -487,7 +490,10 @@ pub unsafe extern "C" fn doca_flow_port_cfg_set_devargs(
 
 /// `doca_flow_port_cfg_set_priv_data_size(cfg, size)`: the per-port user area.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_port_cfg_set_priv_data_size(cfg: *mut PortCfg, size: u16) -> u32 {
+pub unsafe extern "C" fn doca_flow_port_cfg_set_priv_data_size(
+    cfg: *mut PortCfg,
+    size: u16,
+) -> u32 {
     call("doca_flow_port_cfg_set_priv_data_size", || {
         // SAFETY: C API contract.
         unsafe { handle_mut(cfg) }?.priv_data_size = size;
@@ -497,7 +503,10 @@ pub unsafe extern "C" fn doca_flow_port_cfg_set_priv_data_size(cfg: *mut PortCfg
 
 /// `doca_flow_port_cfg_set_actions_mem_size(cfg, size)`: a power of two of at least 64.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_port_cfg_set_actions_mem_size(cfg: *mut PortCfg, size: u32) -> u32 {
+pub unsafe extern "C" fn doca_flow_port_cfg_set_actions_mem_size(
+    cfg: *mut PortCfg,
+    size: u32,
+) -> u32 {
     call("doca_flow_port_cfg_set_actions_mem_size", || {
         // SAFETY: C API contract.
         let c = unsafe { handle_mut(cfg) }?;
@@ -554,7 +563,10 @@ pub unsafe extern "C" fn doca_flow_port_cfg_set_ipsec_sn_offload_disable(cfg: *m
 
 /// `doca_flow_port_cfg_set_service_threads_core(cfg, core)`: recorded.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_port_cfg_set_service_threads_core(cfg: *mut PortCfg, core: u32) -> u32 {
+pub unsafe extern "C" fn doca_flow_port_cfg_set_service_threads_core(
+    cfg: *mut PortCfg,
+    core: u32,
+) -> u32 {
     call("doca_flow_port_cfg_set_service_threads_core", || {
         // SAFETY: C API contract.
         unsafe { handle_mut(cfg) }?.service_core = core;
@@ -564,7 +576,10 @@ pub unsafe extern "C" fn doca_flow_port_cfg_set_service_threads_core(cfg: *mut P
 
 /// `doca_flow_port_cfg_set_service_threads_cycle(cfg, ms)`: recorded.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_port_cfg_set_service_threads_cycle(cfg: *mut PortCfg, ms: u32) -> u32 {
+pub unsafe extern "C" fn doca_flow_port_cfg_set_service_threads_cycle(
+    cfg: *mut PortCfg,
+    ms: u32,
+) -> u32 {
     call("doca_flow_port_cfg_set_service_threads_cycle", || {
         // SAFETY: C API contract.
         let c = unsafe { handle_mut(cfg) }?;
@@ -746,7 +761,10 @@ pub unsafe extern "C" fn doca_flow_port_calc_entropy_v1(
 
 /// `doca_flow_get_target(type, &target)`: the kernel target.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_get_target(kind: u32, target: *mut *mut doca_flow_target) -> u32 {
+pub unsafe extern "C" fn doca_flow_get_target(
+    kind: u32,
+    target: *mut *mut doca_flow_target,
+) -> u32 {
     call("doca_flow_get_target", || {
         non_null(target)?;
         if kind != DOCA_FLOW_TARGET_KERNEL {
@@ -788,7 +806,10 @@ pub unsafe extern "C" fn doca_flow_pipe_cfg_destroy(cfg: *mut PipeCfg) -> u32 {
 
 /// `doca_flow_pipe_cfg_set_name(cfg, name)`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_pipe_cfg_set_name(cfg: *mut PipeCfg, name: *const c_char) -> u32 {
+pub unsafe extern "C" fn doca_flow_pipe_cfg_set_name(
+    cfg: *mut PipeCfg,
+    name: *const c_char,
+) -> u32 {
     call("doca_flow_pipe_cfg_set_name", || {
         // SAFETY: C API contract (null or live; null or NUL-terminated).
         let c = unsafe { handle_mut(cfg) }?;
@@ -799,7 +820,10 @@ pub unsafe extern "C" fn doca_flow_pipe_cfg_set_name(cfg: *mut PipeCfg, name: *c
 
 /// `doca_flow_pipe_cfg_set_label(cfg, label)`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_pipe_cfg_set_label(cfg: *mut PipeCfg, label: *const c_char) -> u32 {
+pub unsafe extern "C" fn doca_flow_pipe_cfg_set_label(
+    cfg: *mut PipeCfg,
+    label: *const c_char,
+) -> u32 {
     call("doca_flow_pipe_cfg_set_label", || {
         // SAFETY: C API contract.
         let c = unsafe { handle_mut(cfg) }?;
@@ -882,8 +906,16 @@ pub unsafe extern "C" fn doca_flow_pipe_cfg_set_actions_v1(
             let (a, k, d) = unsafe {
                 (
                     *actions.add(i),
-                    if masks.is_null() { std::ptr::null_mut() } else { *masks.add(i) },
-                    if descs.is_null() { std::ptr::null_mut() } else { *descs.add(i) },
+                    if masks.is_null() {
+                        std::ptr::null_mut()
+                    } else {
+                        *masks.add(i)
+                    },
+                    if descs.is_null() {
+                        std::ptr::null_mut()
+                    } else {
+                        *descs.add(i)
+                    },
                 )
             };
             // SAFETY: each pointer is NULL or a valid struct (C API contract).
@@ -964,7 +996,10 @@ pub unsafe extern "C" fn doca_flow_pipe_cfg_set_is_resizable(cfg: *mut PipeCfg, 
 /// `doca_flow_pipe_cfg_set_excluded_queue(cfg, queue)`: entries through that queue are
 /// refused; it gets no pipe events.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_pipe_cfg_set_excluded_queue(cfg: *mut PipeCfg, queue: u16) -> u32 {
+pub unsafe extern "C" fn doca_flow_pipe_cfg_set_excluded_queue(
+    cfg: *mut PipeCfg,
+    queue: u16,
+) -> u32 {
     call("doca_flow_pipe_cfg_set_excluded_queue", || {
         // SAFETY: C API contract.
         unsafe { handle_mut(cfg) }?.excluded_queue = Some(queue);
@@ -996,7 +1031,10 @@ pub unsafe extern "C" fn doca_flow_pipe_cfg_set_congestion_level_threshold(
 
 /// `doca_flow_pipe_cfg_set_user_ctx(cfg, ctx)`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_pipe_cfg_set_user_ctx(cfg: *mut PipeCfg, ctx: *mut c_void) -> u32 {
+pub unsafe extern "C" fn doca_flow_pipe_cfg_set_user_ctx(
+    cfg: *mut PipeCfg,
+    ctx: *mut c_void,
+) -> u32 {
     call("doca_flow_pipe_cfg_set_user_ctx", || {
         // SAFETY: C API contract.
         unsafe { handle_mut(cfg) }?.user_ctx = ctx;
@@ -1007,7 +1045,10 @@ pub unsafe extern "C" fn doca_flow_pipe_cfg_set_user_ctx(cfg: *mut PipeCfg, ctx:
 /// `doca_flow_pipe_cfg_set_hash_map_algorithm(cfg, flags)`: HASH pipes; HASH and IDENTITY
 /// are implemented (others are NOT_SUPPORTED at pipe creation).
 #[no_mangle]
-pub unsafe extern "C" fn doca_flow_pipe_cfg_set_hash_map_algorithm(cfg: *mut PipeCfg, flags: u32) -> u32 {
+pub unsafe extern "C" fn doca_flow_pipe_cfg_set_hash_map_algorithm(
+    cfg: *mut PipeCfg,
+    flags: u32,
+) -> u32 {
     call("doca_flow_pipe_cfg_set_hash_map_algorithm", || {
         // SAFETY: C API contract.
         unsafe { handle_mut(cfg) }?.set_hash_algorithm(flags)
@@ -1241,14 +1282,8 @@ pub unsafe extern "C" fn doca_flow_pipe_control_add_entry_v1(
         };
         // SAFETY: as above.
         let (m, k) = unsafe { (match_bytes(m), match_bytes(mask)) };
-        let e = state().add_control_entry(
-            pipe as usize,
-            m,
-            k,
-            !condition.is_null(),
-            priority,
-            args,
-        )?;
+        let e =
+            state().add_control_entry(pipe as usize, m, k, !condition.is_null(), priority, args)?;
         // SAFETY: C API contract.
         unsafe { entry_out(out, e) }
     })
@@ -1563,7 +1598,11 @@ pub unsafe extern "C" fn doca_flow_port_shared_resource_get(
 
 /// `doca_flow_port_shared_resource_put(port, type, id)`: PORT mode.
 #[no_mangle]
-pub extern "C" fn doca_flow_port_shared_resource_put(port: *mut FlowPort, kind: u32, id: u32) -> u32 {
+pub extern "C" fn doca_flow_port_shared_resource_put(
+    port: *mut FlowPort,
+    kind: u32,
+    id: u32,
+) -> u32 {
     call("doca_flow_port_shared_resource_put", || {
         non_null(port)?;
         state().put_port_shared(port as usize, kind, id)
@@ -1709,7 +1748,12 @@ pub unsafe extern "C" fn doca_flow_mpls_label_decode(
     call("doca_flow_mpls_label_decode", || {
         // SAFETY: C API contract.
         let m = unsafe { handle(mpls) }?;
-        for p in [label as *const u8, traffic_class, ttl, bottom_of_stack as *const u8] {
+        for p in [
+            label as *const u8,
+            traffic_class,
+            ttl,
+            bottom_of_stack as *const u8,
+        ] {
             non_null(p)?;
         }
         let w = u32::from_be(m.label);

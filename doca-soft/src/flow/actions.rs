@@ -108,7 +108,10 @@ fn refuse_unsupported(a: &ActionBytes, what: &str) -> DocaResult<()> {
     let decap = ne32(a, aoff::DECAP_TYPE);
     let encap = ne32(a, aoff::ENCAP_TYPE);
     if decap > 2 || encap > 2 {
-        sdk_err!("flow", "{what}: decap_type {decap} / encap_type {encap} out of range");
+        sdk_err!(
+            "flow",
+            "{what}: decap_type {decap} / encap_type {encap} out of range"
+        );
         return Err(DocaError::INVALID_VALUE);
     }
     if decap != 0 {
@@ -199,7 +202,11 @@ fn meta_words(out: &mut Vec<(u16, u64, u64)>, at: usize, mask: &[u8], value: &[u
 /// Compiles actions. `set` is the pipe's entry of its actions array (or a CONTROL entry's
 /// own actions, mask and descriptors); `entry` the entry's values for changeable fields
 /// (`template`: the pipe-template rule applies; CONTROL entries are literal).
-pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bool) -> DocaResult<Actions> {
+pub(crate) fn compile(
+    set: &ActionSet,
+    entry: Option<&ActionBytes>,
+    template: bool,
+) -> DocaResult<Actions> {
     let a = &*set.actions;
     let mask = set.mask.as_deref();
     refuse_unsupported(a, "actions")?;
@@ -220,7 +227,10 @@ pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bo
             ACTION_AUTO => {}
             ACTION_ADD => {
                 let Some(path) = &d.dst else {
-                    sdk_err!("flow", "an ADD action descriptor without a destination field");
+                    sdk_err!(
+                        "flow",
+                        "an ADD action descriptor without a destination field"
+                    );
                     return Err(DocaError::INVALID_VALUE);
                 };
                 adds.push(desc_name(path));
@@ -299,7 +309,10 @@ pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bo
             continue;
         }
         if fields.iter().any(|f| f.name == name.as_str()) {
-            sdk_err!("flow", "ADD descriptor on {name}: the actions set no value to add");
+            sdk_err!(
+                "flow",
+                "ADD descriptor on {name}: the actions set no value to add"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         return Err(not_supported(&format!("an ADD descriptor on {name}")));
@@ -313,7 +326,10 @@ pub(crate) fn compile(set: &ActionSet, entry: Option<&ActionBytes>, template: bo
     if a[aoff::HAS_PUSH] != 0 {
         let t = ne32(a, aoff::PUSH);
         if t != 0 {
-            sdk_err!("flow", "push action type {t} is out of range (only VLAN, 0)");
+            sdk_err!(
+                "flow",
+                "push action type {t} is out of range (only VLAN, 0)"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let tag = &a[aoff::PUSH + 4..aoff::PUSH + 8];

@@ -11,7 +11,8 @@ use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 
 /// `doca_flow_entry_process_cb`.
-pub type EntryProcessCb = unsafe extern "C" fn(*mut sys::doca_flow_pipe_entry, u16, u32, u32, *mut c_void);
+pub type EntryProcessCb =
+    unsafe extern "C" fn(*mut sys::doca_flow_pipe_entry, u16, u32, u32, *mut c_void);
 /// `doca_flow_pipe_process_cb`.
 pub type PipeProcessCb = unsafe extern "C" fn(*mut sys::doca_flow_pipe, u32, u32, *mut c_void);
 /// `doca_flow_shared_resource_unbind_cb`.
@@ -25,8 +26,9 @@ pub(crate) const RES_COUNTER: usize = 1;
 /// Index of the RSS kind.
 pub(crate) const RES_RSS: usize = 2;
 /// Names of the kinds, for messages.
-pub(crate) const RESOURCE_NAMES: [&str; RESOURCE_KINDS] =
-    ["meter", "counter", "RSS", "PSP", "encap", "decap", "IPsec SA"];
+pub(crate) const RESOURCE_NAMES: [&str; RESOURCE_KINDS] = [
+    "meter", "counter", "RSS", "PSP", "encap", "decap", "IPsec SA",
+];
 
 /// `struct doca_flow_cfg`.
 #[derive(Debug, Clone)]
@@ -82,7 +84,10 @@ impl FlowCfg {
     pub(crate) fn set_mode_args(&mut self, mode: &str) -> DocaResult<()> {
         let first = mode.split(',').next().unwrap_or("").trim();
         if first != "vnf" && first != "switch" {
-            sdk_err!("flow", "mode_args {mode:?}: the first word must be vnf or switch");
+            sdk_err!(
+                "flow",
+                "mode_args {mode:?}: the first word must be vnf or switch"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         self.mode_args = mode.to_owned();

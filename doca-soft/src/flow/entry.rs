@@ -67,7 +67,10 @@ pub(crate) struct EntryArgs<'a> {
 /// INVALID_VALUE for unknown entry flags, or both set.
 pub(crate) fn check_flags(flags: u32) -> DocaResult<()> {
     if flags & !KNOWN_ENTRY_FLAGS != 0 || flags == KNOWN_ENTRY_FLAGS {
-        sdk_err!("flow", "entry flags {flags:#x}: at most one of NO_WAIT and WAIT_FOR_BATCH");
+        sdk_err!(
+            "flow",
+            "entry flags {flags:#x}: at most one of NO_WAIT and WAIT_FOR_BATCH"
+        );
         return Err(DocaError::INVALID_VALUE);
     }
     Ok(())
@@ -283,7 +286,11 @@ impl State {
         self.check_entry_queue(pipe, args.pipe_queue)?;
         let ph = self.pipe_mut(pipe)?;
         if ph.pipe.kind != PipeKind::Basic {
-            sdk_err!("flow", "basic entry on pipe {:?}, which is not BASIC", ph.name);
+            sdk_err!(
+                "flow",
+                "basic entry on pipe {:?}, which is not BASIC",
+                ph.name
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let values = ph.template.entry_values(m)?;
@@ -318,7 +325,11 @@ impl State {
         self.check_entry_queue(pipe, args.pipe_queue)?;
         let ph = self.pipe_mut(pipe)?;
         if ph.pipe.kind != PipeKind::Hash {
-            sdk_err!("flow", "hash entry on pipe {:?}, which is not HASH", ph.name);
+            sdk_err!(
+                "flow",
+                "hash entry on pipe {:?}, which is not HASH",
+                ph.name
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         if index >= ph.nr_entries {
@@ -364,7 +375,11 @@ impl State {
         self.check_entry_queue(pipe, args.pipe_queue)?;
         let ph = self.pipe_mut(pipe)?;
         if ph.pipe.kind != PipeKind::Control {
-            sdk_err!("flow", "control entry on pipe {:?}, which is not CONTROL", ph.name);
+            sdk_err!(
+                "flow",
+                "control entry on pipe {:?}, which is not CONTROL",
+                ph.name
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         if has_condition {
@@ -376,7 +391,8 @@ impl State {
             sdk_err!("flow", "a control entry needs a forward");
             return Err(DocaError::INVALID_VALUE);
         };
-        let pattern = compile_match(m.unwrap_or(&[0; crate::packet::key::KEY_BYTES]), mask)?.pattern();
+        let pattern =
+            compile_match(m.unwrap_or(&[0; crate::packet::key::KEY_BYTES]), mask)?.pattern();
         let acts = match args.actions {
             Some(a) => {
                 let set = ActionSet {
@@ -394,7 +410,10 @@ impl State {
         };
         let fwd = self.forward(port, f)?;
         if matches!(fwd.fwd, crate::packet::classify::Fwd::None) {
-            sdk_err!("flow", "a control entry needs a forward other than NONE/CHANGEABLE");
+            sdk_err!(
+                "flow",
+                "a control entry needs a forward other than NONE/CHANGEABLE"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         self.check_edge(pipe, fwd.to_pipe)?;
@@ -412,7 +431,12 @@ impl State {
 
     /// `doca_flow_pipe_basic_update_entry`: new actions, monitor (counter kept unless it
     /// changes kind) or forward for a BASIC entry; completes as UPD.
-    pub(crate) fn update_basic_entry(&mut self, pipe: usize, h: usize, args: EntryArgs) -> DocaResult<()> {
+    pub(crate) fn update_basic_entry(
+        &mut self,
+        pipe: usize,
+        h: usize,
+        args: EntryArgs,
+    ) -> DocaResult<()> {
         check_flags(args.flags)?;
         self.check_entry_queue(pipe, args.pipe_queue)?;
         let e = self.entry_mut(h)?;
@@ -450,7 +474,14 @@ impl State {
             }
             aging = mon.aging_sec;
         }
-        let rule = Rule::new(e.rule.matcher.clone(), e.rule.priority, fwd, acts, counter, aging > 0);
+        let rule = Rule::new(
+            e.rule.matcher.clone(),
+            e.rule.priority,
+            fwd,
+            acts,
+            counter,
+            aging > 0,
+        );
         let ph = self.pipe_mut(pipe)?;
         let Some(new) = ph.pipe.replace_rule(&e.rule, rule) else {
             return Err(DocaError::NOT_FOUND);
@@ -567,7 +598,11 @@ impl State {
                 // SAFETY: the application's callback for this pipe's user context.
                 let rc = unsafe { cb(ph.user_ctx, r.new_nr_entries) };
                 if rc != 0 {
-                    sdk_warn!("flow", "resize of {:?}: nr_entries callback said {rc}", ph.name);
+                    sdk_warn!(
+                        "flow",
+                        "resize of {:?}: nr_entries callback said {rc}",
+                        ph.name
+                    );
                 }
             }
             ph.nr_entries = r.new_nr_entries;
@@ -592,7 +627,9 @@ impl State {
         let events: Vec<_> = fp.pipe_events.drain(..).collect();
         for ev in events {
             let Some(cb) = cb_pipe else { continue };
-            let ctx = self.pipe_mut(ev.pipe).map_or(std::ptr::null_mut(), |p| p.user_ctx);
+            let ctx = self
+                .pipe_mut(ev.pipe)
+                .map_or(std::ptr::null_mut(), |p| p.user_ctx);
             cbs.push(Callback::Pipe {
                 cb,
                 pipe: ev.pipe,
@@ -657,7 +694,11 @@ impl State {
                 });
             }
         }
-        let r = if n == 0 { -1 } else { n.min(i32::MAX as u64) as i32 };
+        let r = if n == 0 {
+            -1
+        } else {
+            n.min(i32::MAX as u64) as i32
+        };
         Ok((r, cbs))
     }
 

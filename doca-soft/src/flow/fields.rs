@@ -148,12 +148,27 @@ fn header_format(
     };
     let eth = if inner { b(props::ETH) } else { 0 };
     out.extend([
-        f(n("outer.eth.src_mac", "inner.eth.src_mac"), base + hf::ETH_SRC, 6, b(props::ETH))
-            .set(Set::Bytes(Hdr::Eth, 6)),
-        f(n("outer.eth.dst_mac", "inner.eth.dst_mac"), base + hf::ETH_DST, 6, b(props::ETH))
-            .set(Set::Bytes(Hdr::Eth, 0)),
-        f(n("outer.eth.type", "inner.eth.type"), base + hf::ETH_TYPE, 2, eth)
-            .set(Set::Bytes(Hdr::EthType, 0)),
+        f(
+            n("outer.eth.src_mac", "inner.eth.src_mac"),
+            base + hf::ETH_SRC,
+            6,
+            b(props::ETH),
+        )
+        .set(Set::Bytes(Hdr::Eth, 6)),
+        f(
+            n("outer.eth.dst_mac", "inner.eth.dst_mac"),
+            base + hf::ETH_DST,
+            6,
+            b(props::ETH),
+        )
+        .set(Set::Bytes(Hdr::Eth, 0)),
+        f(
+            n("outer.eth.type", "inner.eth.type"),
+            base + hf::ETH_TYPE,
+            2,
+            eth,
+        )
+        .set(Set::Bytes(Hdr::EthType, 0)),
         f(
             n("outer.l2_valid_headers", "inner.l2_valid_headers"),
             base + hf::L2_VALID,
@@ -174,12 +189,22 @@ fn header_format(
             b(props::VLAN1),
         )
         .set(Set::Bytes(Hdr::Vlan(1), 0)),
-        f(n("outer.l3_type", "inner.l3_type"), base + hf::L3_TYPE, 4, 0)
-            .kind(Kind::Selector)
-            .enum_max(L3_TYPE_MAX),
-        f(n("outer.l4_type_ext", "inner.l4_type_ext"), base + hf::L4_TYPE, 4, 0)
-            .kind(Kind::Selector)
-            .enum_max(L4_TYPE_MAX),
+        f(
+            n("outer.l3_type", "inner.l3_type"),
+            base + hf::L3_TYPE,
+            4,
+            0,
+        )
+        .kind(Kind::Selector)
+        .enum_max(L3_TYPE_MAX),
+        f(
+            n("outer.l4_type_ext", "inner.l4_type_ext"),
+            base + hf::L4_TYPE,
+            4,
+            0,
+        )
+        .kind(Kind::Selector)
+        .enum_max(L4_TYPE_MAX),
     ]);
     let ip = base + hf::IP;
     match l3 {
@@ -190,10 +215,20 @@ fn header_format(
                     .set(Set::Bytes(Hdr::L3, 12)),
                 f(n("outer.ip4.dst_ip", "inner.ip4.dst_ip"), ip + 4, 4, v4)
                     .set(Set::Bytes(Hdr::L3, 16)),
-                f(n("outer.ip4.version_ihl", "inner.ip4.version_ihl"), ip + 8, 1, v4),
+                f(
+                    n("outer.ip4.version_ihl", "inner.ip4.version_ihl"),
+                    ip + 8,
+                    1,
+                    v4,
+                ),
                 f(n("outer.ip4.dscp_ecn", "inner.ip4.dscp_ecn"), ip + 9, 1, v4)
                     .set(Set::Bytes(Hdr::L3, 1)),
-                f(n("outer.ip4.total_len", "inner.ip4.total_len"), ip + 10, 2, v4),
+                f(
+                    n("outer.ip4.total_len", "inner.ip4.total_len"),
+                    ip + 10,
+                    2,
+                    v4,
+                ),
                 f(
                     n("outer.ip4.identification", "inner.ip4.identification"),
                     ip + 12,
@@ -211,10 +246,14 @@ fn header_format(
                     v4,
                 )
                 .set(Set::Bytes(Hdr::L3, 6)),
-                f(n("outer.ip4.next_proto", "inner.ip4.next_proto"), ip + 16, 1, v4)
-                    .set(Set::Bytes(Hdr::L3, 9)),
-                f(n("outer.ip4.ttl", "inner.ip4.ttl"), ip + 17, 1, v4)
-                    .set(Set::Bytes(Hdr::L3, 8)),
+                f(
+                    n("outer.ip4.next_proto", "inner.ip4.next_proto"),
+                    ip + 16,
+                    1,
+                    v4,
+                )
+                .set(Set::Bytes(Hdr::L3, 9)),
+                f(n("outer.ip4.ttl", "inner.ip4.ttl"), ip + 17, 1, v4).set(Set::Bytes(Hdr::L3, 8)),
             ]);
         }
         L3View::Ip6 => {
@@ -231,13 +270,33 @@ fn header_format(
                     v6,
                 )
                 .set(Set::Ip6Tc),
-                f(n("outer.ip6.flow_label", "inner.ip6.flow_label"), ip + 36, 4, v6)
-                    .set(Set::Ip6Flow),
-                f(n("outer.ip6.payload_len", "inner.ip6.payload_len"), ip + 40, 2, v6),
-                f(n("outer.ip6.next_proto", "inner.ip6.next_proto"), ip + 42, 1, v6)
-                    .set(Set::Bytes(Hdr::L3, 6)),
-                f(n("outer.ip6.hop_limit", "inner.ip6.hop_limit"), ip + 43, 1, v6)
-                    .set(Set::Bytes(Hdr::L3, 7)),
+                f(
+                    n("outer.ip6.flow_label", "inner.ip6.flow_label"),
+                    ip + 36,
+                    4,
+                    v6,
+                )
+                .set(Set::Ip6Flow),
+                f(
+                    n("outer.ip6.payload_len", "inner.ip6.payload_len"),
+                    ip + 40,
+                    2,
+                    v6,
+                ),
+                f(
+                    n("outer.ip6.next_proto", "inner.ip6.next_proto"),
+                    ip + 42,
+                    1,
+                    v6,
+                )
+                .set(Set::Bytes(Hdr::L3, 6)),
+                f(
+                    n("outer.ip6.hop_limit", "inner.ip6.hop_limit"),
+                    ip + 43,
+                    1,
+                    v6,
+                )
+                .set(Set::Bytes(Hdr::L3, 7)),
             ]);
         }
     }
@@ -258,7 +317,12 @@ fn header_format(
                 n("outer.tcp.l4_port.dst_port", "inner.tcp.l4_port.dst_port"),
             );
             out.extend([
-                f(n("outer.tcp.data_offset", "inner.tcp.data_offset"), l4o + 4, 1, t),
+                f(
+                    n("outer.tcp.data_offset", "inner.tcp.data_offset"),
+                    l4o + 4,
+                    1,
+                    t,
+                ),
                 f(n("outer.tcp.flags", "inner.tcp.flags"), l4o + 5, 1, t)
                     .set(Set::Bytes(Hdr::L4, 13)),
                 f(n("outer.tcp.seq_num", "inner.tcp.seq_num"), l4o + 8, 4, t)
@@ -308,13 +372,48 @@ fn header_format(
                 ),
             );
             out.extend([
-                f(n("outer.roce_v2.bth.opcode", "inner.roce_v2.bth.opcode"), l4o + 4, 1, r),
-                f(n("outer.roce_v2.bth.sempt", "inner.roce_v2.bth.sempt"), l4o + 5, 1, r),
-                f(n("outer.roce_v2.bth.pkey", "inner.roce_v2.bth.pkey"), l4o + 6, 2, r),
-                f(n("outer.roce_v2.bth.flags0", "inner.roce_v2.bth.flags0"), l4o + 8, 1, r),
-                f(n("outer.roce_v2.bth.dest_qp", "inner.roce_v2.bth.dest_qp"), l4o + 9, 3, r),
-                f(n("outer.roce_v2.bth.flags1", "inner.roce_v2.bth.flags1"), l4o + 12, 1, r),
-                f(n("outer.roce_v2.bth.psn", "inner.roce_v2.bth.psn"), l4o + 13, 3, r),
+                f(
+                    n("outer.roce_v2.bth.opcode", "inner.roce_v2.bth.opcode"),
+                    l4o + 4,
+                    1,
+                    r,
+                ),
+                f(
+                    n("outer.roce_v2.bth.sempt", "inner.roce_v2.bth.sempt"),
+                    l4o + 5,
+                    1,
+                    r,
+                ),
+                f(
+                    n("outer.roce_v2.bth.pkey", "inner.roce_v2.bth.pkey"),
+                    l4o + 6,
+                    2,
+                    r,
+                ),
+                f(
+                    n("outer.roce_v2.bth.flags0", "inner.roce_v2.bth.flags0"),
+                    l4o + 8,
+                    1,
+                    r,
+                ),
+                f(
+                    n("outer.roce_v2.bth.dest_qp", "inner.roce_v2.bth.dest_qp"),
+                    l4o + 9,
+                    3,
+                    r,
+                ),
+                f(
+                    n("outer.roce_v2.bth.flags1", "inner.roce_v2.bth.flags1"),
+                    l4o + 12,
+                    1,
+                    r,
+                ),
+                f(
+                    n("outer.roce_v2.bth.psn", "inner.roce_v2.bth.psn"),
+                    l4o + 13,
+                    3,
+                    r,
+                ),
             ]);
         }
     }
@@ -382,7 +481,10 @@ fn tunnel(out: &mut Vec<FieldDef>, view: TunView) {
         }
         TunView::Esp => {
             let need = tun(props::TUN_ESP);
-            out.extend([f("tun.esp_spi", u, 4, need), f("tun.esp_sn", u + 4, 4, need)]);
+            out.extend([
+                f("tun.esp_spi", u, 4, need),
+                f("tun.esp_sn", u + 4, 4, need),
+            ]);
         }
         TunView::MplsOUdp => {
             out.push(f("tun.mpls", u, 20, 0).kind(Kind::Unsupported));
@@ -440,8 +542,13 @@ pub(crate) fn match_fields(views: &Views) -> Vec<FieldDef> {
         f("parser_meta.port_id", off::PM_PORT_ID, 2, 0),
         f("parser_meta.random", off::PM_RANDOM, 2, 0).kind(Kind::Unsupported),
         f("parser_meta.ipsec_syndrome", off::PM_IPSEC_SYNDROME, 1, 0).kind(Kind::Unsupported),
-        f("parser_meta.ipsec_ar_syndrome", off::PM_IPSEC_AR_SYNDROME, 1, 0)
-            .kind(Kind::Unsupported),
+        f(
+            "parser_meta.ipsec_ar_syndrome",
+            off::PM_IPSEC_AR_SYNDROME,
+            1,
+            0,
+        )
+        .kind(Kind::Unsupported),
         f("parser_meta.psp_syndrome", off::PM_PSP_SYNDROME, 1, 0).kind(Kind::Unsupported),
         f("parser_meta.meter_color", off::PM_METER_COLOR, 1, 0).kind(Kind::Unsupported),
         f("parser_meta.outer_l2_type", off::PM_OUTER_L2, 4, 0).enum_max(3),

@@ -57,7 +57,11 @@ pub(crate) fn rss_cfg(
         return Err(DocaError::INVALID_VALUE);
     }
     if r.rss_hash_func > sys::DOCA_FLOW_RSS_HASH_FUNCTION_SYMMETRIC_TOEPLITZ {
-        sdk_err!("flow", "RSS hash function {} is out of range", r.rss_hash_func);
+        sdk_err!(
+            "flow",
+            "RSS hash function {} is out of range",
+            r.rss_hash_func
+        );
         return Err(DocaError::INVALID_VALUE);
     }
     // SAFETY: the caller passes nr_queues readable ids at queues_array (C API contract);
@@ -116,7 +120,10 @@ impl State {
             sys::DOCA_FLOW_FWD_PIPE | sys::DOCA_FLOW_FWD_HASH_PIPE => {
                 let (next, algorithm) = if f.type_ == sys::DOCA_FLOW_FWD_PIPE {
                     // SAFETY: type PIPE selects next_pipe.
-                    (unsafe { f.__bindgen_anon_1.__bindgen_anon_3.next_pipe } as usize, 0)
+                    (
+                        unsafe { f.__bindgen_anon_1.__bindgen_anon_3.next_pipe } as usize,
+                        0,
+                    )
                 } else {
                     // SAFETY: type HASH_PIPE selects hash_pipe.
                     let hp = unsafe { f.__bindgen_anon_1.hash_pipe };
@@ -157,7 +164,10 @@ impl State {
                 Fwd::Kernel
             }
             sys::DOCA_FLOW_FWD_ORDERED_LIST_PIPE => {
-                sdk_err!("flow", "forwarding to an ordered-list pipe is not supported");
+                sdk_err!(
+                    "flow",
+                    "forwarding to an ordered-list pipe is not supported"
+                );
                 return Err(DocaError::NOT_SUPPORTED);
             }
             t => {

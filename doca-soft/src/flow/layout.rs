@@ -6,8 +6,8 @@ use std::mem::{offset_of, size_of};
 
 use super::actions::{aoff, ACTIONS_BYTES};
 use super::sys::{
-    doca_flow_actions_v1 as Actions, doca_flow_header_format_v1 as Hf,
-    doca_flow_match_v1 as Match, doca_flow_parser_meta_v1 as Pm, doca_flow_tun_v1 as Tun,
+    doca_flow_actions_v1 as Actions, doca_flow_header_format_v1 as Hf, doca_flow_match_v1 as Match,
+    doca_flow_parser_meta_v1 as Pm, doca_flow_tun_v1 as Tun,
 };
 use crate::packet::key::{off, KEY_BYTES};
 

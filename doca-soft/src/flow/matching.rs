@@ -103,7 +103,10 @@ fn views_of(m: &MatchBytes, mask: Option<&MatchBytes>) -> Views {
 }
 
 /// The comparisons of a match and its optional mask (a CONTROL entry, or a whole pattern).
-pub(crate) fn compile_match(m: &MatchBytes, mask: Option<&MatchBytes>) -> DocaResult<PatternBuilder> {
+pub(crate) fn compile_match(
+    m: &MatchBytes,
+    mask: Option<&MatchBytes>,
+) -> DocaResult<PatternBuilder> {
     let views = views_of(m, mask);
     let mut b = PatternBuilder::default();
     let ones = [0xffu8; 256];
@@ -273,24 +276,42 @@ mod tests {
     fn bad_enums_and_unsupported_fields_are_refused() {
         let mut m = [0u8; KEY_BYTES];
         put(&mut m, off::OUTER + off::hf::L3_TYPE, &77u32.to_ne_bytes());
-        assert_eq!(compile_match(&m, None).unwrap_err(), DocaError::INVALID_VALUE);
-        assert_eq!(compile_template(&m, None).unwrap_err(), DocaError::INVALID_VALUE);
+        assert_eq!(
+            compile_match(&m, None).unwrap_err(),
+            DocaError::INVALID_VALUE
+        );
+        assert_eq!(
+            compile_template(&m, None).unwrap_err(),
+            DocaError::INVALID_VALUE
+        );
         let mut m = [0u8; KEY_BYTES];
         put(&mut m, off::PM_OUTER_L3, &9u32.to_ne_bytes());
-        assert_eq!(compile_match(&m, None).unwrap_err(), DocaError::INVALID_VALUE);
+        assert_eq!(
+            compile_match(&m, None).unwrap_err(),
+            DocaError::INVALID_VALUE
+        );
         let mut m = [0u8; KEY_BYTES];
         put(&mut m, off::PM_RANDOM, &[0, 1]);
-        assert_eq!(compile_match(&m, None).unwrap_err(), DocaError::NOT_SUPPORTED);
+        assert_eq!(
+            compile_match(&m, None).unwrap_err(),
+            DocaError::NOT_SUPPORTED
+        );
         let mut m = [0u8; KEY_BYTES];
         put(&mut m, off::TUN, &5u32.to_ne_bytes()); // MPLS over UDP
-        assert_eq!(compile_match(&m, None).unwrap_err(), DocaError::NOT_SUPPORTED);
+        assert_eq!(
+            compile_match(&m, None).unwrap_err(),
+            DocaError::NOT_SUPPORTED
+        );
         // A changeable enum field in a template is fine; its entry value is checked.
         let mut t = [0u8; KEY_BYTES];
         put(&mut t, off::PM_OUTER_L3, &u32::MAX.to_ne_bytes());
         let tpl = compile_template(&t, None).unwrap();
         let mut e = [0u8; KEY_BYTES];
         put(&mut e, off::PM_OUTER_L3, &3u32.to_ne_bytes());
-        assert_eq!(tpl.entry_values(Some(&e)).unwrap_err(), DocaError::INVALID_VALUE);
+        assert_eq!(
+            tpl.entry_values(Some(&e)).unwrap_err(),
+            DocaError::INVALID_VALUE
+        );
     }
 
     #[test]

@@ -167,7 +167,13 @@ impl State {
                 miss.fwd.clone(),
                 c.miss_counter,
             ),
-            _ => Pipe::new(name, PipeKind::Control, Fwd::None, Fwd::None, c.miss_counter),
+            _ => Pipe::new(
+                name,
+                PipeKind::Control,
+                Fwd::None,
+                Fwd::None,
+                c.miss_counter,
+            ),
         };
         let pipe = Arc::new(pipe);
         if c.is_root {
@@ -294,7 +300,9 @@ impl State {
         // Room for the entries at the new congestion level, at least double.
         let len = ph.pipe.len() as u64;
         let need = (len * 100).div_ceil(u64::from(new_congestion));
-        let new_nr = need.max(u64::from(ph.nr_entries) * 2).min(u64::from(u32::MAX)) as u32;
+        let new_nr = need
+            .max(u64::from(ph.nr_entries) * 2)
+            .min(u64::from(u32::MAX)) as u32;
         ph.congestion = new_congestion;
         ph.resize = Some(Resize {
             new_nr_entries: new_nr,
@@ -311,7 +319,8 @@ impl State {
         if ph.congestion == 0 || ph.nr_entries == 0 {
             return;
         }
-        let full = ph.pipe.len() as u64 * 100 >= u64::from(ph.congestion) * u64::from(ph.nr_entries);
+        let full =
+            ph.pipe.len() as u64 * 100 >= u64::from(ph.congestion) * u64::from(ph.nr_entries);
         if full && !ph.congested {
             ph.congested = true;
             if let Ok(fp) = self.port_mut(ph.port) {
@@ -340,10 +349,18 @@ impl State {
     /// `doca_flow_pipe_dump`: a description of the pipe.
     pub(crate) fn describe_pipe(&self, h: usize) -> DocaResult<String> {
         let ph = self.pipe_mut(h)?;
-        let kind = ["basic", "control", "lpm", "ct", "acl", "ordered_list", "hash"]
-            .get(ph.kind as usize)
-            .copied()
-            .unwrap_or("?");
+        let kind = [
+            "basic",
+            "control",
+            "lpm",
+            "ct",
+            "acl",
+            "ordered_list",
+            "hash",
+        ]
+        .get(ph.kind as usize)
+        .copied()
+        .unwrap_or("?");
         let fwd = |f: Fwd| match f {
             Fwd::None => "none".to_owned(),
             Fwd::Drop => "drop".to_owned(),

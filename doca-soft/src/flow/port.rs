@@ -228,7 +228,12 @@ impl State {
 
     /// `doca_flow_port_update_default_miss`: KERNEL (frames no pipe takes are not
     /// delivered) or DROP; RSS is NOT_SUPPORTED.
-    pub(crate) fn update_default_miss(&mut self, h: usize, kind: u32, count: bool) -> DocaResult<()> {
+    pub(crate) fn update_default_miss(
+        &mut self,
+        h: usize,
+        kind: u32,
+        count: bool,
+    ) -> DocaResult<()> {
         let fp = self.port_mut(h)?;
         let miss = match kind {
             sys::DOCA_FLOW_PORT_DEFAULT_MISS_KERNEL => Fwd::None,

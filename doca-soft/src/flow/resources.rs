@@ -45,7 +45,11 @@ fn supported(i: usize) -> DocaResult<()> {
     if i == RES_COUNTER || i == RES_RSS {
         return Ok(());
     }
-    sdk_err!("flow", "shared {} resources are not supported", RESOURCE_NAMES[i]);
+    sdk_err!(
+        "flow",
+        "shared {} resources are not supported",
+        RESOURCE_NAMES[i]
+    );
     Err(DocaError::NOT_SUPPORTED)
 }
 
@@ -73,7 +77,11 @@ impl Pools {
         match self.kinds.get_mut(i) {
             Some(k) if (id as usize) < k.taken.len() => Ok(k),
             _ => {
-                sdk_err!("flow", "shared {} id {id} is beyond the pool", RESOURCE_NAMES[i]);
+                sdk_err!(
+                    "flow",
+                    "shared {} id {id} is beyond the pool",
+                    RESOURCE_NAMES[i]
+                );
                 Err(DocaError::INVALID_VALUE)
             }
         }
@@ -124,7 +132,11 @@ impl Pools {
 
     fn query(&mut self, i: usize, ids: &[u32]) -> DocaResult<Vec<(u64, u64)>> {
         if i != RES_COUNTER {
-            sdk_err!("flow", "querying shared {} resources is not supported", RESOURCE_NAMES[i]);
+            sdk_err!(
+                "flow",
+                "querying shared {} resources is not supported",
+                RESOURCE_NAMES[i]
+            );
             return Err(DocaError::NOT_SUPPORTED);
         }
         ids.iter()
@@ -167,7 +179,10 @@ impl Pools {
 impl State {
     fn require_system_mode(&self, what: &str) -> DocaResult<()> {
         if self.cfg()?.port_mode {
-            sdk_err!("flow", "{what}: the resource mode is PORT; use the port's call");
+            sdk_err!(
+                "flow",
+                "{what}: the resource mode is PORT; use the port's call"
+            );
             return Err(DocaError::BAD_STATE);
         }
         Ok(())
@@ -215,13 +230,20 @@ impl State {
         let i = kind_index(t)?;
         let key = self.cfg()?.rss_key.clone();
         if !self.cfg()?.port_mode {
-            sdk_err!("flow", "doca_flow_port_shared_resource_set_cfg: the resource mode is SYSTEM");
+            sdk_err!(
+                "flow",
+                "doca_flow_port_shared_resource_set_cfg: the resource mode is SYSTEM"
+            );
             return Err(DocaError::BAD_STATE);
         }
         let fp = self.port_mut(port)?;
         supported(i)?;
         if !fp.pools.kind(i, id)?.taken[id as usize] {
-            sdk_err!("flow", "shared {} id {id} was not taken with doca_flow_port_shared_resource_get", RESOURCE_NAMES[i]);
+            sdk_err!(
+                "flow",
+                "shared {} id {id} was not taken with doca_flow_port_shared_resource_get",
+                RESOURCE_NAMES[i]
+            );
             return Err(DocaError::NOT_FOUND);
         }
         fp.pools.set_cfg(i, id, cfg, key.as_deref())
@@ -231,7 +253,10 @@ impl State {
     pub(crate) fn bind_shared(&mut self, t: u32, ids: &[u32], obj: usize) -> DocaResult<()> {
         let i = kind_index(t)?;
         if obj != 0 && !self.ports.contains(&obj) && !self.pipes.contains(&obj) {
-            sdk_err!("flow", "shared resources bound to an object that is neither a port nor a pipe");
+            sdk_err!(
+                "flow",
+                "shared resources bound to an object that is neither a port nor a pipe"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let port = if self.ports.contains(&obj) {
@@ -268,7 +293,10 @@ impl State {
     ) -> DocaResult<Vec<(u64, u64)>> {
         let i = kind_index(t)?;
         if !self.cfg()?.port_mode {
-            sdk_err!("flow", "doca_flow_port_shared_resources_query: the resource mode is SYSTEM");
+            sdk_err!(
+                "flow",
+                "doca_flow_port_shared_resources_query: the resource mode is SYSTEM"
+            );
             return Err(DocaError::BAD_STATE);
         }
         self.port_mut(port)?.pools.query(i, ids)
@@ -278,7 +306,10 @@ impl State {
     pub(crate) fn take_port_shared(&mut self, port: usize, t: u32) -> DocaResult<u32> {
         let i = kind_index(t)?;
         if !self.cfg()?.port_mode {
-            sdk_err!("flow", "doca_flow_port_shared_resource_get: the resource mode is SYSTEM");
+            sdk_err!(
+                "flow",
+                "doca_flow_port_shared_resource_get: the resource mode is SYSTEM"
+            );
             return Err(DocaError::BAD_STATE);
         }
         let fp = self.port_mut(port)?;

@@ -91,7 +91,15 @@ impl Callback {
                 status,
                 op,
                 ctx,
-            } => unsafe { cb(entry as *mut sys::doca_flow_pipe_entry, queue, status, op, ctx) },
+            } => unsafe {
+                cb(
+                    entry as *mut sys::doca_flow_pipe_entry,
+                    queue,
+                    status,
+                    op,
+                    ctx,
+                )
+            },
             Callback::Pipe {
                 cb,
                 pipe,
@@ -188,7 +196,10 @@ impl State {
     pub(crate) fn check_queue(&self, pipe_queue: u16) -> DocaResult<()> {
         let n = self.cfg.as_ref().map_or(0, |c| c.pipe_queues);
         if pipe_queue >= n {
-            sdk_err!("flow", "pipe queue {pipe_queue} is beyond the {n} configured");
+            sdk_err!(
+                "flow",
+                "pipe queue {pipe_queue} is beyond the {n} configured"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         Ok(())

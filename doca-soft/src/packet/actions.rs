@@ -302,7 +302,12 @@ mod tests {
         let push = Actions {
             push_vlan: Some([0x81, 0x00, 0x00, 0x2a]),
             // A TCP write does not apply to a UDP frame.
-            ops: vec![op(Hdr::L4, 13, &[0x02], props::bit(props::OUTER, props::TCP))],
+            ops: vec![op(
+                Hdr::L4,
+                13,
+                &[0x02],
+                props::bit(props::OUTER, props::TCP),
+            )],
             ..Default::default()
         };
         let mut sc = Scratch::default();

@@ -172,7 +172,10 @@ impl FieldMatch {
         }
         let (at, len, enc, need) = self.field.place();
         let value = if self.field == Field::OuterL2Meta {
-            L2_META_OF_COUNT.get(self.value as usize).copied().unwrap_or(3)
+            L2_META_OF_COUNT
+                .get(self.value as usize)
+                .copied()
+                .unwrap_or(3)
         } else {
             self.value
         };
@@ -218,7 +221,7 @@ impl Pattern {
         reads_l4_csum(self.words.iter().map(|&(i, m, _)| (i, m)))
     }
 
-#[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     /// The pattern of legacy field matches.
     pub fn of_fields(matches: &[FieldMatch]) -> Pattern {
         let mut b = PatternBuilder::default();
@@ -926,10 +929,7 @@ impl Pipe {
                 _ => linear.iter_mut().find(|x| Arc::ptr_eq(x, old)),
             },
             Table::Control(v) => v.iter_mut().find(|x| Arc::ptr_eq(x, old)),
-            Table::Hash { slots, .. } => slots
-                .iter_mut()
-                .flatten()
-                .find(|x| Arc::ptr_eq(x, old)),
+            Table::Hash { slots, .. } => slots.iter_mut().flatten().find(|x| Arc::ptr_eq(x, old)),
             Table::Root { .. } => None,
         };
         let slot = slot?;
@@ -1270,7 +1270,11 @@ mod tests {
         let mut rules = Vec::new();
         for (port, q) in [(53u16, 5u16), (80, 6)] {
             let mut v = b.clone();
-            v.bytes(off::OUTER + off::hf::L4 + 2, &[0xff, 0xff], &port.to_be_bytes());
+            v.bytes(
+                off::OUTER + off::hf::L4 + 2,
+                &[0xff, 0xff],
+                &port.to_be_bytes(),
+            );
             let r = Rule::new(
                 Matcher::Exact(v.values(&shape)),
                 0,
@@ -1293,7 +1297,14 @@ mod tests {
         // A HASH pipe with IDENTITY over the destination port: port % 4 picks the slot.
         let h = Pipe::hash("hash", shape, 4, true, Fwd::None, Fwd::Drop, false);
         for i in 0..4u32 {
-            let r = Rule::new(Matcher::Index(i), 0, rss(&[10 + i as u16]), None, None, false);
+            let r = Rule::new(
+                Matcher::Index(i),
+                0,
+                rss(&[10 + i as u16]),
+                None,
+                None,
+                false,
+            );
             h.insert(r).unwrap();
         }
         let taken = Rule::new(Matcher::Index(1), 0, Fwd::Drop, None, None, false);
@@ -1307,7 +1318,13 @@ mod tests {
 
     #[test]
     fn port_root_applies_the_default_miss() {
-        let user = Arc::new(Pipe::new("u", PipeKind::Control, Fwd::None, Fwd::None, false));
+        let user = Arc::new(Pipe::new(
+            "u",
+            PipeKind::Control,
+            Fwd::None,
+            Fwd::None,
+            false,
+        ));
         user.add(entry(vec![eq(Field::OuterL4Meta, 2)], 0, rss(&[2])));
         let root = Pipe::port_root(3);
         let udp = udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"");

@@ -230,7 +230,13 @@ impl Key {
 
     fn fill(&mut self, pkt: &Parsed, frame: &[u8], port_id: u16) {
         self.put(off::PM_PORT_ID, &port_id.to_ne_bytes());
-        self.layer(&pkt.outer, frame, off::OUTER, props::OUTER, off::PM_OUTER_L2);
+        self.layer(
+            &pkt.outer,
+            frame,
+            off::OUTER,
+            props::OUTER,
+            off::PM_OUTER_L2,
+        );
         self.put_u8(off::PM_OUTER_FRAG, u8::from(pkt.outer.fragmented));
         if let Some(inner) = &pkt.inner {
             self.layer(inner, frame, off::INNER, props::INNER, off::PM_INNER_L2);
@@ -533,8 +539,16 @@ mod tests {
         let k = Key::new(&p, &f, 7);
         let b = k.bytes();
         assert_eq!(u16::from_ne_bytes([b[44], b[45]]), 7, "parser_meta.port_id");
-        assert_eq!(u32::from_ne_bytes(b[56..60].try_into().unwrap()), 1, "l3 meta");
-        assert_eq!(u32::from_ne_bytes(b[60..64].try_into().unwrap()), 1, "l4 meta TCP");
+        assert_eq!(
+            u32::from_ne_bytes(b[56..60].try_into().unwrap()),
+            1,
+            "l3 meta"
+        );
+        assert_eq!(
+            u32::from_ne_bytes(b[60..64].try_into().unwrap()),
+            1,
+            "l4 meta TCP"
+        );
         assert_eq!(be16_at(&k, 100), 0x0800, "outer.eth.type");
         assert_eq!(&b[112..116], &[10, 0, 0, 1], "outer.ip4.src_ip");
         assert_eq!(b[128], 6, "outer.ip4.next_proto");
@@ -552,11 +566,19 @@ mod tests {
         let p = parse(&f).unwrap();
         let k = Key::new(&p, &f, 0);
         let b = k.bytes();
-        assert_eq!(u32::from_ne_bytes(b[176..180].try_into().unwrap()), 1, "tun.type");
+        assert_eq!(
+            u32::from_ne_bytes(b[176..180].try_into().unwrap()),
+            1,
+            "tun.type"
+        );
         assert_eq!(&b[192..196], &[0xab, 0xcd, 0xef, 0], "tun.vxlan_tun_id");
         assert_eq!(&b[472..476], &[192, 168, 1, 1], "inner.ip4.src_ip");
         assert_eq!(be16_at(&k, 522), 6, "inner.udp.l4_port.dst_port");
-        assert_eq!(u32::from_ne_bytes(b[68..72].try_into().unwrap()), 1, "inner l3");
+        assert_eq!(
+            u32::from_ne_bytes(b[68..72].try_into().unwrap()),
+            1,
+            "inner l3"
+        );
         assert_ne!(k.props & props::tun(props::TUN_VXLAN), 0);
         assert_ne!(k.props & props::bit(props::INNER, props::UDP), 0);
     }

@@ -460,7 +460,13 @@ fn tunnel(frame: &[u8], outer: &Headers) -> Option<(Tunnel, Option<usize>, bool)
             ..
         } if !outer.fragmented => {
             let hdr: [u8; 8] = array(frame, l4 + 8).ok()?;
-            let gpe = matches!(outer.l4, L4::Udp { dst: PORT_VXLAN_GPE, .. });
+            let gpe = matches!(
+                outer.l4,
+                L4::Udp {
+                    dst: PORT_VXLAN_GPE,
+                    ..
+                }
+            );
             let (at, eth) = if gpe {
                 match hdr[3] {
                     1 | 2 => (Some(l4 + 16), false),
@@ -666,7 +672,13 @@ mod tests {
         let inner = tcp4([192, 168, 0, 1], [192, 168, 0, 2], 1111, 80, 0x02, b"in");
         let v = vxlan4([10, 0, 0, 1], [10, 0, 0, 2], 0x12_3456, &inner);
         let p = parse(&v).unwrap();
-        assert_eq!(p.outer.l4, L4::Udp { src: 49152, dst: 4789 });
+        assert_eq!(
+            p.outer.l4,
+            L4::Udp {
+                src: 49152,
+                dst: 4789
+            }
+        );
         let Tunnel::Vxlan { gpe: false, hdr } = p.tun else {
             panic!("not vxlan: {:?}", p.tun)
         };
@@ -674,7 +686,15 @@ mod tests {
         let i = p.inner.expect("inner layer");
         assert!(i.has_eth);
         assert_eq!(i.l2_off, 50);
-        assert!(matches!(i.l4, L4::Tcp { src: 1111, dst: 80, flags: 0x02, .. }));
+        assert!(matches!(
+            i.l4,
+            L4::Tcp {
+                src: 1111,
+                dst: 80,
+                flags: 0x02,
+                ..
+            }
+        ));
         assert_eq!(&v[p.payload_offset..], b"in");
 
         let ip_only = &inner[14..];

@@ -73,7 +73,11 @@ impl View {
                 Verdict::NoMatch => return c.dropped(DropReason::NoMatch),
                 // A port forward: sent out of that port, counted as delivered.
                 Verdict::Port(out) => {
-                    let f = if self.scratch.active { &self.scratch.buf[..] } else { frame };
+                    let f = if self.scratch.active {
+                        &self.scratch.buf[..]
+                    } else {
+                        frame
+                    };
                     return if out.send_frame(f) {
                         c.delivered()
                     } else {
