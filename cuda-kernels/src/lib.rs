@@ -40,9 +40,16 @@
 
 #![warn(missing_docs)]
 
+mod gpp;
 mod launch;
 mod samples;
 
+pub use gpp::{
+    CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
+    RelayCounters, RelayCounts, StatsTcp, StatsUdp, GPP_CPU_FRAME_BYTES, GPP_CPU_TX_SLOTS,
+    GPP_CUDA_THREADS, GPP_MAX_QUEUES, GPP_SEM_ITEMS, GPP_TCP_HDRS, GPP_TX_BUF_MAX_SZ,
+    GPP_TX_BUF_NUM,
+};
 pub use launch::{KernelError, Kernels};
 pub use samples::{
     ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts, JOIN_TIMEOUT,
