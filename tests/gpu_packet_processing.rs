@@ -59,7 +59,10 @@ fn icmp_reply_matches_the_independent_frame() {
     // Length = IP total length + 14: the request's trailing padding is not sent back.
     assert_eq!(reply.len(), req.len() - 6);
     assert!(sums_to_ffff(&reply[14..34]), "IPv4 header checksum");
-    assert!(sums_to_ffff(&reply[34..]), "ICMP checksum over the message only");
+    assert!(
+        sums_to_ffff(&reply[34..]),
+        "ICMP checksum over the message only"
+    );
 }
 
 #[test]
@@ -246,8 +249,15 @@ fn http_pages_are_valid_responses_that_fit_a_frame() {
         let (c, headers, body) = parse_http(&r);
         assert_eq!(c, code, "{page:?}");
         let h = |k: &str| headers.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-        assert_eq!(h("content-length"), Some(body.len().to_string()), "{page:?}");
-        assert_eq!(h("content-type").as_deref(), Some("text/html; charset=UTF-8"));
+        assert_eq!(
+            h("content-length"),
+            Some(body.len().to_string()),
+            "{page:?}"
+        );
+        assert_eq!(
+            h("content-type").as_deref(),
+            Some("text/html; charset=UTF-8")
+        );
         assert_eq!(h("connection").as_deref(), Some(conn));
         for k in ["date", "last-modified", "server"] {
             assert!(h(k).is_some(), "{page:?} lacks {k}");
@@ -359,7 +369,10 @@ fn syn_opens_fin_and_rst_close_sessions() {
     }
     assert!(t.contains(&key) && o.installed.contains(&key));
     // A retransmitted SYN: answered again, nothing installed twice (FakeFlow asserts).
-    assert!(matches!(run(&syn, &mut t, &mut o), Outcome::Opened(_, false, _)));
+    assert!(matches!(
+        run(&syn, &mut t, &mut o),
+        Outcome::Opened(_, false, _)
+    ));
     assert_eq!(t.len(), 1);
     // FIN: removed, answered with an ACK.
     match run(&unhex(FIN_REQUEST), &mut t, &mut o) {
@@ -371,14 +384,20 @@ fn syn_opens_fin_and_rst_close_sessions() {
     }
     assert!(t.is_empty() && o.installed.is_empty(), "no stale session");
     // Reopen, then RST: removed without a reply.
-    assert!(matches!(run(&syn, &mut t, &mut o), Outcome::Opened(_, true, _)));
+    assert!(matches!(
+        run(&syn, &mut t, &mut o),
+        Outcome::Opened(_, true, _)
+    ));
     let rst = with_flags(syn.clone(), packets::tcp_flags::RST);
     let out = run(&rst, &mut t, &mut o);
     assert_eq!(out, Outcome::Reset(key, true));
     assert!(out.reply().is_none());
     assert!(t.is_empty() && o.installed.is_empty());
     // A FIN or RST for no session: nothing to remove (FIN still acknowledged).
-    assert!(matches!(run(&rst, &mut t, &mut o), Outcome::Reset(_, false)));
+    assert!(matches!(
+        run(&rst, &mut t, &mut o),
+        Outcome::Reset(_, false)
+    ));
     assert!(matches!(
         run(&unhex(FIN_REQUEST), &mut t, &mut o),
         Outcome::Finished(_, false, _)
@@ -409,7 +428,11 @@ fn syn_flood_beyond_the_table_is_refused_without_leaks() {
     let mut opened = 0;
     let mut refused = 0;
     for i in 0..(cap + 904) {
-        let f = syn_from(1024 + (i % 60000) as u16, (i / 60000) as u8 + 1, (i % 250) as u8);
+        let f = syn_from(
+            1024 + (i % 60000) as u16,
+            (i / 60000) as u8 + 1,
+            (i % 250) as u8,
+        );
         match run(&f, &mut t, &mut o) {
             Outcome::Opened(_, true, _) => opened += 1,
             Outcome::TableFull(_) => refused += 1,
@@ -419,7 +442,11 @@ fn syn_flood_beyond_the_table_is_refused_without_leaks() {
     assert_eq!(opened, cap);
     assert_eq!(refused, 904);
     assert_eq!(t.len(), cap);
-    assert_eq!(o.installed.len(), cap, "one Flow entry per session, none leaked");
+    assert_eq!(
+        o.installed.len(),
+        cap,
+        "one Flow entry per session, none leaked"
+    );
     // Refused SYNs get no reply.
     let extra = syn_from(9, 200, 200);
     let out = run(&extra, &mut t, &mut o);
@@ -430,7 +457,10 @@ fn syn_flood_beyond_the_table_is_refused_without_leaks() {
         run(&with_flags(first, packets::tcp_flags::RST), &mut t, &mut o),
         Outcome::Reset(_, true)
     ));
-    assert!(matches!(run(&extra, &mut t, &mut o), Outcome::Opened(_, true, _)));
+    assert!(matches!(
+        run(&extra, &mut t, &mut o),
+        Outcome::Opened(_, true, _)
+    ));
     // Teardown hands back every entry.
     let entries = t.drain();
     assert_eq!(entries.len(), cap);
@@ -455,7 +485,10 @@ fn unexpected_and_malformed_frames_are_dropped() {
     let (mut t, mut o) = (SessionTable::new(16), FakeFlow::default());
     let syn = unhex(SYN_REQUEST);
     // A SYN-ACK opens nothing (own SYN-ACKs looped back on lo land here).
-    let sa = with_flags(syn.clone(), packets::tcp_flags::SYN | packets::tcp_flags::ACK);
+    let sa = with_flags(
+        syn.clone(),
+        packets::tcp_flags::SYN | packets::tcp_flags::ACK,
+    );
     assert_eq!(run(&sa, &mut t, &mut o), Outcome::Unexpected(0x12));
     // No SYN/FIN/RST.
     let ack = with_flags(syn.clone(), packets::tcp_flags::ACK);
@@ -464,7 +497,10 @@ fn unexpected_and_malformed_frames_are_dropped() {
     let mut udp = syn.clone();
     udp[23] = 17;
     assert!(matches!(run(&udp, &mut t, &mut o), Outcome::Malformed(_)));
-    assert!(matches!(run(&syn[..30], &mut t, &mut o), Outcome::Malformed(_)));
+    assert!(matches!(
+        run(&syn[..30], &mut t, &mut o),
+        Outcome::Malformed(_)
+    ));
     let mut lcg = 0x1234_5678u32;
     for _ in 0..2000 {
         let n = (lcg % 128) as usize;
@@ -552,7 +588,13 @@ fn reporter_reads_one_batch_per_queue_per_pass_and_prints_every_5_seconds() {
     };
     let mut src = Queued {
         udp: vec![vec![one; 3], vec![]],
-        tcp: vec![vec![], vec![StatsTcp { total: 2, ..Default::default() }]],
+        tcp: vec![
+            vec![],
+            vec![StatsTcp {
+                total: 2,
+                ..Default::default()
+            }],
+        ],
     };
     let mut r = stats::Reporter::new(2, 100, 100_000_000_000);
     assert!(r.poll(&mut src).unwrap());
@@ -562,11 +604,17 @@ fn reporter_reads_one_batch_per_queue_per_pass_and_prints_every_5_seconds() {
     assert!(r.poll(&mut src).unwrap());
     assert!(!r.poll(&mut src).unwrap(), "nothing left");
     assert_eq!(r.udp[0].dns, 3);
-    assert!(r.maybe_block(105, 105_000_000_000).is_none(), "exactly 5 s: not yet");
+    assert!(
+        r.maybe_block(105, 105_000_000_000).is_none(),
+        "exactly 5 s: not yet"
+    );
     let b = r.maybe_block(105, 105_000_000_001).expect("more than 5 s");
     assert!(b.starts_with("\nSeconds 5\n"));
     assert!(b.contains("[UDP] QUEUE: 0 DNS: 3 "));
-    assert!(r.maybe_block(106, 106_000_000_000).is_none(), "interval restarts");
+    assert!(
+        r.maybe_block(106, 106_000_000_000).is_none(),
+        "interval restarts"
+    );
 }
 
 // ---------------------------------------------------------------- command line
@@ -576,17 +624,31 @@ fn command_line_takes_the_original_flags() {
     let run = |a: &[&str]| cli::parse(std::iter::once("gpp").chain(a.iter().copied()));
     match run(&["-g", "17:00.0", "-n", "lo", "-q", "2", "-s"]) {
         cli::Parsed::Run(a) => {
-            assert_eq!((a.gpu.as_str(), a.nic.as_str(), a.queue), ("17:00.0", "lo", 2));
+            assert_eq!(
+                (a.gpu.as_str(), a.nic.as_str(), a.queue),
+                ("17:00.0", "lo", 2)
+            );
             assert!(a.http_server);
             assert_eq!(a.ready_file, None);
         }
         other => panic!("{other:?}"),
     }
-    match run(&["--gpu", "0", "--nic=18:00.0", "--queue", "4", "--ready-file", "/tmp/r"]) {
+    match run(&[
+        "--gpu",
+        "0",
+        "--nic=18:00.0",
+        "--queue",
+        "4",
+        "--ready-file",
+        "/tmp/r",
+    ]) {
         cli::Parsed::Run(a) => {
             assert_eq!(a.queue, 4);
             assert!(!a.http_server);
-            assert_eq!(a.ready_file.as_deref(), Some(std::path::Path::new("/tmp/r")));
+            assert_eq!(
+                a.ready_file.as_deref(),
+                Some(std::path::Path::new("/tmp/r"))
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -605,10 +667,22 @@ fn command_line_takes_the_original_flags() {
     fails(&["-n", "lo", "-q", "1"], "--gpu");
     fails(&["-g", "0", "-q", "1"], "--nic");
     fails(&["-g", "0", "-n", "lo"], "--queue");
-    fails(&["-g", "0", "-n", "lo", "-q", "0"], "GPU receive queue number is wrong 0 < 0 < 4");
-    fails(&["-g", "0", "-n", "lo", "-q", "5"], "GPU receive queue number is wrong 0 < 5 < 4");
+    fails(
+        &["-g", "0", "-n", "lo", "-q", "0"],
+        "GPU receive queue number is wrong 0 < 0 < 4",
+    );
+    fails(
+        &["-g", "0", "-n", "lo", "-q", "5"],
+        "GPU receive queue number is wrong 0 < 5 < 4",
+    );
     fails(&["-g", "0", "-n", "lo", "-q", "x"], "not a number");
-    fails(&["-g", "0000:17:00.0x", "-n", "lo", "-q", "1"], "PCI file name too long. Max 12");
-    fails(&["-g", "0", "-n", "lo", "-q", "1", "-s", "yes"], "unexpected argument");
+    fails(
+        &["-g", "0000:17:00.0x", "-n", "lo", "-q", "1"],
+        "PCI file name too long. Max 12",
+    );
+    fails(
+        &["-g", "0", "-n", "lo", "-q", "1", "-s", "yes"],
+        "unexpected argument",
+    );
     fails(&["-g", "0", "-n", "lo", "-q", "1", "--bogus"], "--bogus");
 }

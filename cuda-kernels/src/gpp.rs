@@ -559,8 +559,10 @@ mod tests {
         let f = CpuFrame::from_bytes(&[1, 2, 3]);
         assert_eq!((f.len, f.copied, f.data()), (3, 3, &[1u8, 2, 3][..]));
         // A corrupt `copied` never reads past the array.
-        let mut f = CpuFrame::default();
-        f.copied = u32::MAX;
+        let f = CpuFrame {
+            copied: u32::MAX,
+            ..Default::default()
+        };
         assert_eq!(f.data().len(), GPP_CPU_FRAME_BYTES);
     }
 }

@@ -266,7 +266,9 @@ impl Drop for RunningKernel<'_> {
     }
 }
 
-pub(crate) fn launch_err(name: &str) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
+pub(crate) fn launch_err(
+    name: &str,
+) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
     move |e| KernelError::Cuda {
         op: "cuLaunchKernel",
         msg: format!("{name}: {e}"),

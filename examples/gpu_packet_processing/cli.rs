@@ -44,7 +44,10 @@ fn pci_address(s: &str) -> Result<String, String> {
 }
 
 fn queue_count(s: &str) -> Result<u8, String> {
-    let v: i64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    let v: i64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
     if !(1..=i64::from(MAX_QUEUES)).contains(&v) {
         return Err(format!(
             "GPU receive queue number is wrong 0 < {v} < {MAX_QUEUES}"

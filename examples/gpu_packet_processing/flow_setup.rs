@@ -64,7 +64,8 @@ pub fn create(port: &FlowPort, q: u8, http_server: bool) -> Result<Pipes, String
         .build()
         .map_err(err("GPU_RXQ_UDP_PIPE"))?;
     entries.push(udp.add_entry().map_err(err("GPU_RXQ_UDP_PIPE entry"))?);
-    port.entries_process().map_err(err("GPU_RXQ_UDP_PIPE entries"))?;
+    port.entries_process()
+        .map_err(err("GPU_RXQ_UDP_PIPE entries"))?;
     created("GPU_RXQ_UDP_PIPE");
 
     let cpu_tcp = if http_server {
@@ -76,7 +77,8 @@ pub fn create(port: &FlowPort, q: u8, http_server: bool) -> Result<Pipes, String
             .build()
             .map_err(err("CPU_RXQ_TCP_PIPE"))?;
         entries.push(p.add_entry().map_err(err("CPU_RXQ_TCP_PIPE entry"))?);
-        port.entries_process().map_err(err("CPU_RXQ_TCP_PIPE entries"))?;
+        port.entries_process()
+            .map_err(err("CPU_RXQ_TCP_PIPE entries"))?;
         created("CPU_RXQ_TCP_PIPE");
         Some(p)
     } else {

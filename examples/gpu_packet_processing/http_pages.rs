@@ -9,7 +9,8 @@ use cuda_kernels::{HttpPage, GPP_TCP_HDRS, GPP_TX_BUF_MAX_SZ};
 
 const INDEX_BODY: &str = "<html><head><title>GPUNetIO</title></head><body><h1>doca-rs</h1><p>Served from a CUDA kernel.</p></body></html>";
 const CONTACTS_BODY: &str = "<html><head><title>Contacts</title></head><body><h1>Contacts</h1><p>doca-rs, gpu_packet_processing.</p></body></html>";
-const NOT_FOUND_BODY: &str = "<html><head><title>404</title></head><body><h1>Not Found</h1></body></html>";
+const NOT_FOUND_BODY: &str =
+    "<html><head><title>404</title></head><body><h1>Not Found</h1></body></html>";
 
 const DATE: &str = "Mon, 02 Jun 2025 10:00:00 GMT";
 const LAST_MODIFIED: &str = "Mon, 02 Jun 2025 09:00:00 GMT";

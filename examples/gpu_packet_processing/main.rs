@@ -127,7 +127,11 @@ fn fail(msg: impl Into<String>) -> Failure {
 
 fn main() {
     signal::install();
-    doca_log!(Info, log::MAIN, "===========================================================");
+    doca_log!(
+        Info,
+        log::MAIN,
+        "==========================================================="
+    );
     doca_log!(
         Info,
         log::MAIN,
@@ -136,7 +140,11 @@ fn main() {
         doca::sys::DOCA_VERSION_MINOR,
         doca::sys::DOCA_VERSION_PATCH
     );
-    doca_log!(Info, log::MAIN, "===========================================================");
+    doca_log!(
+        Info,
+        log::MAIN,
+        "==========================================================="
+    );
     let args = match cli::parse(std::env::args_os()) {
         cli::Parsed::Run(a) => a,
         cli::Parsed::Exit0(text) => {
@@ -204,9 +212,12 @@ fn run(args: &cli::Args) -> Result<(), Failure> {
         if args.http_server { "Yes" } else { "No" }
     );
     if !http_pages::all_fit() {
-        return Err(fail("an HTTP response does not fit its 512-byte frame slot"));
+        return Err(fail(
+            "an HTTP response does not fit its 512-byte frame slot",
+        ));
     }
-    let nic = gpu::open_nic(&args.nic).map_err(|e| fail(format!("Matching device not found: {e}")))?;
+    let nic =
+        gpu::open_nic(&args.nic).map_err(|e| fail(format!("Matching device not found: {e}")))?;
     let gpu = gpu::open_gpu(&args.gpu).map_err(|e| Failure {
         code: 6,
         msg: format!("Invalid GPU bus id provided {}: {e}", args.gpu),
@@ -217,8 +228,10 @@ fn run(args: &cli::Args) -> Result<(), Failure> {
         nr_counters: FLOW_NB_COUNTERS,
     })
     .map_err(|e| fail(format!("FAILED: init_doca_flow: {e}")))?;
-    let port = FlowPort::start(&flow, &nic, 0).map_err(|e| fail(format!("FAILED: init_doca_flow: {e}")))?;
-    let pe = ProgressEngine::new().map_err(|e| fail(format!("Function doca_pe_create returned {e}")))?;
+    let port = FlowPort::start(&flow, &nic, 0)
+        .map_err(|e| fail(format!("FAILED: init_doca_flow: {e}")))?;
+    let pe =
+        ProgressEngine::new().map_err(|e| fail(format!("Function doca_pe_create returned {e}")))?;
     let res = queues::create(&nic, &gpu, &pe, q, args.http_server, icmp_notify())
         .map_err(|e| fail(format!("Function create queues returned {e}")))?;
     let pipes = flow_setup::create(&port, q, args.http_server).map_err(fail)?;
@@ -236,17 +249,35 @@ fn run(args: &cli::Args) -> Result<(), Failure> {
     let h = Handles::of(&res)?;
 
     doca_log!(Info, log::MAIN, "Warm up CUDA kernels");
-    for k in launch_all(&kernels, &res, &h, &warm, &icmp_counts, &http_counts, &relay_counts)? {
+    for k in launch_all(
+        &kernels,
+        &res,
+        &h,
+        &warm,
+        &icmp_counts,
+        &http_counts,
+        &relay_counts,
+    )? {
         gpu::kernel_stopped(PROG, k.stop()).map_err(fail)?;
     }
     doca_log!(Info, log::MAIN, "Launching CUDA kernels");
-    let running = launch_all(&kernels, &res, &h, &exit, &icmp_counts, &http_counts, &relay_counts)?;
+    let running = launch_all(
+        &kernels,
+        &res,
+        &h,
+        &exit,
+        &icmp_counts,
+        &http_counts,
+        &relay_counts,
+    )?;
 
     let quit = AtomicBool::new(false);
     let outcome = std::thread::scope(|s| -> Result<(), Failure> {
         let stats = s.spawn(|| stats_thread(&res.udp_sems, &res.tcp_sems, &quit));
         let mut cpu_threads = Vec::new();
-        if let (Some(http), Some(gpu_tcp)) = (&res.http, &pipes.cpu_tcp.as_ref().map(|_| &pipes.gpu_tcp)) {
+        if let (Some(http), Some(gpu_tcp)) =
+            (&res.http, &pipes.cpu_tcp.as_ref().map(|_| &pipes.gpu_tcp))
+        {
             for (i, cq) in http.cpu.iter().enumerate() {
                 let offload = tcp_cpu::FlowOffload {
                     pipe: (*gpu_tcp).clone(),
@@ -255,7 +286,9 @@ fn run(args: &cli::Args) -> Result<(), Failure> {
                 };
                 let (sessions, quit, cpu_counts) = (&sessions, &quit, &cpu_counts);
                 cpu_threads.push(s.spawn(move || {
-                    tcp_cpu::run(i as u16, &cq.rx, &cq.tx, sessions, offload, quit, cpu_counts)
+                    tcp_cpu::run(
+                        i as u16, &cq.rx, &cq.tx, sessions, offload, quit, cpu_counts,
+                    )
                 }));
             }
         }
@@ -278,7 +311,11 @@ fn run(args: &cli::Args) -> Result<(), Failure> {
         }
         match why {
             Some("signal") => doca_log!(Info, log::MAIN, "Signal received, preparing to exit!"),
-            Some("kernel") => doca_log!(Err, log::MAIN, "A CUDA kernel stopped (device error); preparing to exit"),
+            Some("kernel") => doca_log!(
+                Err,
+                log::MAIN,
+                "A CUDA kernel stopped (device error); preparing to exit"
+            ),
             _ => doca_log!(Err, log::MAIN, "A CPU thread failed; preparing to exit"),
         }
         quit.store(true, Ordering::Relaxed);
@@ -541,7 +578,16 @@ fn teardown(res: queues::Resources, q: u8) {
         doca_log!(Info, log::UDP, "Destroying UDP queue {i}");
         drop((sem, rxq));
     }
-    let mut http_parts = http.map(|h| (h.sems.into_iter(), h.txqs.into_iter(), h.cpu.into_iter(), h.pages, h.cpu_tx_frames, h.cpu_tx_mmap));
+    let mut http_parts = http.map(|h| {
+        (
+            h.sems.into_iter(),
+            h.txqs.into_iter(),
+            h.cpu.into_iter(),
+            h.pages,
+            h.cpu_tx_frames,
+            h.cpu_tx_mmap,
+        )
+    });
     for (i, (rxq, sem)) in tcp_rxqs.into_iter().zip(tcp_sems).enumerate() {
         doca_log!(Info, log::TCP, "Destroying TCP queue {i}");
         drop((sem, rxq));

@@ -105,8 +105,13 @@ impl fmt::Display for FrameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FrameError::TooShort(n) => write!(f, "frame of {n} bytes is too short"),
-            FrameError::NotIpv4(t) => write!(f, "Expected ether_type 0x{ETHER_TYPE_IPV4:x}, got 0x{t:x}"),
-            FrameError::BadIpHeader(b) => write!(f, "IPv4 version/IHL byte 0x{b:02x} (only 20-byte IPv4 headers are handled)"),
+            FrameError::NotIpv4(t) => {
+                write!(f, "Expected ether_type 0x{ETHER_TYPE_IPV4:x}, got 0x{t:x}")
+            }
+            FrameError::BadIpHeader(b) => write!(
+                f,
+                "IPv4 version/IHL byte 0x{b:02x} (only 20-byte IPv4 headers are handled)"
+            ),
             FrameError::NotTcp(p) => write!(f, "Expected next_proto_id {PROTO_TCP}, got {p}"),
             FrameError::BadDataOffset(b) => write!(f, "TCP data offset byte 0x{b:02x} is invalid"),
         }

@@ -113,11 +113,15 @@ fn gpu_rxq(nic: &Device, gpu: &Gpu, pkts: u32, size: u32, id: u16) -> Result<Eth
             "Mapping receive queue buffer ({addr:p} size {len}B)"
         );
     }
-    q.apply_queue_id(id).map_err(e("doca_eth_rxq_apply_queue_id"))?;
+    q.apply_queue_id(id)
+        .map_err(e("doca_eth_rxq_apply_queue_id"))?;
     Ok(q)
 }
 
-fn stats_sem<T: doca::gpunetio::GpuPod>(gpu: &Gpu, memory: MemType) -> Result<Semaphore<T>, String> {
+fn stats_sem<T: doca::gpunetio::GpuPod>(
+    gpu: &Gpu,
+    memory: MemType,
+) -> Result<Semaphore<T>, String> {
     Semaphore::<T>::with_info(gpu)
         .memory(memory)
         .items(GPP_SEM_ITEMS)
@@ -158,7 +162,8 @@ fn gpu_txq(
         )
         .start()
         .map_err(e("doca_eth_txq_create"))?;
-    q.apply_queue_id(id).map_err(e("doca_eth_txq_apply_queue_id"))?;
+    q.apply_queue_id(id)
+        .map_err(e("doca_eth_txq_apply_queue_id"))?;
     Ok(q)
 }
 
@@ -173,12 +178,19 @@ fn tx_memory(gpu: &Gpu, nic: &Device, bytes: usize) -> Result<(GpuBuffer<u8>, Mm
     Ok((buf, mmap, mkey.to_be()))
 }
 
-fn page_buffer(gpu: &Gpu, nic: &Device, page: cuda_kernels::HttpPage) -> Result<PageBuffer, String> {
+fn page_buffer(
+    gpu: &Gpu,
+    nic: &Device,
+    page: cuda_kernels::HttpPage,
+) -> Result<PageBuffer, String> {
     let payload = http_pages::response(page);
     let frame = packets::http_response_frame(&payload);
     let (frames, mmap, mkey_be) = tx_memory(gpu, nic, GPP_TX_BUF_NUM * GPP_TX_BUF_MAX_SZ)?;
     let mut host = vec![0u8; frames.len()];
-    for slot in host.chunks_exact_mut(GPP_TX_BUF_MAX_SZ).take(GPP_TX_BUF_NUM) {
+    for slot in host
+        .chunks_exact_mut(GPP_TX_BUF_MAX_SZ)
+        .take(GPP_TX_BUF_NUM)
+    {
         slot[..frame.len()].copy_from_slice(&frame);
     }
     frames
@@ -214,7 +226,13 @@ pub fn create(
     let mut udp_sems = Vec::new();
     for i in 0..q16 {
         doca_log!(Info, log::UDP, "Creating UDP Eth Rxq {i}");
-        udp_rxqs.push(gpu_rxq(nic, gpu, MAX_PKT_NUM, MAX_PKT_SIZE, QUEUE_ID_UDP_0 + i)?);
+        udp_rxqs.push(gpu_rxq(
+            nic,
+            gpu,
+            MAX_PKT_NUM,
+            MAX_PKT_SIZE,
+            QUEUE_ID_UDP_0 + i,
+        )?);
         udp_sems.push(stats_sem::<StatsUdp>(gpu, MemType::CpuGpu)?);
     }
     let mut tcp_rxqs = Vec::new();
@@ -223,11 +241,25 @@ pub fn create(
     let mut http_txqs = Vec::new();
     for i in 0..q16 {
         doca_log!(Info, log::TCP, "Creating TCP Eth Rxq {i}");
-        tcp_rxqs.push(gpu_rxq(nic, gpu, MAX_PKT_NUM, MAX_PKT_SIZE, QUEUE_ID_TCP_0 + i)?);
+        tcp_rxqs.push(gpu_rxq(
+            nic,
+            gpu,
+            MAX_PKT_NUM,
+            MAX_PKT_SIZE,
+            QUEUE_ID_TCP_0 + i,
+        )?);
         tcp_sems.push(stats_sem::<StatsTcp>(gpu, MemType::CpuGpu)?);
         if http_server {
             http_sems.push(stats_sem::<InfoHttp>(gpu, MemType::Gpu)?);
-            http_txqs.push(gpu_txq(nic, gpu, pe, MAX_SQ_DESCR_NUM, true, QUEUE_ID_HTTP_0 + i, |_| {})?);
+            http_txqs.push(gpu_txq(
+                nic,
+                gpu,
+                pe,
+                MAX_SQ_DESCR_NUM,
+                true,
+                QUEUE_ID_HTTP_0 + i,
+                |_| {},
+            )?);
         }
     }
     let http = if http_server {
@@ -237,8 +269,22 @@ pub fn create(
             .collect::<Result<Vec<_>, _>>()?;
         let mut cpu = Vec::new();
         for i in 0..q16 {
-            let txq = gpu_txq(nic, gpu, pe, TCP_CPU_RSS_QUEUE_DEPTH, true, QUEUE_ID_TCP_CPU_0 + i, |_| {})?;
-            let rxq = gpu_rxq(nic, gpu, TCP_CPU_RSS_QUEUE_DEPTH, MAX_PKT_SIZE, QUEUE_ID_TCP_CPU_0 + i)?;
+            let txq = gpu_txq(
+                nic,
+                gpu,
+                pe,
+                TCP_CPU_RSS_QUEUE_DEPTH,
+                true,
+                QUEUE_ID_TCP_CPU_0 + i,
+                |_| {},
+            )?;
+            let rxq = gpu_rxq(
+                nic,
+                gpu,
+                TCP_CPU_RSS_QUEUE_DEPTH,
+                MAX_PKT_SIZE,
+                QUEUE_ID_TCP_CPU_0 + i,
+            )?;
             cpu.push(CpuQueue {
                 rxq,
                 txq,
@@ -264,8 +310,22 @@ pub fn create(
         None
     };
     doca_log!(Info, log::UDP, "Creating ICMP Eth Rxq 0");
-    let icmp_rxq = gpu_rxq(nic, gpu, MAX_PKT_NUM_ICMP, MAX_PKT_SIZE_ICMP, QUEUE_ID_ICMP_0)?;
-    let icmp_txq = gpu_txq(nic, gpu, pe, MAX_SQ_DESCR_NUM, false, QUEUE_ID_ICMP_0, icmp_notify)?;
+    let icmp_rxq = gpu_rxq(
+        nic,
+        gpu,
+        MAX_PKT_NUM_ICMP,
+        MAX_PKT_SIZE_ICMP,
+        QUEUE_ID_ICMP_0,
+    )?;
+    let icmp_txq = gpu_txq(
+        nic,
+        gpu,
+        pe,
+        MAX_SQ_DESCR_NUM,
+        false,
+        QUEUE_ID_ICMP_0,
+        icmp_notify,
+    )?;
     Ok(Resources {
         udp_rxqs,
         udp_sems,

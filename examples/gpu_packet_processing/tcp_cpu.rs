@@ -159,7 +159,12 @@ pub fn run(
 }
 
 /// Posts `reply` in send item `idx` once the relay freed it; false when it stayed busy.
-fn post(tx: &Semaphore<CpuFrame>, idx: u32, reply: &[u8], quit: &AtomicBool) -> Result<bool, String> {
+fn post(
+    tx: &Semaphore<CpuFrame>,
+    idx: u32,
+    reply: &[u8],
+    quit: &AtomicBool,
+) -> Result<bool, String> {
     let t0 = Instant::now();
     loop {
         let s = tx.status(idx).map_err(|e| e.to_string())?;

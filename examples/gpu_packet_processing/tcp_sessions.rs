@@ -187,7 +187,10 @@ pub fn handle_frame<O: Offload>(
         // A SYN-ACK opens nothing here (the original answered it like a SYN).
         log(
             Level::Warn,
-            format!("Unexpected TCP packet flags: 0x{:x}, expected SYN/RST/FIN", v.flags),
+            format!(
+                "Unexpected TCP packet flags: 0x{:x}, expected SYN/RST/FIN",
+                v.flags
+            ),
         );
         return Outcome::Unexpected(v.flags);
     }

@@ -381,7 +381,9 @@ mod tests {
             assert_eq!(tcp.flags, 0x12);
         }
         // Per-entry template: all-ones fields.
-        let t = Match::new().ipv4_src(u32::MAX).tcp_ports(u16::MAX, u16::MAX);
+        let t = Match::new()
+            .ipv4_src(u32::MAX)
+            .tcp_ports(u16::MAX, u16::MAX);
         // SAFETY: as above.
         unsafe {
             assert_eq!(t.raw.outer.__bindgen_anon_1.ip4.src_ip, u32::MAX);
