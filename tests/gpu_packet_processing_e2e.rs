@@ -28,6 +28,8 @@ mod support;
 
 #[path = "../examples/gpu_packet_processing/http_pages.rs"]
 mod http_pages;
+#[path = "../examples/gpu_packet_processing/lo_net.rs"]
+mod netns;
 #[path = "../examples/gpu_packet_processing/packets.rs"]
 mod packets;
 #[path = "../examples/common/raw_socket.rs"]
@@ -55,136 +57,6 @@ fn say(msg: &str) {
 }
 
 // ------------------------------------------------------------------ private namespace
-
-mod netns {
-    use std::io;
-
-    fn sock() -> io::Result<std::os::fd::OwnedFd> {
-        // SAFETY: plain socket(2).
-        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: a fresh descriptor we own.
-        Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
-    }
-
-    fn ifreq(name: &str) -> libc::ifreq {
-        // SAFETY: ifreq is plain data; all-zero is valid.
-        let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
-        for (d, s) in ifr.ifr_name.iter_mut().zip(name.bytes()) {
-            *d = s as libc::c_char;
-        }
-        ifr
-    }
-
-    fn sin(addr: [u8; 4]) -> libc::sockaddr {
-        let a = libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: 0,
-            sin_addr: libc::in_addr {
-                s_addr: u32::from_ne_bytes(addr),
-            },
-            sin_zero: [0; 8],
-        };
-        // SAFETY: sockaddr_in and sockaddr have the same size; plain data.
-        unsafe { std::mem::transmute::<libc::sockaddr_in, libc::sockaddr>(a) }
-    }
-
-    fn ioctl<T>(
-        fd: &std::os::fd::OwnedFd,
-        req: libc::c_ulong,
-        arg: &mut T,
-        what: &str,
-    ) -> io::Result<()> {
-        use std::os::fd::AsRawFd;
-        // SAFETY: `arg` is the struct this request takes, alive for the call.
-        if unsafe { libc::ioctl(fd.as_raw_fd(), req as _, arg as *mut T) } != 0 {
-            let e = io::Error::last_os_error();
-            return Err(io::Error::new(e.kind(), format!("{what}: {e}")));
-        }
-        Ok(())
-    }
-
-    /// `struct rtentry` of <net/route.h> (the libc crate has it only for musl).
-    #[repr(C)]
-    struct RtEntry {
-        rt_pad1: libc::c_ulong,
-        rt_dst: libc::sockaddr,
-        rt_gateway: libc::sockaddr,
-        rt_genmask: libc::sockaddr,
-        rt_flags: libc::c_ushort,
-        rt_pad2: libc::c_short,
-        rt_pad3: libc::c_ulong,
-        rt_pad4: *mut libc::c_void,
-        rt_metric: libc::c_short,
-        rt_dev: *mut libc::c_char,
-        rt_mtu: libc::c_ulong,
-        rt_window: libc::c_ulong,
-        rt_irtt: libc::c_ushort,
-    }
-
-    fn write(path: &str, v: &str) -> io::Result<()> {
-        std::fs::write(path, v).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
-    }
-
-    /// Moves the calling thread into a new network namespace set up as the module docs say.
-    pub fn private_lo() -> io::Result<()> {
-        // SAFETY: plain unshare(2); affects this thread and what it creates afterwards.
-        if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
-            let e = io::Error::last_os_error();
-            return Err(io::Error::new(
-                e.kind(),
-                format!("unshare(CLONE_NEWNET): {e}"),
-            ));
-        }
-        let fd = sock()?;
-        let mut ifr = ifreq("lo");
-        ioctl(&fd, libc::SIOCGIFFLAGS as _, &mut ifr, "SIOCGIFFLAGS lo")?;
-        // SAFETY: SIOCGIFFLAGS filled the flags member.
-        unsafe { ifr.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short };
-        ioctl(&fd, libc::SIOCSIFFLAGS as _, &mut ifr, "SIOCSIFFLAGS lo")?;
-        // 127.0.0.1/32: only that address is local.
-        let mut ifr = ifreq("lo");
-        ifr.ifr_ifru.ifru_netmask = sin([255, 255, 255, 255]);
-        ioctl(
-            &fd,
-            libc::SIOCSIFNETMASK as _,
-            &mut ifr,
-            "SIOCSIFNETMASK lo",
-        )?;
-        for dev in ["all", "lo"] {
-            for knob in ["route_localnet", "accept_local"] {
-                write(&format!("/proc/sys/net/ipv4/conf/{dev}/{knob}"), "1")?;
-            }
-        }
-        write("/proc/sys/net/ipv4/conf/all/forwarding", "0")?;
-        // 127.0.0.2/32 over lo.
-        let mut dev = *b"lo\0";
-        let mut rt = RtEntry {
-            rt_pad1: 0,
-            rt_dst: sin(super::SERVER_IP),
-            rt_gateway: sin([0; 4]),
-            rt_genmask: sin([255, 255, 255, 255]),
-            rt_flags: libc::RTF_UP | libc::RTF_HOST,
-            rt_pad2: 0,
-            rt_pad3: 0,
-            rt_pad4: std::ptr::null_mut(),
-            rt_metric: 0,
-            rt_dev: dev.as_mut_ptr().cast(),
-            rt_mtu: 0,
-            rt_window: 0,
-            rt_irtt: 0,
-        };
-        ioctl(
-            &fd,
-            libc::SIOCADDRT as _,
-            &mut rt,
-            "SIOCADDRT 127.0.0.2/32 dev lo",
-        )?;
-        Ok(())
-    }
-}
 
 /// Runs `f` on a new thread inside a private namespace; Err(reason) when one cannot be
 /// made. A panic in `f` is re-raised.

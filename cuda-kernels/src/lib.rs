@@ -33,6 +33,18 @@
 //! The device templates are instantiated per scope and exported under `extern "C"` names
 //! (`doca_rs_simple_receive_{thread,warp,block}`, ...).
 //!
+//! ## gpu_packet_processing kernels
+//!
+//! `kernels/gpp_*.cu` are the reference application's kernels
+//! (`examples/gpu_packet_processing`): [`Kernels::launch_gpp_receive_udp`] (DNS and other
+//! UDP counts posted through semaphores as [`StatsUdp`]), [`Kernels::launch_gpp_receive_tcp`]
+//! (HTTP/TCP classification, [`StatsTcp`], GETs handed on as [`InfoHttp`]),
+//! [`Kernels::launch_gpp_http_server`] (answers from prebuilt [`PageFrames`]),
+//! [`Kernels::launch_gpp_receive_icmp`] (echo replies in place, [`IcmpCounters`]) and
+//! [`Kernels::launch_gpp_tcp_cpu_relay`] (plays the CPU TCP queues, [`CpuFrame`]s to and
+//! from the CPU threads). The semaphore records are `#[repr(C)]` mirrors of
+//! `gpp_common.cuh`, their layouts asserted on both sides.
+//!
 //! ## Build requirements
 //!
 //! nvcc is looked for in `NVCC`, `CUDA_HOME/bin`, `PATH`, then where `scripts/setup`

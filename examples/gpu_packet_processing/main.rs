@@ -72,11 +72,18 @@
 //! # On `lo`
 //!
 //! With the software runtime every Linux interface is a port. On `lo` the Linux kernel
-//! also answers ICMP echo and TCP SYNs, and the application receives its own transmitted
-//! frames. The end-to-end test (`tests/gpu_packet_processing_e2e.rs`) therefore drives the
-//! application with raw-socket clients whose frames carry unicast MAC addresses that `lo`
-//! does not own (the kernel stack ignores them), and runs `ping` with the kernel's echo
-//! replies turned off where it may.
+//! also answers ICMP echo and TCP SYNs for its own addresses, and the application receives
+//! its own transmitted frames (they are ignored: a SYN-ACK opens nothing, replies match no
+//! session, echo replies are printed as an unknown ICMP type). The end-to-end test
+//! (`tests/gpu_packet_processing_e2e.rs`) and the `gpp_http` bench therefore run the
+//! application in a private network namespace where 127.0.0.2 is routed over `lo` but not
+//! local (`lo_net.rs`, next to this file, made without `ip`), so `ping`, `curl` and Python's
+//! `http.client` from 127.0.0.1 get their answers from the application only:
+//!
+//! ```sh
+//! gpu_packet_processing -g 0 -n lo -q 1 -s &
+//! ping -I 127.0.0.1 127.0.0.2; curl --interface 127.0.0.1 http://127.0.0.2/index.html
+//! ```
 
 #[path = "../common/mod.rs"]
 mod common;
