@@ -50,6 +50,12 @@ fn debug_enabled() -> bool {
     *ON.get_or_init(|| std::env::var_os("GPP_LOG_DEBUG").is_some_and(|v| v == "1"))
 }
 
+/// The calling thread's id as the original prints it (`pthread_self()`, `%lu`).
+pub fn thread_id() -> u64 {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as u64 }
+}
+
 /// Prints one log line.
 pub fn log(level: Level, source: &str, msg: &str) {
     if level == Level::Dbg && !debug_enabled() {

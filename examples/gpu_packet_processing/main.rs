@@ -538,8 +538,8 @@ fn stats_thread(
     doca_log!(
         Info,
         log::MAIN,
-        "Thread {:?} is reporting filter stats",
-        std::thread::current().id()
+        "Thread {} is reporting filter stats",
+        log::thread_id()
     );
     let mut src = SemSource {
         udp,

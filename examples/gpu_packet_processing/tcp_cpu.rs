@@ -103,8 +103,8 @@ pub fn run(
     doca_log!(
         Info,
         log::TCP_CPU,
-        "Thread {:?} is performing TCP SYN/FIN processing on queue {queue}",
-        std::thread::current().id()
+        "Thread {} is performing TCP SYN/FIN processing on queue {queue}",
+        log::thread_id()
     );
     let items = rx.items();
     let (mut rx_next, mut tx_next) = (0u32, 0u32);
