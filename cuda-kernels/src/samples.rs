@@ -71,7 +71,7 @@ impl ExitFlag {
         self.buf.read(0).is_some_and(|v| v != 0)
     }
 
-    fn device_ptr(&self) -> u64 {
+    pub(crate) fn device_ptr(&self) -> u64 {
         self.buf.device_ptr()
     }
 }
@@ -196,7 +196,7 @@ pub struct RunningKernel<'a> {
 }
 
 impl<'a> RunningKernel<'a> {
-    fn new(
+    pub(crate) fn new(
         stream: Arc<CudaStream>,
         exit: &'a ExitFlag,
         scratch: Option<CudaSlice<u32>>,
@@ -266,7 +266,9 @@ impl Drop for RunningKernel<'_> {
     }
 }
 
-fn launch_err(name: &str) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
+pub(crate) fn launch_err(
+    name: &str,
+) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
     move |e| KernelError::Cuda {
         op: "cuLaunchKernel",
         msg: format!("{name}: {e}"),
@@ -277,7 +279,7 @@ fn launch_err(name: &str) -> impl FnOnce(cudarc::driver::DriverError) -> KernelE
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 
 impl Kernels {
-    fn sample_stream(&self) -> Result<Arc<CudaStream>, KernelError> {
+    pub(crate) fn sample_stream(&self) -> Result<Arc<CudaStream>, KernelError> {
         self.gpu()
             .cuda()
             .new_stream()
