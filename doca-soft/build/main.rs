@@ -1,7 +1,7 @@
 //! Build script of doca-soft: each concern in its own module.
 //!
 //! * `flow`: bindgen over the DOCA Flow headers in include/, for the Flow implementation.
-//! * `ucx`: finds and links UCX (>= 1.15) and generates the UCX bindings.
+//! * `ucx`: the rpath to the UCX that `ucx-sys` found, on this crate's binaries.
 
 mod flow;
 mod ucx;
@@ -13,5 +13,5 @@ fn main() {
     let include = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
     println!("cargo:include={}", include.display());
     flow::generate();
-    ucx::build_ucx();
+    ucx::rpath();
 }

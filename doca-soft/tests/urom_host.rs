@@ -258,7 +258,7 @@ fn service_worker_commands_and_gid_query() {
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
     assert_eq!(plugin.version, 1);
-    let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+    let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
     // SAFETY: live service.
     assert_eq!(unsafe { doca_urom_service_get_cpuset(s.svc, &mut cpus) }, 0);
     assert!(cpus.ucs_bits.iter().any(|w| *w != 0));
@@ -328,7 +328,7 @@ fn service_worker_commands_and_gid_query() {
         assert_eq!(doca_urom_worker_set_service(w3, s.svc), 0);
         assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w3)), 0);
         assert_eq!(doca_urom_worker_set_plugins(w3, plugin.id), 0);
-        let mut bad = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        let mut bad = ucx_sys::sys::ucs_cpu_set_t::default();
         bad.ucs_bits[15] = 1 << 63;
         assert_eq!(doca_urom_worker_set_cpuset(w3, bad), 0);
         assert_eq!(
@@ -451,7 +451,7 @@ fn api_rejects_bad_arguments_and_states() {
         assert_eq!(doca_urom_worker_set_plugins(w, 1), 0);
         // A CPU set outside the service's is refused at start (the service is not even
         // started here, so it offers none).
-        let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
         cpus.ucs_bits[15] = 1 << 63;
         assert_eq!(doca_urom_worker_set_cpuset(w, cpus), 0);
         // Service not started (no daemon address): the worker cannot start.

@@ -639,7 +639,7 @@ pub unsafe extern "C" fn doca_urom_worker_set_plugins(p: *mut UromWorker, plugin
 #[no_mangle]
 pub unsafe extern "C" fn doca_urom_worker_set_cpuset(
     p: *mut UromWorker,
-    cpuset: crate::ucx::sys::ucs_cpu_set_t,
+    cpuset: ucx_sys::sys::ucs_cpu_set_t,
 ) -> u32 {
     let cpuset = cpuset.ucs_bits;
     with_cfg(p, |c| {

@@ -489,7 +489,7 @@ pub unsafe extern "C" fn doca_urom_service_get_plugins_list(
 #[no_mangle]
 pub unsafe extern "C" fn doca_urom_service_get_cpuset(
     p: *mut UromService,
-    cpuset: *mut crate::ucx::sys::ucs_cpu_set_t,
+    cpuset: *mut ucx_sys::sys::ucs_cpu_set_t,
 ) -> u32 {
     // SAFETY: caller contract.
     to_c(unsafe { svc(p) }.and_then(|s| {
