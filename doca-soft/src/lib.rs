@@ -161,6 +161,5 @@ pub mod semaphore;
 mod sync;
 pub mod task;
 pub mod types;
-pub mod ucx;
 pub mod urom;
 pub mod version;

@@ -15,11 +15,11 @@ use crate::error::{to_c, DocaError, DocaResult};
 use crate::sync::lock;
 use crate::task::Task;
 use crate::types::DocaData;
-use crate::urom::abi::{CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
 use crate::urom::buf::{data_bytes, fill, task_buf};
 use crate::urom::link::Link;
 use crate::urom::service::{service_ref, ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
-use crate::urom::wire::{frame_begin, frame_end, Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
+use crate::urom::wire::command::{push_cmd, NotifyHeader, CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
+use crate::urom::wire::{Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
 use std::sync::{Arc, Mutex, Weak};
@@ -83,25 +83,16 @@ impl Drop for WorkerShared {
     }
 }
 
-fn le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
 /// Matches a notification to its in-flight task (by cookie), fills the task's response and
 /// returns the task with its result; None for a notification nobody waits for.
 fn take_notify(inflight: &mut HashMap<u64, usize>, n: &[u8]) -> Option<(usize, DocaResult<()>)> {
-    if n.len() < NOTIFY_HEADER_LEN {
-        return None;
-    }
-    let cookie = le(n, 8);
-    let len = le(n, 16) as usize;
-    let status = u32::from_le_bytes(n[24..28].try_into().expect("4 bytes"));
-    let t = inflight.remove(&cookie)?;
-    let body = &n[NOTIFY_HEADER_LEN..];
+    let (h, body) = NotifyHeader::parse(n)?;
+    let t = inflight.remove(&h.urom_context)?;
+    let len = h.len as usize;
     let r = if body.len() != len {
         Err(DocaError::UNEXPECTED)
-    } else if status != 0 {
-        Err(DocaError(status))
+    } else if h.status != 0 {
+        Err(DocaError(h.status))
     } else {
         Ok(())
     };
@@ -427,14 +418,7 @@ impl CtxOps for WorkerShared {
             return Err(DocaError::NOT_CONNECTED);
         }
         // The frame is built in place in a reused send buffer (no allocation per command).
-        link.send_with(|f| {
-            let at = frame_begin(f, crate::urom::wire::KIND_CMD);
-            f.extend_from_slice(&plugin.to_le_bytes());
-            f.extend_from_slice(&cookie.to_le_bytes());
-            f.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            f.extend_from_slice(payload);
-            frame_end(f, at);
-        })?;
+        link.send_with(|f| push_cmd(f, plugin, cookie, payload))?;
         st.inflight.insert(cookie, t as usize);
         // SAFETY: as above.
         unsafe { (*t).busy = true };

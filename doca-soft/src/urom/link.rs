@@ -1,7 +1,7 @@
 //! A host-side protocol connection: one UCX node, one connection, a strict decoder.
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, EventRef, Node};
+use crate::urom::transport::{ConnId, EventRef, Node};
 use crate::urom::wire::{Decoder, Msg};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};

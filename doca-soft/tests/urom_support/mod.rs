@@ -1,9 +1,9 @@
 //! Shared helpers for the UROM integration tests: build the C plugin, run a daemon, and a
-//! raw protocol client over `doca_soft::ucx::Node`.
+//! raw protocol client over the runtime's UCX transport (`Node`).
 #![allow(dead_code)]
 
-use doca_soft::ucx::{loopback, ConnId, Event, Node};
 use doca_soft::urom::daemon::procs::terminate_child;
+use doca_soft::urom::transport::{loopback, ConnId, Event, Node};
 use doca_soft::urom::wire::{Decoder, Msg};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;

@@ -12,8 +12,8 @@ pub mod plugins;
 pub mod procs;
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, Event, Node};
 use crate::urom::stop::{install_stop_signals, stop_requested};
+use crate::urom::transport::{ConnId, Event, Node};
 use crate::urom::wire::{Decoder, Msg, SpawnReq, OVERHEAD};
 use plugins::Plugin;
 use procs::{Proc, SpawnSpec};

@@ -2,7 +2,7 @@
 //! through `urom_domain_lookups_iface`. Process-global: a worker process is one worker.
 
 use crate::error::DocaError;
-use crate::urom::abi::{DomainLookupsIface, WorkerCtx};
+use crate::urom::plugin_abi::{DomainLookupsIface, WorkerCtx};
 use crate::urom::wire::{DomainBuf, DomainPeer};
 use std::collections::HashMap;
 use std::ffi::c_void;

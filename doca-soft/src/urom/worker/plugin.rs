@@ -2,13 +2,13 @@
 
 use super::domain;
 use crate::error::{DocaError, DocaResult};
-use crate::urom::abi::{self, ListLink, PluginIface, WorkerCtx, WorkerNotifDesc};
+use crate::urom::plugin_abi::{self, PluginIface, WorkerCtx, WorkerNotifDesc, WorkerNotify};
 use std::ffi::c_void;
 use std::path::Path;
 
 type GetIfaceFn = unsafe extern "C" fn(*mut PluginIface) -> u32;
 type GetVersionFn = unsafe extern "C" fn(*mut u64) -> u32;
-/// `doca_soft_urom_plugin_arm` (doca-soft extension, optional): see [`abi::ARM_SYMBOL`].
+/// `doca_soft_urom_plugin_arm` (doca-soft extension, optional): see [`plugin_abi::ARM_SYMBOL`].
 type ArmFn = unsafe extern "C" fn(*mut WorkerCtx, *mut libc::c_int) -> u32;
 
 /// What a plugin said before the worker sleeps.
@@ -26,7 +26,7 @@ pub enum Arm {
 
 /// A plugin's `notif_pack` (needs no ctx, so it can run while the plugin is borrowed).
 #[derive(Clone, Copy)]
-pub struct Packer(unsafe extern "C" fn(*mut abi::WorkerNotify, *mut usize, *mut c_void) -> u32);
+pub struct Packer(unsafe extern "C" fn(*mut WorkerNotify, *mut usize, *mut c_void) -> u32);
 
 impl Packer {
     /// Packs a notification into `out`; returns the packed length.
@@ -103,8 +103,8 @@ impl LoadedPlugin {
             DocaError::NOT_FOUND
         })?;
         let (_version, iface) = probe(&lib)?;
-        // SAFETY: the extension's signature (abi::ARM_SYMBOL); absent in most plugins.
-        let arm: Option<ArmFn> = unsafe { lib.get::<ArmFn>(abi::ARM_SYMBOL) }
+        // SAFETY: the extension's signature (plugin_abi::ARM_SYMBOL); absent in most plugins.
+        let arm: Option<ArmFn> = unsafe { lib.get::<ArmFn>(plugin_abi::ARM_SYMBOL) }
             .ok()
             .map(|f| *f);
         if iface.open.is_none()
@@ -159,7 +159,7 @@ impl LoadedPlugin {
     ///
     /// # Safety
     /// `list` is an initialised list of descs allocated with `malloc`.
-    pub unsafe fn worker_cmd(&mut self, list: *mut ListLink) -> DocaResult<()> {
+    pub unsafe fn worker_cmd(&mut self, list: *mut plugin_abi::ListLink) -> DocaResult<()> {
         let f = self.ctx.iface.worker_cmd.expect("checked at load");
         // SAFETY: ctx is open; list is an initialised list of malloc'd descs.
         ok(unsafe { f(&mut *self.ctx, list) })
@@ -169,18 +169,15 @@ impl LoadedPlugin {
     /// after (the ABI makes the runtime free them). Returns how many there were.
     pub fn progress_each(&mut self, mut f: impl FnMut(*mut WorkerNotifDesc)) -> usize {
         let progress = self.ctx.iface.progress.expect("checked at load");
-        let mut head = ListLink {
-            prev: std::ptr::null_mut(),
-            next: std::ptr::null_mut(),
-        };
+        let mut head = plugin_abi::list_head();
         // SAFETY: head is a local list head, initialised before use.
-        unsafe { abi::list_init(&mut head) };
+        unsafe { plugin_abi::list_init(&mut head) };
         // SAFETY: ctx is open; head is an empty list.
         let _ = unsafe { progress(&mut *self.ctx, &mut head) };
         let mut n = 0;
         loop {
             // SAFETY: the plugin appended valid descs (entry is their first field).
-            let d = unsafe { abi::list_pop_head(&mut head) } as *mut WorkerNotifDesc;
+            let d = unsafe { plugin_abi::list_pop_head(&mut head) } as *mut WorkerNotifDesc;
             if d.is_null() {
                 return n;
             }

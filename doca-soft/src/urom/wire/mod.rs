@@ -17,7 +17,10 @@
 //!
 //! Flows: host -> daemon `Hello`/`HelloOk`, `Spawn`/`Spawned`, `Destroy`/`Destroyed`,
 //! `GidQuery`/`GidList`; host -> worker `Attach`/`Attached`, `Cmd`/`Notify`,
-//! `DomainInit`/`DomainOk`. Requests carry a `req` cookie echoed by their reply.
+//! `DomainInit`/`DomainOk`. Requests carry a `req` cookie echoed by their reply. The
+//! payloads of `Cmd` and `Notify` have a codec of their own: [`command`].
+
+pub mod command;
 
 use crate::error::{DocaError, DocaResult};
 
