@@ -6,14 +6,14 @@
 mod urom_support;
 
 use doca_soft::buf::{doca_buf_get_data, doca_buf_set_data};
+use doca_soft::capi::doca_urom::*;
 use doca_soft::ctx::{
     doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
 };
 use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, Pe};
 use doca_soft::task::{doca_task_get_status, doca_task_submit};
+use doca_soft::testing::urom::set_service_addr;
 use doca_soft::types::DocaData;
-use doca_soft::urom::host_worker::*;
-use doca_soft::urom::service::*;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::ffi::c_void;

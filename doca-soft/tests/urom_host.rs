@@ -4,6 +4,7 @@
 mod urom_support;
 
 use doca_soft::buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
+use doca_soft::capi::doca_urom::*;
 use doca_soft::ctx::{
     doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
     STATE_STARTING,
@@ -11,9 +12,8 @@ use doca_soft::ctx::{
 use doca_soft::error::DocaError;
 use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, Pe};
 use doca_soft::task::{doca_task_get_status, doca_task_submit, Task};
+use doca_soft::testing::urom::{set_service_addr, DEFAULT_MAX_MSG};
 use doca_soft::types::DocaData;
-use doca_soft::urom::host_worker::*;
-use doca_soft::urom::service::*;
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 use urom_support::*;
@@ -267,11 +267,14 @@ fn service_worker_commands_and_gid_query() {
     // SAFETY: out pointer.
     assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
     let w1 = start_worker(&s, pe, 4, 0, plugin.id);
-    let w2 = start_worker(&s, pe, WORKER_ID_ANY, 1, plugin.id);
+    let w2 = start_worker(&s, pe, DOCA_UROM_WORKER_ID_ANY, 1, plugin.id);
     let mut id2 = 0;
     // SAFETY: live worker.
     assert_eq!(unsafe { doca_urom_worker_get_id(w2, &mut id2) }, 0);
-    assert_ne!(id2, WORKER_ID_ANY, "ANY resolves to a generated id");
+    assert_ne!(
+        id2, DOCA_UROM_WORKER_ID_ANY,
+        "ANY resolves to a generated id"
+    );
 
     let mut c = Cookie {
         done: false,
@@ -496,7 +499,6 @@ unsafe extern "C" fn solo_free(_req: *mut c_void) -> u32 {
 
 #[test]
 fn domain_exchanges_addresses_and_plugins_look_them_up() {
-    use doca_soft::urom::domain::*;
     let dir = tempfile::tempdir().unwrap();
     build_c_plugin("worker_echo_c", dir.path());
     let d = Daemon::start(dir.path().to_str().unwrap(), &[]);

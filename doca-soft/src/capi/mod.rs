@@ -5,3 +5,5 @@
 // of the toolkit have no caller yet.
 #[allow(dead_code)]
 pub(crate) mod toolkit;
+
+pub mod doca_urom;

@@ -13,7 +13,7 @@
 
 use crate::error::{DocaError, DocaResult};
 use std::collections::HashMap;
-use std::net::{Ipv4Addr, SocketAddrV4};
+use std::net::SocketAddrV4;
 use ucx_sys::{
     CloseMode, Context, Endpoint, Features, Listener, PendingSend, Sent, ThreadMode, Worker,
 };
@@ -305,14 +305,14 @@ impl Drop for Node {
     }
 }
 
-/// Loopback address helper.
-pub fn loopback(port: u16) -> SocketAddrV4 {
-    SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::Ipv4Addr;
+
+    fn loopback(port: u16) -> SocketAddrV4 {
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
+    }
 
     #[test]
     fn two_nodes_exchange_bytes_and_see_close() {

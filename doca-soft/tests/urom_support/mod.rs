@@ -2,9 +2,7 @@
 //! raw protocol client over the runtime's UCX transport (`Node`).
 #![allow(dead_code)]
 
-use doca_soft::urom::daemon::procs::terminate_child;
-use doca_soft::urom::transport::{loopback, ConnId, Event, Node};
-use doca_soft::urom::wire::{Decoder, Msg};
+use doca_soft::testing::urom::{loopback, terminate_child, ConnId, Decoder, Event, Msg, Node};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};

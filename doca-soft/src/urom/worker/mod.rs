@@ -394,7 +394,8 @@ impl AdaptiveSpin {
     }
 
     /// The current window.
-    pub fn window(&self) -> Duration {
+    #[cfg(test)]
+    fn window(&self) -> Duration {
         self.window
     }
 
