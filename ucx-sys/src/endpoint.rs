@@ -131,8 +131,13 @@ impl Endpoint {
     }
 
     /// Posts `buf` on the stream (`ucp_stream_send_nbx`). UCX reads the buffer until the
-    /// send completes, so a send in flight keeps it ([`PendingSend`]).
+    /// send completes, so a send in flight keeps it ([`PendingSend`]). A failed endpoint
+    /// refuses at once with its failure: UCX must not be given new operations on it (it
+    /// may retry them forever).
     pub fn stream_send<B: AsRef<[u8]>>(&self, buf: B) -> Sent<B> {
+        if let Some(s) = self.failure() {
+            return Sent::Failed(Error::new("ucp_stream_send_nbx", s), buf);
+        }
         let bytes = buf.as_ref();
         let param = sys::ucp_request_param_t::default();
         // SAFETY: live endpoint; `buf` stays alive (moved into the pending send) until UCX
@@ -158,6 +163,9 @@ impl Endpoint {
     /// The next bytes received on the stream, in UCX's buffer (released when the returned
     /// value is dropped); `None` when nothing is waiting or the connection failed.
     pub fn stream_recv(&self) -> Option<StreamData<'_>> {
+        if self.failure().is_some() {
+            return None;
+        }
         let mut len = 0usize;
         // SAFETY: live endpoint; len writable.
         let p = unsafe { sys::ucp_stream_recv_data_nb(self.raw, &mut len) };
@@ -171,7 +179,8 @@ impl Endpoint {
         })
     }
 
-    /// Closes the endpoint (`ucp_ep_close_nbx`), waiting for UCX at most a second.
+    /// Closes the endpoint (`ucp_ep_close_nbx`; always [`CloseMode::Force`] once it failed),
+    /// waiting for UCX at most a second.
     pub fn close(mut self, mode: CloseMode) {
         self.close_raw(mode);
     }
@@ -180,6 +189,12 @@ impl Endpoint {
         if std::mem::replace(&mut self.closed, true) {
             return;
         }
+        // Nothing can be delivered on a failed connection: close it at once.
+        let mode = if self.failure().is_some() {
+            CloseMode::Force
+        } else {
+            mode
+        };
         let param = sys::ucp_request_param_t {
             op_attr_mask: sys::ucp_op_attr_t_UCP_OP_ATTR_FIELD_FLAGS,
             flags: match mode {
