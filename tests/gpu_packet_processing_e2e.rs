@@ -37,12 +37,12 @@ mod raw_socket;
 #[path = "../examples/gpu_packet_processing/tcp_sessions.rs"]
 mod tcp_sessions;
 
+use doca_test_support::{require_cuda, require_raw_sockets};
 use raw_socket::RawSocket;
 use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use doca_test_support::{require_cuda, require_raw_sockets};
 use support::{example, ready_path, Finished, Proc};
 
 const CLIENT_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];

@@ -6,7 +6,7 @@
 use crate::buf::Buf;
 
 /// A buffer over `mem` (which must outlive it) whose data section covers all of it.
-pub fn task_buf(mem: &mut [u8]) -> Buf {
+pub(crate) fn task_buf(mem: &mut [u8]) -> Buf {
     let head = mem.as_mut_ptr() as usize;
     Buf {
         inv: std::ptr::null(),
@@ -22,7 +22,7 @@ pub fn task_buf(mem: &mut [u8]) -> Buf {
 }
 
 /// Copies `bytes` (truncated to the capacity) to the head and makes them the data section.
-pub fn fill(b: &mut Buf, bytes: &[u8]) {
+pub(crate) fn fill(b: &mut Buf, bytes: &[u8]) {
     let n = bytes.len().min(b.len);
     // SAFETY: head has room for len >= n bytes (task_buf); the regions do not overlap.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.head as *mut u8, n) };
@@ -31,7 +31,7 @@ pub fn fill(b: &mut Buf, bytes: &[u8]) {
 }
 
 /// The data section.
-pub fn data_bytes(b: &Buf) -> &[u8] {
+pub(crate) fn data_bytes(b: &Buf) -> &[u8] {
     let (p, n) = b.data();
     if n == 0 {
         return &[];

@@ -9,25 +9,25 @@
 //! fail with NOT_CONNECTED. Stop (IN_PROGRESS) asks the daemon to release the worker and
 //! reaches IDLE inside a later progress (needs the service's PE to be progressed too).
 
+use super::buf::{data_bytes, fill, task_buf};
+use super::link::Link;
+use super::service::{ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
 use crate::buf::Buf;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
-use crate::task::Task;
+use crate::task::{Task, TaskCompletionCb};
 use crate::types::DocaData;
-use crate::urom::abi::{CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
-use crate::urom::buf::{data_bytes, fill, task_buf};
-use crate::urom::link::Link;
-use crate::urom::service::{service_ref, ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
-use crate::urom::wire::{frame_begin, frame_end, Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
+use crate::urom::wire::command::{push_cmd, NotifyHeader, CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
+use crate::urom::wire::{Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
 use std::collections::HashMap;
 use std::net::SocketAddrV4;
 use std::sync::{Arc, Mutex, Weak};
 
 /// `DOCA_UROM_WORKER_ID_ANY`.
-pub const WORKER_ID_ANY: u64 = u64::MAX;
+pub(crate) const WORKER_ID_ANY: u64 = u64::MAX;
 /// Size of the task user-data area.
-pub const TASK_USER_DATA_LEN: usize = 32;
+pub(crate) const TASK_USER_DATA_LEN: usize = 32;
 /// Most released command tasks a worker keeps for reuse: allocate/release pairs of a
 /// steady command stream then allocate nothing.
 const TASK_POOL_MAX: usize = 256;
@@ -67,7 +67,7 @@ struct St {
 }
 
 /// Shared worker state (the context's operations).
-pub struct WorkerShared {
+pub(crate) struct WorkerShared {
     cfg: Mutex<Cfg>,
     st: Mutex<St>,
     // Released command tasks (raw `CmdTask` pointers), reused by allocate.
@@ -83,25 +83,16 @@ impl Drop for WorkerShared {
     }
 }
 
-fn le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
 /// Matches a notification to its in-flight task (by cookie), fills the task's response and
 /// returns the task with its result; None for a notification nobody waits for.
 fn take_notify(inflight: &mut HashMap<u64, usize>, n: &[u8]) -> Option<(usize, DocaResult<()>)> {
-    if n.len() < NOTIFY_HEADER_LEN {
-        return None;
-    }
-    let cookie = le(n, 8);
-    let len = le(n, 16) as usize;
-    let status = u32::from_le_bytes(n[24..28].try_into().expect("4 bytes"));
-    let t = inflight.remove(&cookie)?;
-    let body = &n[NOTIFY_HEADER_LEN..];
+    let (h, body) = NotifyHeader::parse(n)?;
+    let t = inflight.remove(&h.urom_context)?;
+    let len = h.len as usize;
     let r = if body.len() != len {
         Err(DocaError::UNEXPECTED)
-    } else if status != 0 {
-        Err(DocaError(status))
+    } else if h.status != 0 {
+        Err(DocaError(h.status))
     } else {
         Ok(())
     };
@@ -116,18 +107,13 @@ fn take_notify(inflight: &mut HashMap<u64, usize>, n: &[u8]) -> Option<(usize, D
 }
 
 impl WorkerShared {
-    /// Worker id (the generated one after an ANY start).
-    pub fn worker_id(&self) -> u64 {
-        lock(&self.st).worker_id
-    }
-
     /// Plugin addresses reported by the worker process (after start).
-    pub fn addrs(&self) -> Vec<(u64, Vec<u8>)> {
+    pub(crate) fn addrs(&self) -> Vec<(u64, Vec<u8>)> {
         lock(&self.st).addrs.clone()
     }
 
     /// Sends a message on the worker connection (domain setup).
-    pub fn send(&self, m: &Msg) -> DocaResult<()> {
+    pub(crate) fn send(&self, m: &Msg) -> DocaResult<()> {
         lock(&self.st)
             .link
             .as_mut()
@@ -136,7 +122,7 @@ impl WorkerShared {
     }
 
     /// Whether the worker acknowledged domain request `req` (consumes the ack).
-    pub fn take_domain_ack(&self, req: u64) -> bool {
+    pub(crate) fn take_domain_ack(&self, req: u64) -> bool {
         let mut st = lock(&self.st);
         let before = st.domain_acks.len();
         st.domain_acks.retain(|r| *r != req);
@@ -144,12 +130,12 @@ impl WorkerShared {
     }
 
     /// Whether the worker is attached and running.
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         matches!(lock(&self.st).phase, Phase::Running)
     }
 
     /// Whether the worker connection broke.
-    pub fn link_failed(&self) -> Option<DocaError> {
+    pub(crate) fn link_failed(&self) -> Option<DocaError> {
         lock(&self.st).link.as_ref().and_then(Link::failed)
     }
 
@@ -427,14 +413,7 @@ impl CtxOps for WorkerShared {
             return Err(DocaError::NOT_CONNECTED);
         }
         // The frame is built in place in a reused send buffer (no allocation per command).
-        link.send_with(|f| {
-            let at = frame_begin(f, crate::urom::wire::KIND_CMD);
-            f.extend_from_slice(&plugin.to_le_bytes());
-            f.extend_from_slice(&cookie.to_le_bytes());
-            f.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            f.extend_from_slice(payload);
-            frame_end(f, at);
-        })?;
+        link.send_with(|f| push_cmd(f, plugin, cookie, payload))?;
         st.inflight.insert(cookie, t as usize);
         // SAFETY: as above.
         unsafe { (*t).busy = true };
@@ -445,14 +424,194 @@ impl CtxOps for WorkerShared {
 /// The C `struct doca_urom_worker` (host side).
 pub struct UromWorker {
     ctx: Box<Ctx>,
-    /// Shared state.
-    pub shared: Arc<WorkerShared>,
+    pub(crate) shared: Arc<WorkerShared>,
 }
 
 impl UromWorker {
-    /// The worker's context.
-    pub fn ctx(&self) -> &Ctx {
-        &self.ctx
+    /// A new worker context (IDLE, id ANY, one task in flight at most).
+    pub(crate) fn new() -> UromWorker {
+        let shared = Arc::new(WorkerShared {
+            cfg: Mutex::new(Cfg {
+                service: None,
+                id: WORKER_ID_ANY,
+                plugins: 0,
+                cpuset: Vec::new(),
+                gid: 0,
+                max_tasks: 1,
+                env: Vec::new(),
+            }),
+            st: Mutex::new(St {
+                phase: Phase::Idle,
+                link: None,
+                worker_id: WORKER_ID_ANY,
+                dest_id: 0,
+                addrs: Vec::new(),
+                inflight: HashMap::new(),
+                next_cookie: 0,
+                domain_acks: Vec::new(),
+                reserved: false,
+                done: Vec::new(),
+            }),
+            pool: Mutex::new(Vec::new()),
+        });
+        UromWorker {
+            ctx: Ctx::new(shared.clone()),
+            shared,
+        }
+    }
+
+    /// The worker's context, as the C API hands it out.
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
+        &*self.ctx as *const Ctx as *mut Ctx
+    }
+
+    /// Whether it may be destroyed now: IN_USE unless IDLE. When it may, it leaves its
+    /// progress engine and its service.
+    pub(crate) fn prepare_destroy(&self) -> DocaResult<()> {
+        if self.ctx.state() != STATE_IDLE {
+            return Err(DocaError::IN_USE);
+        }
+        self.ctx.detach_from_pe();
+        if let Some(s) = lock(&self.shared.cfg).service.take() {
+            s.detach();
+        }
+        Ok(())
+    }
+
+    /// Changes the configuration (IDLE only).
+    fn configure(&self, f: impl FnOnce(&mut Cfg) -> DocaResult<()>) -> DocaResult<()> {
+        self.ctx.require_idle()?;
+        f(&mut lock(&self.shared.cfg))
+    }
+
+    /// The service that spawns the worker process.
+    pub(crate) fn set_service(&self, service: &UromService) -> DocaResult<()> {
+        let svc = service.shared.clone();
+        self.configure(|c| {
+            svc.attach();
+            if let Some(old) = c.service.replace(svc) {
+                old.detach();
+            }
+            Ok(())
+        })
+    }
+
+    /// The worker id (ANY lets the service choose).
+    pub(crate) fn set_id(&self, id: u64) -> DocaResult<()> {
+        self.configure(|c| {
+            c.id = id;
+            Ok(())
+        })
+    }
+
+    /// The plugins the worker runs (bit mask of plugin ids, non-zero).
+    pub(crate) fn set_plugins(&self, plugins: u64) -> DocaResult<()> {
+        self.configure(|c| {
+            if plugins == 0 {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            c.plugins = plugins;
+            Ok(())
+        })
+    }
+
+    /// The CPUs of the worker process (16 words of a `ucs_cpu_set_t`, not all zero).
+    pub(crate) fn set_cpuset(&self, words: [u64; 16]) -> DocaResult<()> {
+        self.configure(|c| {
+            if words.iter().all(|w| *w == 0) {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            c.cpuset = words.to_vec();
+            Ok(())
+        })
+    }
+
+    /// The worker's group.
+    pub(crate) fn set_gid(&self, gid: u32) -> DocaResult<()> {
+        self.configure(|c| {
+            c.gid = gid;
+            Ok(())
+        })
+    }
+
+    /// How many commands may be in flight (a power of two).
+    pub(crate) fn set_max_inflight_tasks(&self, n: u32) -> DocaResult<()> {
+        self.configure(|c| {
+            if !n.is_power_of_two() {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            c.max_tasks = n;
+            Ok(())
+        })
+    }
+
+    /// Environment of the worker process: `NAME=value` entries without spaces.
+    pub(crate) fn set_env(&self, env: Vec<String>) -> DocaResult<()> {
+        if env
+            .iter()
+            .any(|e| crate::urom::daemon::valid_env(e).is_none())
+        {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        self.configure(|c| {
+            c.env = env;
+            Ok(())
+        })
+    }
+
+    /// The worker id: the one generated by the service after an ANY start, else the one
+    /// set.
+    pub(crate) fn id(&self) -> u64 {
+        match lock(&self.shared.st).worker_id {
+            WORKER_ID_ANY => lock(&self.shared.cfg).id,
+            v => v,
+        }
+    }
+
+    /// The worker's group.
+    pub(crate) fn gid(&self) -> u32 {
+        lock(&self.shared.cfg).gid
+    }
+
+    /// A command task (reused from the pool when one of the right size is there); its
+    /// payload capacity is the message size less the command header.
+    pub(crate) fn allocate_task(&self) -> *mut CmdTask {
+        let max = self.shared.max_msg();
+        let (plen, rlen) = (max - CMD_HEADER_LEN, max - NOTIFY_HEADER_LEN);
+        let reused = lock(&self.shared.pool).pop().map(|p| p as *mut CmdTask);
+        match reused {
+            // SAFETY: pooled tasks are released CmdTasks nobody else holds.
+            Some(t) if unsafe { fits(&*t, plen, rlen) } => {
+                // SAFETY: as above; every field is reset to a freshly allocated task's value.
+                let c = unsafe { &mut *t };
+                c.task = Task::new(&*self.ctx, free_cmd_task);
+                c.plugin = 0;
+                c.user = [0; TASK_USER_DATA_LEN];
+                c.busy = false;
+                c.payload = task_buf(&mut c.payload_mem);
+                c.response = task_buf(&mut c.response_mem);
+                t
+            }
+            stale => {
+                if let Some(s) = stale {
+                    // SAFETY: a pooled task of another message size: ours to free.
+                    drop(unsafe { Box::from_raw(s) });
+                }
+                let mut pm = vec![0u8; plen].into_boxed_slice();
+                let mut rm = vec![0u8; rlen].into_boxed_slice();
+                Box::into_raw(Box::new(CmdTask {
+                    task: Task::new(&*self.ctx, free_cmd_task),
+                    plugin: 0,
+                    user: [0; TASK_USER_DATA_LEN],
+                    busy: false,
+                    payload: task_buf(&mut pm),
+                    response: task_buf(&mut rm),
+                    payload_mem: pm,
+                    response_mem: rm,
+                    owner: Arc::downgrade(&self.shared),
+                }))
+            }
+        }
     }
 }
 
@@ -488,443 +647,51 @@ unsafe fn free_cmd_task(t: *mut Task) {
             return;
         }
     }
-    // SAFETY: allocated by Box in allocate; freed once.
+    // SAFETY: allocated by Box in allocate_task; freed once.
     drop(unsafe { Box::from_raw(ct) });
 }
 
-/// # Safety
-/// `p` null or a live worker.
-unsafe fn wrk<'a>(p: *mut UromWorker) -> DocaResult<&'a UromWorker> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-/// Borrows a worker from a C pointer.
-///
-/// # Safety
-/// `p` null or a live worker.
-pub unsafe fn worker_ref<'a>(p: *mut UromWorker) -> DocaResult<&'a UromWorker> {
-    // SAFETY: caller contract.
-    unsafe { wrk(p) }
-}
-
-fn with_cfg(p: *mut UromWorker, f: impl FnOnce(&mut Cfg) -> DocaResult<()>) -> u32 {
-    // SAFETY: the C caller passes null or a live worker.
-    to_c(unsafe { wrk(p) }.and_then(|w| {
-        w.ctx.require_idle()?;
-        f(&mut lock(&w.shared.cfg))
-    }))
-}
-
-/// `doca_urom_worker_create`.
-///
-/// # Safety
-/// `out` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_create(out: *mut *mut UromWorker) -> u32 {
-    if out.is_null() {
-        return DocaError::INVALID_VALUE.0;
+impl CmdTask {
+    /// The plugin the command goes to.
+    pub(crate) fn set_plugin(&mut self, plugin: u64) {
+        self.plugin = plugin;
     }
-    let shared = Arc::new(WorkerShared {
-        cfg: Mutex::new(Cfg {
-            service: None,
-            id: WORKER_ID_ANY,
-            plugins: 0,
-            cpuset: Vec::new(),
-            gid: 0,
-            max_tasks: 1,
-            env: Vec::new(),
-        }),
-        st: Mutex::new(St {
-            phase: Phase::Idle,
-            link: None,
-            worker_id: WORKER_ID_ANY,
-            dest_id: 0,
-            addrs: Vec::new(),
-            inflight: HashMap::new(),
-            next_cookie: 0,
-            domain_acks: Vec::new(),
-            reserved: false,
-            done: Vec::new(),
-        }),
-        pool: Mutex::new(Vec::new()),
-    });
-    let w = Box::new(UromWorker {
-        ctx: Ctx::new(shared.clone()),
-        shared,
-    });
-    // SAFETY: checked non-null.
-    unsafe { *out = Box::into_raw(w) };
-    0
-}
 
-/// `doca_urom_worker_destroy`: IN_USE unless IDLE.
-///
-/// # Safety
-/// `p` null or a live worker.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_destroy(p: *mut UromWorker) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { wrk(p) }.and_then(|w| {
-        if w.ctx.state() != STATE_IDLE {
-            return Err(DocaError::IN_USE);
-        }
-        w.ctx.detach_from_pe();
-        if let Some(s) = lock(&w.shared.cfg).service.take() {
-            s.detach();
-        }
-        Ok(())
-    });
-    if r.is_ok() {
-        // SAFETY: created by Box::into_raw; not used after.
-        drop(unsafe { Box::from_raw(p) });
-    }
-    to_c(r)
-}
-
-/// `doca_urom_worker_set_service`.
-///
-/// # Safety
-/// Both null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_service(
-    p: *mut UromWorker,
-    s: *mut UromService,
-) -> u32 {
-    // SAFETY: caller contract.
-    let svc = match unsafe { service_ref(s) } {
-        Ok(s) => s.shared.clone(),
-        Err(e) => return e.0,
-    };
-    with_cfg(p, |c| {
-        svc.attach();
-        if let Some(old) = c.service.replace(svc) {
-            old.detach();
-        }
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_set_id` (ANY lets the service choose).
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_id(p: *mut UromWorker, id: u64) -> u32 {
-    with_cfg(p, |c| {
-        c.id = id;
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_set_plugins` (bit mask of plugin ids, non-zero).
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_plugins(p: *mut UromWorker, plugins: u64) -> u32 {
-    with_cfg(p, |c| {
-        if plugins == 0 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.plugins = plugins;
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_set_cpuset` (by value, 16 words).
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_cpuset(
-    p: *mut UromWorker,
-    cpuset: crate::ucx::sys::ucs_cpu_set_t,
-) -> u32 {
-    let cpuset = cpuset.ucs_bits;
-    with_cfg(p, |c| {
-        if cpuset.iter().all(|w| *w == 0) {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.cpuset = cpuset.to_vec();
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_set_gid`.
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_gid(p: *mut UromWorker, gid: u32) -> u32 {
-    with_cfg(p, |c| {
-        c.gid = gid;
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_set_max_inflight_tasks` (power of two).
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_max_inflight_tasks(
-    p: *mut UromWorker,
-    n: u32,
-) -> u32 {
-    with_cfg(p, |c| {
-        if !n.is_power_of_two() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.max_tasks = n;
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_set_env`: `NAME=value` entries without spaces.
-///
-/// # Safety
-/// `p` null or live; `env` null (with count 0) or `count` NUL-terminated strings.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_set_env(
-    p: *mut UromWorker,
-    env: *const *const libc::c_char,
-    count: usize,
-) -> u32 {
-    let mut out = Vec::with_capacity(count);
-    if count > 0 {
-        if env.is_null() {
-            return DocaError::INVALID_VALUE.0;
-        }
-        for i in 0..count {
-            // SAFETY: caller contract: `count` entries.
-            let e = unsafe { *env.add(i) };
-            if e.is_null() {
-                return DocaError::INVALID_VALUE.0;
-            }
-            // SAFETY: NUL-terminated per contract.
-            let s = unsafe { std::ffi::CStr::from_ptr(e) }
-                .to_string_lossy()
-                .into_owned();
-            if crate::urom::daemon::valid_env(&s).is_none() {
-                return DocaError::INVALID_VALUE.0;
-            }
-            out.push(s);
-        }
-    }
-    with_cfg(p, |c| {
-        c.env = out;
-        Ok(())
-    })
-}
-
-/// `doca_urom_worker_get_id`.
-///
-/// # Safety
-/// `p` null or live; `id` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_get_id(p: *mut UromWorker, id: *mut u64) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { wrk(p) }.and_then(|w| {
-        if id.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let v = match lock(&w.shared.st).worker_id {
-            WORKER_ID_ANY => lock(&w.shared.cfg).id,
-            v => v,
-        };
-        // SAFETY: checked non-null.
-        unsafe { *id = v };
-        Ok(())
-    }))
-}
-
-/// `doca_urom_worker_get_gid`.
-///
-/// # Safety
-/// `p` null or live; `gid` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_get_gid(p: *mut UromWorker, gid: *mut u32) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { wrk(p) }.and_then(|w| {
-        if gid.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        // SAFETY: checked non-null.
-        unsafe { *gid = lock(&w.shared.cfg).gid };
-        Ok(())
-    }))
-}
-
-/// `doca_urom_worker_as_ctx`.
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_as_ctx(p: *mut UromWorker) -> *mut Ctx {
-    // SAFETY: caller contract.
-    unsafe { wrk(p) }.map_or(std::ptr::null_mut(), |w| &*w.ctx as *const Ctx as *mut Ctx)
-}
-
-/// `doca_urom_worker_cmd_task_allocate`: payload capacity = message size - command header.
-///
-/// # Safety
-/// `p` null or live; `task` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_allocate(
-    p: *mut UromWorker,
-    task: *mut *mut CmdTask,
-) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { wrk(p) }.and_then(|w| {
-        if task.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let max = w.shared.max_msg();
-        let (plen, rlen) = (max - CMD_HEADER_LEN, max - NOTIFY_HEADER_LEN);
-        let reused = lock(&w.shared.pool).pop().map(|p| p as *mut CmdTask);
-        let t = match reused {
-            // SAFETY: pooled tasks are released CmdTasks nobody else holds.
-            Some(t) if unsafe { fits(&*t, plen, rlen) } => {
-                // SAFETY: as above; every field is reset to a freshly allocated task's value.
-                let c = unsafe { &mut *t };
-                c.task = Task::new(&*w.ctx, free_cmd_task);
-                c.plugin = 0;
-                c.user = [0; TASK_USER_DATA_LEN];
-                c.busy = false;
-                c.payload = task_buf(&mut c.payload_mem);
-                c.response = task_buf(&mut c.response_mem);
-                t
-            }
-            stale => {
-                if let Some(s) = stale {
-                    // SAFETY: a pooled task of another message size: ours to free.
-                    drop(unsafe { Box::from_raw(s) });
-                }
-                let mut pm = vec![0u8; plen].into_boxed_slice();
-                let mut rm = vec![0u8; rlen].into_boxed_slice();
-                Box::into_raw(Box::new(CmdTask {
-                    task: Task::new(&*w.ctx, free_cmd_task),
-                    plugin: 0,
-                    user: [0; TASK_USER_DATA_LEN],
-                    busy: false,
-                    payload: task_buf(&mut pm),
-                    response: task_buf(&mut rm),
-                    payload_mem: pm,
-                    response_mem: rm,
-                    owner: Arc::downgrade(&w.shared),
-                }))
-            }
-        };
-        // SAFETY: checked non-null.
-        unsafe { *task = t };
-        Ok(())
-    }))
-}
-
-/// `doca_urom_worker_cmd_task_allocate_init`.
-///
-/// # Safety
-/// As allocate.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_allocate_init(
-    p: *mut UromWorker,
-    plugin: u64,
-    task: *mut *mut CmdTask,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { doca_urom_worker_cmd_task_allocate(p, task) };
-    if r == 0 {
-        // SAFETY: allocate wrote a live task.
-        unsafe { (**task).plugin = plugin };
-    }
-    r
-}
-
-/// `doca_urom_worker_cmd_task_release`: NOT_PERMITTED while in flight.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_release(t: *mut CmdTask) -> u32 {
-    // SAFETY: caller contract.
-    match unsafe { t.as_ref() } {
-        None => DocaError::INVALID_VALUE.0,
-        Some(x) if x.busy => DocaError::NOT_PERMITTED.0,
-        Some(_) => {
-            // SAFETY: allocated by Box; released once.
-            unsafe { free_cmd_task(t as *mut Task) };
-            0
-        }
-    }
-}
-
-/// `doca_urom_worker_cmd_task_set_plugin`.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_set_plugin(t: *mut CmdTask, plugin: u64) {
-    // SAFETY: caller contract.
-    if let Some(t) = unsafe { t.as_mut() } {
-        t.plugin = plugin;
-    }
-}
-
-/// `doca_urom_worker_cmd_task_set_cb`.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_set_cb(t: *mut CmdTask, cb: CmdTaskCb) {
-    // SAFETY: caller contract.
-    if let Some(t) = unsafe { t.as_mut() } {
+    /// The completion callback.
+    pub(crate) fn set_cb(&mut self, cb: CmdTaskCb) {
         // SAFETY: same ABI; only the first argument's pointee type differs (a CmdTask
         // starts with its Task).
-        t.task
-            .set_cb(unsafe { std::mem::transmute::<CmdTaskCb, crate::task::TaskCompletionCb>(cb) });
+        self.task
+            .set_cb(unsafe { std::mem::transmute::<CmdTaskCb, TaskCompletionCb>(cb) });
     }
-}
 
-/// `doca_urom_worker_cmd_task_get_payload`.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_get_payload(t: *mut CmdTask) -> *mut Buf {
-    // SAFETY: caller contract.
-    unsafe { t.as_mut() }.map_or(std::ptr::null_mut(), |t| &mut t.payload as *mut Buf)
-}
+    /// The buffer the command is packed into.
+    pub(crate) fn payload(&mut self) -> *mut Buf {
+        &mut self.payload
+    }
 
-/// `doca_urom_worker_cmd_task_get_response`.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_get_response(t: *mut CmdTask) -> *mut Buf {
-    // SAFETY: caller contract.
-    unsafe { t.as_mut() }.map_or(std::ptr::null_mut(), |t| &mut t.response as *mut Buf)
-}
+    /// The buffer holding the notification body after completion.
+    pub(crate) fn response(&mut self) -> *mut Buf {
+        &mut self.response
+    }
 
-/// `doca_urom_worker_cmd_task_get_user_data`: a 32-byte scratch area.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_get_user_data(
-    t: *mut CmdTask,
-) -> *mut libc::c_void {
-    // SAFETY: caller contract.
-    unsafe { t.as_mut() }.map_or(std::ptr::null_mut(), |t| {
-        t.user.as_mut_ptr() as *mut libc::c_void
-    })
-}
+    /// The caller's scratch area ([`TASK_USER_DATA_LEN`] bytes).
+    pub(crate) fn user_data(&mut self) -> *mut u8 {
+        self.user.as_mut_ptr()
+    }
 
-/// `doca_urom_worker_cmd_task_as_task`.
-///
-/// # Safety
-/// `t` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_worker_cmd_task_as_task(t: *mut CmdTask) -> *mut Task {
-    t as *mut Task
+    /// Releases a task (back to its worker's pool, or freed): NOT_PERMITTED while in
+    /// flight.
+    ///
+    /// # Safety
+    /// `t` is a live task from [`UromWorker::allocate_task`], not used after success.
+    pub(crate) unsafe fn release(t: *mut CmdTask) -> DocaResult<()> {
+        // SAFETY: caller contract.
+        if unsafe { (*t).busy } {
+            return Err(DocaError::NOT_PERMITTED);
+        }
+        // SAFETY: live, idle task released once.
+        unsafe { free_cmd_task(t as *mut Task) };
+        Ok(())
+    }
 }

@@ -10,10 +10,10 @@
 //!
 //! Stop is synchronous (SUCCESS), as clients expect.
 
+use super::worker::{UromWorker, WorkerShared};
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
-use crate::urom::host_worker::{worker_ref, UromWorker, WorkerShared};
 use crate::urom::wire::{Decoder, DomainBuf, DomainPeer, Msg};
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -75,7 +75,7 @@ struct St {
 }
 
 /// Shared domain state (the context's operations).
-pub struct DomainShared {
+pub(crate) struct DomainShared {
     st: Mutex<St>,
 }
 
@@ -329,183 +329,100 @@ pub struct UromDomain {
     shared: Arc<DomainShared>,
 }
 
-/// # Safety
-/// `p` null or live.
-unsafe fn dom<'a>(p: *mut UromDomain) -> DocaResult<&'a UromDomain> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-fn with_st(p: *mut UromDomain, f: impl FnOnce(&mut St) -> DocaResult<()>) -> u32 {
-    // SAFETY: the C caller passes null or a live domain.
-    to_c(unsafe { dom(p) }.and_then(|d| {
-        d.ctx.require_idle()?;
-        f(&mut lock(&d.shared.st))
-    }))
-}
-
-/// `doca_urom_domain_create`.
-///
-/// # Safety
-/// `out` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_create(out: *mut *mut UromDomain) -> u32 {
-    if out.is_null() {
-        return DocaError::INVALID_VALUE.0;
+impl UromDomain {
+    /// A new domain (IDLE, no members).
+    pub(crate) fn new() -> UromDomain {
+        let shared = Arc::new(DomainShared {
+            st: Mutex::new(St {
+                oob: None,
+                members: Vec::new(),
+                buf_count: None,
+                bufs: Vec::new(),
+                phase: Phase::Idle,
+            }),
+        });
+        UromDomain {
+            ctx: Ctx::new(shared.clone()),
+            shared,
+        }
     }
-    let shared = Arc::new(DomainShared {
-        st: Mutex::new(St {
-            oob: None,
-            members: Vec::new(),
-            buf_count: None,
-            bufs: Vec::new(),
-            phase: Phase::Idle,
-        }),
-    });
-    let d = Box::new(UromDomain {
-        ctx: Ctx::new(shared.clone()),
-        shared,
-    });
-    // SAFETY: checked non-null.
-    unsafe { *out = Box::into_raw(d) };
-    0
-}
 
-/// `doca_urom_domain_destroy`: NOT_PERMITTED unless IDLE.
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_destroy(p: *mut UromDomain) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { dom(p) }.and_then(|d| {
-        if d.ctx.state() != STATE_IDLE {
+    /// The domain's context, as the C API hands it out.
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
+        &*self.ctx as *const Ctx as *mut Ctx
+    }
+
+    /// Whether it may be destroyed now: NOT_PERMITTED unless IDLE. When it may, it leaves
+    /// its progress engine.
+    pub(crate) fn prepare_destroy(&self) -> DocaResult<()> {
+        if self.ctx.state() != STATE_IDLE {
             return Err(DocaError::NOT_PERMITTED);
         }
-        d.ctx.detach_from_pe();
+        self.ctx.detach_from_pe();
         Ok(())
-    });
-    if r.is_ok() {
-        // SAFETY: created by Box::into_raw; not used after.
-        drop(unsafe { Box::from_raw(p) });
     }
-    to_c(r)
-}
 
-/// `doca_urom_domain_set_buffers_count`.
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_set_buffers_count(p: *mut UromDomain, n: usize) -> u32 {
-    with_st(p, |st| {
-        st.buf_count = Some(n);
-        st.bufs.clear();
-        Ok(())
-    })
-}
-
-/// `doca_urom_domain_add_buffer`: BAD_STATE before set_buffers_count, FULL when all added.
-///
-/// # Safety
-/// `p` null or live; blobs readable for their lengths.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_add_buffer(
-    p: *mut UromDomain,
-    buffer: *mut c_void,
-    buf_len: usize,
-    memh: *mut c_void,
-    memh_len: usize,
-    mkey: *mut c_void,
-    mkey_len: usize,
-) -> u32 {
-    let copy = |b: *mut c_void, n: usize| -> DocaResult<Vec<u8>> {
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        if b.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        // SAFETY: caller contract: readable for n bytes.
-        Ok(unsafe { std::slice::from_raw_parts(b as *const u8, n) }.to_vec())
-    };
-    with_st(p, |st| {
-        let count = st.buf_count.ok_or(DocaError::BAD_STATE)?;
-        if buffer.is_null() || buf_len == 0 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        if st.bufs.len() >= count {
-            return Err(DocaError::FULL);
-        }
-        st.bufs.push((
-            buffer as u64,
-            buf_len as u64,
-            copy(memh, memh_len)?,
-            copy(mkey, mkey_len)?,
-        ));
-        Ok(())
-    })
-}
-
-/// `doca_urom_domain_set_oob`.
-///
-/// # Safety
-/// `p` null or live; `oob` null or a valid struct (copied).
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_set_oob(p: *mut UromDomain, oob: *mut OobColl) -> u32 {
-    // SAFETY: caller contract.
-    let Some(o) = (unsafe { oob.as_ref() }).copied() else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    with_st(p, |st| {
-        if o.allgather.is_none()
-            || o.req_test.is_none()
-            || o.n_oob_indexes == 0
-            || o.oob_index >= o.n_oob_indexes
-        {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        st.oob = Some(o);
-        Ok(())
-    })
-}
-
-/// `doca_urom_domain_set_workers`: domain ids and the local worker contexts.
-///
-/// # Safety
-/// `p` null or live; arrays valid for `n` entries.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_set_workers(
-    p: *mut UromDomain,
-    ids: *mut u64,
-    workers: *mut *mut UromWorker,
-    n: usize,
-) -> u32 {
-    if n == 0 || ids.is_null() || workers.is_null() {
-        return DocaError::INVALID_VALUE.0;
+    /// Changes the setup (IDLE only).
+    fn configure(&self, f: impl FnOnce(&mut St) -> DocaResult<()>) -> DocaResult<()> {
+        self.ctx.require_idle()?;
+        f(&mut lock(&self.shared.st))
     }
-    let mut members = Vec::with_capacity(n);
-    for i in 0..n {
-        // SAFETY: caller contract: n entries each.
-        let (id, w) = unsafe { (*ids.add(i), *workers.add(i)) };
-        // SAFETY: caller contract: live workers.
-        match unsafe { worker_ref(w) } {
-            Ok(w) => members.push((id, w.shared.clone())),
-            Err(e) => return e.0,
-        }
-    }
-    with_st(p, |st| {
-        st.members = members;
-        Ok(())
-    })
-}
 
-/// `doca_urom_domain_as_ctx`.
-///
-/// # Safety
-/// `p` null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_urom_domain_as_ctx(p: *mut UromDomain) -> *mut Ctx {
-    // SAFETY: caller contract.
-    unsafe { dom(p) }.map_or(std::ptr::null_mut(), |d| &*d.ctx as *const Ctx as *mut Ctx)
+    /// How many buffers will be added (drops those added before).
+    pub(crate) fn set_buffers_count(&self, n: usize) -> DocaResult<()> {
+        self.configure(|st| {
+            st.buf_count = Some(n);
+            st.bufs.clear();
+            Ok(())
+        })
+    }
+
+    /// Adds a buffer with its packed memory handle and remote key: BAD_STATE before
+    /// [`UromDomain::set_buffers_count`], FULL once that many were added.
+    pub(crate) fn add_buffer(
+        &self,
+        va: u64,
+        len: u64,
+        memh: Vec<u8>,
+        mkey: Vec<u8>,
+    ) -> DocaResult<()> {
+        self.configure(|st| {
+            let count = st.buf_count.ok_or(DocaError::BAD_STATE)?;
+            if va == 0 || len == 0 {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            if st.bufs.len() >= count {
+                return Err(DocaError::FULL);
+            }
+            st.bufs.push((va, len, memh, mkey));
+            Ok(())
+        })
+    }
+
+    /// The out-of-band collective (allgather and test mandatory; a valid index).
+    pub(crate) fn set_oob(&self, oob: OobColl) -> DocaResult<()> {
+        self.configure(|st| {
+            if oob.allgather.is_none()
+                || oob.req_test.is_none()
+                || oob.n_oob_indexes == 0
+                || oob.oob_index >= oob.n_oob_indexes
+            {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            st.oob = Some(oob);
+            Ok(())
+        })
+    }
+
+    /// The local members: (domain id, worker context).
+    pub(crate) fn set_workers(&self, members: Vec<(u64, &UromWorker)>) -> DocaResult<()> {
+        let members = members
+            .into_iter()
+            .map(|(id, w)| (id, w.shared.clone()))
+            .collect();
+        self.configure(|st| {
+            st.members = members;
+            Ok(())
+        })
+    }
 }

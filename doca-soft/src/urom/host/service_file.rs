@@ -44,7 +44,7 @@ fn resolve(hostport: &str) -> DocaResult<SocketAddrV4> {
 }
 
 /// Finds the service for (`hostname`, `pci`) in the file's `text`.
-pub fn lookup_in(text: &str, hostname: &str, pci: &str) -> DocaResult<SocketAddrV4> {
+pub(crate) fn lookup_in(text: &str, hostname: &str, pci: &str) -> DocaResult<SocketAddrV4> {
     let want = norm_pci(pci);
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("");
@@ -60,7 +60,7 @@ pub fn lookup_in(text: &str, hostname: &str, pci: &str) -> DocaResult<SocketAddr
 }
 
 /// Looks the service up in `$DOCA_UROM_SERVICE_FILE` for this host and `pci`.
-pub fn lookup(pci: &str) -> DocaResult<SocketAddrV4> {
+pub(crate) fn lookup(pci: &str) -> DocaResult<SocketAddrV4> {
     let path = std::env::var_os("DOCA_UROM_SERVICE_FILE").ok_or_else(|| {
         sdk_err!("urom", "DOCA_UROM_SERVICE_FILE is not set");
         DocaError::NOT_FOUND

@@ -17,27 +17,30 @@
 //!
 //! Flows: host -> daemon `Hello`/`HelloOk`, `Spawn`/`Spawned`, `Destroy`/`Destroyed`,
 //! `GidQuery`/`GidList`; host -> worker `Attach`/`Attached`, `Cmd`/`Notify`,
-//! `DomainInit`/`DomainOk`. Requests carry a `req` cookie echoed by their reply.
+//! `DomainInit`/`DomainOk`. Requests carry a `req` cookie echoed by their reply. The
+//! payloads of `Cmd` and `Notify` have a codec of their own: [`command`].
+
+pub(crate) mod command;
 
 use crate::error::{DocaError, DocaResult};
 
 /// Frame magic.
-pub const MAGIC: u32 = 0x4d4f_5255;
+pub(crate) const MAGIC: u32 = 0x4d4f_5255;
 /// Protocol version.
-pub const VERSION: u16 = 1;
+pub(crate) const VERSION: u16 = 1;
 /// Frame header size.
 pub const HEADER_LEN: usize = 16;
 /// Room a frame needs beyond the UROM message size limit (our own fields).
-pub const OVERHEAD: usize = 256;
+pub(crate) const OVERHEAD: usize = 256;
 /// Frame kind of [`Msg::Cmd`].
-pub const KIND_CMD: u16 = 12;
+pub(crate) const KIND_CMD: u16 = 12;
 /// Frame kind of [`Msg::Notify`].
-pub const KIND_NOTIFY: u16 = 13;
+pub(crate) const KIND_NOTIFY: u16 = 13;
 
 /// Starts a frame of `kind` at the end of `out` (length patched by [`frame_end`]); returns
 /// where it starts. With [`frame_end`] this lets the command path build a frame in place,
 /// in a reused buffer, instead of encoding a [`Msg`] (which allocates).
-pub fn frame_begin(out: &mut Vec<u8>, kind: u16) -> usize {
+pub(crate) fn frame_begin(out: &mut Vec<u8>, kind: u16) -> usize {
     let at = out.len();
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -48,7 +51,7 @@ pub fn frame_begin(out: &mut Vec<u8>, kind: u16) -> usize {
 }
 
 /// Completes the frame started at `at`: everything after its header is the payload.
-pub fn frame_end(out: &mut [u8], at: usize) {
+pub(crate) fn frame_end(out: &mut [u8], at: usize) {
     let len = (out.len() - at - HEADER_LEN) as u32;
     out[at + 8..at + 12].copy_from_slice(&len.to_le_bytes());
 }

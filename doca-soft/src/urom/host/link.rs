@@ -1,13 +1,13 @@
 //! A host-side protocol connection: one UCX node, one connection, a strict decoder.
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, EventRef, Node};
+use crate::urom::transport::{ConnId, EventRef, Node};
 use crate::urom::wire::{Decoder, Msg};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 
 /// A connection to the daemon or to a worker process.
-pub struct Link {
+pub(crate) struct Link {
     node: Node,
     conn: ConnId,
     dec: Decoder,
@@ -16,7 +16,7 @@ pub struct Link {
 
 impl Link {
     /// Connects to `addr`; frames larger than `max_payload` are protocol errors.
-    pub fn connect(addr: SocketAddrV4, max_payload: usize) -> DocaResult<Link> {
+    pub(crate) fn connect(addr: SocketAddrV4, max_payload: usize) -> DocaResult<Link> {
         let mut node = Node::new()?;
         let conn = node.connect(addr)?;
         Ok(Link {
@@ -28,7 +28,7 @@ impl Link {
     }
 
     /// Sends one message.
-    pub fn send(&mut self, m: &Msg) -> DocaResult<()> {
+    pub(crate) fn send(&mut self, m: &Msg) -> DocaResult<()> {
         if let Some(e) = self.failed {
             return Err(e);
         }
@@ -38,12 +38,12 @@ impl Link {
     }
 
     /// The error that broke the link, if any.
-    pub fn failed(&self) -> Option<DocaError> {
+    pub(crate) fn failed(&self) -> Option<DocaError> {
         self.failed
     }
 
     /// Queues the frame `fill` writes (see `wire::frame_begin`), in a reused buffer.
-    pub fn send_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) -> DocaResult<()> {
+    pub(crate) fn send_with(&mut self, fill: impl FnOnce(&mut Vec<u8>)) -> DocaResult<()> {
         if let Some(e) = self.failed {
             return Err(e);
         }
@@ -71,7 +71,7 @@ impl Link {
     /// Progresses and hands each complete frame that arrived to `f` as (kind, payload),
     /// undecoded and borrowed (the command path allocates nothing). Returns whether the
     /// node did anything.
-    pub fn poll_frames(&mut self, mut f: impl FnMut(u16, &[u8])) -> bool {
+    pub(crate) fn poll_frames(&mut self, mut f: impl FnMut(u16, &[u8])) -> bool {
         let busy = self.pump();
         loop {
             match self.dec.next_frame() {
@@ -87,7 +87,7 @@ impl Link {
     }
 
     /// Progresses and returns the messages that arrived (the link may fail meanwhile).
-    pub fn poll(&mut self) -> Vec<Msg> {
+    pub(crate) fn poll(&mut self) -> Vec<Msg> {
         self.pump();
         let mut out = Vec::new();
         loop {
@@ -104,7 +104,7 @@ impl Link {
     }
 
     /// Blocks until one message arrives (others before it are returned too) or `timeout`.
-    pub fn wait_for(
+    pub(crate) fn wait_for(
         &mut self,
         timeout: Duration,
         mut done: impl FnMut(&Msg) -> bool,
