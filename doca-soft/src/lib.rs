@@ -154,6 +154,7 @@ pub mod eth;
 pub mod flow;
 pub mod gpu;
 pub mod mmap;
+pub(crate) mod nic;
 pub mod pe;
 pub mod pkgconfig;
 pub mod port;
