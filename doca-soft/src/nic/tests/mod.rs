@@ -3,6 +3,8 @@
 //! process (`loopback`), two processes on `lo` (`multiproc`), and two network namespaces
 //! joined by a veth pair (`netns`).
 
+mod child;
 mod fixture;
 mod loopback;
+mod multiproc;
 mod wqe_images;
