@@ -57,6 +57,8 @@ pub(crate) struct Stats {
 /// What the proxy thread and the handles share.
 pub(crate) struct Shared {
     pub(super) cmds: Mutex<Vec<Cmd>>,
+    /// Set with every command, so the proxy loop locks `cmds` only when there are some.
+    pub(super) has_cmds: AtomicBool,
     pub(super) wake_fd: i32,
     pub(super) stop: AtomicBool,
     pub(super) events: Mutex<Vec<NicEvent>>,
@@ -101,6 +103,7 @@ impl Core {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(make(tx));
+        self.shared.has_cmds.store(true, Ordering::Release);
         self.shared.wake();
         rx.recv_timeout(COMMAND_TIMEOUT).map_err(|_| {
             sdk_err!("nic", "the NIC proxy thread did not answer");
@@ -135,6 +138,7 @@ impl Nic {
         }
         let shared = Arc::new(Shared {
             cmds: Mutex::new(Vec::new()),
+            has_cmds: AtomicBool::new(false),
             wake_fd: fd,
             stop: AtomicBool::new(false),
             events: Mutex::new(Vec::new()),

@@ -217,6 +217,9 @@ impl Engine {
     }
 
     fn commands(&mut self) -> bool {
+        if !self.net.shared.has_cmds.swap(false, Ordering::AcqRel) {
+            return false;
+        }
         let cmds = std::mem::take(
             &mut *self
                 .net

@@ -7,6 +7,7 @@ use crate::nic::cqe::{op, syndrome};
 use crate::nic::host::{
     self, cqe_bytes, cqe_counter, cqe_opcode, cqe_syndrome, HostQp, Seg, Sizes,
 };
+use crate::nic::ring::SqDoorbell;
 use std::time::Duration;
 
 fn qpn_of(c: &[u8; 64]) -> u32 {
@@ -400,4 +401,342 @@ fn the_benchmark_entry_point_moves_the_bytes() {
     assert_eq!(&bench.destination()[..256], &want[..]);
     assert!(bench.run(1, 0).is_err());
     assert!(bench.run(1, 8192).is_err());
+}
+
+/// Rings in host memory for QPs built by hand (shared receive queue, other doorbells).
+struct Rings {
+    mem: crate::nic::host::HostMem,
+}
+
+impl Rings {
+    fn new() -> Rings {
+        Rings {
+            mem: crate::nic::host::HostMem::new(1 << 20),
+        }
+    }
+    fn at(&self, off: usize) -> *mut u8 {
+        // SAFETY: offsets used below stay inside the 1 MiB.
+        unsafe { self.mem.ptr().add(off) }
+    }
+    /// A CQ ring of 64 entries at `off`, initialised.
+    fn cq(&mut self, off: usize) -> *mut u8 {
+        for k in 0..64 {
+            self.mem.bytes_mut()[off + 64 * k + 63] = 0xf1;
+        }
+        self.at(off)
+    }
+    fn cqe(&self, off: usize, n: usize) -> Option<[u8; 64]> {
+        let deadline = std::time::Instant::now() + T;
+        let o = off + 64 * (n % 64);
+        while std::time::Instant::now() < deadline {
+            let c: [u8; 64] = self.mem.read(o, 64).try_into().unwrap();
+            if c[63] >> 4 != 0xf && (c[63] & 1) as usize == (n / 64) & 1 {
+                return Some(c);
+            }
+            std::thread::yield_now();
+        }
+        None
+    }
+    fn put(&mut self, off: usize, b: &[u8]) {
+        self.mem.bytes_mut()[off..off + b.len()].copy_from_slice(b);
+    }
+    fn store_u32(&self, off: usize, v: u32) {
+        // SAFETY: an aligned word inside the rings.
+        unsafe {
+            (*(self.at(off) as *const std::sync::atomic::AtomicU32))
+                .store(v, std::sync::atomic::Ordering::Release)
+        };
+    }
+    fn store_u64(&self, off: usize, v: u64) {
+        // SAFETY: an aligned word inside the rings.
+        unsafe {
+            (*(self.at(off) as *const std::sync::atomic::AtomicU64))
+                .store(v, std::sync::atomic::Ordering::Release)
+        };
+    }
+}
+
+#[test]
+fn a_shared_receive_queue_serves_several_qps_in_arrival_order() {
+    let mut a = Side::new(1 << 16, false);
+    let b = Side::new(1 << 16, false);
+    let mut r = Rings::new();
+    // On b: one receive queue (DOCA RDMA's), two connection QPs using it.
+    let (rcq, scq1, scq2) = (r.cq(0), r.cq(8192), r.cq(16384));
+    // SAFETY: the rings live in `r`, which outlives every handle below (dropped first).
+    let (rcq, scq1, scq2) = unsafe {
+        (
+            b.nic.create_cq(rcq, 64).unwrap(),
+            b.nic.create_cq(scq1, 64).unwrap(),
+            b.nic.create_cq(scq2, 64).unwrap(),
+        )
+    };
+    // SAFETY: as above.
+    let rq = unsafe {
+        b.nic
+            .create_rq(r.at(32768), 64, r.at(40960) as *const u32, &rcq, false)
+            .unwrap()
+    };
+    let db1 = SqDoorbell::ProxySlot(r.at(40960 + 64) as *const u64);
+    let db2 = SqDoorbell::ProxySlot(r.at(40960 + 128) as *const u64);
+    // SAFETY: as above.
+    let (q1, q2) = unsafe {
+        (
+            b.nic
+                .create_qp(r.at(49152), 64, db1, &scq1, Some(&rq))
+                .unwrap(),
+            b.nic
+                .create_qp(r.at(53248), 64, db2, &scq2, Some(&rq))
+                .unwrap(),
+        )
+    };
+    assert!(rq.in_use() && rcq.in_use());
+    let mut a2 = HostQp::new(&a.nic, Sizes::default(), false).unwrap();
+    a.q.qp().connect(&b.nic.gid(), q1.qpn()).unwrap();
+    a2.qp().connect(&b.nic.gid(), q2.qpn()).unwrap();
+    q1.connect(&a.nic.gid(), a.q.qpn()).unwrap();
+    q2.connect(&a.nic.gid(), a2.qpn()).unwrap();
+    // Three receives: {BE32 len, BE32 key, BE64 addr}.
+    for k in 0..3u64 {
+        let mut w = [0u8; 16];
+        w[0..4].copy_from_slice(&100u32.to_be_bytes());
+        w[4..8].copy_from_slice(&b.key().to_be_bytes());
+        w[8..16].copy_from_slice(&(b.at(1000 * k as usize)).to_be_bytes());
+        r.put(32768 + 16 * k as usize, &w);
+    }
+    r.store_u32(40960, 3u32.to_be());
+    fill(&mut a, 0, 300, 1);
+    let s = |off: usize, len: u32| Seg {
+        addr: a.at(off),
+        key: a.key(),
+        len,
+    };
+    let (s0, s1, s2, s3) = (s(0, 10), s(0, 20), s(100, 30), s(200, 40));
+    a.q.post(|i, q| host::wqe_send(i, q, &[s0], Some([0, 0, 0, 1]), true));
+    a.q.ring();
+    expect_ok(&mut a.q, 0);
+    a2.post(|i, q| host::wqe_send(i, q, &[s1], Some([0, 0, 0, 2]), true));
+    a2.ring();
+    expect_ok(&mut a2, 0);
+    // Two entries gathered into one message.
+    a.q.post(|i, q| host::wqe_send(i, q, &[s2, s3], None, true));
+    a.q.ring();
+    expect_ok(&mut a.q, 1);
+    let c0 = r.cqe(0, 0).expect("first receive");
+    let c1 = r.cqe(0, 1).expect("second receive");
+    let c2 = r.cqe(0, 2).expect("third receive");
+    assert_eq!((qpn_of(&c0), cqe_bytes(&c0), c0[39]), (q1.qpn(), 10, 1));
+    assert_eq!(
+        (qpn_of(&c1), cqe_bytes(&c1), c1[39]),
+        (q2.qpn(), 20, 2),
+        "the QP it arrived on"
+    );
+    assert_eq!(
+        (qpn_of(&c2), cqe_bytes(&c2), cqe_opcode(&c2)),
+        (q1.qpn(), 70, op::RESP_SEND)
+    );
+    assert_eq!(b.mem.read(0, 10), a.mem.read(0, 10));
+    assert_eq!(b.mem.read(1000, 20), a.mem.read(0, 20));
+    let mut both = a.mem.read(100, 30);
+    both.extend(a.mem.read(200, 40));
+    assert_eq!(b.mem.read(2000, 70), both);
+    drop((q1, q2, rq, rcq, scq1, scq2));
+    drop(r);
+}
+
+#[test]
+fn gpu_doorbell_forms_record_and_register_both_drive_the_ring() {
+    let mut a = Side::new(1 << 16, false);
+    let b = Side::new(1 << 16, false);
+    let mut r = Rings::new();
+    let cq = r.cq(0);
+    // SAFETY: the rings live in `r`, dropped after the handles.
+    let cq = unsafe { a.nic.create_cq(cq, 64).unwrap() };
+    let rec = SqDoorbell::Record(r.at(8192) as *const u32);
+    let reg = SqDoorbell::Register(r.at(8192 + 64) as *const u64);
+    // SAFETY: as above.
+    let (qa, qb) = unsafe {
+        (
+            a.nic.create_qp(r.at(16384), 64, rec, &cq, None).unwrap(),
+            a.nic.create_qp(r.at(32768), 64, reg, &cq, None).unwrap(),
+        )
+    };
+    qa.connect(&b.nic.gid(), b.q.qpn()).unwrap();
+    qb.connect(&b.nic.gid(), b.q.qpn()).unwrap();
+    fill(&mut a, 0, 64, 30);
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 64,
+    };
+    // Record: two WQEs, then the DBR word BE32(2).
+    for i in 0..2u16 {
+        r.put(
+            16384 + 64 * i as usize,
+            &host::wqe_write(
+                i,
+                qa.qpn(),
+                (b.at(64 * i as usize), b.key()),
+                &[src],
+                None,
+                true,
+            ),
+        );
+    }
+    r.store_u32(8192, 2u32.to_be());
+    assert!(r.cqe(0, 0).is_some() && r.cqe(0, 1).is_some());
+    // Register image: first word BE32(prod << 8), second BE32(QPN << 8).
+    r.put(
+        32768,
+        &host::wqe_write(0, qb.qpn(), (b.at(1000), b.key()), &[src], None, true),
+    );
+    let mut img = [0u8; 8];
+    img[..4].copy_from_slice(&(1u32 << 8).to_be_bytes());
+    img[4..].copy_from_slice(&(qb.qpn() << 8).to_be_bytes());
+    r.store_u64(8192 + 64, u64::from_ne_bytes(img));
+    let c = r.cqe(0, 2).expect("CQE of the register-rung WQE");
+    assert_eq!((qpn_of(&c), cqe_opcode(&c)), (qb.qpn(), op::REQ));
+    assert_eq!(b.mem.read(0, 64), a.mem.read(0, 64));
+    assert_eq!(b.mem.read(64, 64), a.mem.read(0, 64));
+    assert_eq!(b.mem.read(1000, 64), a.mem.read(0, 64));
+    // A record announcing more WQEs than the ring holds: the QP errs, nothing runs.
+    r.store_u32(8192, 200u32.to_be());
+    let deadline = std::time::Instant::now() + T;
+    while qa.status().0 != QpState::Error && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(qa.status(), (QpState::Error, syndrome::LOCAL_QP_OP));
+    drop((qa, qb, cq));
+    drop(r);
+}
+
+#[test]
+fn a_qp_may_talk_to_a_qp_of_its_own_nic() {
+    let mut a = Side::new(1 << 16, false);
+    let mut q2 = HostQp::new(&a.nic, Sizes::default(), false).unwrap();
+    a.q.qp().connect(&a.nic.gid(), q2.qpn()).unwrap();
+    q2.qp().connect(&a.nic.gid(), a.q.qpn()).unwrap();
+    fill(&mut a, 0, 128, 60);
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 128,
+    };
+    let dst = (a.at(4096), a.key());
+    a.q.post(|i, q| host::wqe_write(i, q, dst, &[src], None, true));
+    q2.post_recv(a.at(8192), a.key(), 128);
+    a.q.post(|i, q| host::wqe_send(i, q, &[src], None, true));
+    a.q.ring();
+    expect_ok(&mut a.q, 0);
+    expect_ok(&mut a.q, 1);
+    let r = q2.poll_recv(T).unwrap();
+    assert_eq!(cqe_opcode(&r), op::RESP_SEND);
+    assert_eq!(a.mem.read(4096, 128), a.mem.read(0, 128));
+    assert_eq!(a.mem.read(8192, 128), a.mem.read(0, 128));
+}
+
+#[test]
+fn an_unreachable_peer_fails_the_queue_instead_of_hanging() {
+    let mut a = Side::new(4096, false);
+    // A GID whose listener port nobody uses: a NIC that was stopped.
+    let gone = {
+        let n = crate::nic::api::Nic::start(std::net::Ipv4Addr::LOCALHOST).unwrap();
+        n.gid()
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    a.q.qp().connect(&gone, 0x100).unwrap();
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 8,
+    };
+    for _ in 0..3 {
+        a.q.post(|i, q| host::wqe_write(i, q, (0x1000, 1), &[src], None, true));
+    }
+    a.q.ring();
+    let c = a.q.poll_send(T).expect("an error CQE, not a hang");
+    assert_eq!(cqe_opcode(&c), op::REQ_ERR);
+    assert!(matches!(
+        cqe_syndrome(&c),
+        syndrome::TRANSPORT_RETRY_EXC | syndrome::WR_FLUSH
+    ));
+    expect_err(&mut a.q, 1, syndrome::WR_FLUSH);
+    expect_err(&mut a.q, 2, syndrome::WR_FLUSH);
+    assert!(a
+        .nic
+        .take_events()
+        .iter()
+        .any(|e| matches!(e, NicEvent::PeerLost { gid } if *gid == gone)));
+}
+
+#[test]
+fn the_unexpected_queue_is_bounded_and_refuses_past_it() {
+    let mut a = Side::new(4096, false);
+    let big = Sizes {
+        sq: 8192,
+        rq: 16,
+        cq: 8192,
+    };
+    let mut tx = HostQp::new(&a.nic, big, false).unwrap();
+    let mut b = Side::new(4096, false);
+    tx.qp().connect(&b.nic.gid(), b.q.qpn()).unwrap();
+    b.q.qp().connect(&a.nic.gid(), tx.qpn()).unwrap();
+    let n = crate::nic::MAX_UNEXPECTED + 4;
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 8,
+    };
+    for _ in 0..n {
+        tx.post(|i, q| host::wqe_send(i, q, &[src], None, true));
+    }
+    tx.ring();
+    // The first messages wait for receives (their sends do not complete); one past the
+    // bound is refused.
+    let deadline = std::time::Instant::now() + T;
+    while b
+        .nic
+        .stats()
+        .rnr_drops
+        .load(std::sync::atomic::Ordering::Relaxed)
+        == 0
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        b.nic
+            .stats()
+            .rnr_drops
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 1
+    );
+    assert!(
+        tx.poll_send(Duration::from_millis(100)).is_none(),
+        "held sends wait for receives"
+    );
+    // The refusal reached the sender: its QP is in error with the RNR syndrome.
+    let mut events = Vec::new();
+    while !events.iter().any(|e| matches!(e, NicEvent::QpError { .. }))
+        && std::time::Instant::now() < deadline
+    {
+        events.extend(a.nic.take_events());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        events.contains(&NicEvent::QpError {
+            qpn: tx.qpn(),
+            syndrome: syndrome::RNR_RETRY_EXC
+        }),
+        "{events:?}"
+    );
+    // Receives arrive: the held messages complete in order, then the refused one fails.
+    for k in 0..16 {
+        b.q.post_recv(b.at(8 * k), b.key(), 8);
+    }
+    for k in 0..16 {
+        expect_ok(&mut tx, k);
+    }
+    let r = b.q.poll_recv(T).unwrap();
+    assert_eq!(cqe_opcode(&r), op::RESP_SEND);
 }

@@ -7,4 +7,5 @@ mod child;
 mod fixture;
 mod loopback;
 mod multiproc;
+mod netns;
 mod wqe_images;
