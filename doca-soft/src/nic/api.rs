@@ -317,6 +317,20 @@ impl Nic {
         })
     }
 
+    /// The memory blob of `reg` as this NIC exports it (`doca_mmap_export_rdma`): where to
+    /// reach the NIC, the key, range and rights, and the packed UCX remote key.
+    pub(crate) fn export_memory(&self, reg: &super::mkey::Registration) -> MemExport {
+        let r = reg.region();
+        MemExport {
+            gid: self.core.gid,
+            key: r.key,
+            access: r.access.0,
+            addr: r.addr,
+            len: r.len,
+            packed: r.packed.clone(),
+        }
+    }
+
     /// Pre-seeds the remote-key cache with a peer's memory blob (`doca_mmap_create_from_export`),
     /// so the first WQE using that key needs no key request.
     pub(crate) fn import_remote_key(&self, export: &MemExport) -> DocaResult<()> {

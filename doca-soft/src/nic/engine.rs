@@ -118,6 +118,7 @@ pub(super) struct Engine {
     events: Vec<NetEvent>,
     inbox: Vec<AmMsg>,
     tuning: Tuning,
+    seen_generation: u64,
     last_busy: Instant,
     sleep: Duration,
     listener: Option<ucp::Listener>,
@@ -173,6 +174,7 @@ pub(super) fn run(
                 events: Vec::new(),
                 inbox: Vec::with_capacity(256),
                 tuning: Tuning::from_env(),
+                seen_generation: mkey::generation(),
                 last_busy: Instant::now(),
                 sleep: Duration::ZERO,
                 listener: Some(listener),
@@ -211,9 +213,24 @@ impl Engine {
         busy |= self.messages();
         busy |= self.completions();
         busy |= self.queues();
+        self.revocations();
         self.net.reap_closes();
         self.reap_zombies();
         busy
+    }
+
+    /// Tells peers about deregistrations since the last look.
+    fn revocations(&mut self) {
+        if mkey::generation() == self.seen_generation {
+            return;
+        }
+        let (keys, now) = mkey::revoked_since(self.seen_generation);
+        self.seen_generation = now;
+        match keys {
+            Some(k) if k.is_empty() => {}
+            Some(k) => self.net.revoke(&k, false),
+            None => self.net.revoke(&[], true),
+        }
     }
 
     fn commands(&mut self) -> bool {
@@ -454,6 +471,7 @@ impl Engine {
                 }
                 wire::AM_KEY_REQ => self.net.on_key_req(&mut m),
                 wire::AM_KEY_REP => self.net.on_key_rep(&mut m),
+                wire::AM_KEY_REVOKE => self.net.on_key_revoke(&mut m),
                 wire::AM_MSG => self.on_msg(m),
                 wire::AM_ACK => {
                     self.net.worker.am_release(&mut m);

@@ -108,6 +108,8 @@ struct Registry {
     regions: RwLock<HashMap<u32, Arc<Region>>>,
     next: AtomicU32,
     generation: AtomicU64,
+    // (generation after, key) of the latest deregistrations, oldest first.
+    revoked: std::sync::Mutex<std::collections::VecDeque<(u64, u32)>>,
     device: RwLock<Option<Arc<dyn DeviceMemory>>>,
     // Serialises read-modify-write atomics on device memory.
     device_atomics: std::sync::Mutex<()>,
@@ -117,6 +119,7 @@ static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
     regions: RwLock::new(HashMap::new()),
     next: AtomicU32::new(0x1000),
     generation: AtomicU64::new(0),
+    revoked: std::sync::Mutex::new(std::collections::VecDeque::new()),
     device: RwLock::new(None),
     device_atomics: std::sync::Mutex::new(()),
 });
@@ -143,7 +146,12 @@ impl Drop for Registration {
     fn drop(&mut self) {
         let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
         map.remove(&self.region.key);
-        REGISTRY.generation.fetch_add(1, Ordering::Release);
+        let g = REGISTRY.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        let mut r = REGISTRY.revoked.lock().unwrap_or_else(|p| p.into_inner());
+        if r.len() == REVOKED_KEPT {
+            r.pop_front();
+        }
+        r.push_back((g, self.region.key));
     }
 }
 
@@ -189,6 +197,27 @@ pub(crate) fn lookup(key: u32) -> Option<Arc<Region>> {
         .unwrap_or_else(|p| p.into_inner())
         .get(&key)
         .cloned()
+}
+
+/// How many deregistrations [`revoked_since`] remembers.
+const REVOKED_KEPT: usize = 4096;
+
+/// The keys deregistered after generation `since`, and the current generation; `None` for
+/// the keys when more happened than are remembered (then every key may be gone).
+pub(crate) fn revoked_since(since: u64) -> (Option<Vec<u32>>, u64) {
+    let r = REGISTRY.revoked.lock().unwrap_or_else(|p| p.into_inner());
+    let now = generation();
+    if now == since {
+        return (Some(Vec::new()), now);
+    }
+    let complete = r.front().is_some_and(|&(g, _)| g <= since + 1);
+    let keys = complete.then(|| {
+        r.iter()
+            .filter(|&&(g, _)| g > since)
+            .map(|&(_, k)| k)
+            .collect()
+    });
+    (keys, now)
 }
 
 /// Moves on every deregistration (caches compare it).
@@ -324,7 +353,7 @@ mod tests {
 
     #[test]
     fn host_atomics_return_the_old_value_and_check_alignment() {
-        let buf = vec![0u64; 4];
+        let buf = [0u64; 4];
         let a = buf.as_ptr() as u64;
         let r = register(a, 32, Access::REMOTE_ATOMIC, MemKind::Host).expect("register");
         let g = r.region().clone();

@@ -16,8 +16,11 @@
 //!
 //! Remote keys: a peer's 32-bit key cannot carry a UCX packed key, so the first WQE naming
 //! an unknown (peer, key) sends KEY_REQ and waits (the queue stalls there, keeping order);
-//! KEY_REP brings the packed key and the registered range, which is cached for good (keys
-//! are never reused). Memory blobs (`doca_mmap_export_rdma`) pre-seed the cache.
+//! KEY_REP brings the packed key and the registered range, which is cached (keys are never
+//! reused). A NIC that deregisters memory tells its peers (KEY_REVOKE), which drop the
+//! key: later WQEs naming it fail with a remote access error instead of writing into
+//! memory that is gone (a write already in flight at that moment still lands).
+//! Memory blobs (`doca_mmap_export_rdma`) pre-seed the cache.
 
 use super::api::{NicEvent, Shared};
 use super::gid::Gid;
@@ -132,6 +135,8 @@ pub(super) struct Peer {
     pub ep: Option<Ep>,
     /// Its keys.
     pub rkeys: HashMap<u32, RKey>,
+    /// Keys it revoked, destroyed when its endpoint closes.
+    retired: Vec<RemoteKey>,
 }
 
 /// The network side of a NIC: its worker, peers and control messages.
@@ -220,6 +225,7 @@ impl Net {
             hs_ep: None,
             ep: None,
             rkeys: HashMap::new(),
+            retired: Vec::new(),
         });
         self.by_gid.insert(gid, i);
         let sock = std::net::SocketAddrV4::new(addr.ip, addr.port);
@@ -269,6 +275,7 @@ impl Net {
                     hs_ep: None,
                     ep: None,
                     rkeys: HashMap::new(),
+                    retired: Vec::new(),
                 });
                 self.by_gid.insert(h.gid, i);
                 i
@@ -391,17 +398,73 @@ impl Net {
             return;
         }
         p.state = PeerState::Dead;
-        // Remote keys belong to the endpoint: destroy them first.
-        p.rkeys.clear();
         let eps = [p.hs_ep.take(), p.ep.take()];
         let gid = p.gid;
+        self.close_peer_eps(i, eps);
+        sdk_info!("nic", "peer NIC {} lost", fmt_gid(&gid));
+        self.shared.push_event(NicEvent::PeerLost { gid });
+    }
+
+    /// Force-closes a peer's endpoints, then destroys its remote keys: the close cancels
+    /// every outstanding operation first (UCX wants keys destroyed after the operations
+    /// using them and before their endpoint goes away).
+    fn close_peer_eps(&mut self, i: u32, eps: [Option<Ep>; 2]) {
         for ep in eps.into_iter().flatten() {
             if let Some(r) = self.worker.close_ep(ep, true) {
                 self.closing.push(r);
             }
         }
-        sdk_info!("nic", "peer NIC {} lost", fmt_gid(&gid));
-        self.shared.push_event(NicEvent::PeerLost { gid });
+        if let Some(p) = self.peers.get_mut(i as usize) {
+            p.rkeys.clear();
+            p.retired.clear();
+        }
+    }
+
+    /// Tells every peer that our keys `keys` are gone (`all`: every key of ours they know),
+    /// so that they ask again, and learn they are unknown, instead of writing into memory
+    /// that was deregistered.
+    pub(super) fn revoke(&mut self, keys: &[u32], all: bool) {
+        let mut payload = Vec::with_capacity(4 * keys.len());
+        if !all {
+            for k in keys {
+                payload.extend_from_slice(&k.to_le_bytes());
+            }
+        }
+        for i in 0..self.peers.len() as u32 {
+            if let Some((ep, token)) = self.ready_peer(i) {
+                let h = wire::KeyRevoke { token, all }.encode();
+                self.ctrl_send(ep, wire::AM_KEY_REVOKE, &h, Some(payload.clone()));
+            }
+        }
+    }
+
+    /// A peer revoked some of its keys: forget them (the handles are kept until the
+    /// endpoint closes, in case an operation still uses them).
+    pub(super) fn on_key_revoke(&mut self, msg: &mut AmMsg) {
+        let h = wire::KeyRevoke::decode(msg.header());
+        let keys: Vec<u32> = msg
+            .data()
+            .unwrap_or(&[])
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        self.worker.am_release(msg);
+        let Some(h) = h else {
+            return;
+        };
+        let Some(p) = self.peers.get_mut(h.token as usize) else {
+            return;
+        };
+        let gone: Vec<u32> = if h.all {
+            p.rkeys.keys().copied().collect()
+        } else {
+            keys
+        };
+        for k in gone {
+            if let Some(RKey::Ready { rkey, .. }) = p.rkeys.remove(&k) {
+                p.retired.push(rkey);
+            }
+        }
     }
 
     /// The peer's key `key`: ready, to wait for (a request is sent), or unknown.
@@ -588,14 +651,9 @@ impl Net {
     pub(super) fn close_all(&mut self) {
         for i in 0..self.peers.len() {
             let p = &mut self.peers[i];
-            p.rkeys.clear();
             let eps = [p.hs_ep.take(), p.ep.take()];
             p.state = PeerState::Dead;
-            for ep in eps.into_iter().flatten() {
-                if let Some(r) = self.worker.close_ep(ep, true) {
-                    self.closing.push(r);
-                }
-            }
+            self.close_peer_eps(i as u32, eps);
         }
         let accepted: Vec<Ep> = self.accepted.iter_mut().filter_map(Option::take).collect();
         for ep in accepted {

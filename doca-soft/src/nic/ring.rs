@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(sq.producer(0x1_fffe), Ok(0x2_0003));
         // DB register image for prod 0x10002, QPN 0x55: BE32(prod << 8), BE32(QPN << 8).
         let mut img = [0u8; 8];
-        img[..4].copy_from_slice(&((0x1_0002u32 << 8) as u32).to_be_bytes());
+        img[..4].copy_from_slice(&(0x1_0002u32 << 8).to_be_bytes());
         img[4..].copy_from_slice(&(0x55u32 << 8).to_be_bytes());
         let reg = u64::from_ne_bytes(img);
         // SAFETY: as above.

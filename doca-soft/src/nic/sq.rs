@@ -141,11 +141,10 @@ impl LocalKeys {
             self.map.clear();
             self.generation = g;
         }
-        if !self.map.contains_key(&key) {
-            let r = mkey::lookup(key)?;
-            self.map.insert(key, r);
+        match self.map.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(e.into_mut()),
+            std::collections::hash_map::Entry::Vacant(e) => Some(e.insert(mkey::lookup(key)?)),
         }
-        self.map.get(&key)
     }
 
     /// The registration of `key` if it covers `[addr, addr + len)` with `need` rights.

@@ -14,6 +14,7 @@
 //! | 0xd504 | ACK | token, QPN of the sender of the MSG, its WQE index, syndrome (0: delivered) | - |
 //! | 0xd505 | ATOMIC | token, sender QPN, sender WQE index, op (0 fetch-add, 1 compare-swap), key, address, operand (addend or swap value), compare value | - |
 //! | 0xd506 | ATOMIC_REP | token, QPN and WQE index of the ATOMIC, syndrome (0: done), the old value | - |
+//! | 0xd507 | KEY_REVOKE | token, flags (bit 0: every key) | the revoked keys (u32 each) |
 
 /// HELLO: handshake, both directions.
 pub(crate) const AM_HELLO: u16 = 0xd500;
@@ -31,8 +32,11 @@ pub(crate) const AM_ATOMIC: u16 = 0xd505;
 /// ATOMIC_REP: its result.
 pub(crate) const AM_ATOMIC_REP: u16 = 0xd506;
 
+/// KEY_REVOKE: keys that are gone.
+pub(crate) const AM_KEY_REVOKE: u16 = 0xd507;
+
 /// Every active-message id the engine handles.
-pub(crate) const ALL_IDS: [u16; 7] = [
+pub(crate) const ALL_IDS: [u16; 8] = [
     AM_HELLO,
     AM_KEY_REQ,
     AM_KEY_REP,
@@ -40,6 +44,7 @@ pub(crate) const ALL_IDS: [u16; 7] = [
     AM_ACK,
     AM_ATOMIC,
     AM_ATOMIC_REP,
+    AM_KEY_REVOKE,
 ];
 
 const HELLO_MAGIC: u32 = 0x4e53_4453; // "SDSN"
@@ -437,6 +442,33 @@ impl AtomicRep {
     }
 }
 
+/// KEY_REVOKE header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KeyRevoke {
+    /// The receiver's token for the sender.
+    pub token: u32,
+    /// Every key of the sender is gone.
+    pub all: bool,
+}
+
+impl KeyRevoke {
+    /// Header bytes.
+    pub(crate) fn encode(&self) -> [u8; 8] {
+        Writer::<8>::new()
+            .put(&self.token.to_le_bytes())
+            .put(&(self.all as u32).to_le_bytes())
+            .finish()
+    }
+
+    /// Parses a header.
+    pub(crate) fn decode(b: &[u8]) -> Option<KeyRevoke> {
+        let mut r = Reader::new(b);
+        let token = r.u32()?;
+        let f = r.u32()?;
+        (r.done() && f <= 1).then_some(KeyRevoke { token, all: f == 1 })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,5 +542,10 @@ mod tests {
             old: u64::MAX,
         };
         assert_eq!(AtomicRep::decode(&rep.encode()), Some(rep));
+        let kr = KeyRevoke {
+            token: 3,
+            all: true,
+        };
+        assert_eq!(KeyRevoke::decode(&kr.encode()), Some(kr));
     }
 }

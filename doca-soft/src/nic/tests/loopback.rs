@@ -671,7 +671,7 @@ fn an_unreachable_peer_fails_the_queue_instead_of_hanging() {
 
 #[test]
 fn the_unexpected_queue_is_bounded_and_refuses_past_it() {
-    let mut a = Side::new(4096, false);
+    let a = Side::new(4096, false);
     let big = Sizes {
         sq: 8192,
         rq: 16,
@@ -739,4 +739,78 @@ fn the_unexpected_queue_is_bounded_and_refuses_past_it() {
     }
     let r = b.q.poll_recv(T).unwrap();
     assert_eq!(cqe_opcode(&r), op::RESP_SEND);
+}
+
+#[test]
+fn an_imported_memory_blob_spares_the_key_request() {
+    let (mut a, b) = pair(1 << 16, false);
+    let blob = b.nic.export_memory(&b.reg).encode();
+    let export = crate::nic::gid::MemExport::decode(&blob).expect("blob parses");
+    a.nic.import_remote_key(&export).unwrap();
+    fill(&mut a, 0, 512, 90);
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 512,
+    };
+    a.q.post(|i, q| host::wqe_write(i, q, (b.at(2048), b.key()), &[src], None, true));
+    a.q.ring();
+    expect_ok(&mut a.q, 0);
+    assert_eq!(b.mem.read(2048, 512), a.mem.read(0, 512));
+    assert_eq!(
+        a.nic
+            .stats()
+            .key_requests
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
+    // A blob whose GID is not a NIC's is refused.
+    let mut bad = export.clone();
+    bad.gid = [0; 16];
+    assert!(a.nic.import_remote_key(&bad).is_err());
+}
+
+#[test]
+fn deregistered_memory_is_revoked_at_the_peers() {
+    let (mut a, b) = pair(1 << 16, false);
+    let victim = crate::nic::host::HostMem::new(4096);
+    let reg = crate::nic::mkey::register(
+        victim.addr(),
+        4096,
+        crate::nic::mkey::Access::REMOTE_WRITE,
+        crate::nic::mkey::MemKind::Host,
+    )
+    .unwrap();
+    let key = reg.key();
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 8,
+    };
+    a.q.post(|i, q| host::wqe_write(i, q, (victim.addr(), key), &[src], None, true));
+    a.q.ring();
+    expect_ok(&mut a.q, 0);
+    drop(reg);
+    // Once b's NIC has told a's, the key is unknown there.
+    let deadline = std::time::Instant::now() + T;
+    let mut q = HostQp::new(&a.nic, Sizes::default(), false).unwrap();
+    q.qp().connect(&b.nic.gid(), b.q.qpn()).unwrap();
+    let mut n = 0u16;
+    loop {
+        q.post(|i, qn| host::wqe_write(i, qn, (victim.addr(), key), &[src], None, true));
+        q.ring();
+        let c = q.poll_send(T).expect("CQE");
+        if cqe_opcode(&c) == op::REQ_ERR {
+            assert_eq!(cqe_syndrome(&c), syndrome::REMOTE_ACCESS);
+            assert_eq!(cqe_counter(&c), n);
+            break;
+        }
+        n += 1;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the revocation never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(b);
 }
