@@ -66,7 +66,8 @@
 //! One registry per process ([`mkey`]): registering memory maps it into UCX (device memory
 //! as CUDA memory) and packs its remote key. A peer resolves an unknown 32-bit rkey by
 //! asking (KEY_REQ / KEY_REP) the first time a WQE names it; memory blobs pre-seed that
-//! cache ([`Nic::import_remote_key`]). The proxy touches device memory itself only for
+//! cache ([`Nic::export_memory`], [`Nic::import_remote_key`]); deregistration revokes the
+//! key at every peer (KEY_REVOKE). The proxy touches device memory itself only for
 //! atomics (the target word, the fetched value), through the accessor the C layer installs
 //! ([`mkey::set_device_memory`]).
 //!
@@ -78,13 +79,22 @@
 //! endpoints made from each other's full worker address (shared memory or CUDA IPC on one
 //! host, TCP or RDMA between hosts). Endpoints use UCX's peer error handling: a peer whose
 //! process exits is noticed (at once over TCP, within about two keepalive intervals of 1 s
-//! over shared memory), every QP to it completes what it holds with errors, and
+//! otherwise), every QP to it completes what it holds with errors, and
 //! [`Nic::take_events`] reports it.
+//!
+//! Measured with UCX 1.22 on a machine without RDMA devices: peer error handling admits
+//! only transports that report peer failures, so UCX picks TCP (over `lo` between two
+//! processes) and leaves out sysv/posix/cma, which it does choose for the same endpoints
+//! without error handling. Error handling stays on (without it a vanished peer makes UCX
+//! hang or abort the process); whether CUDA IPC is admitted is for the GPU machine's
+//! `UCX_PROTO_INFO=y` to tell.
 //!
 //! # Threads and sleeping
 //!
 //! One proxy thread per NIC owns the UCX worker and every queue; handles talk to it with
-//! commands. It never waits for the application: GPU doorbells are polled, with a short
+//! commands. Environment: `DOCA_SOFT_NIC_SPIN_US` (default 50) and `DOCA_SOFT_NIC_SLEEP_US`
+//! (default 100) tune the idle loop; `UCX_KEEPALIVE_INTERVAL` (default here 1 s) and the
+//! usual `UCX_*` variables reach UCX. It never waits for the application: GPU doorbells are polled, with a short
 //! spin after activity and bounded sleeps afterwards while QPs exist (see `engine.rs` for
 //! `DOCA_SOFT_NIC_SPIN_US` / `DOCA_SOFT_NIC_SLEEP_US`). The steady path allocates nothing:
 //! per-WQE state lives in slots allocated with the QP, keys are cached.

@@ -53,8 +53,13 @@ fn two_processes_run_every_operation_and_report_errors() {
     let inl: Vec<u8> = (100..120).collect();
     me.q.post(|i, q| host::wqe_write_inline(i, q, (paddr + 100, pkey), &inl, true));
     me.q.ring();
-    ok(&me.q.poll_send(T).unwrap(), 0);
-    ok(&me.q.poll_send(T).unwrap(), 1);
+    // The whole CQE: zero but for the QPN @56, the WQE counter @60 and op_own (REQ, owner
+    // 0 in the first pass).
+    let mut want = [0u8; 64];
+    want[56..60].copy_from_slice(&me.q.qpn().to_be_bytes());
+    assert_eq!(me.q.poll_send(T).unwrap(), want);
+    want[61] = 1;
+    assert_eq!(me.q.poll_send(T).unwrap(), want);
     assert_eq!(peer.dump(4096, 65536), pattern(65536, 3));
     assert_eq!(peer.dump(100, 20), inl);
 
@@ -108,12 +113,14 @@ fn two_processes_run_every_operation_and_report_errors() {
     me.q.post(|i, q| host::wqe_write(i, q, (paddr + 700000, pkey), &[w], Some([1, 1, 2, 3]), true));
     me.q.ring();
     let r = peer.cqe(true, 20000).expect("send receive CQE");
-    assert_eq!(
-        (cqe_opcode(&r), cqe_bytes(&r), cqe_counter(&r)),
-        (op::RESP_SEND_IMM, 200, 0)
-    );
-    assert_eq!(&r[36..40], &[5, 6, 7, 8]);
-    assert_eq!(u32::from_be_bytes([0, r[57], r[58], r[59]]), peer.qpn);
+    // Whole receive CQE: imm raw @36, byte count @44, the receiving QP @56, receive WQE
+    // counter 0, op_own RESP_SEND_IMM << 4.
+    let mut want = [0u8; 64];
+    want[36..40].copy_from_slice(&[5, 6, 7, 8]);
+    want[44..48].copy_from_slice(&200u32.to_be_bytes());
+    want[56..60].copy_from_slice(&peer.qpn.to_be_bytes());
+    want[63] = op::RESP_SEND_IMM << 4;
+    assert_eq!(r, want);
     assert_eq!(peer.dump(600000, 200), pattern(200, 9));
     let r = peer.cqe(true, 20000).expect("write-imm receive CQE");
     assert_eq!(
