@@ -13,6 +13,9 @@
 //! bounded ([`sleep_max`](Tuning::sleep_max), reached by doubling from 5 µs); with no QP
 //! at all it sleeps until woken. `DOCA_SOFT_NIC_SPIN_US` (default 50) and
 //! `DOCA_SOFT_NIC_SLEEP_US` (default 100, at most 10 000) tune both.
+//!
+//! A peer connection not ready after `DOCA_SOFT_NIC_CONNECT_MS` (default 20 000) fails like a
+//! lost peer.
 
 use super::api::{QpState as PubState, QpStatusCell, Shared};
 use super::cqe::syndrome;
@@ -83,6 +86,7 @@ pub(super) enum Cmd {
 struct Tuning {
     spin: Duration,
     sleep_max: Duration,
+    connect: Duration,
 }
 
 impl Tuning {
@@ -96,6 +100,7 @@ impl Tuning {
         Tuning {
             spin: Duration::from_micros(us("DOCA_SOFT_NIC_SPIN_US", 50, 1_000_000)),
             sleep_max: Duration::from_micros(us("DOCA_SOFT_NIC_SLEEP_US", 100, 10_000).max(1)),
+            connect: Duration::from_millis(us("DOCA_SOFT_NIC_CONNECT_MS", 20_000, 600_000).max(1)),
         }
     }
 }
@@ -119,6 +124,7 @@ pub(super) struct Engine {
     inbox: Vec<AmMsg>,
     tuning: Tuning,
     seen_generation: u64,
+    last_expire: Instant,
     last_busy: Instant,
     sleep: Duration,
     listener: Option<ucp::Listener>,
@@ -175,6 +181,7 @@ pub(super) fn run(
                 inbox: Vec::with_capacity(256),
                 tuning: Tuning::from_env(),
                 seen_generation: mkey::generation(),
+                last_expire: Instant::now(),
                 last_busy: Instant::now(),
                 sleep: Duration::ZERO,
                 listener: Some(listener),
@@ -214,6 +221,14 @@ impl Engine {
         busy |= self.completions();
         busy |= self.queues();
         self.revocations();
+        if self.last_expire.elapsed() > Duration::from_millis(100) {
+            self.last_expire = Instant::now();
+            let mut died = Vec::new();
+            self.net.expire(self.tuning.connect, &mut died);
+            for p in died {
+                self.peer_died(p);
+            }
+        }
         self.net.reap_closes();
         self.reap_zombies();
         busy

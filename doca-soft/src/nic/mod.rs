@@ -93,7 +93,8 @@
 //!
 //! One proxy thread per NIC owns the UCX worker and every queue; handles talk to it with
 //! commands. Environment: `DOCA_SOFT_NIC_SPIN_US` (default 50) and `DOCA_SOFT_NIC_SLEEP_US`
-//! (default 100) tune the idle loop; `UCX_KEEPALIVE_INTERVAL` (default here 1 s) and the
+//! (default 100) tune the idle loop, `DOCA_SOFT_NIC_CONNECT_MS` (default 20 000) bounds a
+//! connection attempt; `UCX_KEEPALIVE_INTERVAL` (default here 1 s) and the
 //! usual `UCX_*` variables reach UCX. It never waits for the application: GPU doorbells are polled, with a short
 //! spin after activity and bounded sleeps afterwards while QPs exist (see `engine.rs` for
 //! `DOCA_SOFT_NIC_SPIN_US` / `DOCA_SOFT_NIC_SLEEP_US`). The steady path allocates nothing:

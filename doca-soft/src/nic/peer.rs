@@ -127,6 +127,8 @@ pub(super) struct Peer {
     pub addr: Gid,
     /// Connection state.
     pub state: PeerState,
+    /// When the connection attempt started.
+    since: Instant,
     /// The token the peer wants in our messages.
     pub remote_token: u32,
     /// Our connection to its listener (while connecting).
@@ -221,6 +223,7 @@ impl Net {
             gid,
             addr,
             state: PeerState::Connecting,
+            since: Instant::now(),
             remote_token: 0,
             hs_ep: None,
             ep: None,
@@ -271,6 +274,7 @@ impl Net {
                     gid: h.gid,
                     addr,
                     state: PeerState::Connecting,
+                    since: Instant::now(),
                     remote_token: 0,
                     hs_ep: None,
                     ep: None,
@@ -355,6 +359,26 @@ impl Net {
         }
         p.state = PeerState::Ready;
         Some(i)
+    }
+
+    /// Fails the peers whose connection has not become ready within `limit` (a listener
+    /// that is not a soft NIC's, a stale GID whose port another process took, a handshake
+    /// that got lost): their QPs complete with errors instead of waiting for ever.
+    pub(super) fn expire(&mut self, limit: Duration, died: &mut Vec<u32>) {
+        for i in 0..self.peers.len() as u32 {
+            let p = &self.peers[i as usize];
+            if matches!(p.state, PeerState::Connecting | PeerState::Wiring)
+                && p.since.elapsed() > limit
+            {
+                sdk_warn!(
+                    "nic",
+                    "connection to peer NIC {} not ready after {limit:?}",
+                    fmt_gid(&p.gid)
+                );
+                self.fail_peer(i);
+                died.push(i);
+            }
+        }
     }
 
     /// An endpoint failed. Returns the peer that is now dead, if the failure killed one.

@@ -297,3 +297,33 @@ fn a_killed_peer_turns_every_pending_wqe_into_an_error_cqe_in_bounded_time() {
     );
     assert_eq!(me.q.qp().status().0, QpState::Error);
 }
+
+#[test]
+fn a_listener_that_never_answers_fails_the_queue_in_bounded_time() {
+    // A TCP port that accepts connections and never speaks: not a soft NIC.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gid = crate::nic::gid::Gid {
+        ip: std::net::Ipv4Addr::LOCALHOST,
+        port: silent.local_addr().unwrap().port(),
+        instance: 1,
+    }
+    .encode();
+    let mut peer = Peer::spawn("127.0.0.1", None, &[("DOCA_SOFT_NIC_CONNECT_MS", "1500")]);
+    let start = Instant::now();
+    peer.ok(&format!("connect {} 256", super::child::hex(&gid)));
+    peer.ok("write 1000 4096 0 8 2");
+    let c = peer.cqe(false, 30_000).expect("an error CQE, not a hang");
+    assert_eq!(cqe_opcode(&c), op::REQ_ERR);
+    assert!(matches!(
+        cqe_syndrome(&c),
+        syndrome::TRANSPORT_RETRY_EXC | syndrome::WR_FLUSH
+    ));
+    let c = peer.cqe(false, 30_000).expect("second error CQE");
+    assert_eq!(
+        (cqe_opcode(&c), cqe_syndrome(&c)),
+        (op::REQ_ERR, syndrome::WR_FLUSH)
+    );
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert!(peer.cmd("events").contains("PeerLost"));
+    drop(silent);
+}
