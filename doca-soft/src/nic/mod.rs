@@ -10,12 +10,12 @@
 //! |---|---|
 //! | `api.rs` | the handles the C layer holds: [`Nic`], [`Cq`], [`Rq`], [`Qp`], events, counters |
 //! | `engine.rs` | the proxy thread: commands, UCX progress, queue polling, sleeping |
-//! | `sq.rs` | the send side: WQEs in index order, UCX operations, in-order CQEs, errors |
+//! | `sq/` | the send side: WQEs in index order (`issue.rs` starts one), UCX operations, in-order CQEs, errors |
 //! | `rq.rs` | the receive side: posted receives, the bounded unexpected queue, receive CQEs |
 //! | `peer.rs` | connections between NICs (handshake, endpoints) and the remote-key cache |
 //! | `wqe.rs`, `cqe.rs`, `ring.rs` | the mlx5 byte formats and the rings/doorbells |
 //! | `gid.rs` | the GID, `doca_rdma_export` and `doca_mmap_export_rdma` blob formats |
-//! | `mkey.rs` | the process-wide memory-key registry (lkey = rkey) |
+//! | `mkey.rs`, `local.rs` | the process-wide memory-key registry (lkey = rkey), the engine's cache of it |
 //! | `wire.rs` | the messages NICs exchange |
 //! | `ucp.rs`, `ucp_am.rs` | every UCX call (the only files using `crate::ucx::sys`) |
 //! | `host.rs`, `bench.rs` | the CPU playing the GPU (tests), the benchmark entry point |
@@ -110,6 +110,7 @@ mod cqe;
 mod engine;
 mod gid;
 mod host;
+mod local;
 mod mkey;
 mod peer;
 mod ring;

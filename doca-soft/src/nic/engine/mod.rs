@@ -17,20 +17,18 @@
 //! A peer connection not ready after `DOCA_SOFT_NIC_CONNECT_MS` (default 20 000) fails like a
 //! lost peer.
 
-use super::api::{QpState as PubState, QpStatusCell, Shared};
-use super::cqe::syndrome;
-use super::cqe::CqRing;
-use super::gid::{Gid, MemExport};
-use super::mkey::Access;
-use super::mkey::{self as mkey, AtomicOp};
-use super::peer::{token, Net, PeerState};
-use super::ring::{RqRing, SqRing};
+use super::api::Shared;
+use super::cqe::{syndrome, CqRing};
+use super::gid::Gid;
+use super::local::LocalKeys;
+use super::mkey::{self, Access, AtomicOp};
+use super::peer::{token, Net};
 use super::rq::RqState;
-use super::sq::{Conn, Env, LocalKeys, QpState};
+use super::sq::{Conn, Env, QpState};
 use super::ucp::{self, NetEvent, Worker};
 use super::ucp_am::{self, AmMsg};
 use super::wire::{self, Ack, Atomic, AtomicRep};
-use crate::error::{DocaError, DocaResult};
+use crate::error::DocaResult;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::atomic::Ordering;
@@ -38,72 +36,11 @@ use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A request from a handle to the proxy thread.
-pub(super) enum Cmd {
-    CreateCq {
-        ring: CqRing,
-        reply: SyncSender<u32>,
-    },
-    DestroyCq {
-        cqn: u32,
-        reply: SyncSender<()>,
-    },
-    CreateRq {
-        ring: RqRing,
-        cqn: u32,
-        cqe_inline: bool,
-        reply: SyncSender<DocaResult<u32>>,
-    },
-    DestroyRq {
-        id: u32,
-        reply: SyncSender<()>,
-    },
-    CreateQp {
-        sq: SqRing,
-        cqn: u32,
-        rq: Option<u32>,
-        status: Arc<QpStatusCell>,
-        reply: SyncSender<DocaResult<u32>>,
-    },
-    ConnectQp {
-        qpn: u32,
-        gid: [u8; 16],
-        peer: Gid,
-        remote_qpn: u32,
-        reply: SyncSender<DocaResult<()>>,
-    },
-    DestroyQp {
-        qpn: u32,
-        reply: SyncSender<()>,
-    },
-    ImportKey {
-        export: MemExport,
-        reply: SyncSender<DocaResult<()>>,
-    },
-}
+mod commands;
+mod idle;
 
-/// Idle behaviour.
-struct Tuning {
-    spin: Duration,
-    sleep_max: Duration,
-    connect: Duration,
-}
-
-impl Tuning {
-    fn from_env() -> Tuning {
-        let us = |name: &str, default: u64, max: u64| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map_or(default, |v| v.min(max))
-        };
-        Tuning {
-            spin: Duration::from_micros(us("DOCA_SOFT_NIC_SPIN_US", 50, 1_000_000)),
-            sleep_max: Duration::from_micros(us("DOCA_SOFT_NIC_SLEEP_US", 100, 10_000).max(1)),
-            connect: Duration::from_millis(us("DOCA_SOFT_NIC_CONNECT_MS", 20_000, 600_000).max(1)),
-        }
-    }
-}
+pub(super) use commands::Cmd;
+use idle::Tuning;
 
 /// Everything the proxy thread owns. Field order is drop order: queues, then the network
 /// side (endpoints, then the worker).
@@ -245,180 +182,6 @@ impl Engine {
             Some(k) if k.is_empty() => {}
             Some(k) => self.net.revoke(&k, false),
             None => self.net.revoke(&[], true),
-        }
-    }
-
-    fn commands(&mut self) -> bool {
-        if !self.net.shared.has_cmds.swap(false, Ordering::AcqRel) {
-            return false;
-        }
-        let cmds = std::mem::take(
-            &mut *self
-                .net
-                .shared
-                .cmds
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        );
-        let busy = !cmds.is_empty();
-        for c in cmds {
-            self.command(c);
-        }
-        busy
-    }
-
-    fn alloc_id(next: &mut u32, used: impl Fn(u32) -> bool) -> u32 {
-        loop {
-            let id = *next;
-            *next = if *next >= 0xff_ffff { 1 } else { *next + 1 };
-            if !used(id) {
-                return id;
-            }
-        }
-    }
-
-    fn command(&mut self, c: Cmd) {
-        match c {
-            Cmd::CreateCq { ring, reply } => {
-                let cqs = &self.cqs;
-                let cqn = Self::alloc_id(&mut self.next_cqn, |i| cqs.contains_key(&i));
-                self.cqs.insert(cqn, ring);
-                let _ = reply.send(cqn);
-            }
-            Cmd::DestroyCq { cqn, reply } => {
-                self.cqs.remove(&cqn);
-                let _ = reply.send(());
-            }
-            Cmd::CreateRq {
-                ring,
-                cqn,
-                cqe_inline,
-                reply,
-            } => {
-                if !self.cqs.contains_key(&cqn) {
-                    let _ = reply.send(Err(DocaError::INVALID_VALUE));
-                    return;
-                }
-                let (rqs, zombies) = (&self.rqs, &self.rq_zombies);
-                let id = Self::alloc_id(&mut self.next_rq, |i| {
-                    rqs.contains_key(&i) || zombies.contains_key(&i)
-                });
-                self.rqs.insert(id, RqState::new(ring, cqn, cqe_inline));
-                self.rq_ids.push(id);
-                let _ = reply.send(Ok(id));
-            }
-            Cmd::DestroyRq { id, reply } => {
-                self.rq_ids.retain(|&i| i != id);
-                if let Some(rq) = self.rqs.remove(&id) {
-                    if rq.ucx_busy() {
-                        self.rq_zombies.insert(id, rq);
-                    }
-                }
-                let _ = reply.send(());
-            }
-            Cmd::CreateQp {
-                sq,
-                cqn,
-                rq,
-                status,
-                reply,
-            } => {
-                if !self.cqs.contains_key(&cqn) || rq.is_some_and(|r| !self.rqs.contains_key(&r)) {
-                    let _ = reply.send(Err(DocaError::INVALID_VALUE));
-                    return;
-                }
-                let (qps, zombies) = (&self.qps, &self.qp_zombies);
-                let qpn = Self::alloc_id(&mut self.next_qpn, |i| {
-                    qps.contains_key(&i) || zombies.contains_key(&i)
-                });
-                if let Some(r) = rq.and_then(|r| self.rqs.get_mut(&r)) {
-                    r.users.push(qpn);
-                }
-                status.set(PubState::Reset);
-                self.qps.insert(qpn, QpState::new(qpn, sq, cqn, rq, status));
-                let _ = reply.send(Ok(qpn));
-            }
-            Cmd::ConnectQp {
-                qpn,
-                gid,
-                peer,
-                remote_qpn,
-                reply,
-            } => {
-                let r = match self.qps.get(&qpn) {
-                    None => Err(DocaError::NOT_FOUND),
-                    Some(q) if q.conn != Conn::None || q.error.is_some() => {
-                        Err(DocaError::BAD_STATE)
-                    }
-                    Some(_) => {
-                        let p = self.net.peer_for(gid, peer);
-                        let ready = self.net.peers[p as usize].state == PeerState::Ready;
-                        let qp = self.qps.get_mut(&qpn).expect("checked");
-                        qp.conn = Conn::To {
-                            peer: p,
-                            qpn: remote_qpn,
-                        };
-                        if ready {
-                            qp.on_connected();
-                        } else {
-                            qp.status.set(PubState::Connecting);
-                        }
-                        if self.net.peers[p as usize].state == PeerState::Dead {
-                            qp.peer_lost(&self.net);
-                        }
-                        Ok(())
-                    }
-                };
-                let _ = reply.send(r);
-            }
-            Cmd::DestroyQp { qpn, reply } => {
-                self.destroy_qp(qpn);
-                let _ = reply.send(());
-            }
-            Cmd::ImportKey { export, reply } => {
-                let r = match Gid::decode(&export.gid) {
-                    None => Err(DocaError::INVALID_VALUE),
-                    Some(addr) => {
-                        self.net.seed_key(
-                            export.gid,
-                            addr,
-                            export.key,
-                            (export.addr, export.len),
-                            Access(export.access),
-                            export.packed,
-                        );
-                        Ok(())
-                    }
-                };
-                let _ = reply.send(r);
-            }
-        }
-    }
-
-    fn destroy_qp(&mut self, qpn: u32) {
-        let Some(mut qp) = self.qps.remove(&qpn) else {
-            return;
-        };
-        let mut env = Env {
-            net: &mut self.net,
-            cqs: &mut self.cqs,
-            local: &mut self.local,
-        };
-        qp.flush_all(&mut env);
-        if let Some(rq_id) = qp.rq {
-            let last = match self.rqs.get_mut(&rq_id) {
-                Some(rq) => {
-                    rq.users.retain(|&q| q != qpn);
-                    rq.users.is_empty()
-                }
-                None => false,
-            };
-            if last {
-                self.flush_rq(rq_id, qpn);
-            }
-        }
-        if qp.ucx_busy() {
-            self.qp_zombies.insert(qpn, qp);
         }
     }
 
@@ -633,62 +396,6 @@ impl Engine {
             busy |= qp.progress(&mut env);
         }
         busy
-    }
-
-    fn idle(&mut self, busy: bool) {
-        if busy {
-            self.last_busy = Instant::now();
-            self.sleep = Duration::ZERO;
-            return;
-        }
-        if self.last_busy.elapsed() < self.tuning.spin {
-            std::hint::spin_loop();
-            return;
-        }
-        let timeout =
-            if self.qps.is_empty() && self.rq_zombies.is_empty() && self.qp_zombies.is_empty() {
-                None
-            } else {
-                self.sleep =
-                    (self.sleep * 2).clamp(Duration::from_micros(5), self.tuning.sleep_max);
-                Some(self.sleep)
-            };
-        if !self.net.worker.arm() {
-            return;
-        }
-        let mut fds = [
-            libc::pollfd {
-                fd: self.net.shared.wake_fd,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: self.net.worker.event_fd().unwrap_or(-1),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
-        let n = if fds[1].fd < 0 { 1 } else { 2 };
-        let ts = timeout.map(|d| libc::timespec {
-            tv_sec: d.as_secs() as libc::time_t,
-            tv_nsec: d.subsec_nanos() as libc::c_long,
-        });
-        let tsp = ts
-            .as_ref()
-            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-        // SAFETY: `n` valid pollfds; a valid or null timeout; no signal mask.
-        unsafe { libc::ppoll(fds.as_mut_ptr(), n as libc::nfds_t, tsp, std::ptr::null()) };
-        if fds[0].revents & libc::POLLIN != 0 {
-            let mut v = 0u64;
-            // SAFETY: our non-blocking eventfd; 8 bytes into a u64.
-            unsafe {
-                libc::read(
-                    self.net.shared.wake_fd,
-                    &mut v as *mut u64 as *mut libc::c_void,
-                    8,
-                )
-            };
-        }
     }
 
     fn shutdown(&mut self) {
