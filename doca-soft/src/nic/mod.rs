@@ -9,7 +9,7 @@
 //! | file | what |
 //! |---|---|
 //! | `api.rs` | the handles the C layer holds: [`Nic`], [`Cq`], [`Rq`], [`Qp`], events, counters |
-//! | `engine.rs` | the proxy thread: commands, UCX progress, queue polling, sleeping |
+//! | `engine/` | the proxy thread: the loop (`mod.rs`), commands (`commands.rs`), sleeping (`idle.rs`) |
 //! | `sq/` | the send side: WQEs in index order (`issue.rs` starts one), UCX operations, in-order CQEs, errors |
 //! | `rq.rs` | the receive side: posted receives, the bounded unexpected queue, receive CQEs |
 //! | `peer.rs` | connections between NICs (handshake, endpoints) and the remote-key cache |
@@ -96,7 +96,7 @@
 //! (default 100) tune the idle loop, `DOCA_SOFT_NIC_CONNECT_MS` (default 20 000) bounds a
 //! connection attempt; `UCX_KEEPALIVE_INTERVAL` (default here 1 s) and the
 //! usual `UCX_*` variables reach UCX. It never waits for the application: GPU doorbells are polled, with a short
-//! spin after activity and bounded sleeps afterwards while QPs exist (see `engine.rs` for
+//! spin after activity and bounded sleeps afterwards while QPs exist (see `engine/` for
 //! `DOCA_SOFT_NIC_SPIN_US` / `DOCA_SOFT_NIC_SLEEP_US`). The steady path allocates nothing:
 //! per-WQE state lives in slots allocated with the QP, keys are cached.
 

@@ -4,7 +4,7 @@
 //! * One UCP context per process ([`context`]), shared by every NIC instance and by the
 //!   memory registry: memory is mapped once and its packed remote key serves every worker.
 //!   Features: RMA, active messages, wake-up (atomics run in the target's proxy, see
-//!   `sq.rs`); workers share it from
+//!   `sq/issue.rs`); workers share it from
 //!   several threads (`mt_workers_shared`). UCX picks the transports (`UCX_TLS` as usual);
 //!   peer failure is found by keepalive within `UCX_KEEPALIVE_INTERVAL`, which the NIC sets
 //!   to 1 s unless the environment sets it.

@@ -1,5 +1,5 @@
 //! Starting the head WQE of a send queue: parse it, check its keys and ranges, and hand
-//! it to UCX (or to the peer, for sends and atomics), keeping the order rules of `mod.rs`.
+//! it to UCX (or to the peer, for sends and atomics), keeping the order rules of `sq/mod.rs`.
 
 use super::{syndrome_of, wait_reached, Class, Conn, Env, QpState, Slot, Stage, Step};
 use crate::nic::cqe::syndrome;

@@ -2,20 +2,21 @@
 //! and writing their completions in the same order.
 //!
 //! Each WQE gets a slot (one per ring entry, allocated with the QP) that holds everything
-//! UCX may still read or write while it runs (inline payload, atomic operand and result)
-//! and what its completion waits for:
+//! UCX may still read while it runs (the inline payload), what it must write back at
+//! completion (the fetched value of an atomic), and what its completion waits for:
 //! * the UCX operations it started (`ucx_pending`);
 //! * for RDMA writes, a completed endpoint flush issued after it (`rma_seq` <=
 //!   `rma_flushed`): only then is the data visible at the peer, and only then may its CQE
 //!   (or any later one) be written;
-//! * for sends and writes with immediate, the peer's ACK (the data sits in a posted
-//!   receive, or was refused).
+//! * for sends, writes with immediate and atomics, the peer's answer (ACK: the data sits in
+//!   a posted receive, or was refused; ATOMIC_REP: the old value).
 //!
-//! Ordering between operations of one QP: a send or the notification of a write with
-//! immediate leaves only once every earlier write is flushed (so the receiver finds the
-//! data it is told about); a change between writes, reads and atomics is fenced with
-//! `ucp_worker_fence` (so a signal lands after the data it signals). WQEs after a WAIT wait
-//! until the named CQ has produced the awaited CQE.
+//! Ordering between operations of one QP: a send, the notification of a write with
+//! immediate and an atomic leave only once every earlier write is flushed (so the receiver
+//! finds the data it is told about, and a signal lands after the data it signals); a read
+//! after writes is fenced with `ucp_worker_fence`. WQEs after a WAIT wait until the named
+//! CQ has produced the awaited CQE. Not ordered: a write after a send or an atomic may
+//! land before the send is placed or the atomic is executed (no DOCA pattern relies on it).
 //!
 //! Errors: the first failing WQE completes with its error CQE, the QP enters the error
 //! state, and every later WQE (also those already running) completes with a flush error.
