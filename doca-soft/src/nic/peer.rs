@@ -252,7 +252,7 @@ impl Net {
     }
 
     /// A listener connection arrived: accept it (it only carries the peer's HELLO).
-    pub(super) fn accept(&mut self, req: crate::ucx::sys::ucp_conn_request_h) {
+    pub(super) fn accept(&mut self, req: super::ucp::ConnRequest) {
         let i = self.accepted.len() as u32;
         if let Ok(ep) = self
             .worker

@@ -105,6 +105,31 @@ fn ptr_status(p: *mut c_void) -> Status {
     p as isize as Status
 }
 
+/// A connection request of our listener (accepted with [`Worker::accept`]).
+pub(crate) type ConnRequest = sys::ucp_conn_request_h;
+
+/// What a failed UCX operation means for its completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// The request itself was unusable here (bad parameter, unsupported memory).
+    Local,
+    /// The remote address was refused.
+    RemoteAccess,
+    /// The transport failed (peer gone, connection reset, cancelled by a close).
+    Transport,
+}
+
+/// Classifies a failed status.
+pub(crate) fn failure_of(s: Status) -> Failure {
+    match s {
+        sys::ucs_status_t_UCS_ERR_INVALID_PARAM | sys::ucs_status_t_UCS_ERR_UNSUPPORTED => {
+            Failure::Local
+        }
+        sys::ucs_status_t_UCS_ERR_INVALID_ADDR => Failure::RemoteAccess,
+        _ => Failure::Transport,
+    }
+}
+
 /// How a non-blocking operation started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Issue {
@@ -129,7 +154,7 @@ fn issue_of(p: sys::ucs_status_ptr_t) -> Issue {
 /// What the network told the proxy thread, collected by the UCX callbacks.
 pub(crate) enum NetEvent {
     /// A peer connected to the listener.
-    ConnRequest(sys::ucp_conn_request_h),
+    ConnRequest(ConnRequest),
     /// An endpoint failed; the value is the token given at its creation.
     EpFailed(u64, Status),
 }
@@ -594,7 +619,7 @@ impl Worker {
     }
 
     /// An endpoint accepting a connection request of our listener.
-    pub(crate) fn accept(&self, req: sys::ucp_conn_request_h, token: u64) -> DocaResult<Ep> {
+    pub(crate) fn accept(&self, req: ConnRequest, token: u64) -> DocaResult<Ep> {
         let params = sys::ucp_ep_params_t {
             field_mask: sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_CONN_REQUEST as u64,
             conn_request: req,

@@ -137,13 +137,10 @@ fn wait_reached(produced: u64, max_index: u32) -> bool {
 
 /// The CQE syndrome for a failed UCX operation.
 pub(super) fn syndrome_of(status: ucp::Status) -> u8 {
-    use crate::ucx::sys;
-    match status {
-        sys::ucs_status_t_UCS_ERR_INVALID_PARAM | sys::ucs_status_t_UCS_ERR_UNSUPPORTED => {
-            syndrome::LOCAL_QP_OP
-        }
-        sys::ucs_status_t_UCS_ERR_INVALID_ADDR => syndrome::REMOTE_ACCESS,
-        _ => syndrome::TRANSPORT_RETRY_EXC,
+    match ucp::failure_of(status) {
+        ucp::Failure::Local => syndrome::LOCAL_QP_OP,
+        ucp::Failure::RemoteAccess => syndrome::REMOTE_ACCESS,
+        ucp::Failure::Transport => syndrome::TRANSPORT_RETRY_EXC,
     }
 }
 

@@ -62,11 +62,26 @@ impl Pair {
             ]) && ip(&["-n", &p.ns[i], "link", "set", &p.dev[i], "up"])
                 && ip(&["-n", &p.ns[i], "link", "set", "lo", "up"])
         });
-        if ok {
-            Ok(p)
-        } else {
-            Err("creating the veth pair between the namespaces failed".into())
+        if !ok {
+            return Err("creating the veth pair between the namespaces failed".into());
         }
+        // UCX lists the interfaces that are running when a process starts: wait for the
+        // pair to have carrier on both ends first.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let up = |i: usize| {
+            Command::new("ip")
+                .args(["-n", &p.ns[i], "-o", "link", "show", "dev", &p.dev[i]])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).contains("state UP"))
+                .unwrap_or(false)
+        };
+        while !(up(0) && up(1)) {
+            if std::time::Instant::now() > deadline {
+                return Err("the veth pair did not come up".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Ok(p)
     }
 }
 
