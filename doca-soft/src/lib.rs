@@ -214,6 +214,7 @@ pub(crate) mod eth;
 pub(crate) mod flow;
 pub(crate) mod gpu;
 pub(crate) mod mmap;
+pub(crate) mod nic;
 pub(crate) mod packet;
 pub(crate) mod port;
 pub(crate) mod semaphore;

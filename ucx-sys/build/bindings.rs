@@ -16,16 +16,18 @@ pub fn generate(ucx: &Ucx) {
             "ucp_(init_version|cleanup|config_read|config_release|config_modify|get_version|get_version_string)",
         )
         .allowlist_function(
-            "ucp_worker_(create|destroy|progress|get_efd|arm|wait|signal|query|get_address|release_address)",
+            "ucp_worker_(create|destroy|progress|get_efd|arm|wait|signal|query|get_address|release_address|fence|set_am_recv_handler)",
         )
         .allowlist_function("ucp_listener_(create|destroy|query|reject)")
         .allowlist_function("ucp_conn_request_query")
-        .allowlist_function("ucp_ep_(create|close_nbx)")
+        .allowlist_function("ucp_ep_(create|close_nbx|flush_nbx|rkey_unpack)")
+        .allowlist_function("ucp_(put|get)_nbx")
+        .allowlist_function("ucp_am_(send_nbx|recv_data_nbx|data_release)")
         .allowlist_function("ucp_stream_(send_nbx|recv_data_nb|data_release)")
         .allowlist_function("ucp_tag_(send_nbx|recv_nbx|recv_request_test)")
         .allowlist_function("ucp_request_(check_status|free|cancel)")
         .allowlist_function("ucp_mem_(map|unmap|query)")
-        .allowlist_function("ucp_rkey_(pack|buffer_release)")
+        .allowlist_function("ucp_rkey_(pack|buffer_release|destroy)")
         .allowlist_function("ucs_status_string")
         .allowlist_type("ucp_.*")
         .allowlist_type("ucs_cpu_set_t")
