@@ -52,12 +52,13 @@
 pub mod context;
 mod device;
 pub mod error;
-mod pe;
+pub mod log;
+pub mod pe;
 
 pub use context::{CtxState, DROP_STOP_TIMEOUT};
 pub use device::{Device, DeviceInfo};
 pub use error::{check, record_drop_error, take_drop_errors, DocaError, Error, Result};
-pub use pe::ProgressEngine;
+pub use pe::{ProgressEngine, ProgressWaiter};
 
 /// The raw bindings this crate is built on.
 pub use doca_sys as sys;
