@@ -37,7 +37,9 @@ pub struct ProgressWaiter {
     /// Whether the engine's notification is armed (cleared before the next progress).
     armed: bool,
     deadline: Option<Instant>,
-    /// Whether a wake-up at `deadline` is registered.
+    /// The wake-up at `deadline`, registered when the future first sleeps on the engine's
+    /// descriptor (the backoff re-polls often enough to see the deadline by itself).
+    deadline_timer: Option<wake::TimerKey>,
     deadline_set: bool,
 }
 
@@ -49,17 +51,19 @@ impl ProgressWaiter {
             backoff: BACKOFF_MIN,
             armed: false,
             deadline: None,
+            deadline_timer: None,
             deadline_set: false,
         }
     }
 
-    /// A waiter for `pe` that also wakes its future at `deadline` (once), whatever the
-    /// engine does: for futures that give up then (see [`expired`](Self::expired)).
+    /// A waiter for `pe` whose future is also polled at `deadline`, whatever the engine
+    /// does, for futures that give up then (see [`expired`](Self::expired)): the backoff
+    /// re-polls see it by themselves, and a future asleep on the engine's descriptor gets a
+    /// timer (taken back when the waiter is dropped).
     pub fn with_deadline(pe: &ProgressEngine, deadline: Instant) -> Self {
-        ProgressWaiter {
-            deadline: Some(deadline),
-            ..Self::new(pe)
-        }
+        let mut w = Self::new(pe);
+        w.deadline = Some(deadline);
+        w
     }
 
     /// Whether the deadline passed.
@@ -97,10 +101,6 @@ impl ProgressWaiter {
     /// `false`: work completed while the notification was being armed; progress and check
     /// again instead of returning `Pending`.
     pub fn park(&mut self, waker: &Waker) -> bool {
-        if let (Some(d), false) = (self.deadline, self.deadline_set) {
-            wake::wake_at(d, waker);
-            self.deadline_set = true;
-        }
         if let Some(fd) = self.pe.notification_handle() {
             if self.pe.request_notification().is_ok() {
                 self.armed = true;
@@ -111,6 +111,10 @@ impl ProgressWaiter {
                     return false;
                 }
                 if wake::wake_on_readable(fd, waker) {
+                    if let (Some(d), false) = (self.deadline, self.deadline_set) {
+                        self.deadline_timer = wake::wake_at(d, waker);
+                        self.deadline_set = true;
+                    }
                     return true;
                 }
             }
@@ -118,5 +122,15 @@ impl ProgressWaiter {
         wake::wake_at(Instant::now() + self.backoff, waker);
         self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
         true
+    }
+}
+
+impl Drop for ProgressWaiter {
+    fn drop(&mut self) {
+        // A future that completed (or was dropped) early takes its deadline back, so the
+        // timer thread does not keep one entry per finished command until it expires.
+        if let Some(k) = self.deadline_timer.take() {
+            wake::cancel(k);
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! and wakes the registered wakers. One thread for the process, started on first use; it
 //! sleeps in `epoll_wait` while nothing is due.
 
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::{Mutex, OnceLock};
 use std::task::Waker;
@@ -12,30 +12,10 @@ use std::time::{Duration, Instant};
 /// The epoll data of the timer descriptor (descriptors are never negative).
 const TIMER: u64 = u64::MAX;
 
-/// A waker due at `at` (`seq` orders equal deadlines by arrival).
-struct Due {
-    at: Instant,
-    seq: u64,
-    waker: Waker,
-}
-
-impl PartialEq for Due {
-    fn eq(&self, o: &Self) -> bool {
-        (self.at, self.seq) == (o.at, o.seq)
-    }
-}
-impl Eq for Due {}
-impl PartialOrd for Due {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Due {
-    // Reversed: the earliest deadline is the greatest, on top of the (max-)heap.
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (o.at, o.seq).cmp(&(self.at, self.seq))
-    }
-}
+/// A registered timer: its deadline and a sequence number that makes it unique (and orders
+/// equal deadlines by arrival). [`cancel`] takes it back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct TimerKey(Instant, u64);
 
 #[derive(Default)]
 struct Waiting {
@@ -43,7 +23,7 @@ struct Waiting {
     fds: HashMap<RawFd, Vec<Waker>>,
     /// Descriptors in the epoll set (armed or not).
     registered: HashSet<RawFd>,
-    timers: BinaryHeap<Due>,
+    timers: BTreeMap<TimerKey, Waker>,
     seq: u64,
     /// The deadline the timer descriptor is set to.
     timer_at: Option<Instant>,
@@ -112,7 +92,7 @@ impl Reactor {
 
     /// Sets the timer descriptor to the earliest deadline (or disarms it).
     fn set_timer(&self, w: &mut Waiting) {
-        let next = w.timers.peek().map(|d| d.at);
+        let next = w.timers.keys().next().map(|k| k.0);
         if next == w.timer_at {
             return;
         }
@@ -168,8 +148,8 @@ impl Reactor {
                     }
                 }
                 let now = Instant::now();
-                while w.timers.peek().is_some_and(|d| d.at <= now) {
-                    wake.extend(w.timers.pop().map(|d| d.waker));
+                while w.timers.first_key_value().is_some_and(|(k, _)| k.0 <= now) {
+                    wake.extend(w.timers.pop_first().map(|(_, waker)| waker));
                 }
                 self.set_timer(&mut w);
             }
@@ -209,21 +189,27 @@ pub(crate) fn wake_on_readable(fd: RawFd, waker: &Waker) -> bool {
     true
 }
 
-/// Wakes `waker` once at `at` (at once when no timer thread can be had).
-pub(crate) fn wake_at(at: Instant, waker: &Waker) {
+/// Wakes `waker` once at `at` (at once when no timer thread can be had, then `None`).
+pub(crate) fn wake_at(at: Instant, waker: &Waker) -> Option<TimerKey> {
     let Some(r) = reactor() else {
         waker.wake_by_ref();
-        return;
+        return None;
     };
     let mut w = r.lock();
     w.seq += 1;
-    let seq = w.seq;
-    w.timers.push(Due {
-        at,
-        seq,
-        waker: waker.clone(),
-    });
+    let key = TimerKey(at, w.seq);
+    w.timers.insert(key, waker.clone());
     r.set_timer(&mut w);
+    Some(key)
+}
+
+/// Takes back a timer that has not fired (no effect once it has).
+pub(crate) fn cancel(key: TimerKey) {
+    let Some(Some(r)) = REACTOR.get() else { return };
+    let mut w = r.lock();
+    if w.timers.remove(&key).is_some() {
+        r.set_timer(&mut w);
+    }
 }
 
 /// Forgets `fd` (its engine is being destroyed): it leaves the epoll set, and the futures
@@ -278,6 +264,21 @@ mod tests {
         assert_eq!(b.0.load(Ordering::SeqCst), 0, "not due yet");
         assert!(wait_for(&b, 1));
         assert!(t0.elapsed() >= Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_cancelled_timer_never_fires() {
+        let c = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(c.clone());
+        let key = wake_at(Instant::now() + Duration::from_millis(30), &waker).unwrap();
+        cancel(key);
+        let d = Arc::new(Count(AtomicUsize::new(0)));
+        wake_at(
+            Instant::now() + Duration::from_millis(60),
+            &Waker::from(d.clone()),
+        );
+        assert!(wait_for(&d, 1));
+        assert_eq!(c.0.load(Ordering::SeqCst), 0, "cancelled");
     }
 
     #[test]
