@@ -17,7 +17,7 @@ mod support;
 use std::time::Instant;
 
 use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
-use doca_soft::eth::ring::{RxqHandle, RING_VERSION};
+use doca_soft::testing::{RxqHandle, RING_VERSION};
 use support::args::Args;
 use support::gpu_rx::GpuEnv;
 use support::report::{Figure, Status};

@@ -7,9 +7,7 @@
 mod udp;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use doca_soft::eth::mem::PktBuf;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rx_proxy::RxRing;
+use doca_soft::testing::{CpuRxq, PktBuf, RxRing};
 
 const BURST: usize = 32;
 

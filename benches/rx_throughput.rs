@@ -76,7 +76,7 @@ fn cost_note(c: &RxCost, senders: usize, pps: f64) -> String {
     format!(
         "{} lane(s) of cap {}; lane {:.0} ns/frame (<= {:.2} Mpps per lane), sender {}; bound: {bound}",
         c.lanes,
-        doca_soft::port::lane_cap(),
+        doca_soft::testing::lane_cap(),
         c.lane_ns,
         1e3 / c.lane_ns.max(1e-9),
         c.sender_ns
@@ -214,8 +214,8 @@ fn main() {
                                 gbps(pps, size),
                                 loss_note(r.lost, r.sent, paced),
                                 r.ring_full,
-                                q.min(doca_soft::port::lane_cap()),
-                                doca_soft::port::lane_cap(),
+                                q.min(doca_soft::testing::lane_cap()),
+                                doca_soft::testing::lane_cap(),
                             ),
                         );
                         match mode {

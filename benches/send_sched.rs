@@ -19,15 +19,13 @@ use std::time::Duration;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::eth::txq::doca_eth_txq_calculate_timestamp;
-use doca_soft::port::Port;
+use doca_soft::capi::doca_error::DocaResult;
+use doca_soft::capi::doca_eth_txq::doca_eth_txq_calculate_timestamp;
+use doca_soft::testing::{ns_to_wait_on_time, realtime_ns, FrameOut, Port, TxRingCfg};
 use support::gpu_rx::{check, kernels_dir, BenchDev, GpuEnv};
 use support::gpu_tx::GpuTxQueue;
-use support::soft::{port_spec, HostQueue, Mode, RingSink};
+use support::soft::{port_spec, HostQueue, Mode};
 
-use doca_soft::error::DocaResult;
-use doca_soft::eth::ring::{ns_to_wait_on_time, realtime_ns};
-use doca_soft::eth::tx_proxy::{FrameOut, TxRingCfg};
 use support::args::Args;
 use support::report::Figure;
 use support::tx::SoftTx;
@@ -65,7 +63,7 @@ fn gpu_errors(env: &GpuEnv, n: usize, interval: u64, lead: u64) -> Result<Vec<i6
     let peer =
         Port::for_spec(&port_spec(Mode::Wire, &wire, 1)).map_err(|e| format!("peer: {e:?}"))?;
     let rx = HostQueue::new(8192, 128);
-    peer.register_rx_queue(0, Arc::new(RingSink(rx.ring.clone())))
+    peer.register_rx_queue(0, rx.ring.clone())
         .map_err(|e| format!("register: {e:?}"))?;
     peer.set_default_queue(Some(0));
     let result = (|| {

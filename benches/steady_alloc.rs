@@ -16,12 +16,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doca_soft::port::Port;
+use doca_soft::testing::Port;
 use support::alloc::{CountingAlloc, Counts, Region};
 use support::args::Args;
 use support::gpu_rx::{run_gpu_rx_counted, BenchDev, CountWindow, GpuEnv, GpuQueue};
 use support::report::{Figure, Status};
-use support::soft::{port_spec, slot_size, HostQueue, Mode, RingSink, SoftRx};
+use support::soft::{port_spec, slot_size, HostQueue, Mode, SoftRx};
 use support::udp;
 use support::urom::{Urom, UromBins};
 
@@ -152,12 +152,11 @@ fn per_queue(slots: usize, size: usize) -> (u64, usize) {
     let port = Port::for_spec(&port_spec(Mode::Wire, &wire, 0)).expect("wire port");
     // A first queue starts the dispatcher (per port, not per queue).
     let first = HostQueue::new(64, 64);
-    port.register_rx_queue(0, Arc::new(RingSink(first.ring.clone())))
+    port.register_rx_queue(0, first.ring.clone())
         .expect("register");
     let region = Region::start();
     let q = HostQueue::new(slots, slot_size(size));
-    port.register_rx_queue(1, Arc::new(RingSink(q.ring.clone())))
-        .expect("register");
+    port.register_rx_queue(1, q.ring.clone()).expect("register");
     let c = region.finish();
     let app = q.app_bytes();
     port.unregister_rx_queue(1);
@@ -195,7 +194,7 @@ fn gpu_queue_bytes(env: &GpuEnv, size: usize) -> Result<(u64, u64), String> {
     Ok((rss1.saturating_sub(rss0), heap))
 }
 
-struct SendRxq(doca_soft::eth::rx_consumer::CpuRxq);
+struct SendRxq(doca_soft::testing::CpuRxq);
 // SAFETY: the consumer reads a host ring that lives until after the thread is joined; one
 // thread uses it.
 unsafe impl Send for SendRxq {}

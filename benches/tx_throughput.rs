@@ -11,7 +11,7 @@ mod support;
 
 use std::sync::Arc;
 
-use doca_soft::port::Port;
+use doca_soft::testing::Port;
 use support::args::Args;
 use support::gpu_rx::GpuEnv;
 use support::gpu_tx::run_gpu_tx;

@@ -16,25 +16,24 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::eth::counters::RxqCountersC;
-use doca_soft::eth::rxq::{
+use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_dev::Dev;
+use doca_soft::capi::doca_eth_rxq::{
     doca_eth_rxq_apply_queue_id, doca_eth_rxq_as_doca_ctx, doca_eth_rxq_create,
-    doca_eth_rxq_destroy, doca_eth_rxq_get_gpu_handle, doca_eth_rxq_set_pkt_buf,
-    doca_soft_eth_rxq_get_counters, EthRxq,
+    doca_eth_rxq_destroy, doca_eth_rxq_set_pkt_buf, EthRxq,
 };
-use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
-use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
-use doca_soft::gpu::{
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::doca_eth_rxq_get_gpu_handle;
+use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
-use doca_soft::mmap::{
+use doca_soft::capi::doca_mmap::{
     doca_mmap_add_dev, doca_mmap_create, doca_mmap_destroy, doca_mmap_set_memrange,
     doca_mmap_start, doca_mmap_stop, Mmap,
 };
-use doca_soft::port::Port;
-use doca_soft::types::GPU_MEM_TYPE_GPU;
+use doca_soft::capi::doca_soft_queue::{doca_soft_eth_rxq_get_counters, RxqCountersSnapshot};
+use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
+use doca_soft::testing;
+use doca_soft::testing::{Fwd, Pipe, PipeKind, Port, PortSpec, RSS_IPV4, RSS_UDP};
 
 use super::alloc::{Counts, Region};
 use super::soft::{port_spec, slot_size, wire_frame, wire_send, Mode, SoftRun};
@@ -209,7 +208,7 @@ impl GpuQueue {
     }
 
     fn ring_full(&self) -> u64 {
-        let mut c = RxqCountersC::default();
+        let mut c = RxqCountersSnapshot::default();
         // SAFETY: live queue; valid out-pointer.
         unsafe { doca_soft_eth_rxq_get_counters(self.q, &mut c) };
         c.dropped_ring_full
@@ -249,21 +248,14 @@ impl BenchDev {
             PortSpec::Linux { ifname, .. } => ifname.clone(),
             _ => format!("{wire}0"),
         };
-        let info = DevInfo {
-            pci: "e0:00.0".into(),
-            ibdev: format!("soft_{iface}"),
-            iface,
-            mac: [2, 0, 0, 0, 0xbe, 0],
-            ipv4: None,
-            spec,
-        };
-        BenchDev(Box::into_raw(Box::new(Dev::new(Arc::new(info)))))
+        let info = testing::dev_info("e0:00.0", &iface, [2, 0, 0, 0, 0xbe, 0], spec);
+        BenchDev(testing::open_dev(info))
     }
 
-    /// Its description.
-    pub fn info(&self) -> &Arc<DevInfo> {
-        // SAFETY: the box lives until Drop.
-        unsafe { (*self.0).info() }
+    /// Its port.
+    pub fn port(&self) -> Result<Arc<Port>, String> {
+        // SAFETY: the device lives until Drop.
+        unsafe { testing::port_of(self.0) }.map_err(|e| format!("port: {e:?}"))
     }
 }
 
@@ -327,7 +319,7 @@ pub fn run_gpu_rx_counted(
         for i in 0..queues {
             qs.push(GpuQueue::new(env, dev.0, i as u16, slot)?);
         }
-        let port = Port::for_dev(dev.info()).map_err(|e| format!("port: {e:?}"))?;
+        let port = dev.port()?;
         let ids: Vec<u16> = (0..queues as u16).collect();
         port.set_flow_root(Some(Arc::new(Pipe::new(
             "bench-rss",

@@ -7,14 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doca_soft::dev::PortSpec;
-use doca_soft::eth::mem::PktBuf;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rx_proxy::{RxDropReason, RxRing};
-use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
-use doca_soft::flow::parser::parse;
-use doca_soft::flow::rss::{self, RSS_IPV4, RSS_UDP};
-use doca_soft::port::{Port, RxDrop, RxSink};
+use doca_soft::testing::{
+    parse, rss, CpuRxq, Fwd, Pipe, PipeKind, PktBuf, Port, PortSpec, RxRing, RSS_IPV4, RSS_UDP,
+};
 
 use super::udp::{self, SeqTracker};
 
@@ -34,23 +29,6 @@ impl Mode {
             Mode::Lo => "lo",
             Mode::Wire => "wire",
         }
-    }
-}
-
-/// An RX ring as a port sink (what the rxq object will register once it lands).
-pub struct RingSink(pub Arc<RxRing>);
-
-impl RxSink for RingSink {
-    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDrop> {
-        self.0.push(frame, timestamp_ns).map_err(|r| match r {
-            RxDropReason::TooBig => RxDrop::TooBig,
-            RxDropReason::RingFull => RxDrop::RingFull,
-            RxDropReason::Stopped => RxDrop::Stopped,
-        })
-    }
-
-    fn flush(&self) {
-        self.0.flush()
     }
 }
 
@@ -135,7 +113,7 @@ impl SoftRx {
         port.set_flow_root(Some(root.clone()));
         let qs: Vec<HostQueue> = (0..queues).map(|_| HostQueue::new(slots, slot)).collect();
         for (i, q) in qs.iter().enumerate() {
-            port.register_rx_queue(i as u16, Arc::new(RingSink(q.ring.clone())))
+            port.register_rx_queue(i as u16, q.ring.clone())
                 .expect("register queue");
         }
         SoftRx {
@@ -334,7 +312,7 @@ pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
     // At most what a lane queue holds, and 2 MiB of frames: a working set that stays in
     // cache, as a lane queue does in steady state (a long backlog would measure DRAM).
     let frames = frames
-        .min(doca_soft::port::INJECT_QUEUE_FRAMES)
+        .min(doca_soft::testing::INJECT_QUEUE_FRAMES)
         .min((2 << 20) / size.max(64));
     let port = Port::for_spec(&port_spec(Mode::Wire, &wire, 0)).expect("wire port");
     let peer = Port::for_spec(&port_spec(Mode::Wire, &wire, 1)).expect("wire peer");
@@ -351,7 +329,7 @@ pub fn wire_stage_costs(size: usize, frames: usize) -> StageCosts {
         }
         let send = thread_cpu_ns() - cpu0;
         let lane0 = lane_cpu_ns();
-        port.register_rx_queue(0, Arc::new(RingSink(q.ring.clone())))
+        port.register_rx_queue(0, q.ring.clone())
             .expect("register queue");
         while port.counters().received < pass * frames as u64 {
             std::thread::sleep(Duration::from_micros(200));

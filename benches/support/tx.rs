@@ -6,11 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use doca_soft::error::DocaResult;
-use doca_soft::eth::mem::MemRanges;
-use doca_soft::eth::tx_producer::CpuTxq;
-use doca_soft::eth::tx_proxy::{FrameOut, TxProxy, TxRing, TxRingCfg};
-use doca_soft::port::Port;
+use doca_soft::capi::doca_error::DocaResult;
+use doca_soft::testing::{CpuTxq, FrameOut, MemRanges, Port, TxProxy, TxRing, TxRingCfg};
 
 /// A port as a TX proxy's output.
 pub struct PortOut(pub Arc<Port>);

@@ -36,6 +36,18 @@
 //! The device templates are instantiated per scope and exported under `extern "C"` names
 //! (`doca_rs_simple_receive_{thread,warp,block}`, ...).
 //!
+//! ## gpu_packet_processing kernels
+//!
+//! `kernels/gpp_*.cu` are the reference application's kernels
+//! (`examples/gpu_packet_processing`): [`Kernels::launch_gpp_receive_udp`] (DNS and other
+//! UDP counts posted through semaphores as [`StatsUdp`]), [`Kernels::launch_gpp_receive_tcp`]
+//! (HTTP/TCP classification, [`StatsTcp`], GETs handed on as [`InfoHttp`]),
+//! [`Kernels::launch_gpp_http_server`] (answers from prebuilt [`PageFrames`]),
+//! [`Kernels::launch_gpp_receive_icmp`] (echo replies in place, [`IcmpCounters`]) and
+//! [`Kernels::launch_gpp_tcp_cpu_relay`] (plays the CPU TCP queues, [`CpuFrame`]s to and
+//! from the CPU threads). The semaphore records are `#[repr(C)]` mirrors of
+//! `gpp_common.cuh`, their layouts asserted on both sides.
+//!
 //! ## Build requirements
 //!
 //! The build script compiles the kernels with `doca-build` (the same recipe your own build
@@ -45,10 +57,17 @@
 
 #![warn(missing_docs)]
 
+mod gpp;
 mod launch;
 mod samples;
 mod scope;
 
+pub use gpp::{
+    CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
+    RelayCounters, RelayCounts, StatsTcp, StatsUdp, GPP_CPU_FRAME_BYTES, GPP_CPU_TX_SLOTS,
+    GPP_CUDA_THREADS, GPP_MAX_QUEUES, GPP_SEM_ITEMS, GPP_TCP_HDRS, GPP_TX_BUF_MAX_SZ,
+    GPP_TX_BUF_NUM,
+};
 pub use launch::{KernelError, Kernels};
 pub use samples::{
     ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,

@@ -13,8 +13,7 @@ use doca_gpunetio::{
     take_drop_errors, DocaError, Error, EthRxq, EthTxq, ProgressEngine, TxErrorEvent,
     TxNotifyEvent, WaitOnTime,
 };
-use doca_soft::eth::ring::wait_on_time_to_ns;
-use doca_soft::eth::tx_producer::CpuTxq;
+use doca_soft::testing::{wait_on_time_to_ns, CpuTxq};
 use eth_support::*;
 use std::sync::{Arc, Mutex};
 
@@ -94,7 +93,7 @@ fn queue_id_once_and_wait_on_time_values() {
     // The device handle records the offloads the builder asked for.
     let h = q.gpu_handle().unwrap();
     // SAFETY: host data path: the handle is a CPU pointer to the runtime's ring handle.
-    let raw = unsafe { &*(h.as_raw() as *const doca_soft::eth::ring::TxqHandle) };
+    let raw = unsafe { &*(h.as_raw() as *const doca_soft::testing::TxqHandle) };
     assert_eq!((raw.l3_csum, raw.l4_csum, raw.wait_on_time), (1, 1, 1));
     q.cpu_proxy_progress().unwrap();
     q.stop().unwrap();

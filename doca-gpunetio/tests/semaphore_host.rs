@@ -23,7 +23,7 @@ struct Stats {
 unsafe impl GpuPod for Stats {}
 
 fn host_builder<T: GpuPod>() -> SemaphoreBuilder<T> {
-    let raw = Box::into_raw(Box::new(doca_soft::semaphore::Semaphore::new_host()));
+    let raw = doca_soft::testing::host_semaphore();
     let raw = NonNull::new(raw as *mut sys::doca_gpu_semaphore).unwrap();
     // SAFETY: a fresh, unstarted runtime semaphore (the C type is doca-soft's Semaphore);
     // the builder takes ownership.
@@ -98,10 +98,10 @@ fn an_unknown_status_word_written_by_a_kernel_is_reported_not_ub() {
     // ...but a kernel writes the status word directly. Host memory here: the device handle
     // and the status array are CPU pointers.
     let h = sem.gpu_handle().unwrap();
-    // SAFETY: the runtime's device handle layout (doca_soft::semaphore::SemHandle), live
+    // SAFETY: the runtime's device handle layout (doca_soft::testing::SemHandle), live
     // while `sem` is; item 2 is in range.
     unsafe {
-        let handle = &*(h.as_raw() as *const doca_soft::semaphore::SemHandle);
+        let handle = &*(h.as_raw() as *const doca_soft::testing::SemHandle);
         assert_eq!(handle.num_items, 4);
         std::ptr::write_volatile((handle.status_addr as *mut u32).add(2), 77);
     }

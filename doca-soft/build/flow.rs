@@ -10,12 +10,10 @@ pub fn generate() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
     let bindings = bindgen::Builder::default()
         .header(include.join("doca_flow.h").to_string_lossy())
-        .header(include.join("doca_soft_port.h").to_string_lossy())
         .clang_arg(format!("-I{}", include.display()))
         .clang_arg("-DDOCA_ALLOW_EXPERIMENTAL_API")
         .allowlist_type("doca_flow_.*")
         .allowlist_type("doca_rss_type")
-        .allowlist_type("doca_soft_port_counters")
         .allowlist_var("DOCA_FLOW_.*")
         .default_enum_style(bindgen::EnumVariation::Consts)
         .prepend_enum_name(false)

@@ -13,8 +13,9 @@
 //! `--sdk-log-level N` (global SDK log limit). Unknown flags, stray arguments, bad values and
 //! missing mandatory parameters print an error and the usage, and return INVALID_VALUE.
 
-use crate::error::{to_c, DocaError, DocaResult};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use crate::error::{DocaError, DocaResult};
+use crate::sync::lock;
+use std::ffi::{c_int, c_void, CString};
 use std::sync::Mutex;
 
 /// `DOCA_ARGP_TYPE_UNKNOWN`.
@@ -51,7 +52,7 @@ pub struct Param {
 
 /// A parsed value, ready to be passed by pointer to a callback.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// STRING, DEVICE, DEVICE_REP.
     Str(String),
     /// INT.
@@ -64,7 +65,7 @@ pub enum Value {
 
 /// What a parse asks for.
 #[derive(Debug, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Run the callbacks: (parameter index, value) in command-line order; log levels to set.
     Run {
         /// Values for registered parameters.
@@ -85,7 +86,7 @@ pub type ValidationCb = Option<unsafe extern "C" fn(config: *mut c_void) -> u32>
 
 /// A parser: program name, registered parameters and program-wide callbacks.
 #[derive(Default)]
-pub struct Argp {
+pub(crate) struct Argp {
     program: String,
     params: Vec<Param>,
     version_cb: ParamCb,
@@ -137,7 +138,7 @@ fn parse_level(s: &str) -> DocaResult<u32> {
 
 impl Argp {
     /// A parser for `program`.
-    pub fn new(program: &str) -> Argp {
+    pub(crate) fn new(program: &str) -> Argp {
         Argp {
             program: program.to_owned(),
             ..Argp::default()
@@ -146,7 +147,7 @@ impl Argp {
 
     /// Registers a parameter: it needs a name, a known type and a callback, and its names
     /// must be free (INVALID_VALUE otherwise).
-    pub fn register(&mut self, p: Param) -> DocaResult<()> {
+    pub(crate) fn register(&mut self, p: Param) -> DocaResult<()> {
         if p.short_name.is_none() && p.long_name.is_none() {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -200,7 +201,7 @@ impl Argp {
     }
 
     /// Parses `args` (without the program name).
-    pub fn parse(&self, args: &[String]) -> Result<Outcome, String> {
+    pub(crate) fn parse(&self, args: &[String]) -> Result<Outcome, String> {
         let mut values = Vec::new();
         let (mut log_level, mut sdk_log_level) = (None, None);
         let mut i = 0;
@@ -311,7 +312,7 @@ impl Argp {
     ///
     /// # Safety
     /// `config` is what the registered callbacks expect (they receive it as is).
-    pub unsafe fn run_callbacks(
+    pub(crate) unsafe fn run_callbacks(
         &self,
         values: &[(usize, Value)],
         config: *mut c_void,
@@ -363,7 +364,7 @@ impl Argp {
     }
 
     /// The usage text.
-    pub fn usage(&self) -> String {
+    pub(crate) fn usage(&self) -> String {
         let mut s = format!(
             "Usage: {} [DOCA Flags] [Program Flags]\n\nDOCA Flags:\n",
             self.program
@@ -426,7 +427,7 @@ impl Param {
 }
 
 // ---------------------------------------------------------------------------------------
-// C API (one process-wide parser, as in DOCA)
+// The process-wide parser the C API drives (one per process, as in DOCA).
 
 struct Global {
     argp: Argp,
@@ -436,243 +437,97 @@ struct Global {
 static GLOBAL: Mutex<Option<Global>> = Mutex::new(None);
 
 fn global() -> std::sync::MutexGuard<'static, Option<Global>> {
-    GLOBAL.lock().unwrap_or_else(|p| p.into_inner())
+    lock(&GLOBAL)
 }
 
-/// Reads an optional C string argument (None for NULL or non-UTF-8).
-///
-/// # Safety
-/// A non-null `s` is NUL-terminated.
-unsafe fn opt_str(s: *const c_char) -> Option<String> {
-    if s.is_null() {
-        return None;
+impl Param {
+    /// Sets the one-letter (or short) name, without the dash.
+    pub(crate) fn set_short_name(&mut self, name: Option<String>) {
+        self.short_name = name;
     }
-    // SAFETY: caller contract.
-    unsafe { CStr::from_ptr(s) }
-        .to_str()
-        .ok()
-        .map(str::to_owned)
+    /// Sets the long name, without the dashes.
+    pub(crate) fn set_long_name(&mut self, name: Option<String>) {
+        self.long_name = name;
+    }
+    /// Sets the argument text shown in the usage.
+    pub(crate) fn set_arguments(&mut self, arguments: Option<String>) {
+        self.arguments = arguments;
+    }
+    /// Sets the description shown in the usage.
+    pub(crate) fn set_description(&mut self, description: Option<String>) {
+        self.description = description;
+    }
+    /// Sets the callback that receives the parsed value.
+    pub(crate) fn set_callback(&mut self, cb: ParamCb) {
+        self.cb = cb;
+    }
+    /// Sets the value type (`TYPE_*`).
+    pub(crate) fn set_type(&mut self, kind: u32) {
+        self.kind = kind;
+    }
+    /// Marks the parameter mandatory.
+    pub(crate) fn set_mandatory(&mut self) {
+        self.mandatory = true;
+    }
+    /// Marks the parameter command-line only: doca-soft reads no JSON configuration, so
+    /// every parameter is; the mark shows in the usage.
+    pub(crate) fn set_cli_only(&mut self) {
+        self.cli_only = true;
+    }
+    /// Lets the flag repeat (the callback runs for each); otherwise a repeat is an error.
+    pub(crate) fn set_multiplicity(&mut self) {
+        self.multiple = true;
+    }
 }
 
-/// `doca_argp_init(program_name, program_config)`: BAD_STATE when already initialised.
-///
-/// # Safety
-/// `program_name` is null or NUL-terminated; the config pointer is only passed back.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_init(
-    program_name: *const c_char,
-    program_config: *mut c_void,
-) -> u32 {
-    // SAFETY: caller contract.
-    let Some(name) = (unsafe { opt_str(program_name) }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
+/// `doca_argp_init`: the process-wide parser for `program`; BAD_STATE when one exists.
+/// `config` is only passed back to the callbacks.
+pub(crate) fn init(program: &str, config: *mut c_void) -> DocaResult<()> {
     let mut g = global();
     if g.is_some() {
-        return DocaError::BAD_STATE.0;
+        return Err(DocaError::BAD_STATE);
     }
     *g = Some(Global {
-        argp: Argp::new(&name),
-        config: program_config as usize,
+        argp: Argp::new(program),
+        config: config as usize,
     });
-    0
+    Ok(())
 }
 
-/// `doca_argp_destroy()`: forgets every parameter; BAD_STATE when not initialised.
-#[no_mangle]
-pub extern "C" fn doca_argp_destroy() -> u32 {
-    match global().take() {
-        Some(_) => 0,
-        None => DocaError::BAD_STATE.0,
-    }
+/// `doca_argp_destroy`: forgets the parser and its parameters; BAD_STATE when none.
+pub(crate) fn destroy() -> DocaResult<()> {
+    global().take().map(drop).ok_or(DocaError::BAD_STATE)
 }
 
-/// `doca_argp_param_create(&param)`.
-///
-/// # Safety
-/// `param` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_create(param: *mut *mut Param) -> u32 {
-    if param.is_null() {
-        return DocaError::INVALID_VALUE.0;
-    }
-    // SAFETY: checked non-null; caller guarantees writability.
-    unsafe { *param = Box::into_raw(Box::default()) };
-    0
-}
-
-/// `doca_argp_param_destroy(param)`: for a parameter that was not registered.
-///
-/// # Safety
-/// `param` is null or an unregistered parameter from `doca_argp_param_create`.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_destroy(param: *mut Param) -> u32 {
-    if param.is_null() {
-        return DocaError::INVALID_VALUE.0;
-    }
-    // SAFETY: caller contract.
-    drop(unsafe { Box::from_raw(param) });
-    0
-}
-
-/// Applies a setter to a parameter (setters return void: NULL is logged and ignored).
-///
-/// # Safety
-/// `param` is null or a live parameter.
-unsafe fn set(param: *mut Param, what: &str, f: impl FnOnce(&mut Param)) {
-    // SAFETY: caller contract.
-    match unsafe { param.as_mut() } {
-        Some(p) => f(p),
-        None => sdk_err!("argp", "{what}: NULL parameter"),
-    }
-}
-
-/// `doca_argp_param_set_short_name(param, name)`.
-///
-/// # Safety
-/// `param` is null or live; `name` null or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_short_name(param: *mut Param, name: *const c_char) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_short_name", |p| p.short_name = opt_str(name)) }
-}
-
-/// `doca_argp_param_set_long_name(param, name)`.
-///
-/// # Safety
-/// `param` is null or live; `name` null or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_long_name(param: *mut Param, name: *const c_char) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_long_name", |p| p.long_name = opt_str(name)) }
-}
-
-/// `doca_argp_param_set_arguments(param, arguments)` (shown in the usage).
-///
-/// # Safety
-/// `param` is null or live; `arguments` null or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_arguments(
-    param: *mut Param,
-    arguments: *const c_char,
-) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_arguments", |p| p.arguments = opt_str(arguments)) }
-}
-
-/// `doca_argp_param_set_description(param, description)`.
-///
-/// # Safety
-/// `param` is null or live; `description` null or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_description(
-    param: *mut Param,
-    description: *const c_char,
-) {
-    // SAFETY: caller contract.
-    unsafe {
-        set(param, "set_description", |p| {
-            p.description = opt_str(description)
-        })
-    }
-}
-
-/// `doca_argp_param_set_callback(param, callback)`.
-///
-/// # Safety
-/// `param` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_callback(param: *mut Param, callback: ParamCb) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_callback", |p| p.cb = callback) }
-}
-
-/// `doca_argp_param_set_type(param, type)`.
-///
-/// # Safety
-/// `param` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_type(param: *mut Param, kind: u32) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_type", |p| p.kind = kind) }
-}
-
-/// `doca_argp_param_set_mandatory(param)`.
-///
-/// # Safety
-/// `param` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_mandatory(param: *mut Param) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_mandatory", |p| p.mandatory = true) }
-}
-
-/// `doca_argp_param_set_cli_only(param)`: doca-soft reads no JSON configuration, so every
-/// parameter is command-line only; the mark shows in the usage.
-///
-/// # Safety
-/// `param` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_cli_only(param: *mut Param) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_cli_only", |p| p.cli_only = true) }
-}
-
-/// `doca_argp_param_set_multiplicity(param)`: the flag may repeat (the callback runs for
-/// each); otherwise a repeated flag is a parse error.
-///
-/// # Safety
-/// `param` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_param_set_multiplicity(param: *mut Param) {
-    // SAFETY: caller contract.
-    unsafe { set(param, "set_multiplicity", |p| p.multiple = true) }
-}
-
-/// `doca_argp_register_version_callback(cb)`: called (with a NULL value and the config)
-/// for `-v/--version` instead of printing the version; the program then exits 0.
-#[no_mangle]
-pub extern "C" fn doca_argp_register_version_callback(callback: ParamCb) -> u32 {
-    match global().as_mut() {
-        Some(g) if callback.is_some() => {
-            g.argp.version_cb = callback;
-            0
-        }
-        Some(_) => DocaError::INVALID_VALUE.0,
-        None => DocaError::BAD_STATE.0,
-    }
-}
-
-/// `doca_argp_register_validation_callback(cb)`: called once with the config after every
-/// parameter callback succeeded; its error is `doca_argp_start`'s.
-#[no_mangle]
-pub extern "C" fn doca_argp_register_validation_callback(callback: ValidationCb) -> u32 {
-    match global().as_mut() {
-        Some(g) if callback.is_some() => {
-            g.argp.validation_cb = callback;
-            0
-        }
-        Some(_) => DocaError::INVALID_VALUE.0,
-        None => DocaError::BAD_STATE.0,
-    }
-}
-
-/// `doca_argp_register_param(param)`: takes ownership of the parameter (also on error);
-/// BAD_STATE before `doca_argp_init`.
-///
-/// # Safety
-/// `input_param` is null or a parameter from `doca_argp_param_create`, not registered yet.
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_register_param(input_param: *mut Param) -> u32 {
-    if input_param.is_null() {
-        return DocaError::INVALID_VALUE.0;
-    }
-    // SAFETY: caller contract: ownership passes to the parser.
-    let p = *unsafe { Box::from_raw(input_param) };
+/// `doca_argp_register_version_callback`: called (with a NULL value and the config) for
+/// `-v/--version` instead of printing the version; the program then exits 0.
+pub(crate) fn set_version_callback(cb: ParamCb) -> DocaResult<()> {
     let mut g = global();
-    let Some(g) = g.as_mut() else {
-        return DocaError::BAD_STATE.0;
-    };
+    let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
+    if cb.is_none() {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    g.argp.version_cb = cb;
+    Ok(())
+}
+
+/// `doca_argp_register_validation_callback`: called once with the config after every
+/// parameter callback succeeded; its error is `doca_argp_start`'s.
+pub(crate) fn set_validation_callback(cb: ValidationCb) -> DocaResult<()> {
+    let mut g = global();
+    let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
+    if cb.is_none() {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    g.argp.validation_cb = cb;
+    Ok(())
+}
+
+/// `doca_argp_register_param`: BAD_STATE before [`init`]; INVALID_VALUE (logged) when the
+/// name is taken or the callback or type is missing.
+pub(crate) fn register_param(p: Param) -> DocaResult<()> {
+    let mut g = global();
+    let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
     let name = p.display_name();
     let r = g.argp.register(p);
     if r.is_err() {
@@ -681,46 +536,28 @@ pub unsafe extern "C" fn doca_argp_register_param(input_param: *mut Param) -> u3
             "cannot register parameter {name} (name taken, no callback or no type)"
         );
     }
-    to_c(r)
+    r
 }
 
-/// `doca_argp_usage()`: prints the usage to stdout.
-#[no_mangle]
-pub extern "C" fn doca_argp_usage() {
-    if let Some(g) = global().as_ref() {
-        print!("{}", g.argp.usage());
-    }
+/// The usage text of the process-wide parser (None before [`init`]).
+pub(crate) fn usage() -> Option<String> {
+    global().as_ref().map(|g| g.argp.usage())
 }
 
-/// `doca_argp_start(argc, argv)`.
-///
-/// # Safety
-/// `argv` holds `argc` NUL-terminated strings (or is null with argc 0).
-#[no_mangle]
-pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) -> u32 {
-    if argc < 0 || (argc > 0 && argv.is_null()) {
-        return DocaError::INVALID_VALUE.0;
-    }
-    let args: Vec<String> = (1..argc as usize)
-        .map(|i| {
-            // SAFETY: caller contract: argv has argc entries.
-            let p = unsafe { *argv.add(i) };
-            // SAFETY: each entry is NUL-terminated (or null, read as empty).
-            unsafe { opt_str(p) }.unwrap_or_default()
-        })
-        .collect();
+/// `doca_argp_start`: parses `args` (without the program name), then runs the callbacks.
+/// `-h` and `-v` print (or call the version callback) and exit the process with 0, as in
+/// DOCA; a parse error prints the usage to stderr and is INVALID_VALUE.
+pub(crate) fn start(args: &[String]) -> DocaResult<()> {
     // Parse under the lock, run callbacks without it (they may call argp functions).
     let (outcome, config, version_cb) = {
         let g = global();
-        let Some(g) = g.as_ref() else {
-            return DocaError::BAD_STATE.0;
-        };
-        match g.argp.parse(&args) {
+        let g = g.as_ref().ok_or(DocaError::BAD_STATE)?;
+        match g.argp.parse(args) {
             Ok(o) => (o, g.config, g.argp.version_cb),
             Err(msg) => {
                 sdk_err!("argp", "{msg}");
                 eprint!("{}", g.argp.usage());
-                return DocaError::INVALID_VALUE.0;
+                return Err(DocaError::INVALID_VALUE);
             }
         }
     };
@@ -753,16 +590,14 @@ pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) ->
                 let _ = crate::log::global().set_global_sdk(l);
             }
             // Take the parser out for the callbacks, then put it back.
-            let Some(taken) = global().take() else {
-                return DocaError::BAD_STATE.0;
-            };
+            let taken = global().take().ok_or(DocaError::BAD_STATE)?;
             // SAFETY: `config` is the pointer the program gave doca_argp_init for its callbacks.
             let r = unsafe { taken.argp.run_callbacks(&values, config as *mut c_void) };
             let mut g = global();
             if g.is_none() {
                 *g = Some(taken);
             }
-            to_c(r)
+            r
         }
     }
 }

@@ -1,8 +1,6 @@
 //! `doca_error_t`: the numeric codes, their names and descriptions, and the Rust error type
 //! used inside the runtime.
 
-use std::ffi::c_char;
-
 /// A DOCA error code (`doca_error_t`); `0` is success and never stored in this type.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(transparent)]
@@ -12,7 +10,7 @@ pub struct DocaError(pub u32);
 pub type DocaResult<T> = Result<T, DocaError>;
 
 /// `DOCA_SUCCESS` as the raw C value.
-pub const SUCCESS: u32 = 0;
+pub(crate) const SUCCESS: u32 = 0;
 
 macro_rules! codes {
     ($($name:ident = $val:literal, $descr:literal;)*) => {
@@ -20,7 +18,7 @@ macro_rules! codes {
             $(#[doc = $descr] pub const $name: DocaError = DocaError($val);)*
         }
         /// Name (`DOCA_ERROR_...`, or `DOCA_SUCCESS`) of a raw code; `None` when unknown.
-        pub fn name_of(code: u32) -> Option<&'static str> {
+        pub(crate) fn name_of(code: u32) -> Option<&'static str> {
             match code {
                 0 => Some("DOCA_SUCCESS"),
                 $($val => Some(concat!("DOCA_ERROR_", stringify!($name))),)*
@@ -28,7 +26,7 @@ macro_rules! codes {
             }
         }
         /// Description of a raw code; `None` when unknown.
-        pub fn descr_of(code: u32) -> Option<&'static str> {
+        pub(crate) fn descr_of(code: u32) -> Option<&'static str> {
             match code {
                 0 => Some("Success"),
                 $($val => Some($descr),)*
@@ -36,7 +34,7 @@ macro_rules! codes {
             }
         }
         /// NUL-terminated name and description, for the C API (static storage).
-        fn c_strings(code: u32) -> (&'static [u8], &'static [u8]) {
+        pub(crate) fn c_strings(code: u32) -> (&'static [u8], &'static [u8]) {
             match code {
                 0 => (b"DOCA_SUCCESS\0", b"Success\0"),
                 $($val => (concat!("DOCA_ERROR_", stringify!($name), "\0").as_bytes(),
@@ -111,28 +109,17 @@ impl std::fmt::Display for DocaError {
 impl std::error::Error for DocaError {}
 
 /// Converts a runtime result into the C return value.
-pub fn to_c(r: DocaResult<()>) -> u32 {
+pub(crate) fn to_c(r: DocaResult<()>) -> u32 {
     match r {
         Ok(()) => SUCCESS,
         Err(e) => e.0,
     }
 }
 
-/// `const char *doca_error_get_name(doca_error_t)`.
-#[no_mangle]
-pub extern "C" fn doca_error_get_name(error: u32) -> *const c_char {
-    c_strings(error).0.as_ptr().cast()
-}
-
-/// `const char *doca_error_get_descr(doca_error_t)`.
-#[no_mangle]
-pub extern "C" fn doca_error_get_descr(error: u32) -> *const c_char {
-    c_strings(error).1.as_ptr().cast()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::doca_error::doca_error_get_name;
     use std::ffi::CStr;
 
     #[test]

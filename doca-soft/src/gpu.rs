@@ -14,16 +14,15 @@
 //! process-wide [`registry`] so `doca_gpu_mem_free` rejects foreign pointers and mmaps can
 //! tell GPU memory apart.
 
-pub mod cu;
-pub mod registry;
+pub(crate) mod cu;
+pub(crate) mod registry;
 
-use crate::capi::toolkit::{str_arg, write_out};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::error::{DocaError, DocaResult};
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
 pub use cu::cuda_available;
 use cudarc::driver::sys;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_int, c_void, CString};
 use std::sync::{Arc, Mutex};
 
 /// An allocation owned by a GPU.
@@ -34,7 +33,8 @@ struct Alloc {
     host: bool,
     /// Usable length.
     len: usize,
-    /// CPU address of the aligned start, 0 if none.
+    /// CPU address of the aligned start, 0 if none (looked up by the testing hooks).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     cpu: usize,
 }
 
@@ -73,7 +73,7 @@ fn round_up(v: u64, align: u64) -> u64 {
 impl Gpu {
     /// Opens the GPU at a PCI bus id (`BB:DD.F` or `DDDD:BB:DD.F`); NOT_FOUND when no GPU
     /// has that address, DRIVER without a usable CUDA driver.
-    pub fn open(pci_bus_id: &str) -> DocaResult<Gpu> {
+    pub(crate) fn open(pci_bus_id: &str) -> DocaResult<Gpu> {
         if !cuda_available() {
             sdk_err!("gpu", "no CUDA driver: cannot open GPU {pci_bus_id}");
             return Err(DocaError::DRIVER);
@@ -104,40 +104,27 @@ impl Gpu {
     }
 
     /// The shared state (what long-lived users keep).
-    pub fn shared(&self) -> &Arc<GpuShared> {
+    pub(crate) fn shared(&self) -> &Arc<GpuShared> {
         &self.shared
     }
 
     /// Allocates GPU memory; see [`GpuShared::alloc`].
-    pub fn alloc(&self, size: usize, align: usize, mem_type: u32) -> DocaResult<(u64, *mut u8)> {
+    pub(crate) fn alloc(
+        &self,
+        size: usize,
+        align: usize,
+        mem_type: u32,
+    ) -> DocaResult<(u64, *mut u8)> {
         self.shared.alloc(size, align, mem_type)
     }
 }
 
 impl GpuShared {
-    /// The PCI bus id this GPU was opened with.
-    pub fn pci(&self) -> &str {
-        &self.pci
-    }
-
-    /// The CUDA device ordinal (`CUdevice`).
-    pub fn ordinal(&self) -> i32 {
-        self.device
-    }
-
     /// Makes the primary context current on the calling thread.
-    pub fn bind_thread(&self) -> DocaResult<()> {
+    pub(crate) fn bind_thread(&self) -> DocaResult<()> {
         let ctx = self.ctx;
         // SAFETY: `ctx` is the retained primary context, alive while self is.
         cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })
-    }
-
-    /// Compute capability (major, minor).
-    pub fn compute_capability(&self) -> DocaResult<(i32, i32)> {
-        Ok((
-            self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
-            self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
-        ))
     }
 
     fn attribute(&self, attr: sys::CUdevice_attribute) -> DocaResult<i32> {
@@ -156,7 +143,7 @@ impl GpuShared {
 
     /// Allocates `size` bytes aligned to `align` (0 = no particular alignment, else a
     /// power of two) of `mem_type`; returns (device address, CPU address or null).
-    pub fn alloc(
+    pub(crate) fn alloc(
         self: &Arc<Self>,
         size: usize,
         align: usize,
@@ -244,7 +231,6 @@ impl GpuShared {
             gpu,
             cpu,
             len: size,
-            mem_type,
             owner: Arc::downgrade(self),
         });
         Ok((gpu, cpu as *mut u8))
@@ -268,7 +254,7 @@ impl GpuShared {
 
     /// Frees memory from [`GpuShared::alloc`]; INVALID_VALUE for any other pointer
     /// (including a second free).
-    pub fn free(&self, gpu_ptr: u64) -> DocaResult<()> {
+    pub(crate) fn free(&self, gpu_ptr: u64) -> DocaResult<()> {
         let a = self
             .lock()
             .remove(&gpu_ptr)
@@ -280,7 +266,7 @@ impl GpuShared {
     }
 
     /// Copies host bytes to device memory (synchronous).
-    pub fn copy_to_device(&self, dst_gpu: u64, src: &[u8]) -> DocaResult<()> {
+    pub(crate) fn copy_to_device(&self, dst_gpu: u64, src: &[u8]) -> DocaResult<()> {
         if src.is_empty() {
             return Ok(());
         }
@@ -292,7 +278,7 @@ impl GpuShared {
     }
 
     /// Copies device memory to host bytes (synchronous).
-    pub fn copy_from_device(&self, dst: &mut [u8], src_gpu: u64) -> DocaResult<()> {
+    pub(crate) fn copy_from_device(&self, dst: &mut [u8], src_gpu: u64) -> DocaResult<()> {
         if dst.is_empty() {
             return Ok(());
         }
@@ -305,7 +291,8 @@ impl GpuShared {
     }
 
     /// The CPU address of a device address inside a CPU-mapped allocation of this GPU.
-    pub fn cpu_ptr_of(&self, gpu_ptr: u64) -> Option<*mut u8> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn cpu_ptr_of(&self, gpu_ptr: u64) -> Option<*mut u8> {
         let g = self.lock();
         g.iter().find_map(|(start, a)| {
             let inside = gpu_ptr >= *start && gpu_ptr < start + a.len as u64;
@@ -314,7 +301,7 @@ impl GpuShared {
     }
 
     /// Whether `[gpu_ptr, gpu_ptr + len)` lies in one allocation of this GPU.
-    pub fn owns(&self, gpu_ptr: u64, len: usize) -> bool {
+    pub(crate) fn owns(&self, gpu_ptr: u64, len: usize) -> bool {
         let g = self.lock();
         g.iter().any(|(start, a)| {
             gpu_ptr >= *start
@@ -327,7 +314,7 @@ impl GpuShared {
     /// A dmabuf fd for `[gpu_ptr, gpu_ptr + size)` of device memory of this GPU;
     /// INVALID_VALUE for memory that is not ours, NOT_SUPPORTED when the driver or the
     /// memory type does not allow it.
-    pub fn dmabuf_fd(&self, gpu_ptr: u64, size: usize) -> DocaResult<c_int> {
+    pub(crate) fn dmabuf_fd(&self, gpu_ptr: u64, size: usize) -> DocaResult<c_int> {
         if size == 0 || !self.owns(gpu_ptr, size) {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -397,7 +384,7 @@ impl Drop for GpuShared {
 }
 
 /// Validates `doca_gpu_mem_alloc` arguments (no driver needed).
-pub fn check_alloc_args(size: usize, align: usize, mem_type: u32) -> DocaResult<()> {
+pub(crate) fn check_alloc_args(size: usize, align: usize, mem_type: u32) -> DocaResult<()> {
     if size == 0 || (align != 0 && !align.is_power_of_two()) {
         return Err(DocaError::INVALID_VALUE);
     }
@@ -407,140 +394,26 @@ pub fn check_alloc_args(size: usize, align: usize, mem_type: u32) -> DocaResult<
     }
 }
 
-/// Borrows a GPU from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` must point to a live `Gpu`.
-pub unsafe fn gpu_ref<'a>(p: *const Gpu) -> DocaResult<&'a Gpu> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-// ---------------------------------------------------------------------------------------
-// C API
-
-/// `doca_gpu_create(gpu_bus_id, &gpu)`.
-///
-/// # Safety
-/// `gpu_bus_id` is null or NUL-terminated; `gpu_dev` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_create(gpu_bus_id: *const c_char, gpu_dev: *mut *mut Gpu) -> u32 {
-    let r = (|| {
-        // SAFETY: caller contract.
-        let id = unsafe { str_arg(gpu_bus_id) }?;
-        if gpu_dev.is_null() || id.trim().is_empty() {
-            return Err(DocaError::INVALID_VALUE);
+impl Gpu {
+    /// Before the handle goes away (`doca_gpu_destroy`): when queues, mmaps or other
+    /// objects still use the GPU, the context and its memory stay until the last of them
+    /// is destroyed; this says so (a warning).
+    pub(crate) fn warn_if_still_used(&self) {
+        let others = Arc::strong_count(&self.shared) - 1;
+        if others > 0 {
+            sdk_warn!(
+                "gpu",
+                "GPU {} destroyed while {others} objects still use it: its memory is released with them",
+                self.pci
+            );
         }
-        let g = Box::new(Gpu::open(id)?);
-        // SAFETY: checked non-null; caller guarantees writability.
-        unsafe { write_out(gpu_dev, Box::into_raw(g)) }
-    })();
-    to_c(r)
-}
-
-/// `doca_gpu_destroy(gpu)`. Memory the program did not free is freed with a warning (a
-/// leak in the program). When queues, mmaps or other objects still use the GPU, the handle
-/// goes away now but the context and the leftover memory stay until the last of them is
-/// destroyed (also with a warning), so those objects never touch freed memory.
-///
-/// # Safety
-/// `gpu_dev` is null or a GPU from `doca_gpu_create`, not yet destroyed.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_destroy(gpu_dev: *mut Gpu) -> u32 {
-    // SAFETY: caller contract.
-    let Ok(g) = (unsafe { gpu_ref(gpu_dev) }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    let others = Arc::strong_count(&g.shared) - 1;
-    if others > 0 {
-        sdk_warn!(
-            "gpu",
-            "GPU {} destroyed while {others} objects still use it: its memory is released with them",
-            g.pci
-        );
     }
-    // SAFETY: made by Box::into_raw in doca_gpu_create; not used after this.
-    drop(unsafe { Box::from_raw(gpu_dev) });
-    0
-}
-
-/// `doca_gpu_mem_alloc(gpu, size, alignment, mtype, &gpu_ptr, &cpu_ptr)`. `memptr_cpu`
-/// may be NULL only for GPU memory.
-///
-/// # Safety
-/// `gpu` is null or live; the out-pointers are null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_mem_alloc(
-    gpu: *mut Gpu,
-    size: usize,
-    alignment: usize,
-    mtype: u32,
-    memptr_gpu: *mut *mut c_void,
-    memptr_cpu: *mut *mut c_void,
-) -> u32 {
-    let r = (|| {
-        // SAFETY: caller contract.
-        let g = unsafe { gpu_ref(gpu) }?;
-        if memptr_gpu.is_null() || (memptr_cpu.is_null() && mtype != GPU_MEM_TYPE_GPU) {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let (d, c) = g.shared.alloc(size, alignment, mtype)?;
-        // SAFETY: checked non-null; caller guarantees writability.
-        unsafe {
-            *memptr_gpu = d as *mut c_void;
-            if !memptr_cpu.is_null() {
-                *memptr_cpu = c.cast();
-            }
-        }
-        Ok(())
-    })();
-    to_c(r)
-}
-
-/// `doca_gpu_mem_free(gpu, gpu_ptr)`: INVALID_VALUE for pointers not from mem_alloc.
-///
-/// # Safety
-/// `gpu` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_mem_free(gpu: *mut Gpu, memptr_gpu: *mut c_void) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { gpu_ref(gpu) }.and_then(|g| {
-        if memptr_gpu.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        g.free(memptr_gpu as u64)
-    });
-    to_c(r)
-}
-
-/// `doca_gpu_dmabuf_fd(gpu, gpu_ptr, size, &fd)`: NOT_SUPPORTED where the driver or the
-/// memory type has no dmabuf export (programs then use `doca_mmap_set_memrange`).
-///
-/// # Safety
-/// `gpu_dev` is null or live; `dmabuf_fd` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_dmabuf_fd(
-    gpu_dev: *mut Gpu,
-    memptr_gpu: *mut c_void,
-    size: usize,
-    dmabuf_fd: *mut c_int,
-) -> u32 {
-    let r = (|| {
-        // SAFETY: caller contract.
-        let g = unsafe { gpu_ref(gpu_dev) }?;
-        if memptr_gpu.is_null() || dmabuf_fd.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let fd = g.dmabuf_fd(memptr_gpu as u64, size)?;
-        // SAFETY: checked non-null; caller guarantees writability.
-        unsafe { write_out(dmabuf_fd, fd) }
-    })();
-    to_c(r)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::doca_gpunetio::*;
 
     #[test]
     fn alloc_arguments_are_validated_without_a_driver() {

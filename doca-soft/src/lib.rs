@@ -12,33 +12,41 @@
 //! ## Quick start
 //!
 //! The devices a DOCA program sees are the Linux interfaces (plus the ports of
-//! `DOCA_SOFT_PORTS`). Every C function is also a Rust function of this crate, so the
-//! runtime can be driven directly, the way a C program drives it:
+//! `DOCA_SOFT_PORTS`). Every C function is also a Rust function of [`capi`], one module
+//! per header, so the runtime can be driven from Rust the way a C program drives it:
 //!
 //! ```
-//! use doca_soft::dev::{doca_dev_close, doca_dev_open, doca_devinfo_create_list};
-//! use doca_soft::dev::{doca_devinfo_destroy_list, list_devices};
-//! use doca_soft::error::DocaError;
-//! use doca_soft::port::{doca_soft_port_get_counters, CountersSnapshot};
+//! use doca_soft::capi::doca_dev::*;
+//! use doca_soft::capi::doca_error::DocaError;
+//! use doca_soft::capi::doca_soft_port::*;
 //!
-//! // Rust side: the device list with its synthetic PCI addresses and ibdev names.
-//! for d in list_devices() {
-//!     println!("{} {} {}", d.pci, d.iface, d.ibdev);
-//! }
-//!
-//! // C side: list, find `lo`, open it, read its port counters (a doca-soft extension).
+//! // List the devices and find `lo` by name (any device also matches its PCI address).
 //! let mut list = std::ptr::null_mut();
 //! let mut n = 0u32;
 //! // SAFETY: valid out-pointers.
 //! assert_eq!(unsafe { doca_devinfo_create_list(&mut list, &mut n) }, 0);
 //! // SAFETY: the list holds `n` live entries until it is destroyed.
 //! let infos = unsafe { std::slice::from_raw_parts(list, n as usize) };
-//! // SAFETY: as above.
-//! let lo = *infos.iter().find(|&&i| unsafe { &*i }.iface == "lo").expect("lo");
+//! let lo = *infos
+//!     .iter()
+//!     .find(|&&i| {
+//!         let mut eq = 0u8;
+//!         // SAFETY: a live entry, a NUL-terminated name, a valid out-pointer.
+//!         let rc = unsafe { doca_devinfo_is_equal_pci_addr(i, c"lo".as_ptr(), &mut eq) };
+//!         rc == 0 && eq == 1
+//!     })
+//!     .expect("lo");
+//! let mut pci = [0 as std::ffi::c_char; 13];
+//! // SAFETY: a live entry; a buffer of DOCA_DEVINFO_PCI_ADDR_SIZE bytes.
+//! assert_eq!(unsafe { doca_devinfo_get_pci_addr_str(lo, pci.as_mut_ptr()) }, 0);
+//! // SAFETY: the call wrote a NUL-terminated string.
+//! println!("lo is {:?}", unsafe { std::ffi::CStr::from_ptr(pci.as_ptr()) });
+//!
+//! // Open it and read its port counters (a doca-soft extension).
 //! let mut dev = std::ptr::null_mut();
 //! // SAFETY: a live list entry; a valid out-pointer.
 //! assert_eq!(unsafe { doca_dev_open(lo, &mut dev) }, 0);
-//! let mut counters = CountersSnapshot::default();
+//! let mut counters = PortCountersSnapshot::default();
 //! // SAFETY: an open device; valid storage of the C layout.
 //! assert_eq!(unsafe { doca_soft_port_get_counters(dev, &mut counters) }, 0);
 //! println!("lo: {} frames received, {} sent", counters.received, counters.sent);
@@ -52,6 +60,41 @@
 //!     assert_eq!(doca_devinfo_destroy_list(list), 0);
 //! }
 //! ```
+//!
+//! ## Module map
+//!
+//! Public:
+//!
+//! * [`capi`]: the C API, one module per header (`capi::doca_dev`, `capi::doca_eth_rxq`,
+//!   `capi::doca_flow`, `capi::doca_soft_port`, ...): every exported function of
+//!   `libdoca_soft.so`, with the handle types (opaque) and C structs of its header, all
+//!   written one way (a panic is caught at the boundary, logged and returned as
+//!   `DOCA_ERROR_UNEXPECTED`; a NULL handle is `DOCA_ERROR_INVALID_VALUE`).
+//! * [`pkgconfig`]: the `.pc` files `doca_soft_pkgconfig` writes.
+//! * `testing` (cargo feature `testing`, off by default): the hooks benches and tests use
+//!   (CPU consumers and producers of the rings, ports and rings driven directly, frame
+//!   builders, ring layouts); nothing in the runtime calls it.
+//! * `urom`, `ucx`: the UROM host library, daemon and worker, and the UCX bindings.
+//!
+//! The engine behind the C API is crate-private. From the top down (a folder never imports
+//! one above it; `tests/module_loops.rs` derives the import graph and checks it):
+//!
+//! * `eth/`: Ethernet RX/TX queue contexts, their rings (`ring`, the layout the device
+//!   headers share) and the CPU proxies that play the NIC between the rings and a port.
+//! * `flow/`: the DOCA Flow objects behind the C handles, their registry (stale handles are
+//!   errors), and the translation of the C match and forward structs into tables.
+//! * `port/`: one soft NIC port per device: backends (AF_PACKET, pcap files, in-memory
+//!   wire), the receive lanes that classify frames and hand them to queues, drop reasons
+//!   and counters.
+//! * `packet/`: the parser, the classification tables Flow pipes compile to, the RSS hash
+//!   and the checksums a NIC computes on send.
+//! * `buf/` (buffers, inventories, GPU buffer arrays), `mmap`, `gpu` (GPU handle, memory,
+//!   allocation registry), `semaphore`.
+//! * `ctx/`: the context state machine, the progress engine and the task header that every
+//!   context kind shares; `dev/`: the device list (Linux interfaces, extra ports, PCI
+//!   addresses) and opened devices.
+//! * `argp`, `log`, `error`, `version`, `types`, `sync`: the command-line parser, logging,
+//!   error codes, the runtime version, types the headers share, locking.
 //!
 //! ## C programs: pkg-config
 //!
@@ -105,7 +148,7 @@
 //! ## Extensions (not part of DOCA)
 //!
 //! * `doca_soft_port.h`: `doca_soft_port_get_counters(dev, &counters)`, per-port frame
-//!   counts with drops split by reason ([`port::doca_soft_port_get_counters`]).
+//!   counts with drops split by reason ([`capi::doca_soft_port::doca_soft_port_get_counters`]).
 //! * `doca_soft_queue.h`: `doca_soft_eth_rxq_get_counters` and
 //!   `doca_soft_eth_txq_get_counters`, per-queue counters.
 //! * `doca_soft_ring.h`: the memory layout of the Ethernet queue rings shared by the CPU
@@ -115,12 +158,13 @@
 //!
 //! ## Library dependency
 //!
-//! UCX >= 1.15 (`libucp.so`, `libucs.so`) is linked dynamically; the build finds it through
-//! `UCX_HOME` or pkg-config's `ucx` (see `build/ucx.rs`). `libdoca_soft.so`, the daemon and
-//! the worker carry an rpath to it. Rust binaries that link this crate find it through
-//! `LD_LIBRARY_PATH`, or an rpath their build script adds from `DEP_DOCA_SOFT_UCX_LIBDIR`
-//! (visible to crates that depend on `doca-soft` directly). The CUDA driver is loaded at
-//! run time, only when a GPU is used, so CPU-only programs run on machines without one.
+//! UCX >= 1.15 (`libucp.so`, `libucs.so`) is linked dynamically; the `ucx-sys` crate finds it
+//! through `UCX_HOME` or pkg-config's `ucx`, and the runtime checks the loaded version when it
+//! first starts UCX. `libdoca_soft.so`, the daemon and the worker carry an rpath to it. Rust
+//! binaries that link this crate find it through `LD_LIBRARY_PATH`, or an rpath their build
+//! script adds from `DEP_DOCA_SOFT_UCX_LIBDIR` (visible to crates that depend on `doca-soft`
+//! directly). The CUDA driver is loaded at run time, only when a GPU is used, so CPU-only
+//! programs run on machines without one.
 //!
 //! ## Thread safety
 //!
@@ -129,6 +173,12 @@
 //! state (device list, ports, engines, contexts) behind locks, so calls from several
 //! threads are serialized rather than racing; UROM workers and services may live on
 //! different threads.
+//!
+//! ## Cargo feature `testing`
+//!
+//! Builds the `testing` module, the only surface besides [`capi`] that benches and the
+//! tests of this and other crates use (`doca-soft = { ..., features = ["testing"] }` in
+//! their dev-dependencies). The runtime itself never needs it.
 //!
 //! ## Cleanup
 //!
@@ -139,28 +189,39 @@
 //! socket or capture files close when the last object using it is gone.
 
 #![allow(clippy::missing_safety_doc)]
+// With the test hooks built, every `pub` item is reachable from `capi` or `testing`:
+// anything else is `pub(crate)`.
+#![cfg_attr(feature = "testing", warn(unreachable_pub))]
 
+// First: the `sdk_*!` logging macros are used everywhere below.
 #[macro_use]
-pub mod log;
-pub mod argp;
-pub mod buf;
-pub mod buf_arr;
-pub mod buf_inventory;
+pub(crate) mod log;
+
+// The public surface: the C API as Rust functions, the pkg-config writer of
+// `doca_soft_pkgconfig`, and (feature `testing`) the test hooks.
 pub mod capi;
-pub mod ctx;
-pub mod dev;
-pub mod error;
-pub mod eth;
-pub mod flow;
-pub mod gpu;
-pub mod mmap;
-pub mod pe;
 pub mod pkgconfig;
-pub mod port;
-pub mod semaphore;
-mod sync;
-pub mod task;
-pub mod types;
-pub mod ucx;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+// The engine behind the C API (see the module map above).
+pub(crate) mod argp;
+pub(crate) mod buf;
+pub(crate) mod ctx;
+pub(crate) mod dev;
+pub(crate) mod error;
+pub(crate) mod eth;
+pub(crate) mod flow;
+pub(crate) mod gpu;
+pub(crate) mod mmap;
+pub(crate) mod packet;
+pub(crate) mod port;
+pub(crate) mod semaphore;
+pub(crate) mod sync;
+pub(crate) mod types;
+pub(crate) mod version;
+
+// The UROM code names the task header `crate::task` (until its C functions move to capi).
+pub(crate) use ctx::task;
+
 pub mod urom;
-pub mod version;

@@ -17,36 +17,35 @@
 //! Lines look like `[HH:MM:SS:micro][pid][LEVEL][source:line][func] msg`; SDK lines carry an
 //! extra `[DOCA]` tag after the pid.
 
-use crate::capi::toolkit::{str_arg, write_out};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_int, CString};
 use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 /// `DOCA_LOG_LEVEL_DISABLE`.
-pub const LEVEL_DISABLE: u32 = 10;
+pub(crate) const LEVEL_DISABLE: u32 = 10;
 /// `DOCA_LOG_LEVEL_CRIT`.
-pub const LEVEL_CRIT: u32 = 20;
+pub(crate) const LEVEL_CRIT: u32 = 20;
 /// `DOCA_LOG_LEVEL_ERROR`.
-pub const LEVEL_ERROR: u32 = 30;
+pub(crate) const LEVEL_ERROR: u32 = 30;
 /// `DOCA_LOG_LEVEL_WARNING`.
-pub const LEVEL_WARNING: u32 = 40;
+pub(crate) const LEVEL_WARNING: u32 = 40;
 /// `DOCA_LOG_LEVEL_INFO`.
-pub const LEVEL_INFO: u32 = 50;
+pub(crate) const LEVEL_INFO: u32 = 50;
 /// `DOCA_LOG_LEVEL_DEBUG`.
-pub const LEVEL_DEBUG: u32 = 60;
+pub(crate) const LEVEL_DEBUG: u32 = 60;
 /// `DOCA_LOG_LEVEL_TRACE`.
-pub const LEVEL_TRACE: u32 = 70;
+pub(crate) const LEVEL_TRACE: u32 = 70;
 
 /// Whether `level` is one of the `DOCA_LOG_LEVEL_*` values.
-pub fn is_valid_level(level: u32) -> bool {
+pub(crate) fn is_valid_level(level: u32) -> bool {
     (LEVEL_DISABLE..=LEVEL_TRACE).contains(&level) && level % 10 == 0
 }
 
 /// Short tag of a level as printed in a line.
-pub fn level_tag(level: u32) -> &'static str {
+pub(crate) fn level_tag(level: u32) -> &'static str {
     match level {
         LEVEL_CRIT => "CRIT",
         LEVEL_ERROR => "ERR",
@@ -110,7 +109,7 @@ impl LogBackend {
 }
 
 /// Sources, backends and limits. One global instance serves the C API; tests make their own.
-pub struct Logger {
+pub(crate) struct Logger {
     sources: Mutex<Vec<Option<String>>>,
     backends: Mutex<Vec<&'static LogBackend>>,
     global_lower: AtomicU32,
@@ -127,7 +126,7 @@ impl Default for Logger {
 
 impl Logger {
     /// A logger with no sources and no backends (lower limit INFO, SDK limit WARNING).
-    pub const fn new() -> Logger {
+    pub(crate) const fn new() -> Logger {
         Logger {
             sources: Mutex::new(Vec::new()),
             backends: Mutex::new(Vec::new()),
@@ -139,14 +138,14 @@ impl Logger {
     }
 
     /// Registers a source name; returns its id.
-    pub fn register_source(&self, name: &str) -> i32 {
+    pub(crate) fn register_source(&self, name: &str) -> i32 {
         let mut s = lock(&self.sources);
         s.push(Some(name.to_owned()));
         (s.len() - 1) as i32
     }
 
     /// Forgets a source; NOT_FOUND for an unknown id.
-    pub fn unregister_source(&self, id: i32) -> DocaResult<()> {
+    pub(crate) fn unregister_source(&self, id: i32) -> DocaResult<()> {
         let mut s = lock(&self.sources);
         match usize::try_from(id).ok().and_then(|i| s.get_mut(i)) {
             Some(slot @ Some(_)) => {
@@ -177,7 +176,7 @@ impl Logger {
     }
 
     /// Sets the lower limit of every application backend, and the default of new ones.
-    pub fn set_global_lower(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_global_lower(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.global_lower.store(level, Ordering::Relaxed);
         for b in lock(&self.backends).iter() {
@@ -187,7 +186,7 @@ impl Logger {
     }
 
     /// Sets the upper limit of every application backend, and the default of new ones.
-    pub fn set_global_upper(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_global_upper(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.global_upper.store(level, Ordering::Relaxed);
         for b in lock(&self.backends).iter() {
@@ -198,7 +197,7 @@ impl Logger {
 
     /// Sets the SDK level of every SDK backend, and the default of new ones (and the
     /// threshold of the stderr fallback).
-    pub fn set_global_sdk(&self, level: u32) -> DocaResult<()> {
+    pub(crate) fn set_global_sdk(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.global_sdk.store(level, Ordering::Relaxed);
         for b in lock(&self.backends).iter() {
@@ -209,7 +208,15 @@ impl Logger {
 
     /// Sends a message to the backends of its kind.
     #[allow(clippy::too_many_arguments)]
-    pub fn emit(&self, sdk: bool, level: u32, source: &str, line: u32, func: &str, msg: &str) {
+    pub(crate) fn emit(
+        &self,
+        sdk: bool,
+        level: u32,
+        source: &str,
+        line: u32,
+        func: &str,
+        msg: &str,
+    ) {
         if level <= LEVEL_DISABLE {
             return;
         }
@@ -313,17 +320,18 @@ fn write_fd(fd: c_int, mut bytes: &[u8]) {
 static LOGGER: Logger = Logger::new();
 
 /// The process-wide logger behind the C API.
-pub fn global() -> &'static Logger {
+pub(crate) fn global() -> &'static Logger {
     &LOGGER
 }
 
-/// Emits one SDK-side message (the runtime's own) at `level` from `source`.
-pub fn emit(level: u32, source: &str, msg: std::fmt::Arguments<'_>) {
-    emit_at(level, source, 0, "", msg);
-}
-
 /// Emits one SDK-side message with its line and function (used by the `sdk_*!` macros).
-pub fn emit_at(level: u32, source: &str, line: u32, func: &str, msg: std::fmt::Arguments<'_>) {
+pub(crate) fn emit_at(
+    level: u32,
+    source: &str,
+    line: u32,
+    func: &str,
+    msg: std::fmt::Arguments<'_>,
+) {
     let text = match msg.as_str() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(msg.to_string()),
@@ -355,259 +363,100 @@ macro_rules! sdk_dbg { ($src:expr, $($arg:tt)*) => { sdk_log!($crate::log::LEVEL
 macro_rules! sdk_trc { ($src:expr, $($arg:tt)*) => { sdk_log!($crate::log::LEVEL_TRACE, $src, $($arg)*) }; }
 
 // ---------------------------------------------------------------------------------------
-// C API
+// What the C API (capi/doca_log.rs) drives: the process-wide logger's backends and limits.
 
-/// Reads an optional C string for a log line ("" when null or not UTF-8).
-///
-/// # Safety
-/// A non-null `p` must be NUL-terminated.
-unsafe fn lossy(p: *const c_char) -> String {
-    if p.is_null() {
-        return String::new();
+/// Where a new backend writes (`doca_log_backend_create_*`).
+pub(crate) enum BackendTarget {
+    /// stdout, or stderr for CRIT and ERROR (application messages only).
+    Standard,
+    /// An application `FILE *`, open for as long as the process logs.
+    File(*mut libc::FILE),
+    /// A file descriptor.
+    Fd(c_int),
+}
+
+impl Logger {
+    /// Adds a backend for application (`sdk == false`) or SDK messages; INVALID_VALUE for
+    /// a null FILE or a negative descriptor. Backends live until the process ends.
+    pub(crate) fn create_backend(
+        &self,
+        target: BackendTarget,
+        sdk: bool,
+    ) -> DocaResult<&'static LogBackend> {
+        let sink = match target {
+            BackendTarget::Standard => Sink::Standard,
+            BackendTarget::File(f) if !f.is_null() => Sink::File(CFile(f)),
+            BackendTarget::Fd(fd) if fd >= 0 => Sink::Fd(fd),
+            _ => return Err(DocaError::INVALID_VALUE),
+        };
+        Ok(self.add_backend(sink, sdk))
     }
-    // SAFETY: caller contract.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-}
 
-/// `doca_soft_log_emit`: an application message, already formatted by the header's
-/// inline `doca_log`. The source name is the one registered for `source` (the file's base
-/// name when the id is unknown).
-///
-/// # Safety
-/// Each string pointer is null or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn doca_soft_log_emit(
-    level: u32,
-    source: c_int,
-    file: *const c_char,
-    line: c_int,
-    func: *const c_char,
-    msg: *const c_char,
-) {
-    let name = LOGGER.source_name(source).unwrap_or_else(|| {
-        // SAFETY: caller contract.
-        let f = unsafe { lossy(file) };
-        f.rsplit('/').next().unwrap_or("").to_owned()
-    });
-    // SAFETY: caller contract.
-    let (func, msg) = unsafe { (lossy(func), lossy(msg)) };
-    LOGGER.emit(false, level, &name, line.max(0) as u32, &func, &msg);
-}
-
-/// `doca_log_register_source(name, &source)`.
-///
-/// # Safety
-/// `name` is null or NUL-terminated; `source` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_register_source(name: *const c_char, source: *mut c_int) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { str_arg(name) }.and_then(|n| {
-        if source.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let id = LOGGER.register_source(n);
-        // SAFETY: caller contract; checked non-null.
-        unsafe { write_out(source, id) }
-    });
-    to_c(r)
-}
-
-/// `doca_log_unregister_source(source)`.
-#[no_mangle]
-pub extern "C" fn doca_log_unregister_source(source: c_int) -> u32 {
-    to_c(LOGGER.unregister_source(source))
-}
-
-/// `doca_log_backend_create_standard()`: application messages to stdout/stderr.
-#[no_mangle]
-pub extern "C" fn doca_log_backend_create_standard() -> u32 {
-    LOGGER.add_backend(Sink::Standard, false);
-    0
-}
-
-fn create_file_backend(fe: *mut libc::FILE, sdk: bool, out: *mut *mut LogBackend) -> u32 {
-    if fe.is_null() {
-        return DocaError::INVALID_VALUE.0;
+    /// An application message from C (`doca_soft_log_emit`): the source name is the one
+    /// registered for `source`, else the base name of `file`.
+    pub(crate) fn emit_app(
+        &self,
+        level: u32,
+        source: i32,
+        file: &str,
+        line: i32,
+        func: &str,
+        msg: &str,
+    ) {
+        let name = self
+            .source_name(source)
+            .unwrap_or_else(|| file.rsplit('/').next().unwrap_or("").to_owned());
+        self.emit(false, level, &name, line.max(0) as u32, func, msg);
     }
-    let b = LOGGER.add_backend(Sink::File(CFile(fe)), sdk);
-    if !out.is_null() {
-        // SAFETY: non-null; the caller passes a writable out-parameter.
-        unsafe { *out = b as *const LogBackend as *mut LogBackend };
+
+    /// The lower limit new application backends get.
+    pub(crate) fn global_lower(&self) -> u32 {
+        self.global_lower.load(Ordering::Relaxed)
     }
-    0
-}
 
-fn create_fd_backend(fd: c_int, sdk: bool, out: *mut *mut LogBackend) -> u32 {
-    if fd < 0 {
-        return DocaError::INVALID_VALUE.0;
+    /// The upper limit new application backends get.
+    pub(crate) fn global_upper(&self) -> u32 {
+        self.global_upper.load(Ordering::Relaxed)
     }
-    let b = LOGGER.add_backend(Sink::Fd(fd), sdk);
-    if !out.is_null() {
-        // SAFETY: non-null; the caller passes a writable out-parameter.
-        unsafe { *out = b as *const LogBackend as *mut LogBackend };
+
+    /// The SDK level new SDK backends get.
+    pub(crate) fn global_sdk(&self) -> u32 {
+        self.global_sdk.load(Ordering::Relaxed)
     }
-    0
 }
 
-/// `doca_log_backend_create_with_file(FILE *, &backend)`: application messages to a FILE.
-///
-/// # Safety
-/// `fe` is null or an open FILE that outlives the process's logging; `backend` is null or
-/// writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_create_with_file(
-    fe: *mut libc::FILE,
-    backend: *mut *mut LogBackend,
-) -> u32 {
-    create_file_backend(fe, false, backend)
-}
-
-/// `doca_log_backend_create_with_file_sdk(FILE *, &backend)`: SDK messages to a FILE.
-///
-/// # Safety
-/// As [`doca_log_backend_create_with_file`].
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_create_with_file_sdk(
-    fe: *mut libc::FILE,
-    backend: *mut *mut LogBackend,
-) -> u32 {
-    create_file_backend(fe, true, backend)
-}
-
-/// `doca_log_backend_create_with_fd(fd, &backend)`: application messages to a descriptor.
-///
-/// # Safety
-/// `backend` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_create_with_fd(
-    fd: c_int,
-    backend: *mut *mut LogBackend,
-) -> u32 {
-    create_fd_backend(fd, false, backend)
-}
-
-/// `doca_log_backend_create_with_fd_sdk(fd, &backend)`: SDK messages to a descriptor.
-///
-/// # Safety
-/// `backend` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_create_with_fd_sdk(
-    fd: c_int,
-    backend: *mut *mut LogBackend,
-) -> u32 {
-    create_fd_backend(fd, true, backend)
-}
-
-/// Borrows a backend from C.
-///
-/// # Safety
-/// A non-null `b` points to a backend made by this module (they are never freed).
-unsafe fn backend_ref<'a>(b: *const LogBackend) -> DocaResult<&'a LogBackend> {
-    // SAFETY: caller contract.
-    unsafe { b.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-fn set_backend_level(b: *const LogBackend, level: u32, pick: fn(&LogBackend) -> &AtomicU32) -> u32 {
-    // SAFETY: C API contract: null or a backend handed out by this module.
-    let r = unsafe { backend_ref(b) }.and_then(|b| {
+impl LogBackend {
+    /// Sets the SDK level (messages up to it are printed).
+    pub(crate) fn set_sdk_level(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
-        pick(b).store(level, Ordering::Relaxed);
+        self.sdk_level.store(level, Ordering::Relaxed);
         Ok(())
-    });
-    to_c(r)
-}
+    }
 
-/// `doca_log_backend_set_sdk_level(backend, level)`.
-///
-/// # Safety
-/// `backend` is null or a backend from this library.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_set_sdk_level(
-    backend: *mut LogBackend,
-    level: u32,
-) -> u32 {
-    set_backend_level(backend, level, |b| &b.sdk_level)
-}
+    /// The SDK level.
+    pub(crate) fn sdk_level(&self) -> u32 {
+        self.sdk_level.load(Ordering::Relaxed)
+    }
 
-/// `doca_log_backend_get_sdk_level(backend, &level)`.
-///
-/// # Safety
-/// `backend` is null or a backend from this library; `level` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_get_sdk_level(
-    backend: *const LogBackend,
-    level: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { backend_ref(backend) }
-        // SAFETY: caller contract.
-        .and_then(|b| unsafe { write_out(level, b.sdk_level.load(Ordering::Relaxed)) });
-    to_c(r)
-}
+    /// Sets the lower limit (the least severe level printed).
+    pub(crate) fn set_lower(&self, level: u32) -> DocaResult<()> {
+        check_level(level)?;
+        self.lower.store(level, Ordering::Relaxed);
+        Ok(())
+    }
 
-/// `doca_log_backend_set_level_lower_limit(backend, level)`.
-///
-/// # Safety
-/// `backend` is null or a backend from this library.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_set_level_lower_limit(
-    backend: *mut LogBackend,
-    level: u32,
-) -> u32 {
-    set_backend_level(backend, level, |b| &b.lower)
-}
-
-/// `doca_log_backend_set_level_upper_limit(backend, level)`.
-///
-/// # Safety
-/// `backend` is null or a backend from this library.
-#[no_mangle]
-pub unsafe extern "C" fn doca_log_backend_set_level_upper_limit(
-    backend: *mut LogBackend,
-    level: u32,
-) -> u32 {
-    set_backend_level(backend, level, |b| &b.upper)
-}
-
-/// `doca_log_level_set_global_lower_limit(level)`.
-#[no_mangle]
-pub extern "C" fn doca_log_level_set_global_lower_limit(level: u32) -> u32 {
-    to_c(LOGGER.set_global_lower(level))
-}
-
-/// `doca_log_level_set_global_upper_limit(level)`.
-#[no_mangle]
-pub extern "C" fn doca_log_level_set_global_upper_limit(level: u32) -> u32 {
-    to_c(LOGGER.set_global_upper(level))
-}
-
-/// `doca_log_level_set_global_sdk_limit(level)`.
-#[no_mangle]
-pub extern "C" fn doca_log_level_set_global_sdk_limit(level: u32) -> u32 {
-    to_c(LOGGER.set_global_sdk(level))
-}
-
-/// `doca_log_level_get_global_lower_limit()`.
-#[no_mangle]
-pub extern "C" fn doca_log_level_get_global_lower_limit() -> u32 {
-    LOGGER.global_lower.load(Ordering::Relaxed)
-}
-
-/// `doca_log_level_get_global_upper_limit()`.
-#[no_mangle]
-pub extern "C" fn doca_log_level_get_global_upper_limit() -> u32 {
-    LOGGER.global_upper.load(Ordering::Relaxed)
-}
-
-/// `doca_log_level_get_global_sdk_limit()`.
-#[no_mangle]
-pub extern "C" fn doca_log_level_get_global_sdk_limit() -> u32 {
-    LOGGER.global_sdk.load(Ordering::Relaxed)
+    /// Sets the upper limit (the most severe level printed).
+    pub(crate) fn set_upper(&self, level: u32) -> DocaResult<()> {
+        check_level(level)?;
+        self.upper.store(level, Ordering::Relaxed);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capi::doca_log::*;
     use std::io::{Read, Seek};
     use std::os::fd::AsRawFd;
 

@@ -10,11 +10,9 @@
 //! [`MmapShared::read_at`] reach it through the CPU mapping when there is one, else with a
 //! device copy. A dmabuf range that is not such memory is INVALID_VALUE at start.
 
-use crate::capi::toolkit::write_out;
-use crate::dev::{dev_ref, Dev};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::dev::Dev;
+use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};
-use crate::gpu::GpuShared;
 use crate::types::DocaData;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
@@ -75,7 +73,7 @@ fn mkey_table() -> MutexGuard<'static, Option<HashMap<u32, Weak<MmapShared>>>> {
 }
 
 /// The started mmap with this mkey (host order), if any.
-pub fn mmap_by_mkey(mkey: u32) -> Option<Arc<MmapShared>> {
+pub(crate) fn mmap_by_mkey(mkey: u32) -> Option<Arc<MmapShared>> {
     mkey_table()
         .as_ref()
         .and_then(|t| t.get(&mkey))
@@ -84,7 +82,7 @@ pub fn mmap_by_mkey(mkey: u32) -> Option<Arc<MmapShared>> {
 
 impl Mmap {
     /// A new, empty, stopped mmap.
-    pub fn new() -> Mmap {
+    pub(crate) fn new() -> Mmap {
         Mmap {
             shared: Arc::new(MmapShared {
                 state: Mutex::new(State {
@@ -105,12 +103,12 @@ impl Mmap {
     }
 
     /// The shared state (what buffers and queues keep).
-    pub fn shared(&self) -> &Arc<MmapShared> {
+    pub(crate) fn shared(&self) -> &Arc<MmapShared> {
         &self.shared
     }
 
     /// Starts the mmap: BAD_STATE when started or without a range.
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if s.started || s.len == 0 {
             return Err(DocaError::BAD_STATE);
@@ -134,7 +132,7 @@ impl Mmap {
     }
 
     /// Stops the mmap: BAD_STATE when not started, IN_USE while it has users.
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         let mut s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -159,7 +157,7 @@ impl Mmap {
     }
 
     /// `set_memrange`.
-    pub fn set_memrange(&self, addr: *mut c_void, len: usize) -> DocaResult<()> {
+    pub(crate) fn set_memrange(&self, addr: *mut c_void, len: usize) -> DocaResult<()> {
         if addr.is_null() || len == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -175,7 +173,7 @@ impl Mmap {
     }
 
     /// `set_dmabuf_memrange`.
-    pub fn set_dmabuf_memrange(
+    pub(crate) fn set_dmabuf_memrange(
         &self,
         fd: c_int,
         addr: *mut c_void,
@@ -193,7 +191,7 @@ impl Mmap {
     }
 
     /// `set_permissions` (doca_access_flag bits).
-    pub fn set_permissions(&self, mask: u32) -> DocaResult<()> {
+    pub(crate) fn set_permissions(&self, mask: u32) -> DocaResult<()> {
         if mask & !ACCESS_ALL_BITS != 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -204,7 +202,7 @@ impl Mmap {
     }
 
     /// `set_max_num_devices`: at least 1 and at least the devices already added.
-    pub fn set_max_num_devices(&self, n: u32) -> DocaResult<()> {
+    pub(crate) fn set_max_num_devices(&self, n: u32) -> DocaResult<()> {
         self.with_idle(|s| {
             if n == 0 || (n as usize) < s.devs.len() {
                 return Err(DocaError::INVALID_VALUE);
@@ -215,7 +213,7 @@ impl Mmap {
     }
 
     /// `add_dev`: ALREADY_EXIST when added before, NO_MEMORY beyond max devices.
-    pub fn add_dev(&self, dev: &Dev) -> DocaResult<()> {
+    pub(crate) fn add_dev(&self, dev: &Dev) -> DocaResult<()> {
         let key = dev as *const Dev as usize;
         self.with_idle(|s| {
             if s.devs.contains(&key) {
@@ -231,7 +229,7 @@ impl Mmap {
     }
 
     /// `rm_dev`: NOT_FOUND when the device was not added.
-    pub fn rm_dev(&self, dev: &Dev) -> DocaResult<()> {
+    pub(crate) fn rm_dev(&self, dev: &Dev) -> DocaResult<()> {
         let key = dev as *const Dev as usize;
         self.with_idle(|s| {
             let i = s
@@ -246,7 +244,7 @@ impl Mmap {
     }
 
     /// Releases everything before the mmap goes away (destroy): devices, mkey.
-    fn teardown(&self) {
+    pub(crate) fn teardown(&self) {
         let devs: Vec<usize> = {
             let mut s = self.lock();
             s.started = false;
@@ -275,12 +273,12 @@ impl MmapShared {
     }
 
     /// Whether the mmap is started.
-    pub fn is_started(&self) -> bool {
+    pub(crate) fn is_started(&self) -> bool {
         self.lock().started
     }
 
     /// (address, length) once started; BAD_STATE before start.
-    pub fn range(&self) -> DocaResult<(*mut u8, usize)> {
+    pub(crate) fn range(&self) -> DocaResult<(*mut u8, usize)> {
         let s = self.lock();
         if !s.started {
             return Err(DocaError::BAD_STATE);
@@ -288,20 +286,14 @@ impl MmapShared {
         Ok((s.addr as *mut u8, s.len))
     }
 
-    /// The GPU owning the range, when the range is memory from `doca_gpu_mem_alloc`
-    /// (known once started).
-    pub fn gpu(&self) -> Option<Arc<GpuShared>> {
-        self.lock().gpu.as_ref().map(|g| g.gpu.clone())
-    }
-
     /// The range resolved against the GPU registry (device address, CPU mapping, type).
-    pub fn gpu_range(&self) -> Option<GpuRange> {
+    pub(crate) fn gpu_range(&self) -> Option<GpuRange> {
         self.lock().gpu.clone()
     }
 
     /// A CPU pointer to the start of the range: the address itself for host memory, the
     /// CPU mapping for mapped GPU memory, None for device-only memory or before start.
-    pub fn cpu_ptr(&self) -> Option<*mut u8> {
+    pub(crate) fn cpu_ptr(&self) -> Option<*mut u8> {
         let s = self.lock();
         if !s.started {
             return None;
@@ -313,35 +305,35 @@ impl MmapShared {
     }
 
     /// The mkey (host order), the same for every device added.
-    pub fn mkey(&self) -> u32 {
+    pub(crate) fn mkey(&self) -> u32 {
         self.mkey
     }
 
     /// The access permissions (`doca_access_flag` bits).
-    pub fn permissions(&self) -> u32 {
+    pub(crate) fn permissions(&self) -> u32 {
         self.lock().permissions
     }
 
     /// Whether `dev` was added.
-    pub fn has_dev(&self, dev: &Dev) -> bool {
+    pub(crate) fn has_dev(&self, dev: &Dev) -> bool {
         self.lock().devs.contains(&(dev as *const Dev as usize))
     }
 
     /// Records a user (a buffer, a queue): stop and destroy are IN_USE until each user
     /// calls [`MmapShared::remove_user`].
-    pub fn add_user(&self) {
+    pub(crate) fn add_user(&self) {
         self.users.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Releases a user recorded with [`MmapShared::add_user`].
-    pub fn remove_user(&self) {
+    pub(crate) fn remove_user(&self) {
         let _ = self
             .users
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// Current number of users.
-    pub fn users(&self) -> usize {
+    pub(crate) fn users(&self) -> usize {
         self.users.load(Ordering::Acquire)
     }
 
@@ -359,7 +351,8 @@ impl MmapShared {
 
     /// Copies `src` into the range at `offset` (CPU copy for host or mapped memory, device
     /// copy otherwise). INVALID_VALUE when out of range, BAD_STATE before start.
-    pub fn write_at(&self, offset: usize, src: &[u8]) -> DocaResult<()> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn write_at(&self, offset: usize, src: &[u8]) -> DocaResult<()> {
         let (addr, gpu) = self.checked_span(offset, src.len())?;
         match gpu {
             Some(g) => match g.cpu_addr {
@@ -385,7 +378,7 @@ impl MmapShared {
     }
 
     /// Copies from the range at `offset` into `dst` (see [`MmapShared::write_at`]).
-    pub fn read_at(&self, offset: usize, dst: &mut [u8]) -> DocaResult<()> {
+    pub(crate) fn read_at(&self, offset: usize, dst: &mut [u8]) -> DocaResult<()> {
         let (addr, gpu) = self.checked_span(offset, dst.len())?;
         let src: *const u8 = match &gpu {
             Some(g) => match g.cpu_addr {
@@ -402,271 +395,53 @@ impl MmapShared {
     }
 }
 
-/// Borrows an mmap from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` must point to a live `Mmap`.
-pub unsafe fn mmap_ref<'a>(p: *const Mmap) -> DocaResult<&'a Mmap> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-// ---------------------------------------------------------------------------------------
-// C API
-
-/// Runs `f` on a borrowed mmap and returns the C code.
-///
-/// # Safety
-/// `p` is null or a live mmap.
-unsafe fn with_mmap(p: *const Mmap, f: impl FnOnce(&Mmap) -> DocaResult<()>) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { mmap_ref(p) }.and_then(f))
-}
-
-/// `doca_mmap_create(&mmap)`.
-///
-/// # Safety
-/// `mmap` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_create(mmap: *mut *mut Mmap) -> u32 {
-    if mmap.is_null() {
-        return DocaError::INVALID_VALUE.0;
+impl Mmap {
+    /// IN_USE (logged) while buffers or queues use the mmap: `doca_mmap_destroy` refuses
+    /// then.
+    pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
+        let users = self.users();
+        if users > 0 {
+            sdk_err!("mmap", "destroying an mmap still used by {users} objects");
+            return Err(DocaError::IN_USE);
+        }
+        Ok(())
     }
-    // SAFETY: checked non-null; caller guarantees writability.
-    unsafe { *mmap = Box::into_raw(Box::new(Mmap::new())) };
-    0
-}
 
-/// `doca_mmap_destroy(mmap)`: IN_USE while buffers or queues use it; a started mmap is
-/// stopped first.
-///
-/// # Safety
-/// `mmap` is null or an mmap from `doca_mmap_create`, not yet destroyed.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_destroy(mmap: *mut Mmap) -> u32 {
-    // SAFETY: caller contract.
-    let Ok(m) = (unsafe { mmap_ref(mmap) }) else {
-        return DocaError::INVALID_VALUE.0;
-    };
-    if m.users() > 0 {
-        sdk_err!(
-            "mmap",
-            "destroying an mmap still used by {} objects",
-            m.users()
-        );
-        return DocaError::IN_USE.0;
+    /// The range set (started or not); BAD_STATE when none was set.
+    pub(crate) fn memrange(&self) -> DocaResult<(*mut c_void, usize)> {
+        let s = self.lock();
+        if s.len == 0 {
+            return Err(DocaError::BAD_STATE);
+        }
+        Ok((s.addr as *mut c_void, s.len))
     }
-    m.teardown();
-    // SAFETY: made by Box::into_raw in doca_mmap_create; not used after this.
-    drop(unsafe { Box::from_raw(mmap) });
-    0
-}
 
-/// `doca_mmap_start(mmap)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_start(mmap: *mut Mmap) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, Mmap::start) }
-}
-
-/// `doca_mmap_stop(mmap)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_stop(mmap: *mut Mmap) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, Mmap::stop) }
-}
-
-/// `doca_mmap_add_dev(mmap, dev)`.
-///
-/// # Safety
-/// `mmap` and `dev` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_add_dev(mmap: *mut Mmap, dev: *mut Dev) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.add_dev(dev_ref(dev)?)) }
-}
-
-/// `doca_mmap_rm_dev(mmap, dev)`.
-///
-/// # Safety
-/// `mmap` and `dev` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_rm_dev(mmap: *mut Mmap, dev: *mut Dev) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.rm_dev(dev_ref(dev)?)) }
-}
-
-/// `doca_mmap_set_memrange(mmap, addr, len)`.
-///
-/// # Safety
-/// `mmap` is null or live; the range is the application's memory.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_memrange(
-    mmap: *mut Mmap,
-    addr: *mut c_void,
-    len: usize,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.set_memrange(addr, len)) }
-}
-
-/// `doca_mmap_set_dmabuf_memrange(mmap, fd, addr, offset, len)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_dmabuf_memrange(
-    mmap: *mut Mmap,
-    dmabuf_fd: c_int,
-    addr: *mut c_void,
-    dmabuf_offset: usize,
-    len: usize,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            m.set_dmabuf_memrange(dmabuf_fd, addr, dmabuf_offset, len)
-        })
+    /// The mkey for `dev` (host order): BAD_STATE before start, NOT_FOUND for a device
+    /// that was not added.
+    pub(crate) fn mkey_for(&self, dev: &Dev) -> DocaResult<u32> {
+        if !self.is_started() {
+            return Err(DocaError::BAD_STATE);
+        }
+        if !self.has_dev(dev) {
+            return Err(DocaError::NOT_FOUND);
+        }
+        Ok(self.mkey())
     }
-}
 
-/// `doca_mmap_set_permissions(mmap, access_mask)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_permissions(mmap: *mut Mmap, access_mask: u32) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.set_permissions(access_mask)) }
-}
-
-/// `doca_mmap_set_max_num_devices(mmap, n)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_max_num_devices(
-    mmap: *mut Mmap,
-    max_num_devices: u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| m.set_max_num_devices(max_num_devices)) }
-}
-
-/// `doca_mmap_get_memrange(mmap, &addr, &len)`: BAD_STATE when no range was set.
-///
-/// # Safety
-/// `mmap` is null or live; the out-pointers are null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_memrange(
-    mmap: *const Mmap,
-    addr: *mut *mut c_void,
-    len: *mut usize,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            if addr.is_null() || len.is_null() {
-                return Err(DocaError::INVALID_VALUE);
-            }
-            let s = m.lock();
-            if s.len == 0 {
-                return Err(DocaError::BAD_STATE);
-            }
-            *addr = s.addr as *mut c_void;
-            *len = s.len;
-            Ok(())
-        })
+    /// Sets the application's user data.
+    pub(crate) fn set_user_data(&self, user_data: DocaData) {
+        self.lock().user_data = user_data;
     }
-}
 
-/// `doca_mmap_get_mkey(mmap, dev, &mkey)`: host-order mkey; BAD_STATE before start,
-/// NOT_FOUND for a device that was not added.
-///
-/// # Safety
-/// `mmap` and `dev` are null or live; `mkey` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_mkey(
-    mmap: *const Mmap,
-    dev: *const Dev,
-    mkey: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            let d = dev_ref(dev)?;
-            if mkey.is_null() {
-                return Err(DocaError::INVALID_VALUE);
-            }
-            if !m.is_started() {
-                return Err(DocaError::BAD_STATE);
-            }
-            if !m.has_dev(d) {
-                return Err(DocaError::NOT_FOUND);
-            }
-            write_out(mkey, m.mkey())
-        })
+    /// The application's user data.
+    pub(crate) fn user_data(&self) -> DocaData {
+        self.lock().user_data
     }
-}
 
-/// `doca_mmap_set_user_data(mmap, user_data)`.
-///
-/// # Safety
-/// `mmap` is null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_set_user_data(mmap: *mut Mmap, user_data: DocaData) -> u32 {
-    // SAFETY: caller contract.
-    unsafe {
-        with_mmap(mmap, |m| {
-            m.lock().user_data = user_data;
-            Ok(())
-        })
+    /// The most devices that may be added.
+    pub(crate) fn max_num_devices(&self) -> u32 {
+        self.lock().max_devices
     }
-}
-
-/// `doca_mmap_get_user_data(mmap, &user_data)`.
-///
-/// # Safety
-/// `mmap` is null or live; `user_data` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_user_data(
-    mmap: *const Mmap,
-    user_data: *mut DocaData,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| write_out(user_data, m.lock().user_data)) }
-}
-
-/// `doca_mmap_get_permissions(mmap, &mask)`.
-///
-/// # Safety
-/// `mmap` is null or live; `access_mask` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_permissions(
-    mmap: *const Mmap,
-    access_mask: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| write_out(access_mask, m.permissions())) }
-}
-
-/// `doca_mmap_get_max_num_devices(mmap, &n)`.
-///
-/// # Safety
-/// `mmap` is null or live; `max_num_devices` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_mmap_get_max_num_devices(
-    mmap: *const Mmap,
-    max_num_devices: *mut u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    unsafe { with_mmap(mmap, |m| write_out(max_num_devices, m.lock().max_devices)) }
 }
 
 #[cfg(test)]

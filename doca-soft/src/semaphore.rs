@@ -7,12 +7,10 @@
 //! in the semaphore's memory type, and `custom_nbytes x items` in the custom info's type.
 //! The CPU may read and write items only when the memory is CPU-visible (GPU_CPU, CPU_GPU).
 
-use crate::capi::toolkit::write_out;
-use crate::error::{to_c, DocaError, DocaResult};
-use crate::gpu::{gpu_ref, Gpu, GpuShared};
+use crate::error::{DocaError, DocaResult};
+use crate::gpu::{Gpu, GpuShared};
 use crate::sync::lock;
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
-use std::ffi::c_void;
 use std::mem::{offset_of, size_of};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,7 +58,8 @@ const _: () = assert!(size_of::<SemPacketInfo>() == 16);
 #[derive(Clone)]
 enum Backing {
     Gpu(Arc<GpuShared>),
-    /// Host memory (Rust API: CPU-only users and tests); access rules follow the type.
+    /// Host memory (made only by the testing hooks); access rules follow the type.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host,
 }
 
@@ -177,8 +176,14 @@ impl Semaphore {
         }
     }
 
+    /// A semaphore in memory of `gpu` (`doca_gpu_semaphore_create`).
+    pub(crate) fn on_gpu(gpu: &Gpu) -> Semaphore {
+        Semaphore::new(Backing::Gpu(gpu.shared().clone()))
+    }
+
     /// A semaphore in host memory (CPU users and tests); the "GPU handle" is a CPU pointer.
-    pub fn new_host() -> Semaphore {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn new_host() -> Semaphore {
         Semaphore::new(Backing::Host)
     }
 
@@ -190,7 +195,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_memory_type`.
-    pub fn set_memory_type(&self, t: u32) -> DocaResult<()> {
+    pub(crate) fn set_memory_type(&self, t: u32) -> DocaResult<()> {
         if t > GPU_MEM_TYPE_CPU_GPU {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -199,7 +204,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_items_num`.
-    pub fn set_items_num(&self, n: u32) -> DocaResult<()> {
+    pub(crate) fn set_items_num(&self, n: u32) -> DocaResult<()> {
         if n == 0 || n > 1 << 24 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -208,7 +213,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_custom_info`.
-    pub fn set_custom_info(&self, nbytes: u32, t: u32) -> DocaResult<()> {
+    pub(crate) fn set_custom_info(&self, nbytes: u32, t: u32) -> DocaResult<()> {
         if nbytes == 0 || nbytes > 1 << 20 || t > GPU_MEM_TYPE_CPU_GPU {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -217,7 +222,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_start`: allocates and zeroes the memory (all items FREE).
-    pub fn start(&self) -> DocaResult<()> {
+    pub(crate) fn start(&self) -> DocaResult<()> {
         let cfg = self.idle_cfg()?;
         if cfg.items == 0 {
             return Err(DocaError::BAD_STATE);
@@ -250,12 +255,12 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_stop`: frees the memory (BAD_STATE when not started).
-    pub fn stop(&self) -> DocaResult<()> {
+    pub(crate) fn stop(&self) -> DocaResult<()> {
         lock(&self.run).take().map(drop).ok_or(DocaError::BAD_STATE)
     }
 
     /// Device address of the handle (BAD_STATE before start).
-    pub fn gpu_handle(&self) -> DocaResult<u64> {
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
         lock(&self.run)
             .as_ref()
             .map(|r| r.main.dev)
@@ -280,7 +285,7 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_set_status` (CPU-visible memory only).
-    pub fn set_status(&self, idx: u32, status: u32) -> DocaResult<()> {
+    pub(crate) fn set_status(&self, idx: u32, status: u32) -> DocaResult<()> {
         if status > STATUS_MAX {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -288,13 +293,13 @@ impl Semaphore {
     }
 
     /// `doca_gpu_semaphore_get_status` (CPU-visible memory only).
-    pub fn get_status(&self, idx: u32) -> DocaResult<u32> {
+    pub(crate) fn get_status(&self, idx: u32) -> DocaResult<u32> {
         self.with_status(idx, |w| w.load(Ordering::Acquire))
     }
 
     /// `doca_gpu_semaphore_get_custom_info_addr`: CPU address of item `idx`'s blob
     /// (CPU-visible custom memory only).
-    pub fn custom_info_addr(&self, idx: u32) -> DocaResult<*mut u8> {
+    pub(crate) fn custom_info_addr(&self, idx: u32) -> DocaResult<*mut u8> {
         let cfg = lock(&self.cfg);
         let run = lock(&self.run);
         let run = run.as_ref().ok_or(DocaError::BAD_STATE)?;
@@ -309,107 +314,3 @@ impl Semaphore {
         Ok((c.cpu + idx as usize * nb as usize) as *mut u8)
     }
 }
-
-/// Borrows a semaphore from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` points to a live `Semaphore`.
-pub unsafe fn sem_ref<'a>(p: *const Semaphore) -> DocaResult<&'a Semaphore> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
-/// `doca_gpu_semaphore_create(gpu, **semaphore)`.
-///
-/// # Safety
-/// `gpu` is null or a live GPU; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_semaphore_create(gpu: *mut Gpu, out: *mut *mut Semaphore) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { gpu_ref(gpu) }.and_then(|g| {
-        if out.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let s = Box::new(Semaphore::new(Backing::Gpu(g.shared().clone())));
-        // SAFETY: caller contract.
-        unsafe { write_out(out, Box::into_raw(s)) }
-    });
-    to_c(r)
-}
-
-/// `doca_gpu_semaphore_destroy` (frees the memory if still started).
-///
-/// # Safety
-/// `sem` is null or a live semaphore, not used after this call.
-#[no_mangle]
-pub unsafe extern "C" fn doca_gpu_semaphore_destroy(sem: *mut Semaphore) -> u32 {
-    if sem.is_null() {
-        return DocaError::INVALID_VALUE.0;
-    }
-    // SAFETY: created by Box::into_raw in create (or by the Rust API's Box); caller contract.
-    drop(unsafe { Box::from_raw(sem) });
-    0
-}
-
-macro_rules! sem_call {
-    ($(#[$m:meta])* $name:ident($($a:ident: $t:ty),*) => |$s:ident| $body:expr) => {
-        $(#[$m])*
-        ///
-        /// # Safety
-        /// `sem` is null or a live semaphore; pointer arguments are null or valid.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(sem: *mut Semaphore $(, $a: $t)*) -> u32 {
-            // SAFETY: caller contract.
-            to_c(unsafe { sem_ref(sem) }.and_then(|$s| $body))
-        }
-    };
-}
-
-sem_call!(
-    /// `doca_gpu_semaphore_start`.
-    doca_gpu_semaphore_start() => |s| s.start());
-sem_call!(
-    /// `doca_gpu_semaphore_stop`.
-    doca_gpu_semaphore_stop() => |s| s.stop());
-sem_call!(
-    /// `doca_gpu_semaphore_set_memory_type` (before start).
-    doca_gpu_semaphore_set_memory_type(t: u32) => |s| s.set_memory_type(t));
-sem_call!(
-    /// `doca_gpu_semaphore_set_items_num` (before start).
-    doca_gpu_semaphore_set_items_num(n: u32) => |s| s.set_items_num(n));
-sem_call!(
-    /// `doca_gpu_semaphore_set_custom_info` (before start).
-    doca_gpu_semaphore_set_custom_info(nbytes: u32, t: u32) => |s| s.set_custom_info(nbytes, t));
-sem_call!(
-    /// `doca_gpu_semaphore_set_status` (started, CPU-visible memory).
-    doca_gpu_semaphore_set_status(idx: u32, status: u32) => |s| s.set_status(idx, status));
-sem_call!(
-/// `doca_gpu_semaphore_get_status` (started, CPU-visible memory).
-doca_gpu_semaphore_get_status(idx: u32, out: *mut u32) => |s| {
-    if out.is_null() {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    let v = s.get_status(idx)?;
-    // SAFETY: caller contract.
-    unsafe { write_out(out, v) }
-});
-sem_call!(
-/// `doca_gpu_semaphore_get_custom_info_addr` (started, CPU-visible custom memory).
-doca_gpu_semaphore_get_custom_info_addr(idx: u32, out: *mut *mut c_void) => |s| {
-    if out.is_null() {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    let p = s.custom_info_addr(idx)?;
-    // SAFETY: caller contract.
-    unsafe { write_out(out, p.cast::<c_void>()) }
-});
-sem_call!(
-/// `doca_gpu_semaphore_get_gpu_handle` (started).
-doca_gpu_semaphore_get_gpu_handle(out: *mut *mut c_void) => |s| {
-    if out.is_null() {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    let h = s.gpu_handle()?;
-    // SAFETY: caller contract.
-    unsafe { write_out(out, h as *mut c_void) }
-});

@@ -1,23 +1,21 @@
 //! `doca_version.h`: the runtime version of this library.
 
-use std::ffi::c_char;
+use std::ffi::CStr;
 
 /// The DOCA API version doca-soft implements, as `doca_version_runtime` reports it.
-pub const RUNTIME_VERSION: &str = "3.3.0";
+pub(crate) const RUNTIME_VERSION: &str = "3.3.0";
 
-/// `const char *doca_version_runtime(void)`: the version of the library in use.
-#[no_mangle]
-pub extern "C" fn doca_version_runtime() -> *const c_char {
-    c"3.3.0".as_ptr()
-}
+/// [`RUNTIME_VERSION`] as a C string (static storage).
+pub(crate) const RUNTIME_VERSION_C: &CStr = c"3.3.0";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::CStr;
+    use crate::capi::doca_version::doca_version_runtime;
 
     #[test]
     fn runtime_version_is_3_3() {
+        assert_eq!(RUNTIME_VERSION_C.to_str().unwrap(), RUNTIME_VERSION);
         // SAFETY: the function returns a static NUL-terminated string.
         let v = unsafe { CStr::from_ptr(doca_version_runtime()) }
             .to_str()

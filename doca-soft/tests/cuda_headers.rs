@@ -2,10 +2,10 @@
 //! every template in every scope/mode (nvcc, `-arch=sm_90 -std=c++17`, warnings are errors),
 //! and the queue C headers in C and C++ (gcc/g++, `-Wall -Wextra -Werror`).
 
-use doca_soft::buf_arr::GpuBufEntry;
-use doca_soft::eth::ring::{BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc, TxqHandle};
-use doca_soft::eth::rx_consumer::RxAttr;
-use doca_soft::semaphore::{SemHandle, SemPacketInfo};
+use doca_soft::testing::{
+    BufDesc, GpuBufEntry, RxAttr, RxCqe, RxqHandle, SemHandle, SemPacketInfo, TxCqe, TxDesc,
+    TxqHandle,
+};
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -426,27 +426,27 @@ fn c_ring_layout_matches_the_rust_mirror() {
         ),
         (
             "DOCA_SOFT_TX_FLAG_NOTIFY",
-            doca_soft::eth::ring::TX_FLAG_NOTIFY as usize,
+            doca_soft::testing::TX_FLAG_NOTIFY as usize,
         ),
         (
             "DOCA_SOFT_TX_FLAG_L3_CSUM",
-            doca_soft::eth::ring::TX_FLAG_L3_CSUM as usize,
+            doca_soft::testing::TX_FLAG_L3_CSUM as usize,
         ),
         (
             "DOCA_SOFT_TX_FLAG_L4_CSUM",
-            doca_soft::eth::ring::TX_FLAG_L4_CSUM as usize,
+            doca_soft::testing::TX_FLAG_L4_CSUM as usize,
         ),
         (
             "DOCA_SOFT_TX_OP_SEND",
-            doca_soft::eth::ring::TX_OP_SEND as usize,
+            doca_soft::testing::TX_OP_SEND as usize,
         ),
         (
             "DOCA_SOFT_TX_OP_WAIT",
-            doca_soft::eth::ring::TX_OP_WAIT as usize,
+            doca_soft::testing::TX_OP_WAIT as usize,
         ),
         (
             "DOCA_SOFT_RING_VERSION",
-            doca_soft::eth::ring::RING_VERSION as usize,
+            doca_soft::testing::RING_VERSION as usize,
         ),
     ];
     let mut src = String::from("#include <stddef.h>\n#include <doca_gpunetio_eth_def.h>\n");

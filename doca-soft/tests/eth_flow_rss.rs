@@ -1,14 +1,12 @@
 //! RX queues behind DOCA Flow classification: frames that a port's pipes forward with RSS
 //! over two applied queue ids reach exactly one of the two rings; other frames reach none.
 
-use doca_soft::ctx::{doca_ctx_start, doca_ctx_stop};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::eth::glue::PktBufSpec;
-use doca_soft::eth::ring::RxqHandle;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rxq::*;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
-use doca_soft::port::Port;
+use doca_soft::capi::doca_ctx::{doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::testing::{
+    CpuRxq, Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec, RxqHandle,
+};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::Arc;
@@ -38,18 +36,16 @@ fn arp(seq: u8) -> Vec<u8> {
 
 #[test]
 fn rss_spreads_udp_over_two_queues_and_nothing_else_arrives() {
-    let info = DevInfo {
-        pci: "f0:00.0".into(),
-        iface: "rssw0".into(),
-        ibdev: "soft_rssw0".into(),
-        mac: [2, 0, 0, 0, 3, 0],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    let info = doca_soft::testing::dev_info(
+        "f0:00.0",
+        "rssw0",
+        [2, 0, 0, 0, 3, 0],
+        PortSpec::Wire {
             name: "rssw".into(),
             side: 0,
         },
-    };
-    let dev = Box::into_raw(Box::new(Dev::new(Arc::new(info))));
+    );
+    let dev = doca_soft::testing::open_dev(info);
     let mut bufs = [vec![0u8; 128 * 128], vec![0u8; 128 * 128]];
     let mut queues = Vec::new();
     // SAFETY: live objects throughout; host data path (handles are CPU pointers).
@@ -57,13 +53,9 @@ fn rss_spreads_udp_over_two_queues_and_nothing_else_arrives() {
         for (id, buf) in bufs.iter_mut().enumerate() {
             let mut q = null_mut();
             assert_eq!(doca_eth_rxq_create(dev, 128, 128, &mut q), 0);
-            (*q).set_pkt_buf(PktBufSpec::Host {
-                ptr: buf.as_mut_ptr() as usize,
-                len: buf.len(),
-                mkey: 0,
-            })
-            .unwrap();
-            (*q).set_host_datapath().unwrap();
+            doca_soft::testing::rxq_set_host_pkt_buf(q.cast(), buf.as_mut_ptr(), buf.len(), 0)
+                .unwrap();
+            doca_soft::testing::rxq_set_host_datapath(q.cast()).unwrap();
             assert_eq!(doca_ctx_start(doca_eth_rxq_as_doca_ctx(q)), 0);
             assert_eq!(doca_eth_rxq_apply_queue_id(q, id as u16), 0);
             let mut h: *mut c_void = null_mut();
@@ -86,11 +78,11 @@ fn rss_spreads_udp_over_two_queues_and_nothing_else_arrives() {
             priority: 0,
             fwd: Fwd::Rss {
                 queues: vec![0, 1],
-                flags: doca_soft::flow::rss::RSS_IPV4 | doca_soft::flow::rss::RSS_UDP,
+                flags: doca_soft::testing::RSS_IPV4 | doca_soft::testing::RSS_UDP,
             },
             counter: None,
         });
-        let port = Port::for_dev((*dev).info()).unwrap();
+        let port = doca_soft::testing::port_of(dev).unwrap();
         port.set_flow_root(Some(root));
         let peer = Port::for_spec(&PortSpec::Wire {
             name: "rssw".into(),

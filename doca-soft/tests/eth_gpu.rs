@@ -12,22 +12,19 @@
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::eth::counters::RxqCountersC;
-use doca_soft::eth::mem::PktBuf;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rx_proxy::RxRing;
-use doca_soft::eth::rxq::*;
-use doca_soft::eth::txq::*;
-use doca_soft::gpu::{
-    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free,
-    gpu_ref, Gpu,
+use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
+use doca_soft::capi::doca_dev::Dev;
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::capi::doca_eth_txq::*;
+use doca_soft::capi::doca_eth_txq_gpu_data_path::*;
+use doca_soft::capi::doca_gpunetio::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu, *,
 };
-use doca_soft::mmap::*;
-use doca_soft::port::Port;
-use doca_soft::semaphore::*;
-use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
+use doca_soft::capi::doca_mmap::*;
+use doca_soft::capi::doca_soft_queue::{RxqCountersSnapshot, *};
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
+use doca_soft::testing::{cuda_available, CpuRxq, PktBuf, Port, PortSpec, RxRing};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
@@ -164,18 +161,16 @@ fn setup() -> Option<Env> {
 }
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = DevInfo {
-        pci: format!("e{side}:00.0"),
-        iface: format!("{name}{side}"),
-        ibdev: format!("soft_{name}{side}"),
-        mac: [2, 0, 0, 0, 2, side],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    let info = doca_soft::testing::dev_info(
+        &format!("e{side}:00.0"),
+        &format!("{name}{side}"),
+        [2, 0, 0, 0, 2, side],
+        PortSpec::Wire {
             name: name.to_string(),
             side,
         },
-    };
-    Box::into_raw(Box::new(Dev::new(Arc::new(info))))
+    );
+    doca_soft::testing::open_dev(info)
 }
 
 /// GPU memory of `len` bytes registered in a started mmap: (gpu pointer, mmap, mkey).
@@ -269,7 +264,7 @@ fn rx_case(env: &Env, kernel: &str, threads: u32, wire: &str) {
         assert_eq!(doca_eth_rxq_apply_queue_id(q, 0), 0);
         let mut h: *mut c_void = null_mut();
         assert_eq!(doca_eth_rxq_get_gpu_handle(q, &mut h), 0);
-        Port::for_dev((*dev).info())
+        doca_soft::testing::port_of(dev)
             .unwrap()
             .set_default_queue(Some(0));
         let peer = Port::for_spec(&PortSpec::Wire {
@@ -284,7 +279,7 @@ fn rx_case(env: &Env, kernel: &str, threads: u32, wire: &str) {
         for f in &frames[..half] {
             peer.send(f).unwrap();
         }
-        let mut cnt = RxqCountersC::default();
+        let mut cnt = RxqCountersSnapshot::default();
         for _ in 0..100_000 {
             assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut cnt), 0);
             if cnt.delivered == half as u64 {
@@ -316,7 +311,7 @@ fn rx_case(env: &Env, kernel: &str, threads: u32, wire: &str) {
         assert_eq!(v[1], lens, "{kernel}: lengths");
         assert_eq!(v[2], bytes, "{kernel}: payload bytes");
         assert_eq!(v[3], 0, "{kernel}: errors");
-        Port::for_dev((*dev).info())
+        doca_soft::testing::port_of(dev)
             .unwrap()
             .set_default_queue(None);
         assert_eq!(doca_ctx_stop(c), 0);
@@ -354,7 +349,7 @@ fn tx_case(
     let frames: Vec<Vec<u8>> = (0..threads).map(|i| frame(i, size)).collect();
     // SAFETY: live GPU; the destination lies in the allocation above.
     unsafe {
-        let g = gpu_ref(env.gpu).unwrap();
+        let g = doca_soft::testing::GpuView::new(env.gpu).unwrap();
         g.copy_to_device(d as u64, &frames.concat()).unwrap();
     }
     // Receiver: a host ring on the other side of the wire.
@@ -453,7 +448,7 @@ fn send_kernels_per_mode_deliver_exact_frames_and_completions() {
     tx_case(&env, "tx_block", 128, "gputx_b", None);
     tx_case(&env, "tx_lowlevel", 64, "gputx_l", None);
     tx_case(&env, "tx_legacy", 64, "gputx_lg", None);
-    let at = doca_soft::eth::ring::realtime_ns() + 50_000_000;
+    let at = doca_soft::testing::realtime_ns() + 50_000_000;
     let got = tx_case(&env, "tx_wait_block", 32, "gputx_wt", Some(at));
     assert!(
         got.iter().all(|(ts, _)| *ts >= at),

@@ -1,10 +1,8 @@
 //! The RX ring protocol driven from the CPU: the producer (RX proxy / port sink) and the CPU
 //! consumer that runs the device header's algorithm on the same structs.
 
-use doca_soft::error::{DocaError, DocaResult};
-use doca_soft::eth::mem::{DeviceMem, PktBuf};
-use doca_soft::eth::rx_consumer::{CpuRxq, RxAttr, RX_NO_PKT};
-use doca_soft::eth::rx_proxy::{RxDropReason, RxRing};
+use doca_soft::capi::doca_error::{DocaError, DocaResult};
+use doca_soft::testing::{CpuRxq, DeviceMem, DropReason, PktBuf, RxAttr, RxRing, RX_NO_PKT};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -138,7 +136,7 @@ fn full_completion_ring_drops_and_keeps_unconsumed_entries() {
         r.push(&frame(i, 90), 0).unwrap();
     }
     for i in 8..11 {
-        assert_eq!(r.push(&frame(i, 90), 0), Err(RxDropReason::RingFull));
+        assert_eq!(r.push(&frame(i, 90), 0), Err(DropReason::RingFull));
     }
     r.flush();
     let s = r.counters().snapshot();
@@ -159,10 +157,10 @@ fn full_completion_ring_drops_and_keeps_unconsumed_entries() {
 fn too_big_and_stopped_frames_are_dropped_and_counted() {
     let mut buf = vec![0u8; 4 * 128];
     let r = host_ring(&mut buf, 128);
-    assert_eq!(r.push(&[0u8; 129], 0), Err(RxDropReason::TooBig));
+    assert_eq!(r.push(&[0u8; 129], 0), Err(DropReason::TooBig));
     r.push(&[1u8; 128], 0).unwrap();
     r.set_stopped(true);
-    assert_eq!(r.push(&[2u8; 10], 0), Err(RxDropReason::Stopped));
+    assert_eq!(r.push(&[2u8; 10], 0), Err(DropReason::Stopped));
     r.flush();
     let s = r.counters().snapshot();
     assert_eq!((s.received, s.delivered, s.dropped_too_big), (3, 1, 1));
@@ -216,7 +214,7 @@ fn producer_and_consumer_threads_agree_on_every_frame() {
         std::thread::spawn(move || {
             for seq in 0..total {
                 // A full ring drops the frame (counted); the test re-offers it.
-                while r.push(&seq.to_le_bytes(), u64::from(seq)) == Err(RxDropReason::RingFull) {
+                while r.push(&seq.to_le_bytes(), u64::from(seq)) == Err(DropReason::RingFull) {
                     r.flush();
                     std::thread::yield_now();
                 }

@@ -1,18 +1,15 @@
 //! `doca_eth_rxq_*` through the C ABI: argument and state errors, and frames arriving on a
 //! wire port reaching a started queue's ring (consumed on the CPU, host-memory data path).
 
-use doca_soft::ctx::{doca_ctx_start, doca_ctx_stop, Ctx};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::error::DocaError;
-use doca_soft::eth::counters::RxqCountersC;
-use doca_soft::eth::glue::PktBufSpec;
-use doca_soft::eth::ring::RxqHandle;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rxq::*;
-use doca_soft::port::Port;
+use doca_soft::capi::doca_ctx::{doca_ctx_start, doca_ctx_stop, Ctx};
+use doca_soft::capi::doca_dev::Dev;
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::capi::doca_soft_queue::{RxqCountersSnapshot, *};
+use doca_soft::testing::{CpuRxq, Port, PortSpec, RxqHandle};
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
-use std::sync::Arc;
 
 /// Fails the test instead of hanging when an awaited event never comes (not a timing
 /// assertion: the limit is far above any expected wait).
@@ -27,18 +24,16 @@ const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = DevInfo {
-        pci: format!("c{side}:00.0"),
-        iface: format!("{name}{side}"),
-        ibdev: format!("soft_{name}{side}"),
-        mac: [2, 0, 0, 0, 0, side],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    let info = doca_soft::testing::dev_info(
+        &format!("c{side}:00.0"),
+        &format!("{name}{side}"),
+        [2, 0, 0, 0, 0, side],
+        PortSpec::Wire {
             name: name.to_string(),
             side,
         },
-    };
-    Box::into_raw(Box::new(Dev::new(Arc::new(info))))
+    );
+    doca_soft::testing::open_dev(info)
 }
 
 fn create(dev: *mut Dev, burst: u32, pkt: u32) -> *mut EthRxq {
@@ -56,15 +51,11 @@ fn ctx(q: *mut EthRxq) -> *mut Ctx {
 /// A queue with a host packet buffer and a CPU consumer data path, started.
 fn started(dev: *mut Dev, buf: &mut [u8], max_pkt: u32) -> *mut EthRxq {
     let q = create(dev, 64, max_pkt);
-    // SAFETY: live queue.
-    let r = unsafe { &*q };
-    r.set_pkt_buf(PktBufSpec::Host {
-        ptr: buf.as_mut_ptr() as usize,
-        len: buf.len(),
-        mkey: 3,
-    })
-    .unwrap();
-    r.set_host_datapath().unwrap();
+    // SAFETY: a live queue; the buffer outlives its run (the caller's contract).
+    unsafe {
+        doca_soft::testing::rxq_set_host_pkt_buf(q.cast(), buf.as_mut_ptr(), buf.len(), 3).unwrap();
+        doca_soft::testing::rxq_set_host_datapath(q.cast()).unwrap();
+    }
     // SAFETY: live context.
     assert_eq!(unsafe { doca_ctx_start(ctx(q)) }, 0);
     q
@@ -157,30 +148,20 @@ fn state_errors_follow_the_context_state() {
             DocaError::NOT_SUPPORTED.0,
             "start without a data path"
         );
-        (*q).set_host_datapath().unwrap();
+        doca_soft::testing::rxq_set_host_datapath(q.cast()).unwrap();
         assert_eq!(doca_eth_rxq_get_gpu_handle(q, &mut h), BAD_STATE);
         assert_eq!(
             doca_ctx_start(ctx(q)),
             BAD_STATE,
             "start without packet buffer"
         );
-        (*q).set_pkt_buf(PktBufSpec::Host {
-            ptr: buf.as_mut_ptr() as usize,
-            len: 100,
-            mkey: 0,
-        })
-        .unwrap();
+        doca_soft::testing::rxq_set_host_pkt_buf(q.cast(), buf.as_mut_ptr(), 100, 0).unwrap();
         assert_eq!(
             doca_ctx_start(ctx(q)),
             INVALID,
             "buffer smaller than a packet"
         );
-        (*q).set_pkt_buf(PktBufSpec::Host {
-            ptr: buf.as_mut_ptr() as usize,
-            len: buf.len(),
-            mkey: 0,
-        })
-        .unwrap();
+        doca_soft::testing::rxq_set_host_pkt_buf(q.cast(), buf.as_mut_ptr(), buf.len(), 0).unwrap();
         assert_eq!(doca_ctx_start(ctx(q)), 0);
         // Every setter is refused while running.
         assert_eq!(doca_eth_rxq_set_max_burst_size(q, 8), BAD_STATE);
@@ -190,7 +171,7 @@ fn state_errors_follow_the_context_state() {
         assert_eq!(doca_eth_rxq_set_notification_moderation(q, 1, 1), BAD_STATE);
         assert_eq!(doca_eth_rxq_gpu_enable_mcst_qp(q), BAD_STATE);
         assert_eq!(doca_eth_rxq_gpu_set_rq_mem_type(q, 0), BAD_STATE);
-        assert!((*q).set_host_datapath().is_err());
+        assert!(doca_soft::testing::rxq_set_host_datapath(q.cast()).is_err());
         assert_eq!(doca_eth_rxq_destroy(q), BAD_STATE, "destroy while running");
         assert_eq!(doca_eth_rxq_get_gpu_handle(q, &mut h), 0);
         assert!(!h.is_null());
@@ -242,7 +223,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
         let mut h: *mut c_void = null_mut();
         assert_eq!(doca_eth_rxq_get_gpu_handle(q, &mut h), 0);
         let c = CpuRxq::new(h as *mut RxqHandle);
-        let port0 = Port::for_dev((*dev).info()).unwrap();
+        let port0 = doca_soft::testing::port_of(dev).unwrap();
         port0.set_default_queue(Some(2));
         let peer = Port::for_spec(&PortSpec::Wire {
             name: "rxflow".into(),
@@ -265,7 +246,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
             assert!(spins < 20_000, "frames never arrived");
         }
         assert_eq!(got, frames);
-        let mut cnt = RxqCountersC::default();
+        let mut cnt = RxqCountersSnapshot::default();
         // The too-big frame follows the others on the wire: wait until it is counted.
         let t0 = std::time::Instant::now();
         while cnt.dropped_too_big == 0 {
@@ -278,7 +259,7 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
         assert_eq!(cnt.dropped_ring_full, 0);
         port0.set_default_queue(None);
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
-        let mut after = RxqCountersC::default();
+        let mut after = RxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_rxq_get_counters(q, &mut after), 0);
         assert_eq!(after.delivered, 20, "counters kept after stop");
         assert_eq!(doca_eth_rxq_destroy(q), 0);
@@ -288,18 +269,17 @@ fn frames_on_the_wire_reach_the_ring_of_the_applied_queue() {
 
 #[test]
 fn caps_report_cyclic_gpu_queues() {
-    use doca_soft::eth::caps::*;
-    let info = DevInfo {
-        pci: "c9:00.0".into(),
-        iface: "x".into(),
-        ibdev: "soft_x".into(),
-        mac: [0; 6],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    use doca_soft::capi::doca_eth_rxq::*;
+    use doca_soft::testing::MAX_BURST_SIZE;
+    let info = doca_soft::testing::dev_info(
+        "c9:00.0",
+        "x",
+        [0; 6],
+        PortSpec::Wire {
             name: "capx".into(),
             side: 0,
         },
-    };
+    );
     let mut v = 0u32;
     // SAFETY: valid pointers or null where the call must reject it.
     unsafe {

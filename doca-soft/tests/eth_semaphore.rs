@@ -2,9 +2,10 @@
 //! state rules, CPU access rules per memory type, status words, custom info and the device
 //! handle layout.
 
-use doca_soft::error::DocaError;
-use doca_soft::semaphore::*;
-use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_gpunetio::*;
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::testing::SemHandle;
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
@@ -12,7 +13,7 @@ const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
 fn host_sem() -> *mut Semaphore {
-    Box::into_raw(Box::new(Semaphore::new_host()))
+    doca_soft::testing::host_semaphore()
 }
 
 #[test]

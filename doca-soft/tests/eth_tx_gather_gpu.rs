@@ -4,12 +4,11 @@
 //! Without a CUDA driver the test prints "skipped: ..." and returns.
 
 use cudarc::driver::sys;
-use doca_soft::eth::glue::{GpuLink, RuntimeFrames};
-use doca_soft::eth::mem::{FrameSeg, FrameSource};
-use doca_soft::gpu::{
-    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
+use doca_soft::capi::doca_gpunetio::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
-use doca_soft::types::GPU_MEM_TYPE_GPU;
+use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
+use doca_soft::testing::{cuda_available, FrameSeg, FrameSource};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io::Write as _;
 
@@ -46,8 +45,8 @@ fn device_buffer(g: *mut Gpu, pattern: &[u8]) -> u64 {
     let r = unsafe { doca_gpu_mem_alloc(g, pattern.len(), 4096, GPU_MEM_TYPE_GPU, &mut d, &mut c) };
     assert_eq!(r, 0);
     // SAFETY: `g` is a live GPU.
-    let shared = unsafe { &*g }.shared().clone();
-    shared.copy_to_device(d as u64, pattern).unwrap();
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
+    gpu.copy_to_device(d as u64, pattern).unwrap();
     d as u64
 }
 
@@ -65,8 +64,8 @@ fn batched_device_reads_return_each_segment_exactly() {
     let b_bytes: Vec<u8> = (0..65536usize).map(|i| (i * 13 + 5) as u8).collect();
     let a = device_buffer(g, &a_bytes);
     let b = device_buffer(g, &b_bytes);
-    let link = GpuLink::new(g.cast()).unwrap();
-    let frames = RuntimeFrames::new(&link);
+    // SAFETY: a live GPU handle.
+    let frames = unsafe { doca_soft::testing::runtime_frames(g) }.unwrap();
     let seg = |addr: u64, len: usize| FrameSeg {
         addr,
         mkey_be: 0,
@@ -111,7 +110,6 @@ fn batched_device_reads_return_each_segment_exactly() {
         }
     }
     drop(frames);
-    drop(link);
     // SAFETY: live GPU; the buffers came from doca_gpu_mem_alloc and are freed once.
     unsafe {
         assert_eq!(doca_gpu_mem_free(g, a as *mut c_void), 0);

@@ -2,11 +2,10 @@
 //! TX proxy sends them to a test port. Checks exact frames, checksum offload (verified with an
 //! independent checksum), NOTIFY completions, errors, wait-on-time ordering.
 
-use doca_soft::error::{DocaError, DocaResult};
-use doca_soft::eth::mem::MemRanges;
-use doca_soft::eth::ring::{ns_to_wait_on_time, realtime_ns};
-use doca_soft::eth::tx_producer::CpuTxq;
-use doca_soft::eth::tx_proxy::{FrameOut, TxProxy, TxRing, TxRingCfg};
+use doca_soft::capi::doca_error::{DocaError, DocaResult};
+use doca_soft::testing::{
+    ns_to_wait_on_time, realtime_ns, CpuTxq, FrameOut, MemRanges, TxProxy, TxRing, TxRingCfg,
+};
 use std::sync::{Arc, Mutex};
 
 /// A port that records each frame with the CLOCK_REALTIME time it was sent.
@@ -334,13 +333,13 @@ struct RecordingSource {
     inner: MemRanges,
     batches: Mutex<Vec<Vec<u64>>>,
 }
-impl doca_soft::eth::mem::FrameSource for RecordingSource {
+impl doca_soft::testing::FrameSource for RecordingSource {
     fn read(&self, addr: u64, mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
         self.inner.read(addr, mkey_be, len, out)
     }
     fn read_many(
         &self,
-        segs: &[doca_soft::eth::mem::FrameSeg],
+        segs: &[doca_soft::testing::FrameSeg],
         out: &mut Vec<u8>,
         got: &mut Vec<DocaResult<std::ops::Range<usize>>>,
     ) {

@@ -2,20 +2,22 @@
 //! wire into an RX queue (CPU producer and consumer, host-memory data path), NOTIFY and error
 //! PE events in CPU-completion mode.
 
-use doca_soft::ctx::{doca_ctx_start, doca_ctx_stop, Ctx};
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::error::DocaError;
-use doca_soft::eth::counters::TxqCountersC;
-use doca_soft::eth::glue::{register_host_range, unregister_host_range, PktBufSpec};
-use doca_soft::eth::ring::{wait_on_time_to_ns, RxqHandle, TxqHandle};
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rxq::*;
-use doca_soft::eth::tx_events::*;
-use doca_soft::eth::tx_producer::CpuTxq;
-use doca_soft::eth::txq::*;
-use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress};
-use doca_soft::port::Port;
-use doca_soft::types::DocaData;
+use doca_soft::capi::doca_ctx::{doca_ctx_start, doca_ctx_stop, Ctx};
+use doca_soft::capi::doca_dev::Dev;
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_eth_rxq::*;
+use doca_soft::capi::doca_eth_rxq_gpu_data_path::*;
+use doca_soft::capi::doca_eth_txq::*;
+use doca_soft::capi::doca_eth_txq_gpu_data_path::*;
+use doca_soft::capi::doca_pe::{
+    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress,
+};
+use doca_soft::capi::doca_soft_queue::{TxqCountersSnapshot, *};
+use doca_soft::capi::doca_types::DocaData;
+use doca_soft::testing::{
+    register_host_range, unregister_host_range, wait_on_time_to_ns, CpuRxq, CpuTxq, Port, PortSpec,
+    RxqHandle, TxqHandle,
+};
 use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -34,18 +36,16 @@ const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = DevInfo {
-        pci: format!("d{side}:00.0"),
-        iface: format!("{name}{side}"),
-        ibdev: format!("soft_{name}{side}"),
-        mac: [2, 0, 0, 0, 1, side],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    let info = doca_soft::testing::dev_info(
+        &format!("d{side}:00.0"),
+        &format!("{name}{side}"),
+        [2, 0, 0, 0, 1, side],
+        PortSpec::Wire {
             name: name.to_string(),
             side,
         },
-    };
-    Box::into_raw(Box::new(Dev::new(Arc::new(info))))
+    );
+    doca_soft::testing::open_dev(info)
 }
 
 fn create(dev: *mut Dev, burst: u32) -> *mut EthTxq {
@@ -89,7 +89,7 @@ fn null_arguments_and_state_errors() {
             DocaError::NOT_SUPPORTED.0
         );
         assert_eq!(doca_ctx_start(ctx(q)), DocaError::NOT_SUPPORTED.0);
-        (*q).set_host_datapath().unwrap();
+        doca_soft::testing::txq_set_host_datapath(q.cast()).unwrap();
         assert_eq!(doca_eth_txq_get_gpu_handle(q, &mut h), BAD_STATE);
         assert_eq!(doca_eth_txq_gpu_cpu_proxy_progress(q), BAD_STATE);
         assert_eq!(doca_eth_txq_set_wait_on_time_offload(q), 0);
@@ -112,7 +112,7 @@ fn null_arguments_and_state_errors() {
             DocaError::ALREADY_EXIST.0
         );
         let q2 = create(dev, 64);
-        (*q2).set_host_datapath().unwrap();
+        doca_soft::testing::txq_set_host_datapath(q2.cast()).unwrap();
         assert_eq!(doca_ctx_start(ctx(q2)), 0);
         assert_eq!(doca_eth_txq_apply_queue_id(q2, 3), DocaError::IN_USE.0);
         assert_eq!(doca_ctx_stop(ctx(q2)), 0);
@@ -125,22 +125,21 @@ fn null_arguments_and_state_errors() {
 
 #[test]
 fn caps_report_offloads_and_native_wait_on_time() {
-    let info = DevInfo {
-        pci: "d9:00.0".into(),
-        iface: "y".into(),
-        ibdev: "soft_y".into(),
-        mac: [0; 6],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    let info = doca_soft::testing::dev_info(
+        "d9:00.0",
+        "y",
+        [0; 6],
+        PortSpec::Wire {
             name: "capy".into(),
             side: 0,
         },
-    };
+    );
     let mut mode = 0u32;
     let mut burst = 0u32;
     // SAFETY: valid pointers or null where the call must reject it.
     unsafe {
-        use doca_soft::eth::caps::*;
+        use doca_soft::capi::doca_eth_txq::*;
+        use doca_soft::testing::MAX_BURST_SIZE;
         assert_eq!(doca_eth_txq_cap_is_l3_chksum_offload_supported(&info), 0);
         assert_eq!(doca_eth_txq_cap_is_l4_chksum_offload_supported(&info), 0);
         assert_eq!(
@@ -211,17 +210,12 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
         // Receiver on side 1.
         let mut rq = null_mut();
         assert_eq!(doca_eth_rxq_create(rx_dev, 64, 256, &mut rq), 0);
-        (*rq)
-            .set_pkt_buf(PktBufSpec::Host {
-                ptr: rx_buf.as_mut_ptr() as usize,
-                len: rx_buf.len(),
-                mkey: 1,
-            })
+        doca_soft::testing::rxq_set_host_pkt_buf(rq.cast(), rx_buf.as_mut_ptr(), rx_buf.len(), 1)
             .unwrap();
-        (*rq).set_host_datapath().unwrap();
+        doca_soft::testing::rxq_set_host_datapath(rq.cast()).unwrap();
         assert_eq!(doca_ctx_start(doca_eth_rxq_as_doca_ctx(rq)), 0);
         assert_eq!(doca_eth_rxq_apply_queue_id(rq, 0), 0);
-        Port::for_dev((*rx_dev).info())
+        doca_soft::testing::port_of(rx_dev)
             .unwrap()
             .set_default_queue(Some(0));
         let mut rh: *mut c_void = null_mut();
@@ -230,7 +224,7 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
 
         // Sender on side 0, CPU completions as PE events, proxy driven by the application.
         let q = create(tx_dev, 64);
-        (*q).set_host_datapath().unwrap();
+        doca_soft::testing::txq_set_host_datapath(q.cast()).unwrap();
         assert_eq!(doca_eth_txq_gpu_set_uar_on_cpu(q), 0);
         assert_eq!(
             doca_eth_txq_gpu_event_notify_send_packet_register(
@@ -273,12 +267,12 @@ fn txq_sends_over_a_wire_into_an_rxq_with_pe_events() {
         assert_eq!(n.iter().map(|e| e.0).collect::<Vec<_>>(), vec![1, 4]);
         assert!(n.iter().all(|e| e.1 > 0), "timestamps set");
         assert_eq!(ERRORS.load(Ordering::SeqCst), 1);
-        let mut c = TxqCountersC::default();
+        let mut c = TxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
         assert_eq!((c.sent, c.completed, c.errors), (5, 3, 1));
 
         assert_eq!(doca_ctx_stop(ctx(q)), 0);
-        let mut after = TxqCountersC::default();
+        let mut after = TxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_txq_get_counters(q, &mut after), 0);
         assert_eq!(after, c, "counters kept after stop");
         assert_eq!(doca_eth_txq_destroy(q), 0);
@@ -306,8 +300,8 @@ fn proxy_thread_sends_without_application_progress() {
     // The peer port gets a sink so that the wire has a reader (frames queue on side 1).
     let mut rx_buf = vec![0u8; 16 * 128];
     let ring = Arc::new(
-        doca_soft::eth::rx_proxy::RxRing::new(
-            doca_soft::eth::mem::PktBuf::host(rx_buf.as_mut_ptr(), rx_buf.len(), 0),
+        doca_soft::testing::RxRing::new(
+            doca_soft::testing::PktBuf::host(rx_buf.as_mut_ptr(), rx_buf.len(), 0),
             128,
             None,
         )
@@ -318,7 +312,7 @@ fn proxy_thread_sends_without_application_progress() {
     // SAFETY: live objects; host data path.
     unsafe {
         let q = create(tx_dev, 32);
-        (*q).set_host_datapath().unwrap();
+        doca_soft::testing::txq_set_host_datapath(q.cast()).unwrap();
         assert_eq!(doca_eth_txq_gpu_set_completion_on_gpu(q), 0);
         assert_eq!(doca_ctx_start(ctx(q)), 0);
         let mut th: *mut c_void = null_mut();
@@ -351,7 +345,7 @@ fn proxy_thread_sends_without_application_progress() {
 
 #[test]
 fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_mmap::*;
     let tx_dev = wire_dev("txmmap", 0);
     let rx_dev = wire_dev("txmmap", 1);
     let mut rx_mem = vec![0u8; 32 * 256];
@@ -387,7 +381,7 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
             doca_eth_rxq_set_pkt_buf(rq, rm, 256, rx_mem.len() as u32),
             0
         );
-        (*rq).set_host_datapath().unwrap();
+        doca_soft::testing::rxq_set_host_datapath(rq.cast()).unwrap();
         let rctx = doca_eth_rxq_as_doca_ctx(rq);
         assert_eq!(doca_ctx_start(rctx), BAD_STATE, "mmap not started");
         assert_eq!(doca_mmap_start(rm), 0);
@@ -396,7 +390,7 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
         assert_eq!(doca_ctx_start(rctx), 0);
         assert_eq!(doca_mmap_destroy(rm), DocaError::IN_USE.0, "queue uses it");
         assert_eq!(doca_eth_rxq_apply_queue_id(rq, 0), 0);
-        Port::for_dev((*rx_dev).info())
+        doca_soft::testing::port_of(rx_dev)
             .unwrap()
             .set_default_queue(Some(0));
         let mut rh: *mut c_void = null_mut();
@@ -410,7 +404,7 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
         let rx = CpuRxq::new(rh as *mut RxqHandle);
 
         let q = create(tx_dev, 32);
-        (*q).set_host_datapath().unwrap();
+        doca_soft::testing::txq_set_host_datapath(q.cast()).unwrap();
         assert_eq!(doca_eth_txq_gpu_set_uar_on_cpu(q), 0);
         assert_eq!(doca_ctx_start(ctx(q)), 0);
         let mut th: *mut c_void = null_mut();
@@ -422,9 +416,11 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
         tx.send(base + 1000, mkey.to_be(), 200, false);
         // Past the end of the mmap: refused (counted as an error).
         tx.send(base + 4000, mkey.to_be(), 200, false);
-        while doca_eth_txq_gpu_cpu_proxy_progress(q) == 0
-            && (*q).proxy().unwrap().counters().snapshot().errors == 0
-        {}
+        while doca_eth_txq_gpu_cpu_proxy_progress(q) == 0 && {
+            let mut c = TxqCountersSnapshot::default();
+            assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
+            c.errors == 0
+        } {}
         let mut got = Vec::new();
         let t0 = std::time::Instant::now();
         while got.len() < 2 {
@@ -433,7 +429,7 @@ fn mmap_packet_buffers_and_mkey_addressed_frames_loop_over_a_wire() {
         }
         assert_eq!(got[0], &tx_mem[..100]);
         assert_eq!(got[1], &tx_mem[1000..1200]);
-        let mut c = TxqCountersC::default();
+        let mut c = TxqCountersSnapshot::default();
         assert_eq!(doca_soft_eth_txq_get_counters(q, &mut c), 0);
         assert_eq!((c.sent, c.errors), (2, 1));
 

@@ -8,13 +8,11 @@ use std::ptr::{null, null_mut};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use doca_soft::dev::{Dev, DevInfo, PortSpec};
-use doca_soft::error::DocaError;
-use doca_soft::flow::c_api::*;
-use doca_soft::flow::parser::build::{icmp4_echo, tcp4, udp4};
-use doca_soft::flow::state::{FlowCfg, FlowPort, PipeCfg, PortCfg};
-use doca_soft::flow::sys::*;
-use doca_soft::port::Port;
+use doca_soft::capi::doca_dev::Dev;
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_flow::{FlowCfg, FlowPort, PipeCfg, PortCfg, *};
+use doca_soft::testing::frames::{icmp4_echo, tcp4, udp4};
+use doca_soft::testing::PortSpec;
 use support::{eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -29,18 +27,16 @@ const ALREADY_EXIST: u32 = DocaError::ALREADY_EXIST.0;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = DevInfo {
-        pci: format!("f{side}:00.0"),
-        iface: format!("{name}{side}"),
-        ibdev: format!("soft_{name}{side}"),
-        mac: [2, 0, 0, 0, 0, side],
-        ipv4: None,
-        spec: PortSpec::Wire {
+    let info = doca_soft::testing::dev_info(
+        &format!("f{side}:00.0"),
+        &format!("{name}{side}"),
+        [2, 0, 0, 0, 0, side],
+        PortSpec::Wire {
             name: name.to_string(),
             side,
         },
-    };
-    Box::into_raw(Box::new(Dev::new(Arc::new(info))))
+    );
+    doca_soft::testing::open_dev(info)
 }
 
 fn init(queues: u16) {
@@ -185,7 +181,8 @@ fn basic_entry(
 
 fn query(e: *mut doca_flow_pipe_entry) -> (u32, u64, u64) {
     let mut q = doca_flow_resource_query_v1::default();
-    let rc = doca_flow_resource_query_entry_v1(e, &mut q);
+    // SAFETY: a live entry handle (or a stale one, which the call rejects); valid storage.
+    let rc = unsafe { doca_flow_resource_query_entry_v1(e, &mut q) };
     let c = unsafe { q.__bindgen_anon_1.counter };
     (rc, c.total_pkts, c.total_bytes)
 }
@@ -199,7 +196,7 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     let (tx_dev, rx_dev) = (wire_dev(&name, 0), wire_dev(&name, 1));
     init(1);
     let port = start_port(rx_dev, 0);
-    let soft = Port::for_dev(unsafe { &*rx_dev }.info()).unwrap();
+    let soft = unsafe { doca_soft::testing::port_of(rx_dev) }.unwrap();
     let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
     soft.register_rx_queue(0, sink.clone()).unwrap();
 
@@ -228,7 +225,7 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     let root_entry = control_entry(root, &rm, null(), 0, &pipe_fwd(udp));
     assert_eq!(doca_flow_entries_process(port, 0, 0, 0), OK);
 
-    let tx = Port::for_dev(unsafe { &*tx_dev }.info()).unwrap();
+    let tx = unsafe { doca_soft::testing::port_of(tx_dev) }.unwrap();
     let mut udp_bytes = 0u64;
     for i in 0..10u8 {
         let f = udp4(
@@ -256,18 +253,18 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     let pc = soft.counters();
     assert_eq!((pc.delivered, pc.dropped_no_match), (10, 5));
     assert_eq!(query(udp_entry), (OK, 10, udp_bytes));
-    let mut cc = doca_soft::port::CountersSnapshot::default();
+    let mut cc = doca_soft::capi::doca_soft_port::PortCountersSnapshot::default();
     assert_eq!(
-        unsafe { doca_soft::port::doca_soft_port_get_counters(rx_dev, &mut cc) },
+        unsafe { doca_soft::capi::doca_soft_port::doca_soft_port_get_counters(rx_dev, &mut cc) },
         OK
     );
     assert_eq!(cc, soft.counters());
     assert_eq!(
-        unsafe { doca_soft::port::doca_soft_port_get_counters(null(), &mut cc) },
+        unsafe { doca_soft::capi::doca_soft_port::doca_soft_port_get_counters(null(), &mut cc) },
         INVALID
     );
     assert_eq!(
-        unsafe { doca_soft::port::doca_soft_port_get_counters(rx_dev, null_mut()) },
+        unsafe { doca_soft::capi::doca_soft_port::doca_soft_port_get_counters(rx_dev, null_mut()) },
         INVALID
     );
     assert_eq!(
@@ -293,7 +290,7 @@ fn simple_receive_pipeline_delivers_udp_only_and_counts() {
     assert_eq!(doca_flow_port_stop(port), OK);
     assert!(!soft.dispatcher_running(), "last user gone");
     assert_eq!(
-        unsafe { &*rx_dev }.users(),
+        unsafe { doca_soft::testing::dev_users(rx_dev) },
         0,
         "flow port released the device"
     );
@@ -308,7 +305,7 @@ fn basic_template_entries_and_rss_over_four_queues() {
     let (tx_dev, rx_dev) = (wire_dev(&name, 0), wire_dev(&name, 1));
     init(1);
     let port = start_port(rx_dev, 3);
-    let soft = Port::for_dev(unsafe { &*rx_dev }.info()).unwrap();
+    let soft = unsafe { doca_soft::testing::port_of(rx_dev) }.unwrap();
     let sinks: Vec<Arc<RecordingSink>> = (0..6)
         .map(|_| Arc::new(RecordingSink::new(2048, usize::MAX)))
         .collect();
@@ -337,7 +334,7 @@ fn basic_template_entries_and_rss_over_four_queues() {
     let web = basic_entry(pipe, &e80, &to5);
     assert_eq!(doca_flow_entries_process(port, 0, 0, 0), OK);
 
-    let tx = Port::for_dev(unsafe { &*tx_dev }.info()).unwrap();
+    let tx = unsafe { doca_soft::testing::port_of(tx_dev) }.unwrap();
     for flow in 0..200u16 {
         tx.send(&udp4(
             [10, 9, (flow >> 8) as u8, flow as u8],
@@ -641,7 +638,8 @@ fn state_and_argument_errors() {
 
 fn cfg_for_reinit() -> *mut FlowCfg {
     let mut cfg: *mut FlowCfg = null_mut();
-    assert_eq!(doca_flow_cfg_create(&mut cfg), OK);
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { doca_flow_cfg_create(&mut cfg) }, OK);
     cfg // leaked on purpose: the call under test fails and the test ends soon after
 }
 
@@ -655,7 +653,7 @@ fn masked_control_entries_and_priorities() {
     let (tx_dev, rx_dev) = (wire_dev(&name, 0), wire_dev(&name, 1));
     init(1);
     let port = start_port(rx_dev, 0);
-    let soft = Port::for_dev(unsafe { &*rx_dev }.info()).unwrap();
+    let soft = unsafe { doca_soft::testing::port_of(rx_dev) }.unwrap();
     let sinks: Vec<(u16, Arc<RecordingSink>)> = [0u16, 4, 12, 16]
         .iter()
         .map(|&q| (q, Arc::new(RecordingSink::new(2048, usize::MAX))))
@@ -735,7 +733,7 @@ fn masked_control_entries_and_priorities() {
     );
     assert_eq!(doca_flow_entries_process(port, 0, 0, 0), OK);
 
-    let tx = Port::for_dev(unsafe { &*tx_dev }.info()).unwrap();
+    let tx = unsafe { doca_soft::testing::port_of(tx_dev) }.unwrap();
     let (a, b) = ([10, 0, 0, 1], [10, 0, 0, 2]);
     let traffic = [
         udp4(a, b, 1, 53, b"dns"),

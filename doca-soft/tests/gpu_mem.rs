@@ -3,12 +3,13 @@
 //! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
 
 use cudarc::driver::sys;
-use doca_soft::error::DocaError;
-use doca_soft::gpu::{
-    cuda_available, doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc,
-    doca_gpu_mem_free, Gpu,
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_gpunetio::{
+    doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc, doca_gpu_mem_free,
+    Gpu,
 };
-use doca_soft::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
+use doca_soft::testing::cuda_available;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 /// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
@@ -92,7 +93,7 @@ fn device_memory_round_trip_alignment_and_double_free() {
     };
     let g = open(&bus);
     // SAFETY: g is live until destroyed at the end.
-    let gpu = unsafe { &*g };
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
     let (d, c) = alloc(g, 4096 + 3, 65536, GPU_MEM_TYPE_GPU);
     assert!(c.is_null(), "GPU memory has no CPU pointer");
     assert_eq!(d as u64 % 65536, 0, "alignment honoured");
@@ -122,7 +123,7 @@ fn mapped_memory_is_visible_from_both_sides() {
     };
     let g = open(&bus);
     // SAFETY: g is live until destroyed at the end.
-    let gpu = unsafe { &*g };
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
     for t in [GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU_CPU] {
         let (d, c) = alloc(g, 1000, 4096, t);
         assert!(!c.is_null(), "type {t} has a CPU pointer");
@@ -215,19 +216,19 @@ fn destroy_frees_leftover_memory() {
     let (d, _) = alloc(g, 1 << 20, 0, GPU_MEM_TYPE_GPU);
     // SAFETY: g from doca_gpu_create; d was not freed by the program.
     unsafe { assert_eq!(doca_gpu_destroy(g), 0) };
-    assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_none());
+    assert!(!doca_soft::testing::gpu_memory_registered(d as u64, 1));
 }
 
 #[test]
 fn mmap_of_gpu_memory_and_buf_arr_handle() {
-    use doca_soft::buf_arr::*;
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_buf_array::*;
+    use doca_soft::capi::doca_mmap::*;
     let Some(bus) = first_gpu_bus_id() else {
         return;
     };
     let g = open(&bus);
     // SAFETY: g is live until destroyed at the end.
-    let gpu = unsafe { &*g };
+    let gpu = unsafe { doca_soft::testing::GpuView::new(g) }.unwrap();
     let size = 1 << 16;
     let (d, _) = alloc(g, size, 4096, GPU_MEM_TYPE_GPU);
     let (mut m, mut a) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -237,8 +238,8 @@ fn mmap_of_gpu_memory_and_buf_arr_handle() {
         assert_eq!(doca_mmap_create(&mut m), 0);
         assert_eq!(doca_mmap_set_memrange(m, d, size), 0);
         assert_eq!(doca_mmap_start(m), 0);
-        let mm: &Mmap = &*m;
-        assert!(mm.gpu().is_some(), "range is GPU memory");
+        let mm = doca_soft::testing::MmapView::new(m).unwrap();
+        assert!(mm.gpu_addr().is_some(), "range is GPU memory");
         assert!(mm.cpu_ptr().is_none(), "device-only memory");
         mm.write_at(100, b"hello gpu").unwrap();
         let mut back = [0u8; 9];
@@ -270,7 +271,7 @@ fn mmap_of_gpu_memory_and_buf_arr_handle() {
 
 #[test]
 fn mmap_by_cpu_address_of_mapped_memory() {
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_mmap::*;
     let Some(bus) = first_gpu_bus_id() else {
         return;
     };
@@ -282,11 +283,11 @@ fn mmap_by_cpu_address_of_mapped_memory() {
         assert_eq!(doca_mmap_create(&mut m), 0);
         assert_eq!(doca_mmap_set_memrange(m, c, 4096), 0);
         assert_eq!(doca_mmap_start(m), 0);
-        let mm: &Mmap = &*m;
+        let mm = doca_soft::testing::MmapView::new(m).unwrap();
         let r = mm
-            .gpu_range()
+            .gpu_addr()
             .expect("CPU address of a GPU allocation is recognised");
-        assert_eq!(r.gpu_addr, d as u64);
+        assert_eq!(r, d as u64);
         assert_eq!(mm.cpu_ptr(), Some(c.cast::<u8>()));
         mm.write_at(0, b"abc").unwrap();
         assert_eq!(std::slice::from_raw_parts(c.cast::<u8>(), 3), b"abc");
@@ -298,7 +299,7 @@ fn mmap_by_cpu_address_of_mapped_memory() {
 
 #[test]
 fn objects_using_a_destroyed_gpu_keep_its_memory() {
-    use doca_soft::mmap::*;
+    use doca_soft::capi::doca_mmap::*;
     let Some(bus) = first_gpu_bus_id() else {
         return;
     };
@@ -315,16 +316,16 @@ fn objects_using_a_destroyed_gpu_keep_its_memory() {
             0,
             "destroy succeeds while the mmap uses the GPU"
         );
-        let mm: &Mmap = &*m;
+        let mm = doca_soft::testing::MmapView::new(m).unwrap();
         mm.write_at(8, b"still here").unwrap();
         let mut back = [0u8; 10];
         mm.read_at(8, &mut back).unwrap();
         assert_eq!(&back, b"still here");
-        assert!(doca_soft::gpu::registry::lookup(d as u64, 1).is_some());
+        assert!(doca_soft::testing::gpu_memory_registered(d as u64, 1));
         assert_eq!(doca_mmap_destroy(m), 0);
     }
     assert!(
-        doca_soft::gpu::registry::lookup(d as u64, 1).is_none(),
+        !doca_soft::testing::gpu_memory_registered(d as u64, 1),
         "leftover memory freed with the last user"
     );
 }

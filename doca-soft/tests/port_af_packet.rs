@@ -7,7 +7,7 @@ use std::net::UdpSocket;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
+use doca_soft::testing::{Entry, Field, FieldMatch, Fwd};
 use support::{af_packet_allowed, control_root, eventually, lo_port, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -86,7 +86,10 @@ fn lo_udp_pipe_delivers_exactly_the_sent_datagrams() {
     assert_eq!(port.counters().sent, 101);
     let too_big = vec![0u8; port.max_frame() + 1];
     let (sent, r) = port.send_batch(&[&batch[0], &too_big, &batch[1]]);
-    assert_eq!((sent, r), (1, Err(doca_soft::error::DocaError::TOO_BIG)));
+    assert_eq!(
+        (sent, r),
+        (1, Err(doca_soft::capi::doca_error::DocaError::TOO_BIG))
+    );
     port.unregister_rx_queue(7);
     assert!(!port.dispatcher_running());
 }

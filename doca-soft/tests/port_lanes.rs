@@ -15,14 +15,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
-use doca_soft::dev::PortSpec;
-use doca_soft::eth::mem::PktBuf;
-use doca_soft::eth::rx_consumer::CpuRxq;
-use doca_soft::eth::rx_proxy::RxRing;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
-use doca_soft::flow::parser::build::udp4;
-use doca_soft::flow::rss::{RSS_IPV4, RSS_UDP};
-use doca_soft::port::{lane_cap, Port, RxDrop, RxSink, LANES_ENV};
+use doca_soft::testing::frames::udp4;
+use doca_soft::testing::{
+    lane_cap, CpuRxq, DropReason, Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, PktBuf, Port,
+    PortSpec, RxRing, RxSink, LANES_ENV, RSS_IPV4, RSS_UDP,
+};
 use support::{af_packet_allowed, control_root, eventually, lo_port, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -164,7 +161,7 @@ impl WatchedSink {
 }
 
 impl RxSink for WatchedSink {
-    fn push(&self, _frame: &[u8], _ts: u64) -> Result<(), RxDrop> {
+    fn push(&self, _frame: &[u8], _ts: u64) -> Result<(), DropReason> {
         self.note();
         self.frames.fetch_add(1, Ordering::Relaxed);
         Ok(())
@@ -347,14 +344,19 @@ fn two_producers_on_one_ring_keep_each_ones_order_and_every_frame() {
     let r = host_ring(64, 128);
     let per = 20_000u32;
     let pushed = Mutex::new([0u32; 2]);
+    // Set when the consumer stops (all frames in, or its time limit): a producer facing a
+    // full ring then gives up instead of spinning forever, so a slow run fails, not hangs.
+    let consumer_done = AtomicBool::new(false);
     let got = std::thread::scope(|sc| {
         for t in 0..2u8 {
-            let (ring, pushed) = (&r.ring, &pushed);
+            let (ring, pushed, done) = (&r.ring, &pushed, &consumer_done);
             sc.spawn(move || {
                 let mut seq = 0;
                 while seq < per {
                     if ring.push(&tagged(t, 0, seq), u64::from(seq)).is_ok() {
                         seq += 1;
+                    } else if done.load(Ordering::Acquire) {
+                        break;
                     } else {
                         std::thread::yield_now();
                     }
@@ -366,7 +368,9 @@ fn two_producers_on_one_ring_keep_each_ones_order_and_every_frame() {
                 pushed.lock().unwrap()[usize::from(t)] = seq;
             });
         }
-        consume_all(&r.ring, 2 * per as usize, false)
+        let got = consume_all(&r.ring, 2 * per as usize, false);
+        consumer_done.store(true, Ordering::Release);
+        got
     });
     assert_eq!(got.len(), 2 * per as usize, "every frame published");
     let counts = check_flow_order(&got);

@@ -8,10 +8,8 @@ use std::fs::File;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::dev::PortSpec;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
-use doca_soft::flow::parser::build::{tcp4, udp4};
-use doca_soft::port::Port;
+use doca_soft::testing::frames::{tcp4, udp4};
+use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Port, PortSpec};
 use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
 use support::{control_root, eventually, RecordingSink};
 

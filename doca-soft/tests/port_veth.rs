@@ -11,10 +11,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::dev::PortSpec;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
-use doca_soft::flow::parser::build::udp4;
-use doca_soft::port::Port;
+use doca_soft::testing::frames::udp4;
+use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use support::{eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);

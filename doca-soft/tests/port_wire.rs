@@ -6,11 +6,9 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::dev::PortSpec;
-use doca_soft::error::DocaError;
-use doca_soft::flow::classify::{Entry, Field, FieldMatch, Fwd};
-use doca_soft::flow::parser::build::udp4;
-use doca_soft::port::Port;
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::testing::frames::udp4;
+use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Port, PortSpec};
 use support::{control_root, eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);

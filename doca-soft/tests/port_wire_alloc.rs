@@ -11,9 +11,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doca_soft::dev::PortSpec;
-use doca_soft::flow::parser::build::udp4;
-use doca_soft::port::{Port, RxDrop, RxSink};
+use doca_soft::testing::frames::udp4;
+use doca_soft::testing::{DropReason, Port, PortSpec, RxSink};
 use support::unique;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
@@ -78,7 +77,7 @@ struct SequenceSink {
 }
 
 impl RxSink for SequenceSink {
-    fn push(&self, frame: &[u8], _ts: u64) -> Result<(), RxDrop> {
+    fn push(&self, frame: &[u8], _ts: u64) -> Result<(), DropReason> {
         let n = self.next.fetch_add(1, Ordering::AcqRel);
         if frame != &self.frames[(n % u64::from(PATTERNS)) as usize][..] {
             self.out_of_order.fetch_add(1, Ordering::Relaxed);

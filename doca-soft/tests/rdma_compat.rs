@@ -399,19 +399,41 @@ fn without_rdma_core_the_shim_and_idirafter_find_the_compat_subset() {
         );
     }
 
-    // ...and a program's own #include <infiniband/...> works with -idirafter compat.
-    let out = Command::new("gcc")
-        .args(&flags)
-        .args(["-fsyntax-only", "-idirafter"])
-        .arg(include_dir().join("compat"))
-        .arg(&direct)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "-idirafter compat:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // ...and a program's own #include <infiniband/...> (or <rdma/rdma_cma.h>, for
+    // doca_rdma.h) works with -idirafter compat, in C and C++.
+    let cm = tmp.path().join("cm.c");
+    std::fs::write(
+        &cm,
+        "#include <rdma/rdma_cma.h>\n#include <infiniband/verbs.h>\n\
+         struct rdma_cm_id *id_of(struct ibv_pd *pd);\n\
+         int x[sizeof(union ibv_gid) == 16 ? 1 : -1];\n",
+    )
+    .unwrap();
+    for (cc, lang) in [("gcc", "c"), ("g++", "c++")] {
+        for file in [&direct, &cm] {
+            let out = Command::new(cc)
+                .args(&flags)
+                .args([
+                    "-x",
+                    lang,
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    "-fsyntax-only",
+                    "-idirafter",
+                ])
+                .arg(include_dir().join("compat"))
+                .arg(file)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{cc} -idirafter compat {}:\n{}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
 }
 
 #[test]

@@ -5,15 +5,17 @@
 
 mod urom_support;
 
-use doca_soft::buf::{doca_buf_get_data, doca_buf_set_data};
-use doca_soft::ctx::{
+use doca_soft::capi::doca_buf::{doca_buf_get_data, doca_buf_set_data};
+use doca_soft::capi::doca_ctx::{
     doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
 };
-use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, Pe};
-use doca_soft::task::{doca_task_get_status, doca_task_submit};
-use doca_soft::types::DocaData;
-use doca_soft::urom::host_worker::*;
-use doca_soft::urom::service::*;
+use doca_soft::capi::doca_pe::{
+    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, doca_task_get_status,
+    doca_task_submit, Pe,
+};
+use doca_soft::capi::doca_types::DocaData;
+use doca_soft::capi::doca_urom::*;
+use doca_soft::testing::urom::set_service_addr;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -134,7 +136,7 @@ fn echo(w: *mut UromWorker, pe: *mut Pe, plugin: u64, data: u64) {
         assert_eq!(doca_buf_set_data(payload, p, 16), 0);
         doca_urom_worker_cmd_task_set_cb(t, Some(on_echo));
         let task = doca_urom_worker_cmd_task_as_task(t);
-        doca_soft::task::doca_task_set_user_data(task, DocaData { u64: data });
+        doca_soft::capi::doca_pe::doca_task_set_user_data(task, DocaData { u64: data });
         assert_eq!(doca_task_submit(task), 0);
     }
     progress_until(&[pe], || {

@@ -3,17 +3,19 @@
 
 mod urom_support;
 
-use doca_soft::buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
-use doca_soft::ctx::{
+use doca_soft::capi::doca_buf::{doca_buf_get_data, doca_buf_get_data_len, doca_buf_set_data};
+use doca_soft::capi::doca_ctx::{
     doca_ctx_get_state, doca_ctx_start, doca_ctx_stop, Ctx, STATE_IDLE, STATE_RUNNING,
     STATE_STARTING,
 };
-use doca_soft::error::DocaError;
-use doca_soft::pe::{doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, Pe};
-use doca_soft::task::{doca_task_get_status, doca_task_submit, Task};
-use doca_soft::types::DocaData;
-use doca_soft::urom::host_worker::*;
-use doca_soft::urom::service::*;
+use doca_soft::capi::doca_error::DocaError;
+use doca_soft::capi::doca_pe::{
+    doca_pe_connect_ctx, doca_pe_create, doca_pe_destroy, doca_pe_progress, doca_task_get_status,
+    doca_task_submit, Pe, Task,
+};
+use doca_soft::capi::doca_types::DocaData;
+use doca_soft::capi::doca_urom::*;
+use doca_soft::testing::urom::{set_service_addr, DEFAULT_MAX_MSG};
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 use urom_support::*;
@@ -195,7 +197,7 @@ fn submit_echo(w: *mut UromWorker, plugin: u64, kind: u64, data: u64, cookie: &m
         *(doca_urom_worker_cmd_task_get_user_data(t) as *mut u64) = 0xfeed;
         doca_urom_worker_cmd_task_set_cb(t, Some(on_cmd));
         let task = doca_urom_worker_cmd_task_as_task(t);
-        doca_soft::task::doca_task_set_user_data(
+        doca_soft::capi::doca_pe::doca_task_set_user_data(
             task,
             DocaData {
                 ptr: cookie as *mut Cookie as *mut c_void,
@@ -258,7 +260,7 @@ fn service_worker_commands_and_gid_query() {
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
     assert_eq!(plugin.version, 1);
-    let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+    let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
     // SAFETY: live service.
     assert_eq!(unsafe { doca_urom_service_get_cpuset(s.svc, &mut cpus) }, 0);
     assert!(cpus.ucs_bits.iter().any(|w| *w != 0));
@@ -267,11 +269,14 @@ fn service_worker_commands_and_gid_query() {
     // SAFETY: out pointer.
     assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
     let w1 = start_worker(&s, pe, 4, 0, plugin.id);
-    let w2 = start_worker(&s, pe, WORKER_ID_ANY, 1, plugin.id);
+    let w2 = start_worker(&s, pe, DOCA_UROM_WORKER_ID_ANY, 1, plugin.id);
     let mut id2 = 0;
     // SAFETY: live worker.
     assert_eq!(unsafe { doca_urom_worker_get_id(w2, &mut id2) }, 0);
-    assert_ne!(id2, WORKER_ID_ANY, "ANY resolves to a generated id");
+    assert_ne!(
+        id2, DOCA_UROM_WORKER_ID_ANY,
+        "ANY resolves to a generated id"
+    );
 
     let mut c = Cookie {
         done: false,
@@ -311,7 +316,7 @@ fn service_worker_commands_and_gid_query() {
                 0
             );
             let task = doca_urom_service_get_workers_by_gid_task_as_task(t);
-            doca_soft::task::doca_task_set_user_data(task, DocaData { u64: gid as u64 });
+            doca_soft::capi::doca_pe::doca_task_set_user_data(task, DocaData { u64: gid as u64 });
             assert_eq!(doca_task_submit(task), 0);
         }
     }
@@ -328,7 +333,7 @@ fn service_worker_commands_and_gid_query() {
         assert_eq!(doca_urom_worker_set_service(w3, s.svc), 0);
         assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w3)), 0);
         assert_eq!(doca_urom_worker_set_plugins(w3, plugin.id), 0);
-        let mut bad = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        let mut bad = ucx_sys::sys::ucs_cpu_set_t::default();
         bad.ucs_bits[15] = 1 << 63;
         assert_eq!(doca_urom_worker_set_cpuset(w3, bad), 0);
         assert_eq!(
@@ -451,7 +456,7 @@ fn api_rejects_bad_arguments_and_states() {
         assert_eq!(doca_urom_worker_set_plugins(w, 1), 0);
         // A CPU set outside the service's is refused at start (the service is not even
         // started here, so it offers none).
-        let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
         cpus.ucs_bits[15] = 1 << 63;
         assert_eq!(doca_urom_worker_set_cpuset(w, cpus), 0);
         // Service not started (no daemon address): the worker cannot start.
@@ -496,7 +501,6 @@ unsafe extern "C" fn solo_free(_req: *mut c_void) -> u32 {
 
 #[test]
 fn domain_exchanges_addresses_and_plugins_look_them_up() {
-    use doca_soft::urom::domain::*;
     let dir = tempfile::tempdir().unwrap();
     build_c_plugin("worker_echo_c", dir.path());
     let d = Daemon::start(dir.path().to_str().unwrap(), &[]);

@@ -30,10 +30,9 @@ pub fn wire(name: &str) -> (Device, Device) {
 }
 
 /// The runtime's port behind `dev`.
-pub fn soft_port(dev: &Device) -> Arc<doca_soft::port::Port> {
+pub fn soft_port(dev: &Device) -> Arc<doca_soft::testing::Port> {
     // SAFETY: with the soft backend a `doca_dev` is doca-soft's `Dev`; `dev` keeps it open.
-    let d = unsafe { &*(dev.as_raw() as *const doca_soft::dev::Dev) };
-    doca_soft::port::Port::for_dev(d.info()).unwrap()
+    unsafe { doca_soft::testing::port_of(dev.as_raw().cast()) }.unwrap()
 }
 
 /// A host-memory packet buffer of `len` bytes mapped for `dev` (leaked: the test process
@@ -52,7 +51,7 @@ pub fn host_mmap(dev: &Device, len: usize) -> Mmap {
     .unwrap()
 }
 
-fn soft_err(op: &'static str, e: doca_soft::error::DocaError) -> Error {
+fn soft_err(op: &'static str, e: doca_soft::capi::doca_error::DocaError) -> Error {
     let code = DocaError::result(sys::doca_error(e.0)).unwrap_err();
     Error::Doca { op, code }
 }
@@ -62,25 +61,23 @@ fn soft_err(op: &'static str, e: doca_soft::error::DocaError) -> Error {
 pub fn rxq_host_datapath(raw: *mut sys::doca_eth_rxq) -> Result<()> {
     // SAFETY: with the soft backend a `doca_eth_rxq` is doca-soft's `EthRxq`; the builder
     // passes a live queue.
-    let q = unsafe { &*(raw as *const doca_soft::eth::rxq::EthRxq) };
-    q.set_host_datapath()
+    unsafe { doca_soft::testing::rxq_set_host_datapath(raw.cast()) }
         .map_err(|e| soft_err("set_host_datapath", e))
 }
 
 /// `EthTxqBuilder::configure_raw` step: rings in host memory, produced on the CPU.
 pub fn txq_host_datapath(raw: *mut sys::doca_eth_txq) -> Result<()> {
     // SAFETY: as in `rxq_host_datapath`, for a TX queue.
-    let q = unsafe { &*(raw as *const doca_soft::eth::txq::EthTxq) };
-    q.set_host_datapath()
+    unsafe { doca_soft::testing::txq_set_host_datapath(raw.cast()) }
         .map_err(|e| soft_err("set_host_datapath", e))
 }
 
 /// The CPU consumer of a host-data-path RX queue.
-pub fn cpu_rxq(q: &doca_gpunetio::EthRxq) -> doca_soft::eth::rx_consumer::CpuRxq {
+pub fn cpu_rxq(q: &doca_gpunetio::EthRxq) -> doca_soft::testing::CpuRxq {
     let h = q.gpu_handle().unwrap();
     // SAFETY: a host-data-path queue's handle is a CPU pointer to the ring handle, live
     // while the queue is (the tests drop the consumer first).
-    unsafe { doca_soft::eth::rx_consumer::CpuRxq::new(h.as_raw().cast()) }
+    unsafe { doca_soft::testing::CpuRxq::new(h.as_raw().cast()) }
 }
 
 /// The frames of one test: 10.0.0.1 to 10.0.0.<seed>, so frames of different seeds differ

@@ -1,6 +1,8 @@
 //! Tests of the argument parser (instances, no global state) and one run of the C API.
 
 use super::*;
+use crate::capi::doca_argp::*;
+use std::ffi::{c_char, CStr};
 
 #[derive(Default, Debug)]
 struct Cfg {

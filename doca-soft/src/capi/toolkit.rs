@@ -20,9 +20,15 @@
 //! * [`handle`] / [`handle_mut`] borrow an object from its C pointer, `INVALID_VALUE` when
 //!   null; [`new_handle`] boxes a new object into an out-parameter and [`take_handle`] takes
 //!   it back in `*_destroy`.
-//! * [`write_out`], [`str_arg`], [`copy_cstr`] and [`copy_bytes`] move plain values across.
+//! * [`call_void`] is the body of a C function that returns nothing: a failure (or a panic)
+//!   is logged once with the function's name, since the caller cannot see it.
+//! * [`non_null`] rejects a null argument before any work is done (an out-parameter checked
+//!   before an object is built, so a bad call leaves nothing behind).
+//! * [`write_out`], [`str_arg`], [`str_lossy`], [`copy_cstr`] and [`copy_bytes`] move plain
+//!   values across.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -75,6 +81,23 @@ pub(crate) fn call_ptr<T>(func: &'static str, body: impl FnOnce() -> DocaResult<
 /// Body of a C function returning a plain value: `fallback` on panic.
 pub(crate) fn call_value<T>(func: &'static str, fallback: T, body: impl FnOnce() -> T) -> T {
     guarded(func, body).unwrap_or(fallback)
+}
+
+/// Body of a C function returning nothing: an error is logged with `func` (the caller has
+/// no other way to learn of it); a panic is logged by the guard.
+pub(crate) fn call_void(func: &'static str, body: impl FnOnce() -> DocaResult<()>) {
+    if let Some(Err(e)) = guarded(func, body) {
+        sdk_err!("capi", "{func}: {e:?}");
+    }
+}
+
+/// `INVALID_VALUE` when `p` is null.
+pub(crate) fn non_null<T>(p: *const T) -> DocaResult<()> {
+    if p.is_null() {
+        Err(DocaError::INVALID_VALUE)
+    } else {
+        Ok(())
+    }
 }
 
 /// Borrows the object behind a C handle; `INVALID_VALUE` when null.
@@ -146,6 +169,18 @@ pub(crate) unsafe fn str_arg<'a>(s: *const c_char) -> DocaResult<&'a str> {
     // SAFETY: non-null checked; NUL termination is the caller's contract.
     let c = unsafe { CStr::from_ptr(s) };
     c.to_str().map_err(|_| DocaError::INVALID_VALUE)
+}
+
+/// Reads a NUL-terminated C string, replacing bytes that are not UTF-8; `None` when null.
+///
+/// # Safety
+/// A non-null `s` must point to a NUL-terminated string that outlives `'a`.
+pub(crate) unsafe fn str_lossy<'a>(s: *const c_char) -> Option<Cow<'a, str>> {
+    if s.is_null() {
+        return None;
+    }
+    // SAFETY: non-null checked; NUL termination is the caller's contract.
+    Some(unsafe { CStr::from_ptr(s) }.to_string_lossy())
 }
 
 /// Copies `s` plus a NUL into `buf` of `size` bytes; `INVALID_VALUE` when `buf` is null or
@@ -239,6 +274,28 @@ mod tests {
             unsafe { copy_cstr(std::ptr::null_mut(), 10, "a") },
             Err(DocaError::INVALID_VALUE)
         );
+    }
+
+    #[test]
+    fn void_calls_and_null_checks() {
+        call_void("t_void_err", || Err(DocaError::BAD_STATE));
+        call_void("t_void_panic", || panic!("boom"));
+        let mut hit = false;
+        call_void("t_void_ok", || {
+            hit = true;
+            Ok(())
+        });
+        assert!(hit);
+        assert_eq!(
+            non_null::<u8>(std::ptr::null()),
+            Err(DocaError::INVALID_VALUE)
+        );
+        assert_eq!(non_null(&1u8), Ok(()));
+        // SAFETY: null is rejected; the literal is NUL-terminated.
+        unsafe {
+            assert!(str_lossy(std::ptr::null()).is_none());
+            assert_eq!(str_lossy(c"a\xffb".as_ptr()).unwrap(), "a\u{fffd}b");
+        }
     }
 
     #[test]

@@ -8,13 +8,13 @@ use crate::error::{DocaError, DocaResult};
 use std::path::PathBuf;
 
 /// Environment variable listing extra ports: `pcap:IN,OUT` and `wire:NAME`, `;`-separated.
-pub const PORTS_ENV: &str = "DOCA_SOFT_PORTS";
+pub(crate) const PORTS_ENV: &str = "DOCA_SOFT_PORTS";
 /// Environment variable mapping PCI addresses to port names: `17:00.0=lo;18:00.0=eth1`.
-pub const PCI_MAP_ENV: &str = "DOCA_SOFT_PCI_MAP";
+pub(crate) const PCI_MAP_ENV: &str = "DOCA_SOFT_PCI_MAP";
 
 /// One extra port: its name and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExtraPort {
+pub(crate) struct ExtraPort {
     /// Port name (iface name of the device): `pcapN` (N counts pcap entries from 0) or
     /// `NAME0` / `NAME1` for the two sides of a wire.
     pub name: String,
@@ -24,7 +24,7 @@ pub struct ExtraPort {
 
 /// Parses a `DOCA_SOFT_PORTS` value. Empty entries are skipped; anything else malformed is
 /// INVALID_VALUE.
-pub fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
+pub(crate) fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
     let mut out = Vec::new();
     let mut pcap_n = 0;
     for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
@@ -73,7 +73,7 @@ pub fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
 
 /// Parses a `DOCA_SOFT_PCI_MAP` value into (address, port name) pairs. Malformed entries
 /// and addresses given twice are INVALID_VALUE.
-pub fn parse_pci_map(value: &str) -> DocaResult<Vec<(PciAddr, String)>> {
+pub(crate) fn parse_pci_map(value: &str) -> DocaResult<Vec<(PciAddr, String)>> {
     let mut out: Vec<(PciAddr, String)> = Vec::new();
     for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
         let (addr, name) = entry.split_once('=').ok_or(DocaError::INVALID_VALUE)?;
@@ -89,7 +89,7 @@ pub fn parse_pci_map(value: &str) -> DocaResult<Vec<(PciAddr, String)>> {
 
 /// Reads and parses an environment variable with `parse`; a malformed value is reported
 /// (SDK warning) and treated as empty.
-pub fn from_env<T>(var: &str, parse: fn(&str) -> DocaResult<Vec<T>>) -> Vec<T> {
+pub(crate) fn from_env<T>(var: &str, parse: fn(&str) -> DocaResult<Vec<T>>) -> Vec<T> {
     match std::env::var(var) {
         Ok(v) => parse(&v).unwrap_or_else(|e| {
             sdk_warn!("dev", "ignoring malformed {var}={v:?}: {e}");

@@ -5,7 +5,7 @@ use crate::error::{DocaError, DocaResult};
 
 /// A PCI address (domain, bus, device 0-31, function 0-7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PciAddr {
+pub(crate) struct PciAddr {
     /// PCI domain (always 0 for synthetic addresses).
     pub domain: u16,
     /// Bus number.
@@ -23,7 +23,7 @@ const SYNTH_BUS_LAST: u8 = 0xfe;
 
 impl PciAddr {
     /// Parses `BB:DD.F` or `DDDD:BB:DD.F` (hexadecimal, case-insensitive).
-    pub fn parse(s: &str) -> DocaResult<PciAddr> {
+    pub(crate) fn parse(s: &str) -> DocaResult<PciAddr> {
         let bad = DocaError::INVALID_VALUE;
         let parts: Vec<&str> = s.trim().split(':').collect();
         let (domain, bus, devfn) = match parts.as_slice() {
@@ -58,12 +58,12 @@ impl PciAddr {
     }
 
     /// `BB:DD.F`.
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         format!("{:02x}:{:02x}.{:x}", self.bus, self.dev, self.func)
     }
 
     /// `DDDD:BB:DD.F` (12 characters, what `doca_devinfo_get_pci_addr_str` writes).
-    pub fn long(&self) -> String {
+    pub(crate) fn long(&self) -> String {
         format!(
             "{:04x}:{:02x}:{:02x}.{:x}",
             self.domain, self.bus, self.dev, self.func
@@ -73,7 +73,7 @@ impl PciAddr {
     /// The synthetic address of a port name: an FNV-1a hash of the name spread over buses
     /// 0x80-0xfe and devices 0-31, function 0. The same name gives the same address on
     /// every machine and run.
-    pub fn synthetic(name: &str) -> PciAddr {
+    pub(crate) fn synthetic(name: &str) -> PciAddr {
         let h = fnv1a(name.as_bytes());
         let span = u64::from(SYNTH_BUS_LAST - SYNTH_BUS_FIRST) + 1;
         PciAddr {
@@ -85,7 +85,7 @@ impl PciAddr {
     }
 
     /// The next synthetic slot after this one (used to step past collisions).
-    pub fn next_synthetic(&self) -> PciAddr {
+    pub(crate) fn next_synthetic(&self) -> PciAddr {
         let mut n = *self;
         n.func = 0;
         if n.dev < 31 {
@@ -103,7 +103,7 @@ impl PciAddr {
 }
 
 /// 64-bit FNV-1a.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);

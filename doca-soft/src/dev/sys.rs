@@ -5,7 +5,7 @@ use std::ffi::CStr;
 
 /// One Linux interface as read from sysfs and getifaddrs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinuxIface {
+pub(crate) struct LinuxIface {
     /// Interface name.
     pub name: String,
     /// Interface index.
@@ -17,7 +17,7 @@ pub struct LinuxIface {
 }
 
 /// Parses `aa:bb:cc:dd:ee:ff`.
-pub fn parse_mac(s: &str) -> Option<[u8; 6]> {
+pub(crate) fn parse_mac(s: &str) -> Option<[u8; 6]> {
     let mut mac = [0u8; 6];
     let mut parts = s.trim().split(':');
     for b in mac.iter_mut() {
@@ -27,7 +27,7 @@ pub fn parse_mac(s: &str) -> Option<[u8; 6]> {
 }
 
 /// Lists the interfaces in /sys/class/net, sorted by name.
-pub fn linux_ifaces() -> Vec<LinuxIface> {
+pub(crate) fn linux_ifaces() -> Vec<LinuxIface> {
     let ipv4 = ipv4_addrs();
     let mut out = Vec::new();
     let Ok(dir) = std::fs::read_dir("/sys/class/net") else {

@@ -2,7 +2,8 @@
 
 use super::config::{parse_pci_map, parse_ports};
 use super::*;
-use std::ffi::CStr;
+use crate::capi::doca_dev::*;
+use std::ffi::{c_char, CStr};
 
 fn iface(name: &str, ifindex: u32) -> LinuxIface {
     LinuxIface {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// RX queue counters.
 #[derive(Debug, Default)]
-pub struct RxCounters {
+pub struct RxqCounters {
     /// Frames the port handed to the queue.
     pub received: AtomicU64,
     /// Frames published to the completion ring.
@@ -24,7 +24,7 @@ pub struct RxCounters {
 
 /// TX queue counters.
 #[derive(Debug, Default)]
-pub struct TxCounters {
+pub struct TxqCounters {
     /// Frames sent on the port.
     pub sent: AtomicU64,
     /// Completions written (ring entries or PE events).
@@ -36,7 +36,7 @@ pub struct TxCounters {
 /// `struct doca_soft_rxq_counters`.
 #[repr(C)]
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct RxqCountersC {
+pub struct RxqCountersSnapshot {
     /// Frames the port handed to the queue.
     pub received: u64,
     /// Frames published to the completion ring.
@@ -50,7 +50,7 @@ pub struct RxqCountersC {
 /// `struct doca_soft_txq_counters`.
 #[repr(C)]
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct TxqCountersC {
+pub struct TxqCountersSnapshot {
     /// Frames sent on the port.
     pub sent: u64,
     /// Completions written.
@@ -59,13 +59,13 @@ pub struct TxqCountersC {
     pub errors: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<RxqCountersC>() == 32);
-const _: () = assert!(std::mem::size_of::<TxqCountersC>() == 24);
+const _: () = assert!(std::mem::size_of::<RxqCountersSnapshot>() == 32);
+const _: () = assert!(std::mem::size_of::<TxqCountersSnapshot>() == 24);
 
-impl RxCounters {
+impl RxqCounters {
     /// Snapshot for the C API.
-    pub fn snapshot(&self) -> RxqCountersC {
-        RxqCountersC {
+    pub fn snapshot(&self) -> RxqCountersSnapshot {
+        RxqCountersSnapshot {
             received: self.received.load(Ordering::Relaxed),
             delivered: self.delivered.load(Ordering::Relaxed),
             dropped_too_big: self.dropped_too_big.load(Ordering::Relaxed),
@@ -74,10 +74,10 @@ impl RxCounters {
     }
 }
 
-impl TxCounters {
+impl TxqCounters {
     /// Snapshot for the C API.
-    pub fn snapshot(&self) -> TxqCountersC {
-        TxqCountersC {
+    pub fn snapshot(&self) -> TxqCountersSnapshot {
+        TxqCountersSnapshot {
             sent: self.sent.load(Ordering::Relaxed),
             completed: self.completed.load(Ordering::Relaxed),
             errors: self.errors.load(Ordering::Relaxed),

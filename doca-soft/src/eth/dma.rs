@@ -9,7 +9,7 @@ use cudarc::driver::sys;
 use std::sync::{Arc, Mutex};
 
 /// A non-blocking stream on one GPU, created on first use.
-pub struct DmaStream {
+pub(crate) struct DmaStream {
     gpu: Arc<GpuShared>,
     /// `CUstream` as an address; 0 until created.
     stream: Mutex<usize>,
@@ -30,7 +30,7 @@ const STAGING_BYTES: usize = 1 << 20;
 
 /// One device range of a gather ([`DmaStream::gather`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     /// Device address.
     pub src: u64,
     /// Bytes.
@@ -43,7 +43,7 @@ impl DmaStream {
     /// The stream is created here, at queue set-up, not on the first frame: creating it costs
     /// hundreds of microseconds, which would make the first (possibly time-scheduled) send
     /// late. If creation fails now it is retried on first use, where the error is reported.
-    pub fn new(gpu: Arc<GpuShared>) -> DmaStream {
+    pub(crate) fn new(gpu: Arc<GpuShared>) -> DmaStream {
         let s = DmaStream {
             gpu,
             stream: Mutex::new(0),
@@ -57,7 +57,7 @@ impl DmaStream {
     /// device -> host copy, so the first frame a queue sends (possibly a time-scheduled one)
     /// does not pay for the allocation or the stream's first copy. Errors are left for the
     /// first real gather to report.
-    pub fn for_gathers(self) -> DmaStream {
+    pub(crate) fn for_gathers(self) -> DmaStream {
         let _ = self.with(|_| self.ensure_staging(&mut self.lock_staging(), STAGING_BYTES));
         let mut probe: sys::CUdeviceptr = 0;
         // SAFETY: `probe` is writable; `with` makes the context current.
@@ -83,7 +83,7 @@ impl DmaStream {
     }
 
     /// The GPU.
-    pub fn gpu(&self) -> &Arc<GpuShared> {
+    pub(crate) fn gpu(&self) -> &Arc<GpuShared> {
         &self.gpu
     }
 
@@ -104,7 +104,7 @@ impl DmaStream {
     }
 
     /// Host -> device, complete when this returns.
-    pub fn to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()> {
+    pub(crate) fn copy_to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()> {
         if src.is_empty() {
             return Ok(());
         }
@@ -147,7 +147,11 @@ impl DmaStream {
     /// stream, synchronises once per round of up to `STAGING_BYTES` (1 MiB), then calls
     /// `deliver(i, bytes)` for span `i`, in order. An error stops the gather (spans already
     /// delivered stay delivered).
-    pub fn gather(&self, spans: &[Span], mut deliver: impl FnMut(usize, &[u8])) -> DocaResult<()> {
+    pub(crate) fn gather(
+        &self,
+        spans: &[Span],
+        mut deliver: impl FnMut(usize, &[u8]),
+    ) -> DocaResult<()> {
         let mut first = 0;
         while first < spans.len() {
             // A round: spans that fit the staging buffer together (at least one).
@@ -190,7 +194,7 @@ impl DmaStream {
     }
 
     /// Device -> host, complete when this returns.
-    pub fn from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()> {
+    pub(crate) fn copy_from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()> {
         if dst.is_empty() {
             return Ok(());
         }

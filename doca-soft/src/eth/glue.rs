@@ -6,10 +6,9 @@
 use super::dma::{DmaStream, Span};
 use super::mem::{read_each, DeviceMem, FrameSeg, FrameSource, PktBuf};
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::{gpu_ref, registry, Gpu, GpuShared};
+use crate::gpu::{registry, GpuShared};
 use crate::mmap::{mmap_by_mkey, MmapShared};
 use crate::types::GPU_MEM_TYPE_CPU_GPU;
-use std::ffi::c_void;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
@@ -41,11 +40,13 @@ impl DeviceMem for GpuDevice {
         }
     }
     fn copy_to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()> {
-        self.0.to_device(dst, src)
+        self.0.copy_to_device(dst, src)
     }
+    #[cfg(any(test, feature = "testing"))]
     fn copy_from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()> {
-        self.0.from_device(dst, src)
+        self.0.copy_from_device(dst, src)
     }
+    #[cfg(any(test, feature = "testing"))]
     fn cpu_ptr_of(&self, dev_addr: u64) -> Option<*mut u8> {
         self.gpu().cpu_ptr_of(dev_addr)
     }
@@ -57,18 +58,12 @@ impl DeviceMem for GpuDevice {
 pub enum GpuLink {
     /// Rings in device-mapped memory of this GPU.
     Gpu(Arc<GpuShared>),
-    /// Rings in host memory.
+    /// Rings in host memory (set only by the testing hooks).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host,
 }
 
 impl GpuLink {
-    /// From the `struct doca_gpu *` of `doca_ctx_set_datapath_on_gpu`.
-    pub fn new(gpu: *mut c_void) -> DocaResult<GpuLink> {
-        // SAFETY: the application passes a live doca_gpu (null is rejected by gpu_ref).
-        let g = unsafe { gpu_ref(gpu as *const Gpu) }?;
-        Ok(GpuLink::Gpu(g.shared().clone()))
-    }
-
     /// The device rings are allocated on (None: host memory).
     pub fn device(&self) -> DocaResult<Option<Arc<dyn DeviceMem>>> {
         Ok(match self {
@@ -80,7 +75,7 @@ impl GpuLink {
 
 /// The packet buffer given to an RX queue.
 #[derive(Clone)]
-pub enum PktBufSpec {
+pub(crate) enum PktBufSpec {
     /// `doca_eth_rxq_set_pkt_buf(mmap, offset, len)`.
     Mmap {
         /// The mmap (the queue is one of its users while it holds it).
@@ -90,7 +85,8 @@ pub enum PktBufSpec {
         /// Length of the buffer.
         len: u32,
     },
-    /// Host memory `[ptr, ptr+len)` (Rust API; mkey host order).
+    /// Host memory `[ptr, ptr+len)` (mkey host order; set only by the testing hooks).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host {
         /// Start.
         ptr: usize,
@@ -103,7 +99,7 @@ pub enum PktBufSpec {
 
 /// Resolves a packet buffer spec at start: device memory is written through the GPU (or its
 /// CPU mapping); host memory directly.
-pub fn resolve_pkt_buf(
+pub(crate) fn resolve_pkt_buf(
     spec: &PktBufSpec,
     device: Option<&Arc<dyn DeviceMem>>,
 ) -> DocaResult<PktBuf> {
@@ -166,12 +162,14 @@ pub fn resolve_pkt_buf(
 static HOST_RANGES: Mutex<Vec<(u64, usize)>> = Mutex::new(Vec::new());
 
 /// Allows TX proxies to read host memory `[addr, addr+len)`.
+#[cfg(any(test, feature = "testing"))]
 pub fn register_host_range(addr: *const u8, len: usize) {
     let mut r = HOST_RANGES.lock().unwrap_or_else(|p| p.into_inner());
     r.push((addr as u64, len));
 }
 
 /// Withdraws a range from [`register_host_range`].
+#[cfg(any(test, feature = "testing"))]
 pub fn unregister_host_range(addr: *const u8, len: usize) {
     let mut r = HOST_RANGES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(i) = r.iter().position(|&e| e == (addr as u64, len)) {
@@ -213,7 +211,7 @@ impl RuntimeFrames {
     /// Device -> host through the queue's stream when `gpu` is the queue's GPU.
     fn device_read(&self, gpu: &Arc<GpuShared>, src: u64, dst: &mut [u8]) -> DocaResult<()> {
         match &self.dma {
-            Some(d) if Arc::ptr_eq(d.gpu(), gpu) => d.from_device(dst, src),
+            Some(d) if Arc::ptr_eq(d.gpu(), gpu) => d.copy_from_device(dst, src),
             // Another GPU's memory: its synchronous copy (it serves no kernel of ours).
             _ => gpu.copy_from_device(dst, src),
         }

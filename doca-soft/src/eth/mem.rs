@@ -16,14 +16,16 @@ pub trait DeviceMem: Send + Sync {
     /// Synchronous copy host -> device.
     fn copy_to_device(&self, dst: u64, src: &[u8]) -> DocaResult<()>;
     /// Synchronous copy device -> host.
+    #[cfg(any(test, feature = "testing"))]
     fn copy_from_device(&self, dst: &mut [u8], src: u64) -> DocaResult<()>;
     /// CPU pointer of a device address when the allocation has one.
+    #[cfg(any(test, feature = "testing"))]
     fn cpu_ptr_of(&self, dev_addr: u64) -> Option<*mut u8>;
 }
 
 /// A zeroed block visible to both the CPU proxy and the consumer (the GPU, or a CPU
 /// consumer in tests): device-mapped memory when a device is given, else host memory.
-pub struct SharedBlock {
+pub(crate) struct SharedBlock {
     cpu: *mut u8,
     dev: u64,
     len: usize,
@@ -40,7 +42,7 @@ const BLOCK_ALIGN: usize = 4096;
 
 impl SharedBlock {
     /// Allocates `len` zeroed bytes (at least 1).
-    pub fn new(len: usize, device: Option<&Arc<dyn DeviceMem>>) -> DocaResult<SharedBlock> {
+    pub(crate) fn new(len: usize, device: Option<&Arc<dyn DeviceMem>>) -> DocaResult<SharedBlock> {
         let len = len.max(1);
         match device {
             Some(d) => {
@@ -73,23 +75,13 @@ impl SharedBlock {
     }
 
     /// CPU pointer.
-    pub fn cpu(&self) -> *mut u8 {
+    pub(crate) fn cpu(&self) -> *mut u8 {
         self.cpu
     }
 
     /// Address for the consumer (device address, or the CPU pointer for host blocks).
-    pub fn dev(&self) -> u64 {
+    pub(crate) fn dev(&self) -> u64 {
         self.dev
-    }
-
-    /// Length in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Never empty (kept for clippy's `len_without_is_empty`).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 
@@ -195,7 +187,7 @@ pub trait FrameSource: Send + Sync {
 
 /// [`FrameSource::read_many`] one segment at a time through [`FrameSource::read`] (the
 /// default, and what sources without device memory do).
-pub fn read_each<S: FrameSource + ?Sized>(
+pub(crate) fn read_each<S: FrameSource + ?Sized>(
     src: &S,
     segs: &[FrameSeg],
     out: &mut Vec<u8>,
@@ -213,6 +205,7 @@ pub fn read_each<S: FrameSource + ?Sized>(
 /// Host memory ranges a TX proxy may read (registered mmaps over host memory), plus the
 /// device for device addresses.
 #[derive(Default, Clone)]
+#[cfg(any(test, feature = "testing"))]
 pub struct MemRanges {
     /// start -> length; looked up by the last start at or below an address, so a read costs
     /// O(log n) however many ranges are registered (a proxy reads a batch at a time).
@@ -220,6 +213,7 @@ pub struct MemRanges {
     device: Option<Arc<dyn DeviceMem>>,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl MemRanges {
     /// Ranges that only the device can resolve (or none when `device` is None).
     pub fn new(device: Option<Arc<dyn DeviceMem>>) -> MemRanges {
@@ -247,6 +241,7 @@ impl MemRanges {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl FrameSource for MemRanges {
     fn read(&self, addr: u64, _mkey_be: u32, len: usize, out: &mut Vec<u8>) -> DocaResult<()> {
         let start = out.len();

@@ -2,17 +2,14 @@
 //! `doca_eth_txq_*`), the rings shared with the device API, and the CPU proxies that play
 //! the NIC between the rings and the port.
 
-pub mod caps;
-pub mod checksum;
-pub mod counters;
-pub mod dma;
-pub mod glue;
-pub mod mem;
-pub mod ring;
-pub mod rx_consumer;
-pub mod rx_proxy;
-pub mod rxq;
-pub mod tx_events;
-pub mod tx_producer;
-pub mod tx_proxy;
-pub mod txq;
+pub(crate) mod caps;
+pub(crate) mod counters;
+pub(crate) mod dma;
+pub(crate) mod glue;
+pub(crate) mod mem;
+pub(crate) mod ring;
+pub(crate) mod rx_proxy;
+pub(crate) mod rxq;
+pub(crate) mod tx_events;
+pub(crate) mod tx_proxy;
+pub(crate) mod txq;

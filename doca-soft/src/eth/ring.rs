@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `DOCA_SOFT_RING_VERSION`.
 pub const RING_VERSION: u32 = 1;
 /// `DOCA_SOFT_TX_OP_NOP`.
-pub const TX_OP_NOP: u32 = 0;
+pub(crate) const TX_OP_NOP: u32 = 0;
 /// `DOCA_SOFT_TX_OP_SEND`.
 pub const TX_OP_SEND: u32 = 1;
 /// `DOCA_SOFT_TX_OP_WAIT`.
@@ -232,7 +232,7 @@ const _: () = assert!(offset_of!(TxqHandle, lock) == 448);
 /// # Safety
 /// `p` points to a live, 8-byte aligned `u64` that is only accessed atomically while the
 /// returned reference is used.
-pub unsafe fn counter<'a>(p: *mut RingIndex) -> &'a AtomicU64 {
+pub(crate) unsafe fn counter<'a>(p: *mut RingIndex) -> &'a AtomicU64 {
     // SAFETY: per this function's contract; `value` is the first field of a 64-byte
     // aligned-enough repr(C) struct.
     unsafe { AtomicU64::from_ptr(std::ptr::addr_of_mut!((*p).value)) }
@@ -242,7 +242,7 @@ pub unsafe fn counter<'a>(p: *mut RingIndex) -> &'a AtomicU64 {
 ///
 /// # Safety
 /// As [`counter`].
-pub unsafe fn load_acquire(p: *mut RingIndex) -> u64 {
+pub(crate) unsafe fn load_acquire(p: *mut RingIndex) -> u64 {
     // SAFETY: per contract.
     unsafe { counter(p) }.load(Ordering::Acquire)
 }
@@ -251,7 +251,7 @@ pub unsafe fn load_acquire(p: *mut RingIndex) -> u64 {
 ///
 /// # Safety
 /// As [`counter`].
-pub unsafe fn store_release(p: *mut RingIndex, v: u64) {
+pub(crate) unsafe fn store_release(p: *mut RingIndex, v: u64) {
     // SAFETY: per contract.
     unsafe { counter(p) }.store(v, Ordering::Release)
 }

@@ -12,23 +12,13 @@
 //! is kept under the lock and added at flush; the consumer index is re-read only when the
 //! ring looks full).
 
-use super::counters::RxCounters;
+use super::counters::RxqCounters;
 use super::mem::{DeviceMem, PktBuf, SharedBlock};
 use super::ring::{self, BufDesc, RxCqe, RxqHandle, RING_VERSION};
 use crate::error::{DocaError, DocaResult};
+use crate::port::{DropReason, RxSink};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Why a frame was not delivered to the queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RxDropReason {
-    /// Larger than the queue's max packet size.
-    TooBig,
-    /// Completion ring full (the consumer is behind).
-    RingFull,
-    /// The queue is stopped.
-    Stopped,
-}
 
 struct Staging {
     /// Producer index of the next frame (published or not).
@@ -55,7 +45,7 @@ pub struct RxRing {
     max_pkt: u32,
     staging: Mutex<Staging>,
     stopped: AtomicBool,
-    counters: RxCounters,
+    counters: RxqCounters,
 }
 
 impl RxRing {
@@ -116,7 +106,7 @@ impl RxRing {
                 run_len: 0,
             }),
             stopped: AtomicBool::new(false),
-            counters: RxCounters::default(),
+            counters: RxqCounters::default(),
         })
     }
 
@@ -131,12 +121,13 @@ impl RxRing {
     }
 
     /// Packet slots.
+    #[cfg(any(test, feature = "testing"))]
     pub fn pkt_num(&self) -> u32 {
         self.pkt_num
     }
 
     /// The queue's counters.
-    pub fn counters(&self) -> &RxCounters {
+    pub fn counters(&self) -> &RxqCounters {
         &self.counters
     }
 
@@ -157,20 +148,20 @@ impl RxRing {
 
     /// One frame for this queue. Counted as received; dropped when too big, when the ring
     /// is full or when stopped.
-    pub fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDropReason> {
+    pub fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), DropReason> {
         if self.stopped.load(Ordering::Acquire) {
             self.counters.received.fetch_add(1, Ordering::Relaxed);
             self.counters
                 .dropped_stopped
                 .fetch_add(1, Ordering::Relaxed);
-            return Err(RxDropReason::Stopped);
+            return Err(DropReason::Stopped);
         }
         if frame.len() > self.max_pkt as usize {
             self.counters.received.fetch_add(1, Ordering::Relaxed);
             self.counters
                 .dropped_too_big
                 .fetch_add(1, Ordering::Relaxed);
-            return Err(RxDropReason::TooBig);
+            return Err(DropReason::TooBig);
         }
         let mut st = self.staging();
         st.received += 1;
@@ -182,14 +173,14 @@ impl RxRing {
             self.counters
                 .dropped_ring_full
                 .fetch_add(1, Ordering::Relaxed);
-            return Err(RxDropReason::RingFull);
+            return Err(DropReason::RingFull);
         }
         let slot = (st.next % u64::from(self.pkt_num)) as u32;
         let slot_off = slot as usize * self.max_pkt as usize;
         if self.pkt.host.is_some() {
             if self.pkt.write(slot_off, frame).is_err() {
                 self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                return Err(RxDropReason::Stopped);
+                return Err(DropReason::Stopped);
             }
         } else {
             // Device memory: stage into a run of contiguous slots; a wrap ends the run.
@@ -254,14 +245,9 @@ impl RxRing {
     }
 }
 
-impl crate::port::RxSink for RxRing {
-    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), crate::port::RxDrop> {
-        use crate::port::RxDrop;
-        RxRing::push(self, frame, timestamp_ns).map_err(|e| match e {
-            RxDropReason::TooBig => RxDrop::TooBig,
-            RxDropReason::RingFull => RxDrop::RingFull,
-            RxDropReason::Stopped => RxDrop::Stopped,
-        })
+impl RxSink for RxRing {
+    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), DropReason> {
+        RxRing::push(self, frame, timestamp_ns)
     }
 
     fn flush(&self) {

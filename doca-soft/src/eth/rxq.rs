@@ -4,17 +4,15 @@
 //! with the device's port as the sink of that queue id (what Flow RSS `queues_array` names).
 
 use super::caps::{self, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR};
-use super::counters::RxqCountersC;
+use super::counters::RxqCountersSnapshot;
 use super::glue::{self, GpuLink, PktBufSpec};
 use super::rx_proxy::RxRing;
-use crate::capi::toolkit::write_out;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
-use crate::dev::{dev_ref, Dev, DevInfo};
-use crate::error::{to_c, DocaError, DocaResult};
-use crate::mmap::{mmap_ref, Mmap};
+use crate::dev::{Dev, DevInfo};
+use crate::error::{DocaError, DocaResult};
+use crate::gpu::GpuShared;
 use crate::port::Port;
 use crate::sync::lock;
-use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Settings collected while IDLE.
@@ -46,12 +44,12 @@ struct RxqRun {
 }
 
 /// Shared state of an RX queue (the context's operations).
-pub struct RxqInner {
+pub(crate) struct RxqInner {
     info: Arc<DevInfo>,
     cfg: Mutex<RxqCfg>,
     run: Mutex<Option<RxqRun>>,
     /// Counters of the last run, kept after stop.
-    last_counters: Mutex<RxqCountersC>,
+    last_counters: Mutex<RxqCountersSnapshot>,
 }
 
 /// The C `struct doca_eth_rxq`.
@@ -104,8 +102,8 @@ impl CtxOps for RxqInner {
         Ok(Transition::Done)
     }
 
-    fn set_datapath_on_gpu(&self, gpu: *mut c_void) -> DocaResult<()> {
-        lock(&self.cfg).gpu = Some(GpuLink::new(gpu)?);
+    fn set_datapath_on_gpu(&self, gpu: &Arc<GpuShared>) -> DocaResult<()> {
+        lock(&self.cfg).gpu = Some(GpuLink::Gpu(gpu.clone()));
         Ok(())
     }
 }
@@ -117,7 +115,7 @@ impl EthRxq {
     }
 
     /// The started ring (BAD_STATE unless RUNNING).
-    pub fn ring(&self) -> DocaResult<Arc<RxRing>> {
+    pub(crate) fn ring(&self) -> DocaResult<Arc<RxRing>> {
         if self.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
@@ -127,7 +125,9 @@ impl EthRxq {
             .ok_or(DocaError::BAD_STATE)
     }
 
-    fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
+    /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when the port has a
+    /// queue with that id): registers the ring as the port's sink for `queue_id`.
+    pub(crate) fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
         self.ctx.require_running()?;
         let mut run = lock(&self.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
@@ -140,15 +140,6 @@ impl EthRxq {
     }
 }
 
-/// Borrows an RX queue from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` points to a live `EthRxq`.
-pub unsafe fn rxq_ref<'a>(p: *const EthRxq) -> DocaResult<&'a EthRxq> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
 fn check_sizes(max_burst: u32, max_pkt: u32) -> DocaResult<()> {
     if max_burst == 0 || max_burst > MAX_BURST_SIZE || max_pkt == 0 || max_pkt > MAX_PACKET_SIZE {
         return Err(DocaError::INVALID_VALUE);
@@ -156,25 +147,12 @@ fn check_sizes(max_burst: u32, max_pkt: u32) -> DocaResult<()> {
     Ok(())
 }
 
-/// `doca_eth_rxq_create(dev, max_burst_size, max_packet_size, **eth_rxq)`.
-///
-/// # Safety
-/// `dev` is null or a live device; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_create(
-    dev: *mut Dev,
-    max_burst_size: u32,
-    max_packet_size: u32,
-    out: *mut *mut EthRxq,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { dev_ref(dev) }.and_then(|d| {
-        if out.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
+impl EthRxq {
+    /// `doca_eth_rxq_create`: an IDLE queue on `dev` (which it uses until destroyed).
+    pub(crate) fn new(dev: &Dev, max_burst_size: u32, max_packet_size: u32) -> DocaResult<EthRxq> {
         check_sizes(max_burst_size, max_packet_size)?;
         let inner = Arc::new(RxqInner {
-            info: d.info().clone(),
+            info: dev.info().clone(),
             cfg: Mutex::new(RxqCfg {
                 max_burst: max_burst_size,
                 max_pkt: max_packet_size,
@@ -183,349 +161,217 @@ pub unsafe extern "C" fn doca_eth_rxq_create(
                 ..Default::default()
             }),
             run: Mutex::new(None),
-            last_counters: Mutex::new(RxqCountersC::default()),
+            last_counters: Mutex::new(RxqCountersSnapshot::default()),
         });
-        d.add_user();
-        let q = Box::new(EthRxq {
+        dev.add_user();
+        Ok(EthRxq {
             ctx: Ctx::new(inner.clone()),
             inner,
-            dev,
-        });
-        // SAFETY: checked non-null above; caller contract.
-        unsafe { write_out(out, Box::into_raw(q)) }
-    });
-    to_c(r)
-}
+            dev: dev as *const Dev,
+        })
+    }
 
-/// `doca_eth_rxq_destroy` (IDLE only).
-///
-/// # Safety
-/// `rxq` is null or a live queue, not used after this call.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_destroy(rxq: *mut EthRxq) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        q.ctx.require_idle()?;
-        q.ctx.detach_from_pe();
-        if let Some(PktBufSpec::Mmap { mmap, .. }) = lock(&q.inner.cfg).pkt_buf.take() {
+    /// Before destroy (IDLE only): leaves the PE and releases the mmap and the device.
+    pub(crate) fn close(&self) -> DocaResult<()> {
+        self.ctx.require_idle()?;
+        self.ctx.detach_from_pe();
+        if let Some(PktBufSpec::Mmap { mmap, .. }) = lock(&self.inner.cfg).pkt_buf.take() {
             mmap.remove_user();
         }
         // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
-        if let Ok(d) = unsafe { dev_ref(q.dev) } {
+        if let Some(d) = unsafe { self.dev.as_ref() } {
             d.remove_user();
         }
-        // SAFETY: created by Box::into_raw in create; the caller gives up the pointer.
-        drop(unsafe { Box::from_raw(rxq) });
         Ok(())
-    });
-    to_c(r)
-}
+    }
 
-/// `doca_eth_rxq_as_doca_ctx`: NULL for a NULL queue.
-///
-/// # Safety
-/// `rxq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_as_doca_ctx(rxq: *mut EthRxq) -> *mut Ctx {
-    // SAFETY: caller contract.
-    match unsafe { rxq_ref(rxq) } {
-        Ok(q) => &*q.ctx as *const Ctx as *mut Ctx,
-        Err(_) => std::ptr::null_mut(),
+    /// The queue's context as a C handle.
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
+        &*self.ctx as *const Ctx as *mut Ctx
     }
-}
 
-macro_rules! rxq_setter {
-    ($name:ident, $t:ty, |$c:ident, $v:ident| $body:expr) => {
-        #[doc = concat!("`", stringify!($name), "` (IDLE only).")]
-        ///
-        /// # Safety
-        /// `rxq` is null or a live queue.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(rxq: *mut EthRxq, $v: $t) -> u32 {
-            // SAFETY: caller contract.
-            let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-                #[allow(unused_mut)]
-                let mut $c = q.idle_cfg()?;
-                $body
-            });
-            to_c(r)
-        }
-    };
-}
-
-rxq_setter!(doca_eth_rxq_set_type, u32, |c, v| {
-    if v > RXQ_TYPE_REGULAR {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.rxq_type = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_max_burst_size, u32, |c, v| {
-    check_sizes(v, c.max_pkt)?;
-    c.max_burst = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_max_packet_size, u32, |c, v| {
-    check_sizes(c.max_burst, v)?;
-    c.max_pkt = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_metadata_num, u8, |c, v| {
-    if u32::from(v) > caps::MAX_METADATA_NUM {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.metadata_num = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_flow_tag, u8, |c, v| {
-    c.flow_tag = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_rx_hash, u8, |c, v| {
-    c.rx_hash = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_packet_headroom, u16, |c, v| {
-    if v > caps::MAX_ROOM {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.headroom = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_packet_tailroom, u16, |c, v| {
-    if v > caps::MAX_ROOM {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.tailroom = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_timestamp, u8, |c, v| {
-    c.timestamp = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_set_max_recv_buf_list_len, u32, |c, v| {
-    if v == 0 || v > caps::MAX_RECV_BUF_LIST_LEN {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.max_recv_buf_list_len = v;
-    Ok(())
-});
-rxq_setter!(doca_eth_rxq_gpu_set_rq_mem_type, u32, |c, v| {
-    if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.rq_mem_type = v;
-    Ok(())
-});
-
-/// `doca_eth_rxq_set_pkt_buf(rxq, mmap, mmap_offset, mmap_len)` (IDLE only; the range is
-/// checked against the mmap at start).
-///
-/// # Safety
-/// `rxq` and `mmap` are null or live.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_set_pkt_buf(
-    rxq: *mut EthRxq,
-    mmap: *mut Mmap,
-    mmap_offset: u32,
-    mmap_len: u32,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        // SAFETY: caller contract.
-        let m = unsafe { mmap_ref(mmap) }?;
-        if mmap_len == 0 {
+    /// `set_type` (IDLE only).
+    pub(crate) fn set_type(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v > RXQ_TYPE_REGULAR {
             return Err(DocaError::INVALID_VALUE);
         }
-        q.set_pkt_buf(PktBufSpec::Mmap {
-            mmap: m.shared().clone(),
-            offset: mmap_offset,
-            len: mmap_len,
-        })
-    });
-    to_c(r)
-}
-
-/// `doca_eth_rxq_set_notification_moderation(rxq, period_usec, comp_count)` (IDLE only;
-/// recorded, the proxy publishes per dispatcher batch).
-///
-/// # Safety
-/// `rxq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_set_notification_moderation(
-    rxq: *mut EthRxq,
-    period_usec: u16,
-    comp_count: u16,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        q.idle_cfg()?.moderation = (period_usec, comp_count);
+        c.rxq_type = v;
         Ok(())
-    });
-    to_c(r)
-}
+    }
 
-/// `doca_eth_rxq_gpu_enable_mcst_qp` (IDLE only; accepted, no effect: no NIC multicast QP).
-///
-/// # Safety
-/// `rxq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_gpu_enable_mcst_qp(rxq: *mut EthRxq) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { rxq_ref(rxq) }.and_then(|q| {
-        q.idle_cfg()?.mcst_qp = true;
+    /// `set_max_burst_size` (IDLE only).
+    pub(crate) fn set_max_burst_size(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        check_sizes(v, c.max_pkt)?;
+        c.max_burst = v;
         Ok(())
-    }))
-}
+    }
 
-/// `doca_eth_rxq_gpu_set_uar_on_cpu` (IDLE only; the soft NIC always rings on the CPU).
-///
-/// # Safety
-/// `rxq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_gpu_set_uar_on_cpu(rxq: *mut EthRxq) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { rxq_ref(rxq) }.and_then(|q| {
-        q.idle_cfg()?.uar_on_cpu = true;
+    /// `set_max_packet_size` (IDLE only).
+    pub(crate) fn set_max_packet_size(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        check_sizes(c.max_burst, v)?;
+        c.max_pkt = v;
         Ok(())
-    }))
-}
+    }
 
-/// `doca_eth_rxq_gpu_cpu_proxy_progress`: RX frames are published by the port's
-/// dispatcher; this publishes anything staged (RUNNING only).
-///
-/// # Safety
-/// `rxq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_gpu_cpu_proxy_progress(rxq: *mut EthRxq) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { rxq_ref(rxq) }.and_then(|q| {
-        q.ring()?.flush();
-        Ok(())
-    }))
-}
-
-/// `doca_eth_rxq_apply_queue_id` (RUNNING; once -> ALREADY_EXIST; id taken -> IN_USE).
-///
-/// # Safety
-/// `rxq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_apply_queue_id(rxq: *mut EthRxq, queue_id: u16) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { rxq_ref(rxq) }.and_then(|q| q.apply_queue_id(queue_id)))
-}
-
-/// `doca_eth_rxq_get_flow_queue_id` (pre-3.1 programs; RUNNING): the queue's id, choosing
-/// and applying the lowest free id on the port when none was applied.
-///
-/// # Safety
-/// `rxq` is null or a live queue; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_get_flow_queue_id(rxq: *mut EthRxq, out: *mut u16) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        if out.is_null() {
+    /// `set_metadata_num` (IDLE only).
+    pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if u32::from(v) > caps::MAX_METADATA_NUM {
             return Err(DocaError::INVALID_VALUE);
         }
-        q.ctx.require_running()?;
-        let mut run = lock(&q.inner.run);
+        c.metadata_num = v;
+        Ok(())
+    }
+
+    /// `set_flow_tag` (IDLE only; recorded).
+    pub(crate) fn set_flow_tag(&self, v: u8) -> DocaResult<()> {
+        self.idle_cfg()?.flow_tag = v;
+        Ok(())
+    }
+
+    /// `set_rx_hash` (IDLE only; recorded).
+    pub(crate) fn set_rx_hash(&self, v: u8) -> DocaResult<()> {
+        self.idle_cfg()?.rx_hash = v;
+        Ok(())
+    }
+
+    /// `set_packet_headroom` (IDLE only).
+    pub(crate) fn set_packet_headroom(&self, v: u16) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v > caps::MAX_ROOM {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.headroom = v;
+        Ok(())
+    }
+
+    /// `set_packet_tailroom` (IDLE only).
+    pub(crate) fn set_packet_tailroom(&self, v: u16) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v > caps::MAX_ROOM {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.tailroom = v;
+        Ok(())
+    }
+
+    /// `set_timestamp` (IDLE only; completions always carry one).
+    pub(crate) fn set_timestamp(&self, v: u8) -> DocaResult<()> {
+        self.idle_cfg()?.timestamp = v;
+        Ok(())
+    }
+
+    /// `set_max_recv_buf_list_len` (IDLE only).
+    pub(crate) fn set_max_recv_buf_list_len(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v == 0 || v > caps::MAX_RECV_BUF_LIST_LEN {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.max_recv_buf_list_len = v;
+        Ok(())
+    }
+
+    /// `gpu_set_rq_mem_type` (IDLE only).
+    pub(crate) fn set_rq_mem_type(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.rq_mem_type = v;
+        Ok(())
+    }
+
+    /// `set_notification_moderation` (IDLE only; recorded: the proxy publishes per
+    /// dispatcher batch).
+    pub(crate) fn set_notification_moderation(
+        &self,
+        period_usec: u16,
+        comp_count: u16,
+    ) -> DocaResult<()> {
+        self.idle_cfg()?.moderation = (period_usec, comp_count);
+        Ok(())
+    }
+
+    /// `gpu_enable_mcst_qp` (IDLE only; accepted, no effect: no NIC multicast QP).
+    pub(crate) fn enable_mcst_qp(&self) -> DocaResult<()> {
+        self.idle_cfg()?.mcst_qp = true;
+        Ok(())
+    }
+
+    /// `gpu_set_uar_on_cpu` (IDLE only; the soft NIC always rings on the CPU).
+    pub(crate) fn set_uar_on_cpu(&self) -> DocaResult<()> {
+        self.idle_cfg()?.uar_on_cpu = true;
+        Ok(())
+    }
+
+    /// `gpu_cpu_proxy_progress` (RUNNING): frames are published by the port's lanes; this
+    /// publishes anything staged.
+    pub(crate) fn proxy_progress(&self) -> DocaResult<()> {
+        self.ring()?.flush();
+        Ok(())
+    }
+
+    /// `get_flow_queue_id` (pre-3.1 programs; RUNNING): the queue's id, choosing and
+    /// applying the lowest free id on the port when none was applied.
+    pub(crate) fn flow_queue_id(&self) -> DocaResult<u16> {
+        self.ctx.require_running()?;
+        let mut run = lock(&self.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
-        let id = match run.queue_id {
-            Some(id) => id,
-            None => {
-                let id = (0..=u16::MAX)
-                    .find(|&id| run.port.register_rx_queue(id, run.ring.clone()).is_ok())
-                    .ok_or(DocaError::FULL)?;
-                run.queue_id = Some(id);
-                id
-            }
-        };
-        // SAFETY: checked non-null; caller contract.
-        unsafe { write_out(out, id) }
-    });
-    to_c(r)
-}
-
-/// `doca_eth_rxq_get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue).
-///
-/// # Safety
-/// `rxq` is null or a live queue; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_get_gpu_handle(
-    rxq: *const EthRxq,
-    out: *mut *mut c_void,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        if out.is_null() {
-            return Err(DocaError::INVALID_VALUE);
+        if let Some(id) = run.queue_id {
+            return Ok(id);
         }
-        if lock(&q.inner.cfg).gpu.is_none() {
+        let id = (0..=u16::MAX)
+            .find(|&id| run.port.register_rx_queue(id, run.ring.clone()).is_ok())
+            .ok_or(DocaError::FULL)?;
+        run.queue_id = Some(id);
+        Ok(id)
+    }
+
+    /// `get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue): the device
+    /// address of the ring handle.
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
+        if lock(&self.inner.cfg).gpu.is_none() {
             return Err(DocaError::NOT_SUPPORTED);
         }
-        let h = q.ring()?.handle_dev();
-        // SAFETY: checked non-null; caller contract.
-        unsafe { write_out(out, h as *mut c_void) }
-    });
-    to_c(r)
+        Ok(self.ring()?.handle_dev())
+    }
+
+    /// The counters (any state; zeros before the first start, the last run's after stop).
+    pub(crate) fn counters(&self) -> RxqCountersSnapshot {
+        let live = lock(&self.inner.run)
+            .as_ref()
+            .map(|r| r.ring.counters().snapshot());
+        live.unwrap_or_else(|| *lock(&self.inner.last_counters))
+    }
 }
 
-/// `doca_eth_rxq_estimate_packet_buf_size(type, rate, pkt_max_time, max_packet_size,
-/// max_burst_size, log_max_lro_pkt_sz, head_size, tail_size, *buf_size)`: burst x packet
-/// size (plus head/tail room per packet), page aligned.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_rxq_estimate_packet_buf_size(
+/// `doca_eth_rxq_estimate_packet_buf_size`: burst x packet size (plus head and tail room
+/// per packet), page aligned.
+pub(crate) fn estimate_packet_buf_size(
     rxq_type: u32,
-    _rate: u32,
-    _pkt_max_time: u16,
     max_packet_size: u32,
     max_burst_size: u32,
     log_max_lro_pkt_sz: u8,
     head_size: u16,
     tail_size: u16,
-    buf_size: *mut u32,
-) -> u32 {
-    let r = (|| {
-        if rxq_type > RXQ_TYPE_REGULAR || log_max_lro_pkt_sz > 31 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        check_sizes(max_burst_size, max_packet_size)?;
-        let per = u64::from(max_packet_size) + u64::from(head_size) + u64::from(tail_size);
-        let page = 4096u64;
-        let total = (per * u64::from(max_burst_size)).div_ceil(page) * page;
-        let total = u32::try_from(total).map_err(|_| DocaError::INVALID_VALUE)?;
-        // SAFETY: caller contract (null is rejected by write_out).
-        unsafe { write_out(buf_size, total) }
-    })();
-    to_c(r)
-}
-
-/// `doca_soft_eth_rxq_get_counters` (any state; zeros before the first start, the last
-/// run's counters after a stop).
-///
-/// # Safety
-/// `rxq` is null or a live queue; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_soft_eth_rxq_get_counters(
-    rxq: *const EthRxq,
-    out: *mut RxqCountersC,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { rxq_ref(rxq) }.and_then(|q| {
-        let live = lock(&q.inner.run)
-            .as_ref()
-            .map(|r| r.ring.counters().snapshot());
-        let snap = live.unwrap_or_else(|| *lock(&q.inner.last_counters));
-        // SAFETY: caller contract.
-        unsafe { write_out(out, snap) }
-    });
-    to_c(r)
+) -> DocaResult<u32> {
+    if rxq_type > RXQ_TYPE_REGULAR || log_max_lro_pkt_sz > 31 {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    check_sizes(max_burst_size, max_packet_size)?;
+    let per = u64::from(max_packet_size) + u64::from(head_size) + u64::from(tail_size);
+    let page = 4096u64;
+    let total = (per * u64::from(max_burst_size)).div_ceil(page) * page;
+    u32::try_from(total).map_err(|_| DocaError::INVALID_VALUE)
 }
 
 impl EthRxq {
     /// Sets the packet buffer (IDLE only); what `doca_eth_rxq_set_pkt_buf` records. The
     /// queue is a user of the mmap until the buffer is replaced or the queue destroyed.
-    pub fn set_pkt_buf(&self, spec: PktBufSpec) -> DocaResult<()> {
+    pub(crate) fn set_pkt_buf(&self, spec: PktBufSpec) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
         if let PktBufSpec::Mmap { mmap, .. } = &spec {
             mmap.add_user();
@@ -538,13 +384,9 @@ impl EthRxq {
 
     /// Puts the rings in host memory for a CPU consumer instead of a GPU (IDLE only; Rust
     /// API for tests and CPU-side consumers). The GPU handle then is a CPU pointer.
-    pub fn set_host_datapath(&self) -> DocaResult<()> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
         self.idle_cfg()?.gpu = Some(GpuLink::Host);
         Ok(())
-    }
-
-    /// The queue's context.
-    pub fn ctx(&self) -> &Ctx {
-        &self.ctx
     }
 }

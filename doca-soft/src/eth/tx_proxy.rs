@@ -9,15 +9,15 @@
 //! synchronisation for the batch), since a synchronised copy costs about 10 us whatever its
 //! size. Frames behind a WAIT whose time has not come are read with the batch, ahead of
 //! time, and kept until it is due, so a scheduled burst leaves with only the sends between
-//! its time and the wire.
+//! its time and the port.
 
-use super::checksum;
-use super::counters::TxCounters;
+use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
 use super::ring::{self, TxCqe, TxDesc, TxqHandle, RING_VERSION};
 use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_NOP};
 use super::ring::{TX_OP_SEND, TX_OP_WAIT};
 use crate::error::{DocaError, DocaResult};
+use crate::packet::checksum;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -109,6 +109,7 @@ impl TxRing {
     }
 
     /// Descriptor ring entries.
+    #[cfg(any(test, feature = "testing"))]
     pub fn desc_num(&self) -> u32 {
         self.desc_num
     }
@@ -140,7 +141,7 @@ pub struct TxProxy {
     events: Mutex<VecDeque<TxEvent>>,
     events_enabled: std::sync::atomic::AtomicBool,
     busy: Mutex<Pass>,
-    counters: TxCounters,
+    counters: TxqCounters,
     /// Due time (CLOCK_REALTIME ns) of the WAIT the last pass stopped at; 0 when it did not.
     stalled_until: std::sync::atomic::AtomicU64,
 }
@@ -208,7 +209,7 @@ impl TxProxy {
             events: Mutex::new(VecDeque::new()),
             events_enabled: std::sync::atomic::AtomicBool::new(true),
             busy: Mutex::new(Pass::default()),
-            counters: TxCounters::default(),
+            counters: TxqCounters::default(),
             stalled_until: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -219,7 +220,7 @@ impl TxProxy {
     }
 
     /// The counters.
-    pub fn counters(&self) -> &TxCounters {
+    pub fn counters(&self) -> &TxqCounters {
         &self.counters
     }
 

@@ -4,21 +4,20 @@
 //! a proxy thread. In CPU-completion mode NOTIFY sends and errors become PE events.
 
 use super::caps::{self, MAX_BURST_SIZE, TXQ_TYPE_REGULAR};
-use super::counters::TxqCountersC;
+use super::counters::TxqCountersSnapshot;
 use super::glue::{GpuLink, RuntimeFrames};
 use super::mem::FrameSource;
 use super::ring;
 use super::tx_events::{TxEventCb, TxGpuEvent};
 use super::tx_proxy::{FrameOut, TxEvent, TxProxy, TxRing, TxRingCfg};
-use crate::capi::toolkit::write_out;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
-use crate::dev::{dev_ref, Dev, DevInfo};
-use crate::error::{to_c, DocaError, DocaResult};
+use crate::dev::{Dev, DevInfo};
+use crate::error::{DocaError, DocaResult};
+use crate::gpu::GpuShared;
 use crate::port::Port;
 use crate::sync::lock;
 use crate::types::DocaData;
 use std::collections::HashSet;
-use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -54,12 +53,12 @@ struct TxqRun {
 }
 
 /// Shared state of a TX queue (the context's operations).
-pub struct TxqInner {
+pub(crate) struct TxqInner {
     info: Arc<DevInfo>,
     cfg: Mutex<TxqCfg>,
     run: Mutex<Option<TxqRun>>,
     /// Counters of the last run, kept after stop.
-    last_counters: Mutex<TxqCountersC>,
+    last_counters: Mutex<TxqCountersSnapshot>,
 }
 
 /// The C `struct doca_eth_txq`.
@@ -216,8 +215,8 @@ impl CtxOps for TxqInner {
         }
     }
 
-    fn set_datapath_on_gpu(&self, gpu: *mut c_void) -> DocaResult<()> {
-        lock(&self.cfg).gpu = Some(GpuLink::new(gpu)?);
+    fn set_datapath_on_gpu(&self, gpu: &Arc<GpuShared>) -> DocaResult<()> {
+        lock(&self.cfg).gpu = Some(GpuLink::Gpu(gpu.clone()));
         Ok(())
     }
 }
@@ -229,7 +228,7 @@ impl EthTxq {
     }
 
     /// The started proxy (BAD_STATE unless RUNNING).
-    pub fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
+    pub(crate) fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
         if self.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
@@ -241,14 +240,10 @@ impl EthTxq {
 
     /// Puts the rings in host memory for a CPU producer instead of a GPU (IDLE only; Rust
     /// API for tests and CPU-side producers). The GPU handle then is a CPU pointer.
-    pub fn set_host_datapath(&self) -> DocaResult<()> {
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
         self.idle_cfg()?.gpu = Some(GpuLink::Host);
         Ok(())
-    }
-
-    /// The queue's context.
-    pub fn ctx(&self) -> &Ctx {
-        &self.ctx
     }
 
     /// Registers the error (`error == true`) or notify event callback (IDLE only).
@@ -265,7 +260,9 @@ impl EthTxq {
         Ok(())
     }
 
-    fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
+    /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when a queue of the
+    /// port has that id).
+    pub(crate) fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
         self.ctx.require_running()?;
         let mut run = lock(&self.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
@@ -282,15 +279,6 @@ impl EthTxq {
     }
 }
 
-/// Borrows a TX queue from a C pointer; INVALID_VALUE when null.
-///
-/// # Safety
-/// A non-null `p` points to a live `EthTxq`.
-pub unsafe fn txq_ref<'a>(p: *const EthTxq) -> DocaResult<&'a EthTxq> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
 fn check_burst(v: u32) -> DocaResult<()> {
     if v == 0 || v > MAX_BURST_SIZE {
         Err(DocaError::INVALID_VALUE)
@@ -299,260 +287,165 @@ fn check_burst(v: u32) -> DocaResult<()> {
     }
 }
 
-/// `doca_eth_txq_create(dev, max_burst_size, **eth_txq)`.
-///
-/// # Safety
-/// `dev` is null or a live device; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_create(
-    dev: *mut Dev,
-    max_burst_size: u32,
-    out: *mut *mut EthTxq,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { dev_ref(dev) }.and_then(|d| {
-        if out.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
+impl EthTxq {
+    /// `doca_eth_txq_create`: an IDLE queue on `dev` (which it uses until destroyed).
+    pub(crate) fn new(dev: &Dev, max_burst_size: u32) -> DocaResult<EthTxq> {
         check_burst(max_burst_size)?;
         let inner = Arc::new(TxqInner {
-            info: d.info().clone(),
+            info: dev.info().clone(),
             cfg: Mutex::new(TxqCfg {
                 max_burst: max_burst_size,
                 max_send_buf_list_len: 1,
                 ..Default::default()
             }),
             run: Mutex::new(None),
-            last_counters: Mutex::new(TxqCountersC::default()),
+            last_counters: Mutex::new(TxqCountersSnapshot::default()),
         });
-        d.add_user();
-        let q = Box::new(EthTxq {
+        dev.add_user();
+        Ok(EthTxq {
             ctx: Ctx::new(inner.clone()),
             inner,
-            dev,
-        });
-        // SAFETY: caller contract.
-        unsafe { write_out(out, Box::into_raw(q)) }
-    });
-    to_c(r)
-}
+            dev: dev as *const Dev,
+        })
+    }
 
-/// `doca_eth_txq_destroy` (IDLE only).
-///
-/// # Safety
-/// `txq` is null or a live queue, not used after this call.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_destroy(txq: *mut EthTxq) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { txq_ref(txq) }.and_then(|q| {
-        q.ctx.require_idle()?;
-        q.ctx.detach_from_pe();
+    /// Before destroy (IDLE only): leaves the PE and releases the device.
+    pub(crate) fn close(&self) -> DocaResult<()> {
+        self.ctx.require_idle()?;
+        self.ctx.detach_from_pe();
         // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
-        if let Ok(d) = unsafe { dev_ref(q.dev) } {
+        if let Some(d) = unsafe { self.dev.as_ref() } {
             d.remove_user();
         }
-        // SAFETY: created by Box::into_raw in create; the caller gives up the pointer.
-        drop(unsafe { Box::from_raw(txq) });
         Ok(())
-    });
-    to_c(r)
-}
+    }
 
-/// `doca_eth_txq_as_doca_ctx`: NULL for a NULL queue.
-///
-/// # Safety
-/// `txq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_as_doca_ctx(txq: *mut EthTxq) -> *mut Ctx {
-    // SAFETY: caller contract.
-    match unsafe { txq_ref(txq) } {
-        Ok(q) => &*q.ctx as *const Ctx as *mut Ctx,
-        Err(_) => std::ptr::null_mut(),
+    /// The queue's context as a C handle.
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
+        &*self.ctx as *const Ctx as *mut Ctx
     }
-}
 
-macro_rules! txq_setter {
-    ($name:ident, $t:ty, |$c:ident, $v:ident| $body:expr) => {
-        #[doc = concat!("`", stringify!($name), "` (IDLE only).")]
-        ///
-        /// # Safety
-        /// `txq` is null or a live queue.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(txq: *mut EthTxq, $v: $t) -> u32 {
-            // SAFETY: caller contract.
-            let r = unsafe { txq_ref(txq) }.and_then(|q| {
-                #[allow(unused_mut)]
-                let mut $c = q.idle_cfg()?;
-                $body
-            });
-            to_c(r)
-        }
-    };
-}
+    /// `set_l3_chksum_offload` (IDLE only).
+    pub(crate) fn set_l3_chksum_offload(&self, on: bool) -> DocaResult<()> {
+        self.idle_cfg()?.l3_csum = on;
+        Ok(())
+    }
 
-macro_rules! txq_flag {
-    ($name:ident, $field:ident) => {
-        #[doc = concat!("`", stringify!($name), "` (IDLE only).")]
-        ///
-        /// # Safety
-        /// `txq` is null or a live queue.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(txq: *mut EthTxq) -> u32 {
-            // SAFETY: caller contract.
-            let r = unsafe { txq_ref(txq) }.and_then(|q| {
-                q.idle_cfg()?.$field = true;
-                Ok(())
-            });
-            to_c(r)
-        }
-    };
-}
+    /// `set_l4_chksum_offload` (IDLE only).
+    pub(crate) fn set_l4_chksum_offload(&self, on: bool) -> DocaResult<()> {
+        self.idle_cfg()?.l4_csum = on;
+        Ok(())
+    }
 
-txq_setter!(doca_eth_txq_set_l3_chksum_offload, u8, |c, v| {
-    c.l3_csum = v != 0;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_l4_chksum_offload, u8, |c, v| {
-    c.l4_csum = v != 0;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_max_burst_size, u32, |c, v| {
-    check_burst(v)?;
-    c.max_burst = v;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_max_send_buf_list_len, u32, |c, v| {
-    if v == 0 || v > caps::MAX_SEND_BUF_LIST_LEN {
-        return Err(DocaError::INVALID_VALUE);
+    /// `set_max_burst_size` (IDLE only).
+    pub(crate) fn set_max_burst_size(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        check_burst(v)?;
+        c.max_burst = v;
+        Ok(())
     }
-    c.max_send_buf_list_len = v;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_metadata_num, u8, |c, v| {
-    if u32::from(v) > caps::MAX_METADATA_NUM {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.metadata_num = v;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_mss, u16, |c, v| {
-    c.mss = v;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_max_lso_header_size, u16, |c, v| {
-    if v > caps::MAX_LSO_HEADER_SIZE {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.max_lso_header_size = v;
-    Ok(())
-});
-txq_setter!(doca_eth_txq_set_type, u32, |c, v| {
-    let _ = &mut c;
-    if v != TXQ_TYPE_REGULAR {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    Ok(())
-});
-txq_setter!(doca_eth_txq_gpu_set_sq_mem_type, u32, |c, v| {
-    if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
-        return Err(DocaError::INVALID_VALUE);
-    }
-    c.sq_mem_type = v;
-    Ok(())
-});
-txq_flag!(doca_eth_txq_gpu_set_completion_on_gpu, completion_on_gpu);
-txq_flag!(doca_eth_txq_gpu_set_uar_on_cpu, uar_on_cpu);
-txq_flag!(doca_eth_txq_set_wait_on_time_offload, wait_on_time);
 
-/// `doca_eth_txq_calculate_timestamp(txq, timestamp_ns, *wait_on_time_value)` (RUNNING):
-/// BE64 of `seconds << 32 | nanoseconds`.
-///
-/// # Safety
-/// `txq` is null or a live queue; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_calculate_timestamp(
-    txq: *mut EthTxq,
-    timestamp_ns: u64,
-    out: *mut u64,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { txq_ref(txq) }.and_then(|q| {
-        if out.is_null() {
+    /// `set_max_send_buf_list_len` (IDLE only).
+    pub(crate) fn set_max_send_buf_list_len(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v == 0 || v > caps::MAX_SEND_BUF_LIST_LEN {
             return Err(DocaError::INVALID_VALUE);
         }
-        q.ctx.require_running()?;
-        // SAFETY: caller contract.
-        unsafe { write_out(out, ring::ns_to_wait_on_time(timestamp_ns)) }
-    });
-    to_c(r)
-}
+        c.max_send_buf_list_len = v;
+        Ok(())
+    }
 
-/// `doca_eth_txq_apply_queue_id` (RUNNING; once -> ALREADY_EXIST; id taken on the port ->
-/// IN_USE).
-///
-/// # Safety
-/// `txq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_apply_queue_id(txq: *mut EthTxq, queue_id: u16) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { txq_ref(txq) }.and_then(|q| q.apply_queue_id(queue_id)))
-}
-
-/// `doca_eth_txq_get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue).
-///
-/// # Safety
-/// `txq` is null or a live queue; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_get_gpu_handle(
-    txq: *const EthTxq,
-    out: *mut *mut c_void,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { txq_ref(txq) }.and_then(|q| {
-        if out.is_null() {
+    /// `set_metadata_num` (IDLE only).
+    pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if u32::from(v) > caps::MAX_METADATA_NUM {
             return Err(DocaError::INVALID_VALUE);
         }
-        if lock(&q.inner.cfg).gpu.is_none() {
+        c.metadata_num = v;
+        Ok(())
+    }
+
+    /// `set_mss` (IDLE only; recorded, LSO is not offered).
+    pub(crate) fn set_mss(&self, v: u16) -> DocaResult<()> {
+        self.idle_cfg()?.mss = v;
+        Ok(())
+    }
+
+    /// `set_max_lso_header_size` (IDLE only).
+    pub(crate) fn set_max_lso_header_size(&self, v: u16) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v > caps::MAX_LSO_HEADER_SIZE {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.max_lso_header_size = v;
+        Ok(())
+    }
+
+    /// `set_type` (IDLE only; REGULAR is the only type).
+    pub(crate) fn set_type(&self, v: u32) -> DocaResult<()> {
+        let _c = self.idle_cfg()?;
+        if v != TXQ_TYPE_REGULAR {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        Ok(())
+    }
+
+    /// `gpu_set_sq_mem_type` (IDLE only).
+    pub(crate) fn set_sq_mem_type(&self, v: u32) -> DocaResult<()> {
+        let mut c = self.idle_cfg()?;
+        if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        c.sq_mem_type = v;
+        Ok(())
+    }
+
+    /// `gpu_set_completion_on_gpu` (IDLE only): completions go to the CQ ring the kernel
+    /// polls instead of PE events.
+    pub(crate) fn set_completion_on_gpu(&self) -> DocaResult<()> {
+        self.idle_cfg()?.completion_on_gpu = true;
+        Ok(())
+    }
+
+    /// `gpu_set_uar_on_cpu` (IDLE only): no proxy thread; the application drives the proxy
+    /// with `gpu_cpu_proxy_progress`.
+    pub(crate) fn set_uar_on_cpu(&self) -> DocaResult<()> {
+        self.idle_cfg()?.uar_on_cpu = true;
+        Ok(())
+    }
+
+    /// `set_wait_on_time_offload` (IDLE only).
+    pub(crate) fn set_wait_on_time_offload(&self) -> DocaResult<()> {
+        self.idle_cfg()?.wait_on_time = true;
+        Ok(())
+    }
+
+    /// `calculate_timestamp` (RUNNING): the wait-on-time value of `timestamp_ns`.
+    pub(crate) fn calculate_timestamp(&self, timestamp_ns: u64) -> DocaResult<u64> {
+        self.ctx.require_running()?;
+        Ok(ring::ns_to_wait_on_time(timestamp_ns))
+    }
+
+    /// `get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue): the device
+    /// address of the ring handle.
+    pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
+        if lock(&self.inner.cfg).gpu.is_none() {
             return Err(DocaError::NOT_SUPPORTED);
         }
-        let h = q.proxy()?.ring().handle_dev();
-        // SAFETY: caller contract.
-        unsafe { write_out(out, h as *mut c_void) }
-    });
-    to_c(r)
-}
+        Ok(self.proxy()?.ring().handle_dev())
+    }
 
-/// `doca_eth_txq_gpu_cpu_proxy_progress` (RUNNING): one proxy pass.
-///
-/// # Safety
-/// `txq` is null or a live queue.
-#[no_mangle]
-pub unsafe extern "C" fn doca_eth_txq_gpu_cpu_proxy_progress(txq: *mut EthTxq) -> u32 {
-    // SAFETY: caller contract.
-    to_c(unsafe { txq_ref(txq) }.and_then(|q| {
-        q.proxy()?.progress();
+    /// `gpu_cpu_proxy_progress` (RUNNING): one proxy pass.
+    pub(crate) fn proxy_progress(&self) -> DocaResult<()> {
+        self.proxy()?.progress();
         Ok(())
-    }))
-}
+    }
 
-/// `doca_soft_eth_txq_get_counters` (any state; zeros before the first start, the last
-/// run's counters after a stop).
-///
-/// # Safety
-/// `txq` is null or a live queue; `out` is null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn doca_soft_eth_txq_get_counters(
-    txq: *const EthTxq,
-    out: *mut TxqCountersC,
-) -> u32 {
-    // SAFETY: caller contract.
-    let r = unsafe { txq_ref(txq) }.and_then(|q| {
-        let live = lock(&q.inner.run)
+    /// The counters (any state; zeros before the first start, the last run's after stop).
+    pub(crate) fn counters(&self) -> TxqCountersSnapshot {
+        let live = lock(&self.inner.run)
             .as_ref()
             .map(|r| r.proxy.counters().snapshot());
-        let snap = live.unwrap_or_else(|| *lock(&q.inner.last_counters));
-        // SAFETY: caller contract.
-        unsafe { write_out(out, snap) }
-    });
-    to_c(r)
+        live.unwrap_or_else(|| *lock(&self.inner.last_counters))
+    }
 }

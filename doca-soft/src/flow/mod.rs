@@ -1,9 +1,6 @@
-//! DOCA Flow, emulated: packet parser, classification tables, RSS and the C API.
+//! DOCA Flow, emulated: the Flow objects behind the C handles and their registry, and the
+//! translation of the C match and forward structs to the classifier's tables.
 
-pub mod c_api;
-pub mod classify;
-pub mod parser;
-pub mod rss;
-pub mod state;
-pub mod sys;
-pub mod translate;
+pub(crate) mod state;
+pub(crate) mod sys;
+pub(crate) mod translate;

@@ -1,5 +1,5 @@
 //! From the C structs (`struct doca_flow_match`, `struct doca_flow_fwd`) to the classifier's
-//! [`FieldMatch`] lists and [`Fwd`](crate::flow::classify::Fwd) values.
+//! [`FieldMatch`] lists and [`Fwd`](crate::packet::classify::Fwd) values.
 //!
 //! Match semantics (documented in the crate README of the lead):
 //! * CONTROL entries: with a mask, every field whose mask is non-zero is compared under that
@@ -9,22 +9,43 @@
 //!   pipe value is all ones (of its width) is changeable: each entry supplies its value.
 //!   Any other value is a constant that every entry of the pipe matches.
 
-use super::classify::{Field, FieldMatch};
 use super::sys;
 use crate::error::{DocaError, DocaResult};
+use crate::packet::classify::{Field, FieldMatch};
+
+// The classifier's RSS flags are the header's `DOCA_FLOW_RSS_*` values.
+const _: () = {
+    use crate::packet::rss::*;
+    assert!(RSS_IPV4 == sys::DOCA_FLOW_RSS_IPV4 && RSS_IPV6 == sys::DOCA_FLOW_RSS_IPV6);
+    assert!(RSS_UDP == sys::DOCA_FLOW_RSS_UDP && RSS_TCP == sys::DOCA_FLOW_RSS_TCP);
+    assert!(
+        RSS_IPV4_SRC == sys::DOCA_FLOW_RSS_IPV4_SRC && RSS_IPV4_DST == sys::DOCA_FLOW_RSS_IPV4_DST
+    );
+    assert!(
+        RSS_IPV6_SRC == sys::DOCA_FLOW_RSS_IPV6_SRC && RSS_IPV6_DST == sys::DOCA_FLOW_RSS_IPV6_DST
+    );
+    assert!(
+        RSS_L4_SRC_UDP == sys::DOCA_FLOW_RSS_UDP_SRC
+            && RSS_L4_DST_UDP == sys::DOCA_FLOW_RSS_UDP_DST
+    );
+    assert!(
+        RSS_L4_SRC_TCP == sys::DOCA_FLOW_RSS_TCP_SRC
+            && RSS_L4_DST_TCP == sys::DOCA_FLOW_RSS_TCP_DST
+    );
+};
 
 /// Header layout context of a match: which union views (`ip4`/`ip6`, `udp`/`tcp`/...) hold
 /// the fields. A mask or entry match is read in the context of its pipe or match, since
 /// those often leave `l3_type`/`l4_type_ext` zero.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Layout {
+pub(crate) struct Layout {
     l3: u32,
     l4: u32,
 }
 
 impl Layout {
     /// The layout `m` declares.
-    pub fn of(m: &sys::doca_flow_match_v1) -> Layout {
+    pub(crate) fn of(m: &sys::doca_flow_match_v1) -> Layout {
         Layout {
             l3: m.outer.l3_type,
             l4: m.outer.l4_type_ext,
@@ -34,7 +55,10 @@ impl Layout {
 
 /// `(field, host-order value)` of every field we can match, read from `m` with the union
 /// views chosen by `layout`. Always the same fields in the same order for one layout.
-pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Vec<(Field, u64)>> {
+pub(crate) fn read_fields(
+    m: &sys::doca_flow_match_v1,
+    layout: Layout,
+) -> DocaResult<Vec<(Field, u64)>> {
     reject_unsupported(m)?;
     let o = &m.outer;
     let mac = |a: [u8; 6]| a.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
@@ -131,6 +155,24 @@ pub fn read_fields(m: &sys::doca_flow_match_v1, layout: Layout) -> DocaResult<Ve
     Ok(v)
 }
 
+/// Whether a monitor asks for a (non-shared) counter; meters and shared counters are
+/// NOT_SUPPORTED.
+pub(crate) fn monitor_counts(m: &sys::doca_flow_monitor_v1) -> DocaResult<bool> {
+    if m.meter_type != sys::DOCA_FLOW_RESOURCE_TYPE_NONE {
+        sdk_err!("flow", "meters are not supported");
+        return Err(DocaError::NOT_SUPPORTED);
+    }
+    match m.counter_type {
+        sys::DOCA_FLOW_RESOURCE_TYPE_NONE => Ok(false),
+        sys::DOCA_FLOW_RESOURCE_TYPE_NON_SHARED => Ok(true),
+        sys::DOCA_FLOW_RESOURCE_TYPE_SHARED => {
+            sdk_err!("flow", "shared counters are not supported");
+            Err(DocaError::NOT_SUPPORTED)
+        }
+        _ => Err(DocaError::INVALID_VALUE),
+    }
+}
+
 /// Matching on metadata, tunnels, VLANs and inner headers is not emulated: refuse it
 /// rather than silently match more than asked.
 fn reject_unsupported(m: &sys::doca_flow_match_v1) -> DocaResult<()> {
@@ -169,7 +211,7 @@ fn reject_unsupported(m: &sys::doca_flow_match_v1) -> DocaResult<()> {
 }
 
 /// A CONTROL entry's comparisons from its match and optional mask.
-pub fn control_matches(
+pub(crate) fn control_matches(
     m: &sys::doca_flow_match_v1,
     mask: Option<&sys::doca_flow_match_v1>,
 ) -> DocaResult<Vec<FieldMatch>> {
@@ -195,7 +237,7 @@ pub fn control_matches(
 
 /// One field of a BASIC pipe's template.
 #[derive(Clone, Copy, Debug)]
-pub struct TemplateField {
+pub(crate) struct TemplateField {
     /// The field.
     pub field: Field,
     /// Bits compared.
@@ -205,7 +247,7 @@ pub struct TemplateField {
 }
 
 /// A BASIC pipe's template from its match and optional mask.
-pub fn basic_template(
+pub(crate) fn basic_template(
     m: &sys::doca_flow_match_v1,
     mask: Option<&sys::doca_flow_match_v1>,
 ) -> DocaResult<Vec<TemplateField>> {
@@ -240,7 +282,7 @@ pub fn basic_template(
 }
 
 /// A BASIC entry's comparisons: the template filled with the entry's values.
-pub fn basic_entry_matches(
+pub(crate) fn basic_entry_matches(
     template: &[TemplateField],
     layout: Layout,
     entry: Option<&sys::doca_flow_match_v1>,

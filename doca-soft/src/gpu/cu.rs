@@ -20,7 +20,7 @@ pub fn cuda_available() -> bool {
 
 /// Runs one driver call: DRIVER when no driver is present, the call panics, or it returns
 /// an error (logged with `what`). `f` returns the raw CUresult.
-pub fn call(what: &str, f: impl FnOnce() -> sys::CUresult) -> DocaResult<()> {
+pub(crate) fn call(what: &str, f: impl FnOnce() -> sys::CUresult) -> DocaResult<()> {
     match raw(f) {
         Ok(sys::CUresult::CUDA_SUCCESS) => Ok(()),
         Ok(e) => {
@@ -35,7 +35,7 @@ pub fn call(what: &str, f: impl FnOnce() -> sys::CUresult) -> DocaResult<()> {
 }
 
 /// Like [`call`] but returns the CUresult itself (for callers that map specific codes).
-pub fn raw(f: impl FnOnce() -> sys::CUresult) -> DocaResult<sys::CUresult> {
+pub(crate) fn raw(f: impl FnOnce() -> sys::CUresult) -> DocaResult<sys::CUresult> {
     if !cuda_available() {
         return Err(DocaError::DRIVER);
     }
@@ -43,7 +43,7 @@ pub fn raw(f: impl FnOnce() -> sys::CUresult) -> DocaResult<sys::CUresult> {
 }
 
 /// `cuInit(0)`, once per process (later calls return the first result).
-pub fn init() -> DocaResult<()> {
+pub(crate) fn init() -> DocaResult<()> {
     static INIT: OnceCell<DocaResult<()>> = OnceCell::new();
     *INIT.get_or_init(|| {
         // SAFETY: cuInit has no pointer arguments.

@@ -8,30 +8,26 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// One allocation as the registry sees it.
 #[derive(Clone)]
-pub struct Region {
+pub(crate) struct Region {
     /// Device address of the (aligned) start.
     pub gpu: u64,
     /// CPU address of the start, 0 when the memory has no CPU mapping.
     pub cpu: usize,
     /// Usable length in bytes.
     pub len: usize,
-    /// `DOCA_GPU_MEM_TYPE_*` actually used (GPU_CPU falls back to CPU_GPU).
-    pub mem_type: u32,
     /// The owning GPU.
     pub owner: Weak<GpuShared>,
 }
 
 /// A range resolved against the registry.
 #[derive(Clone)]
-pub struct GpuRange {
+pub(crate) struct GpuRange {
     /// The owning GPU.
     pub gpu: Arc<GpuShared>,
     /// Device address of the range start.
     pub gpu_addr: u64,
     /// CPU address of the range start, if the memory is CPU-mapped.
     pub cpu_addr: Option<*mut u8>,
-    /// `DOCA_GPU_MEM_TYPE_*` of the allocation.
-    pub mem_type: u32,
 }
 
 #[derive(Default)]
@@ -49,7 +45,7 @@ fn with<R>(f: impl FnOnce(&mut Maps) -> R) -> R {
 }
 
 /// Records an allocation.
-pub fn insert(r: Region) {
+pub(crate) fn insert(r: Region) {
     with(|m| {
         if r.cpu != 0 {
             m.by_cpu.insert(r.cpu, r.gpu);
@@ -59,7 +55,7 @@ pub fn insert(r: Region) {
 }
 
 /// Forgets the allocation starting at device address `gpu`.
-pub fn remove(gpu: u64) {
+pub(crate) fn remove(gpu: u64) {
     with(|m| {
         if let Some(r) = m.by_gpu.remove(&gpu) {
             if r.cpu != 0 {
@@ -79,14 +75,14 @@ fn containing(m: &Maps, addr: u64, len: usize) -> Option<(Region, u64)> {
 }
 
 /// The device allocation `[start, start + len)` holding device address `addr`, if any.
-pub fn allocation_of(addr: u64) -> Option<(u64, usize)> {
+pub(crate) fn allocation_of(addr: u64) -> Option<(u64, usize)> {
     with(|m| containing(m, addr, 1).map(|(r, _)| (r.gpu, r.len)))
 }
 
 /// Resolves `[addr, addr + len)` given either as a device address or as the CPU address
 /// of a CPU-mapped allocation. None when it is not (entirely) inside one allocation of a
 /// live GPU.
-pub fn lookup(addr: u64, len: usize) -> Option<GpuRange> {
+pub(crate) fn lookup(addr: u64, len: usize) -> Option<GpuRange> {
     with(|m| {
         let (r, off) = containing(m, addr, len).or_else(|| {
             let (cpu, gpu) = m.by_cpu.range(..=(addr as usize)).next_back()?;
@@ -97,7 +93,6 @@ pub fn lookup(addr: u64, len: usize) -> Option<GpuRange> {
             gpu: r.owner.upgrade()?,
             gpu_addr: r.gpu + off,
             cpu_addr: (r.cpu != 0).then(|| (r.cpu + off as usize) as *mut u8),
-            mem_type: r.mem_type,
         })
     })
 }

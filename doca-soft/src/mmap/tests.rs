@@ -1,8 +1,10 @@
 //! Tests of the mmap state machine and its C API (host memory; no GPU needed).
 
 use super::*;
+use crate::capi::doca_dev::doca_dev_close;
+use crate::capi::doca_mmap::*;
+use crate::dev::build_list;
 use crate::dev::config::parse_ports;
-use crate::dev::{build_list, doca_dev_close};
 
 /// An open device (a wire port, so no Linux interface is needed), as a C pointer.
 pub(crate) fn test_dev() -> *mut Dev {
@@ -166,7 +168,7 @@ fn host_range_copies_are_bounds_checked() {
         assert_eq!(doca_mmap_set_memrange(m, base.cast(), 128), 0);
         assert_eq!((*m).write_at(0, b"x"), Err(DocaError::BAD_STATE));
         assert_eq!(doca_mmap_start(m), 0);
-        assert!((*m).gpu().is_none(), "host memory");
+        assert!((*m).gpu_range().is_none(), "host memory");
         assert_eq!((*m).cpu_ptr(), Some(base));
         assert_eq!((*m).range().unwrap(), (base, 128));
         (*m).write_at(120, b"abcdefgh").unwrap();

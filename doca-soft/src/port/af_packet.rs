@@ -176,7 +176,7 @@ fn join_fanout(fd: &OwnedFd, id: Option<u16>) -> DocaResult<u16> {
 }
 
 /// The interface index of `ifname`, or NOT_FOUND.
-pub fn ifindex_of(ifname: &str) -> DocaResult<u32> {
+pub(super) fn ifindex_of(ifname: &str) -> DocaResult<u32> {
     let c = CString::new(ifname).map_err(|_| DocaError::INVALID_VALUE)?;
     // SAFETY: c is a valid NUL-terminated string.
     match unsafe { libc::if_nametoindex(c.as_ptr()) } {
@@ -238,6 +238,7 @@ impl Backend for AfPacket {
         Ok(())
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         let mut done = 0;
         while done < frames.len() {
@@ -285,14 +286,14 @@ impl Backend for AfPacket {
         // Lane 0 starts every run of lanes: it makes a new group (the old one went with
         // its sockets).
         let join = if lane == 0 { None } else { *group };
-        let (ring, id) = RxRing::open(self.ifindex, join)?;
+        let (ring, id) = TpacketRing::open(self.ifindex, join)?;
         *group = Some(id);
         Ok(Some(Box::new(ring)))
     }
 }
 
 /// A TPACKET_V3 receive ring bound to one interface.
-struct RxRing {
+struct TpacketRing {
     fd: OwnedFd,
     ring: *mut u8,
     len: usize,
@@ -300,12 +301,12 @@ struct RxRing {
 }
 
 // SAFETY: the ring mapping is owned by this value and used by one thread at a time.
-unsafe impl Send for RxRing {}
+unsafe impl Send for TpacketRing {}
 
-impl RxRing {
+impl TpacketRing {
     /// A ring bound to `ifindex`, in fanout group `group` (or a new one); returns the ring
     /// and its group id.
-    fn open(ifindex: u32, group: Option<u16>) -> DocaResult<(RxRing, u16)> {
+    fn open(ifindex: u32, group: Option<u16>) -> DocaResult<(TpacketRing, u16)> {
         let fd = raw_socket()?;
         let v3 = libc::tpacket_versions::TPACKET_V3 as i32;
         setsockopt(&fd, libc::PACKET_VERSION, &v3).map_err(|_| os_err("PACKET_VERSION"))?;
@@ -343,7 +344,7 @@ impl RxRing {
         if ring == libc::MAP_FAILED {
             return Err(os_err("mmap(PACKET_RX_RING)"));
         }
-        let me = RxRing {
+        let me = TpacketRing {
             fd,
             ring: ring.cast(),
             len,
@@ -447,7 +448,7 @@ impl RxRing {
     }
 }
 
-impl RxSource for RxRing {
+impl RxSource for TpacketRing {
     fn poll(
         &mut self,
         max: usize,
@@ -473,7 +474,7 @@ impl RxSource for RxRing {
     }
 }
 
-impl Drop for RxRing {
+impl Drop for TpacketRing {
     fn drop(&mut self) {
         // SAFETY: unmapping the mapping created in open; nothing refers to it any more.
         unsafe { libc::munmap(self.ring.cast(), self.len) };

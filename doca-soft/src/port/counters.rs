@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::lanes::sender_slot;
 
 /// Cache lines the sent counter is spread over.
-pub const SENT_SHARDS: usize = 16;
+pub(super) const SENT_SHARDS: usize = 16;
 
 /// A counter alone in its cache lines (two: adjacent-line prefetch pairs them).
 #[repr(align(128))]
@@ -38,7 +38,7 @@ pub enum DropReason {
 
 /// Live counters of one port.
 #[derive(Default, Debug)]
-pub struct PortCounters {
+pub(crate) struct PortCounters {
     received: AtomicU64,
     delivered: AtomicU64,
     no_match: AtomicU64,
@@ -94,7 +94,7 @@ impl LaneTally {
 /// A copy of a port's counters; also the layout of `struct doca_soft_port_counters`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CountersSnapshot {
+pub struct PortCountersSnapshot {
     /// Frames read from the port (outgoing copies excluded).
     pub received: u64,
     /// Frames handed to a queue that accepted them.
@@ -119,7 +119,7 @@ pub struct CountersSnapshot {
     pub send_errors: u64,
 }
 
-impl CountersSnapshot {
+impl PortCountersSnapshot {
     /// Sum of every drop reason.
     pub fn dropped(&self) -> u64 {
         self.dropped_no_match
@@ -133,16 +133,8 @@ impl CountersSnapshot {
 }
 
 impl PortCounters {
-    /// Counts one received frame.
-    pub fn add_received(&self) {
-        self.received.fetch_add(1, Ordering::Relaxed);
-    }
-    /// Counts one delivered frame.
-    pub fn add_delivered(&self) {
-        self.delivered.fetch_add(1, Ordering::Relaxed);
-    }
     /// Counts one sent frame (or a failed send).
-    pub fn add_sent(&self, ok: bool) {
+    pub(crate) fn add_sent(&self, ok: bool) {
         if ok {
             self.add_sent_n(1);
         } else {
@@ -150,7 +142,7 @@ impl PortCounters {
         }
     }
     /// Counts `n` sent frames (on the calling thread's shard).
-    pub fn add_sent_n(&self, n: u64) {
+    pub(crate) fn add_sent_n(&self, n: u64) {
         if n > 0 {
             self.sent[sender_slot() % SENT_SHARDS]
                 .0
@@ -194,14 +186,10 @@ impl PortCounters {
             DropReason::Malformed => &self.malformed,
         }
     }
-    /// Counts one dropped frame.
-    pub fn add_drop(&self, why: DropReason) {
-        self.drop_counter(why).fetch_add(1, Ordering::Relaxed);
-    }
     /// Reads every counter.
-    pub fn snapshot(&self) -> CountersSnapshot {
+    pub(crate) fn snapshot(&self) -> PortCountersSnapshot {
         let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        CountersSnapshot {
+        PortCountersSnapshot {
             received: self.received.load(Ordering::Acquire),
             delivered: r(&self.delivered),
             dropped_no_match: r(&self.no_match),

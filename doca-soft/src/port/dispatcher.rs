@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use super::counters::LaneTally;
 use super::frame_queue::Desc;
-use super::{now_ns, DropReason, Port, RxDrop, RxSink, RxSource, NO_QUEUE};
-use crate::flow::classify::{classify, Verdict};
-use crate::flow::parser::parse;
+use super::{now_ns, DropReason, Port, RxSink, RxSource, NO_QUEUE};
+use crate::packet::classify::{classify, Pipe, Verdict};
+use crate::packet::parser::parse;
 
 /// Most frames handled between two flushes.
 const BATCH: usize = 256;
@@ -25,7 +25,7 @@ const IDLE_POLLS: u32 = 16;
 struct View {
     sinks: Vec<Option<Arc<dyn RxSink>>>,
     sinks_gen: u64,
-    root: Option<Arc<crate::flow::classify::Pipe>>,
+    root: Option<Arc<Pipe>>,
     flow_gen: u64,
     max_frame: usize,
     touched: Vec<u16>,
@@ -53,10 +53,10 @@ impl View {
     }
 
     /// Routes one frame and counts the outcome.
-    fn handle(&mut self, port: &Port, frame: &[u8], ts: u64, wire_len: usize) {
+    fn handle(&mut self, port: &Port, frame: &[u8], ts: u64, orig_len: usize) {
         let c = &mut self.tally;
         c.received();
-        if frame.len() > self.max_frame || wire_len > frame.len() {
+        if frame.len() > self.max_frame || orig_len > frame.len() {
             return c.dropped(DropReason::TooBig);
         }
         let Ok(pkt) = parse(frame) else {
@@ -78,9 +78,7 @@ impl View {
         };
         match sink.push(frame, ts) {
             Ok(()) => c.delivered(),
-            Err(RxDrop::TooBig) => c.dropped(DropReason::TooBig),
-            Err(RxDrop::RingFull) => c.dropped(DropReason::RingFull),
-            Err(RxDrop::Stopped) => c.dropped(DropReason::Stopped),
+            Err(why) => c.dropped(why),
         }
         if !self.touched.contains(&queue) {
             self.touched.push(queue);

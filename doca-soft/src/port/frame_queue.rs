@@ -29,7 +29,7 @@ const MAX_STORED_FRAME: usize = 64 << 10;
 pub(crate) struct Desc {
     start: usize,
     stored: usize,
-    wire_len: usize,
+    orig_len: usize,
 }
 
 /// Queue state, guarded by the queue's lock.
@@ -146,7 +146,7 @@ impl FrameQueue {
         st.descs[tail] = Desc {
             start,
             stored,
-            wire_len: frame.len(),
+            orig_len: frame.len(),
         };
         st.len += 1;
         st.write = start + need;
@@ -160,8 +160,8 @@ impl FrameQueue {
         true
     }
 
-    /// Hands up to `max` of the oldest frames to `f(bytes, length_on_wire)` (a length on
-    /// the wire above `bytes.len()` means the frame was too big to store), then frees them.
+    /// Hands up to `max` of the oldest frames to `f(bytes, orig_len)` (an original length
+    /// above `bytes.len()` means the frame was too big to store), then frees them.
     /// `scratch` holds the batch's descriptors (reused: no allocation once it has held the
     /// largest batch). Returns how many frames were handed over.
     pub(crate) fn drain(
@@ -185,7 +185,7 @@ impl FrameQueue {
             // SAFETY: the frame's bytes stay reserved (and unwritten) until the release
             // below; we are the only drain (lock above); UnsafeCell<u8> has u8's layout.
             let frame = unsafe { std::slice::from_raw_parts(cells.as_ptr().cast(), d.stored) };
-            f(frame, d.wire_len);
+            f(frame, d.orig_len);
         }
         let n = scratch.len();
         if n > 0 {

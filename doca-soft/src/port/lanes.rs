@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use super::frame_queue::FrameQueue;
 
 /// Most lanes per port.
-pub const MAX_LANES: usize = 64;
+pub(crate) const MAX_LANES: usize = 64;
 
 /// Frames and bytes of the input queue of each lane but the first: a quarter of lane 0's
 /// (`INJECT_QUEUE_FRAMES` frames in 16 MiB), so a lane costs about 4.4 MiB of (lazily
@@ -131,6 +131,7 @@ impl LaneQueues {
     }
 
     /// Frames queued on every lane.
+    #[cfg(any(test, feature = "testing"))]
     pub(crate) fn len(&self) -> usize {
         self.queues
             .iter()
@@ -165,7 +166,7 @@ pub(crate) fn sender_slot() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::parser::build::udp4;
+    use crate::testing::frames::udp4;
 
     #[test]
     fn lane_queues_grow_and_keep_a_flow_on_one_lane() {

@@ -24,41 +24,35 @@ use std::time::Duration;
 
 use once_cell::sync::Lazy;
 
-pub use counters::{CountersSnapshot, DropReason, PortCounters};
-pub use lanes::{lane_cap, LANES_ENV, MAX_LANES};
+pub(crate) use counters::PortCounters;
+pub use counters::{DropReason, PortCountersSnapshot};
+pub use lanes::lane_cap;
+#[cfg(any(test, feature = "testing"))]
+pub use lanes::LANES_ENV;
+pub(crate) use lanes::MAX_LANES;
 
-use crate::dev::{dev_ref, Dev, DevInfo, PortSpec};
-use crate::error::{to_c, DocaError, DocaResult};
-use crate::flow::classify::Pipe;
+use crate::dev::{DevInfo, PortSpec};
+use crate::error::{DocaError, DocaResult};
+use crate::packet::classify::Pipe;
 use lanes::LaneQueues;
-
-/// Why a queue refused a frame ([`RxSink::push`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RxDrop {
-    /// Larger than the queue's max packet size.
-    TooBig,
-    /// The queue's completion ring is full.
-    RingFull,
-    /// The queue is stopped.
-    Stopped,
-}
 
 /// An RX queue as the port's dispatcher sees it. Called on the receive lanes' threads:
 /// several lanes may call `push` and `flush` of one sink at the same time.
 pub trait RxSink: Send + Sync {
-    /// One frame classified to this queue. Returns `Err(reason)` when the queue drops it;
-    /// the port counts the drop.
-    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), RxDrop>;
+    /// One frame classified to this queue. Returns `Err(reason)` when the queue drops it
+    /// (`TooBig`, `RingFull` or `Stopped`); the port counts the drop.
+    fn push(&self, frame: &[u8], timestamp_ns: u64) -> Result<(), DropReason>;
     /// End of a lane's batch: publish the frames staged so far (by any lane).
     fn flush(&self);
 }
 
 /// Where a port's frames come from and go to.
 pub(crate) trait Backend: Send + Sync {
-    /// Puts one frame on the wire.
+    /// Sends one frame out of the port.
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
-    /// Puts several frames on the wire; returns how many went out (in order) and the error
+    /// Sends several frames; returns how many went out (in order) and the error
     /// that stopped the rest, if any.
+    #[cfg(any(test, feature = "testing"))]
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         for (i, f) in frames.iter().enumerate() {
             if let Err(e) = self.send(f) {
@@ -79,8 +73,8 @@ pub(crate) trait Backend: Send + Sync {
 /// The receive side of a backend for one lane, owned by that lane's thread.
 pub(crate) trait RxSource: Send {
     /// Reads about `max` frames, waiting at most `timeout` for the first one if
-    /// [`RxSource::waits`]; calls `f(frame, timestamp_ns, length_on_wire)` for each (a
-    /// length on the wire above `frame.len()` means the frame was truncated). Returns how
+    /// [`RxSource::waits`]; calls `f(frame, timestamp_ns, orig_len)` for each (an original
+    /// length above `frame.len()` means the frame was truncated on capture). Returns how
     /// many were read.
     fn poll(
         &mut self,
@@ -92,17 +86,6 @@ pub(crate) trait RxSource: Send {
     /// queue between polls).
     fn waits(&self) -> bool;
 }
-
-// `CountersSnapshot` is `struct doca_soft_port_counters`: same size and field offsets.
-const _: () = {
-    use crate::flow::sys::doca_soft_port_counters as C;
-    use std::mem::{offset_of, size_of};
-    assert!(size_of::<CountersSnapshot>() == size_of::<C>());
-    assert!(offset_of!(CountersSnapshot, received) == offset_of!(C, received));
-    assert!(offset_of!(CountersSnapshot, dropped_no_match) == offset_of!(C, dropped_no_match));
-    assert!(offset_of!(CountersSnapshot, dropped_malformed) == offset_of!(C, dropped_malformed));
-    assert!(offset_of!(CountersSnapshot, send_errors) == offset_of!(C, send_errors));
-};
 
 /// Capacity (frames) of a port's inject queue and of each direction of a wire.
 pub const INJECT_QUEUE_FRAMES: usize = 65536;
@@ -251,7 +234,7 @@ impl Port {
         removed
     }
 
-    /// TX: one frame on the wire.
+    /// TX: one frame out of the port.
     pub fn send(&self, frame: &[u8]) -> DocaResult<()> {
         if frame.len() > self.max_frame {
             self.counters.add_sent(false);
@@ -265,6 +248,7 @@ impl Port {
     /// TX of several frames (one system call on AF_PACKET ports). Returns how many were
     /// sent, in order, and the error that stopped the rest; every frame is counted as sent
     /// or as a send error.
+    #[cfg(any(test, feature = "testing"))]
     pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         let max = self.max_frame();
         let fit = frames
@@ -287,8 +271,9 @@ impl Port {
         self.max_frame
     }
 
-    /// Feeds `frame` into the port's RX path as if it had arrived on the wire (tests, bench
+    /// Feeds `frame` into the port's RX path as if the port had received it (tests, bench
     /// generators), on the calling thread's lane. FULL when that lane's queue is full.
+    #[cfg(any(test, feature = "testing"))]
     pub fn inject_rx(&self, frame: &[u8]) -> DocaResult<()> {
         if self.inject.push(frame) {
             Ok(())
@@ -298,12 +283,14 @@ impl Port {
     }
 
     /// Frames injected or arrived on a wire that no lane has handled yet.
+    #[cfg(any(test, feature = "testing"))]
     pub fn pending_rx(&self) -> usize {
         self.inject.len()
     }
 
     /// Sets the queue that gets frames while the port has no Flow root pipe (`None`: such
     /// frames are dropped as no-match, like a NIC without steering rules). Arms the port.
+    #[cfg(any(test, feature = "testing"))]
     pub fn set_default_queue(&self, queue_id: Option<u16>) {
         let v = queue_id.map_or(NO_QUEUE, u32::from);
         self.default_queue.store(v, Ordering::Release);
@@ -331,16 +318,18 @@ impl Port {
     }
 
     /// A copy of the port's counters.
-    pub fn counters(&self) -> CountersSnapshot {
+    pub fn counters(&self) -> PortCountersSnapshot {
         self.counters.snapshot()
     }
 
     /// Whether the receive lanes are running.
+    #[cfg(any(test, feature = "testing"))]
     pub fn dispatcher_running(&self) -> bool {
         self.rx_lanes() > 0
     }
 
     /// Number of receive lanes running now.
+    #[cfg(any(test, feature = "testing"))]
     pub fn rx_lanes(&self) -> usize {
         self.users
             .lock()
@@ -433,25 +422,9 @@ pub(crate) fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// `doca_error_t doca_soft_port_get_counters(const struct doca_dev *dev,
-/// struct doca_soft_port_counters *counters)`: the counters of the device's port (all zero
-/// when the port was never opened).
-#[no_mangle]
-pub unsafe extern "C" fn doca_soft_port_get_counters(
-    dev: *const Dev,
-    counters: *mut CountersSnapshot,
-) -> u32 {
-    to_c((|| {
-        // SAFETY: the caller passes null or a device from doca_dev_open.
-        let dev = unsafe { dev_ref(dev) }?;
-        if counters.is_null() {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let snap = Port::existing(&dev.info().spec)
-            .map(|p| p.counters())
-            .unwrap_or_default();
-        // SAFETY: counters is non-null and points to caller-owned storage of this layout.
-        unsafe { counters.write(snap) };
-        Ok(())
-    })())
+/// The counters of a device's port (all zero when the port was never opened).
+pub(crate) fn counters_of(info: &DevInfo) -> PortCountersSnapshot {
+    Port::existing(&info.spec)
+        .map(|p| p.counters())
+        .unwrap_or_default()
 }

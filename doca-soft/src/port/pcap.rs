@@ -15,7 +15,7 @@ use super::{now_ns, Backend, RxSource};
 use crate::error::{DocaError, DocaResult};
 
 /// Largest frame a pcap port carries.
-pub const PCAP_MAX_FRAME: usize = 65535;
+pub(super) const PCAP_MAX_FRAME: usize = 65535;
 
 /// What the replay shares with the port.
 struct Replay {

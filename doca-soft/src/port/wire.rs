@@ -12,7 +12,7 @@ use super::{Backend, RxSource, INJECT_QUEUE_FRAMES};
 use crate::error::{DocaError, DocaResult};
 
 /// Largest frame on a wire (jumbo Ethernet plus two VLAN tags).
-pub const WIRE_MAX_FRAME: usize = 9000 + 14 + 8;
+pub(super) const WIRE_MAX_FRAME: usize = 9000 + 14 + 8;
 
 /// Both directions of one wire: `rx[s]` holds the frames side `s` receives.
 struct WireLink {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use doca_soft::port::{RxDrop, RxSink};
+use doca_soft::testing::{DropReason, RxSink};
 
 /// An RX sink that records every frame it accepts.
 pub struct RecordingSink {
@@ -53,13 +53,13 @@ impl RecordingSink {
 }
 
 impl RxSink for RecordingSink {
-    fn push(&self, frame: &[u8], _ts: u64) -> Result<(), RxDrop> {
+    fn push(&self, frame: &[u8], _ts: u64) -> Result<(), DropReason> {
         if frame.len() > self.max_packet {
-            return Err(RxDrop::TooBig);
+            return Err(DropReason::TooBig);
         }
         let mut f = self.frames.lock().unwrap();
         if f.len() >= self.capacity {
-            return Err(RxDrop::RingFull);
+            return Err(DropReason::RingFull);
         }
         f.push(frame.to_vec());
         self.arrived.notify_all();
@@ -110,8 +110,8 @@ pub fn af_packet_allowed() -> bool {
 }
 
 /// The AF_PACKET port of `lo`.
-pub fn lo_port() -> std::sync::Arc<doca_soft::port::Port> {
-    doca_soft::port::Port::for_spec(&doca_soft::dev::PortSpec::Linux {
+pub fn lo_port() -> std::sync::Arc<doca_soft::testing::Port> {
+    doca_soft::testing::Port::for_spec(&doca_soft::testing::PortSpec::Linux {
         ifname: "lo".into(),
         ifindex: 0,
     })
@@ -119,8 +119,8 @@ pub fn lo_port() -> std::sync::Arc<doca_soft::port::Port> {
 }
 
 /// An empty control pipe named "root" (entries added by the test).
-pub fn control_root() -> std::sync::Arc<doca_soft::flow::classify::Pipe> {
-    use doca_soft::flow::classify::{Fwd, Pipe, PipeKind};
+pub fn control_root() -> std::sync::Arc<doca_soft::testing::Pipe> {
+    use doca_soft::testing::{Fwd, Pipe, PipeKind};
     std::sync::Arc::new(Pipe::new(
         "root",
         PipeKind::Control,

@@ -1,0 +1,255 @@
+//! `doca_log.h`: log sources, backends and level limits, and `doca_soft_log_emit`, which
+//! the header's inline `doca_log` calls once it has formatted a message.
+
+use std::ffi::{c_char, c_int};
+
+use super::toolkit::{call, call_value, handle, non_null, str_arg, str_lossy, write_out};
+use crate::log::{global, BackendTarget};
+
+pub use crate::log::LogBackend;
+
+/// Creates a backend and writes it through `backend` when given (it may be NULL).
+///
+/// # Safety
+/// `backend` is null or writable.
+unsafe fn create(
+    func: &'static str,
+    target: BackendTarget,
+    sdk: bool,
+    backend: *mut *mut LogBackend,
+) -> u32 {
+    call(func, || {
+        let b = global().create_backend(target, sdk)?;
+        if !backend.is_null() {
+            // SAFETY: caller contract; backends are never freed, C gets a plain pointer.
+            unsafe { write_out(backend, b as *const LogBackend as *mut LogBackend) }?;
+        }
+        Ok(())
+    })
+}
+
+/// `doca_soft_log_emit(level, source, file, line, func, msg)`: one application message,
+/// already formatted; NULL strings print as empty.
+#[no_mangle]
+pub unsafe extern "C" fn doca_soft_log_emit(
+    level: u32,
+    source: c_int,
+    file: *const c_char,
+    line: c_int,
+    func: *const c_char,
+    msg: *const c_char,
+) {
+    call_value("doca_soft_log_emit", (), || {
+        // SAFETY: C API contract: each string is null or NUL-terminated.
+        let (file, func, msg) = unsafe { (str_lossy(file), str_lossy(func), str_lossy(msg)) };
+        global().emit_app(
+            level,
+            source,
+            file.as_deref().unwrap_or(""),
+            line,
+            func.as_deref().unwrap_or(""),
+            msg.as_deref().unwrap_or(""),
+        );
+    })
+}
+
+/// `doca_log_register_source(name, &source)`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_register_source(name: *const c_char, source: *mut c_int) -> u32 {
+    call("doca_log_register_source", || {
+        // SAFETY: C API contract (null or NUL-terminated).
+        let n = unsafe { str_arg(name) }?;
+        non_null(source)?;
+        // SAFETY: C API contract (checked non-null, writable).
+        unsafe { write_out(source, global().register_source(n)) }
+    })
+}
+
+/// `doca_log_unregister_source(source)`: NOT_FOUND for an unknown id.
+#[no_mangle]
+pub extern "C" fn doca_log_unregister_source(source: c_int) -> u32 {
+    call("doca_log_unregister_source", || {
+        global().unregister_source(source)
+    })
+}
+
+/// `doca_log_backend_create_standard()`: application messages to stdout (CRIT and ERROR to
+/// stderr).
+#[no_mangle]
+pub extern "C" fn doca_log_backend_create_standard() -> u32 {
+    // SAFETY: no out-parameter.
+    unsafe {
+        create(
+            "doca_log_backend_create_standard",
+            BackendTarget::Standard,
+            false,
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// `doca_log_backend_create_with_file(FILE *, &backend)`: application messages to a FILE
+/// that stays open while the process logs.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_create_with_file(
+    fe: *mut libc::FILE,
+    backend: *mut *mut LogBackend,
+) -> u32 {
+    // SAFETY: C API contract.
+    unsafe {
+        create(
+            "doca_log_backend_create_with_file",
+            BackendTarget::File(fe),
+            false,
+            backend,
+        )
+    }
+}
+
+/// `doca_log_backend_create_with_file_sdk(FILE *, &backend)`: SDK messages to a FILE.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_create_with_file_sdk(
+    fe: *mut libc::FILE,
+    backend: *mut *mut LogBackend,
+) -> u32 {
+    // SAFETY: C API contract.
+    unsafe {
+        create(
+            "doca_log_backend_create_with_file_sdk",
+            BackendTarget::File(fe),
+            true,
+            backend,
+        )
+    }
+}
+
+/// `doca_log_backend_create_with_fd(fd, &backend)`: application messages to a descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_create_with_fd(
+    fd: c_int,
+    backend: *mut *mut LogBackend,
+) -> u32 {
+    // SAFETY: C API contract.
+    unsafe {
+        create(
+            "doca_log_backend_create_with_fd",
+            BackendTarget::Fd(fd),
+            false,
+            backend,
+        )
+    }
+}
+
+/// `doca_log_backend_create_with_fd_sdk(fd, &backend)`: SDK messages to a descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_create_with_fd_sdk(
+    fd: c_int,
+    backend: *mut *mut LogBackend,
+) -> u32 {
+    // SAFETY: C API contract.
+    unsafe {
+        create(
+            "doca_log_backend_create_with_fd_sdk",
+            BackendTarget::Fd(fd),
+            true,
+            backend,
+        )
+    }
+}
+
+/// `doca_log_backend_set_sdk_level(backend, level)`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_set_sdk_level(
+    backend: *mut LogBackend,
+    level: u32,
+) -> u32 {
+    call("doca_log_backend_set_sdk_level", || {
+        // SAFETY: C API contract (null or a backend of this library; never freed).
+        unsafe { handle(backend) }?.set_sdk_level(level)
+    })
+}
+
+/// `doca_log_backend_get_sdk_level(backend, &level)`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_get_sdk_level(
+    backend: *const LogBackend,
+    level: *mut u32,
+) -> u32 {
+    call("doca_log_backend_get_sdk_level", || {
+        // SAFETY: C API contract.
+        unsafe { write_out(level, handle(backend)?.sdk_level()) }
+    })
+}
+
+/// `doca_log_backend_set_level_lower_limit(backend, level)`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_set_level_lower_limit(
+    backend: *mut LogBackend,
+    level: u32,
+) -> u32 {
+    call("doca_log_backend_set_level_lower_limit", || {
+        // SAFETY: C API contract.
+        unsafe { handle(backend) }?.set_lower(level)
+    })
+}
+
+/// `doca_log_backend_set_level_upper_limit(backend, level)`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_log_backend_set_level_upper_limit(
+    backend: *mut LogBackend,
+    level: u32,
+) -> u32 {
+    call("doca_log_backend_set_level_upper_limit", || {
+        // SAFETY: C API contract.
+        unsafe { handle(backend) }?.set_upper(level)
+    })
+}
+
+/// `doca_log_level_set_global_lower_limit(level)`: every application backend, and the
+/// default of new ones.
+#[no_mangle]
+pub extern "C" fn doca_log_level_set_global_lower_limit(level: u32) -> u32 {
+    call("doca_log_level_set_global_lower_limit", || {
+        global().set_global_lower(level)
+    })
+}
+
+/// `doca_log_level_set_global_upper_limit(level)`.
+#[no_mangle]
+pub extern "C" fn doca_log_level_set_global_upper_limit(level: u32) -> u32 {
+    call("doca_log_level_set_global_upper_limit", || {
+        global().set_global_upper(level)
+    })
+}
+
+/// `doca_log_level_set_global_sdk_limit(level)`.
+#[no_mangle]
+pub extern "C" fn doca_log_level_set_global_sdk_limit(level: u32) -> u32 {
+    call("doca_log_level_set_global_sdk_limit", || {
+        global().set_global_sdk(level)
+    })
+}
+
+/// `doca_log_level_get_global_lower_limit()`.
+#[no_mangle]
+pub extern "C" fn doca_log_level_get_global_lower_limit() -> u32 {
+    call_value("doca_log_level_get_global_lower_limit", 0, || {
+        global().global_lower()
+    })
+}
+
+/// `doca_log_level_get_global_upper_limit()`.
+#[no_mangle]
+pub extern "C" fn doca_log_level_get_global_upper_limit() -> u32 {
+    call_value("doca_log_level_get_global_upper_limit", 0, || {
+        global().global_upper()
+    })
+}
+
+/// `doca_log_level_get_global_sdk_limit()`.
+#[no_mangle]
+pub extern "C" fn doca_log_level_get_global_sdk_limit() -> u32 {
+    call_value("doca_log_level_get_global_sdk_limit", 0, || {
+        global().global_sdk()
+    })
+}
