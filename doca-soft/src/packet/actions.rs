@@ -119,6 +119,18 @@ fn header_start(h: &Headers, hdr: Hdr) -> Option<usize> {
     }
 }
 
+/// Whether bytes `off..off + len` of an IPv4 (`version` 4) or IPv6 header overlap the
+/// fields the TCP/UDP (and ICMPv6) pseudo-header carries: IPv4 protocol and addresses,
+/// IPv6 payload length, next header and addresses.
+fn in_pseudo_header(version: u8, off: usize, len: usize) -> bool {
+    let ranges: &[(usize, usize)] = match version {
+        4 => &[(9, 10), (12, 20)],
+        6 => &[(4, 7), (8, 40)],
+        _ => return true,
+    };
+    ranges.iter().any(|&(lo, hi)| off < hi && lo < off + len)
+}
+
 fn write(buf: &mut [u8], at: usize, op: &ByteOp) -> bool {
     let len = usize::from(op.len);
     let Some(dst) = buf.get_mut(at..at + len) else {
@@ -191,8 +203,15 @@ pub(crate) fn apply(
         if write(&mut sc.buf, at + usize::from(op.off), op) {
             let layer = usize::from(op.inner);
             match op.hdr {
-                // The L4 checksum covers the addresses (pseudo-header): fix both.
-                Hdr::L3 => touched[layer] = [true, true],
+                // The L4 checksum covers the pseudo-header: fix it too when the write
+                // reached into it (a DSCP or TTL rewrite leaves it as it was).
+                Hdr::L3 => {
+                    touched[layer][0] = true;
+                    let version = sc.buf.get(at).map_or(0, |b| b >> 4);
+                    if in_pseudo_header(version, usize::from(op.off), usize::from(op.len)) {
+                        touched[layer][1] = true;
+                    }
+                }
                 Hdr::L4 => touched[layer][1] = true,
                 _ => {}
             }
@@ -200,7 +219,12 @@ pub(crate) fn apply(
     }
     if touched[1][0] || touched[1][1] {
         if let Some(inner) = &p.inner {
-            fix_ip_at(&mut sc.buf, usize::from(inner.l3_off), true, true);
+            fix_ip_at(
+                &mut sc.buf,
+                usize::from(inner.l3_off),
+                touched[1][0],
+                touched[1][1],
+            );
         }
         // The outer UDP (or TCP) checksum covers the inner bytes.
         touched[0][1] = true;
@@ -292,6 +316,52 @@ mod tests {
         assert_eq!(&key.bytes()[116..120], &[192, 168, 9, 9], "key follows");
         // The original is untouched.
         assert_eq!(&f[30..34], &[10, 0, 0, 2]);
+    }
+
+    #[test]
+    fn rewrites_outside_the_pseudo_header_leave_l4_checksums_alone() {
+        // ICMP and UDP frames whose L4 checksum bytes are deliberately not the right sum:
+        // a DSCP or TTL rewrite fixes the IPv4 header checksum and nothing else.
+        let ip4 = props::bit(props::OUTER, props::IP4);
+        for proto_frame in [
+            crate::testing::frames::icmp4_echo([10, 0, 0, 1], [10, 0, 0, 2], b"ping"),
+            udp4([10, 0, 0, 1], [10, 0, 0, 2], 1, 2, b"x"),
+        ] {
+            let mut f = proto_frame;
+            f[36] = 0x12; // ICMP checksum high byte / UDP destination port high byte
+            f[41] = 0x34; // UDP checksum low byte / ICMP sequence low byte
+            let pkt = parse(&f).unwrap();
+            let mut key = Key::new(&pkt, &f, 0);
+            let acts = Actions {
+                ops: vec![op(Hdr::L3, 1, &[0x10], ip4), op(Hdr::L3, 8, &[9], ip4)],
+                ..Default::default()
+            };
+            let mut sc = Scratch::default();
+            apply(&acts, &f, &pkt, &mut sc, &mut key).unwrap();
+            let g = &sc.buf;
+            assert_eq!((g[15], g[22]), (0x10, 9));
+            assert_eq!(internet_checksum(&g[14..34]), 0, "IPv4 header checksum");
+            assert_eq!(&g[34..], &f[34..], "L4 bytes untouched");
+        }
+        // An address is in the pseudo-header: the UDP checksum follows it.
+        for (version, off, len, covered) in [
+            (4, 12, 4, true),
+            (4, 16, 4, true),
+            (4, 9, 1, true),
+            (4, 1, 1, false),
+            (4, 8, 1, false),
+            (4, 10, 2, false),
+            (6, 0, 4, false),
+            (6, 7, 1, false),
+            (6, 4, 2, true),
+            (6, 24, 16, true),
+        ] {
+            assert_eq!(
+                in_pseudo_header(version, off, len),
+                covered,
+                "v{version} {off}+{len}"
+            );
+        }
     }
 
     #[test]
