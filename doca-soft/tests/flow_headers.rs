@@ -63,7 +63,13 @@ fn flow_headers_compile_alone_in_c_and_cpp() {
         };
         return;
     }
-    for h in ["doca_flow.h", "doca_flow_net.h", "doca_soft_port.h"] {
+    for h in [
+        "doca_flow.h",
+        "doca_flow_net.h",
+        "doca_flow_crypto.h",
+        "doca_flow_definitions.h",
+        "doca_soft_port.h",
+    ] {
         let src = format!("#include <{h}>\n");
         compile("cc", "c", &src, "alone").unwrap_or_else(|e| panic!("{h} (C): {e}"));
         if Command::new("c++").arg("--version").output().is_ok() {

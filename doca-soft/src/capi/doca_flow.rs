@@ -27,9 +27,10 @@
 //! ACL and ordered-list pipes and their entry calls, egress and secure domains, meters,
 //! match conditions, decap, encap, tunnel rewrites, NAT64, crypto (all of
 //! `doca_flow_crypto.h`), COPY descriptors, PSP/IPsec/meter/encap/decap shared resources,
-//! representors, GENEVE option parsers, Flow definitions, tune profiles other than NONE,
-//! matching fields the parser cannot see (`parser_meta.random`, syndromes, meter colour,
-//! MPLS, PSP, NVGRE, GENEVE options).
+//! representors, GENEVE option parsers, Flow definitions (all of
+//! `doca_flow_definitions.h`), tune profiles other than NONE, matching fields the parser
+//! cannot see (`parser_meta.random`, syndromes, meter colour, MPLS, PSP, NVGRE, GENEVE
+//! options).
 //!
 //! Stale handles get NOT_FOUND (entries), BAD_STATE (ports) or INVALID_VALUE (pipes), never
 //! undefined behaviour.
