@@ -287,6 +287,16 @@ pub(crate) fn compile(
     for f in &fields {
         let at = aoff::OUTER + f.off;
         let v = &a[at..at + f.len];
+        // A selector says which header the fields below it are; it is never changeable.
+        if let Some(max) = f.enum_max.filter(|&m| ne32(v, 0) > m) {
+            sdk_err!(
+                "flow",
+                "actions: {} = {} is out of range (0..={max})",
+                f.name,
+                ne32(v, 0)
+            );
+            return Err(DocaError::INVALID_VALUE);
+        }
         let k = match mask {
             Some(k) => &k[at..at + f.len],
             None if v.iter().all(|&x| x == 0) => continue,

@@ -10,6 +10,9 @@ use super::sys;
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 
+/// Every bit of `enum doca_flow_pipe_hash_map_algorithm` (HASH .. SELECT_ENABLED).
+pub(crate) const HASH_MAP_ALGORITHMS: u32 = 0x3f;
+
 /// `doca_flow_entry_process_cb`.
 pub type EntryProcessCb =
     unsafe extern "C" fn(*mut sys::doca_flow_pipe_entry, u16, u32, u32, *mut c_void);
@@ -248,7 +251,7 @@ impl PipeCfg {
 
     /// `set_hash_map_algorithm`: known bits only.
     pub(crate) fn set_hash_algorithm(&mut self, flags: u32) -> DocaResult<()> {
-        if flags == 0 || flags & !0x3f != 0 {
+        if flags == 0 || flags & !HASH_MAP_ALGORITHMS != 0 {
             sdk_err!("flow", "hash map algorithm flags {flags:#x} are not valid");
             return Err(DocaError::INVALID_VALUE);
         }

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::cfg::HASH_MAP_ALGORITHMS;
 use super::state::State;
 use super::sys;
 use crate::error::{DocaError, DocaResult};
@@ -141,6 +142,13 @@ impl State {
                 if f.type_ == sys::DOCA_FLOW_FWD_HASH_PIPE {
                     if p.pipe.kind != PipeKind::Hash {
                         sdk_err!("flow", "hash-pipe forward to {:?}, not a HASH pipe", p.name);
+                        return Err(DocaError::INVALID_VALUE);
+                    }
+                    if algorithm & !HASH_MAP_ALGORITHMS != 0 {
+                        sdk_err!(
+                            "flow",
+                            "hash-pipe forward with algorithm {algorithm:#x}: bits beyond the enum"
+                        );
                         return Err(DocaError::INVALID_VALUE);
                     }
                     if algorithm != 0 && algorithm != p.hash_algorithm {
