@@ -1,7 +1,9 @@
 //! The Flow headers compile alone, in C and in C++, with -Wall -Wextra -Werror, and the
 //! sample-style uses (`fwd.rss.queues_array`, `fwd.next_pipe`, `outer.udp.l4_port`) work.
 
-use std::path::Path;
+mod cc;
+
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const USE: &str = r#"
@@ -332,4 +334,114 @@ fn versioned_header_is_generated_from_the_plain_one() {
         "44 tags and 25 calls"
     );
     assert_eq!(text.matches("_INIT_V1(").count(), 44);
+}
+
+/// Every prototype of the fact sheet (110: doca_flow.h, doca_flow_crypto.h,
+/// doca_flow_definitions.h), redeclared after our headers by tests/c/flow_prototypes.c,
+/// compiles as C and as C++: same return and parameter types, and declared at all.
+#[test]
+fn every_prototype_of_3_3_is_declared_identically() {
+    let src = cc::c_source("flow_prototypes.c");
+    let text = std::fs::read_to_string(&src).unwrap();
+    assert_eq!(text.matches("\t(flow_any_fn)").count(), 110);
+    for lang in [cc::C, cc::CXX] {
+        if Command::new(lang.compiler())
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("SKIP: no {} compiler", lang.x);
+            continue;
+        }
+        cc::compile(
+            lang,
+            &src,
+            Path::new("/dev/null"),
+            cc::Output::SyntaxOnly,
+            cc::Rdma::Plain,
+            &[],
+        )
+        .unwrap_or_else(|e| panic!("flow_prototypes.c as {}:\n{e}", lang.x));
+    }
+}
+
+/// Without DOCA_ALLOW_EXPERIMENTAL_API, taking the address of exactly the functions the
+/// sheet marks E (DOCA_EXPERIMENTAL, for versioned calls their `_v1` form's attribute) is
+/// diagnosed as deprecated; the S ones (DOCA_STABLE) are not.
+#[test]
+fn every_call_carries_the_attribute_of_3_3() {
+    let text = std::fs::read_to_string(cc::c_source("flow_prototypes.c")).unwrap();
+    let mut want: Vec<(String, bool)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("\t(flow_any_fn)") {
+            let name = rest.split(',').next().unwrap().to_owned();
+            want.push((name, rest.ends_with("/* E */")));
+        }
+    }
+    assert_eq!(want.len(), 110);
+    for (compiler, lang) in [("cc", "c"), ("c++", "c++")] {
+        if !have(compiler) {
+            continue;
+        }
+        let stderr = compile(compiler, lang, &text, "attrs")
+            .err()
+            .unwrap_or_default();
+        // "'doca_flow_x' is deprecated" (C) or "'doca_error_t doca_flow_x_v1(...)' is
+        // deprecated" (C++, reported where the rename macro is defined): the name, without
+        // its version suffix.
+        let deprecated: Vec<String> = stderr
+            .lines()
+            .filter_map(|l| {
+                l.split(" is deprecated")
+                    .next()
+                    .filter(|_| l.contains(" is deprecated"))
+            })
+            .filter_map(|before| before.rsplit(['\u{2018}', '\'']).next())
+            .filter_map(|quoted| quoted.split('(').next()?.split_whitespace().last())
+            .map(|n| {
+                n.trim_end_matches(['\u{2019}', '\''])
+                    .trim_end_matches("_v1")
+                    .to_owned()
+            })
+            .collect();
+        for (name, experimental) in &want {
+            assert_eq!(
+                deprecated.contains(name),
+                *experimental,
+                "{name} ({lang}): deprecated without DOCA_ALLOW_EXPERIMENTAL_API should be {experimental}"
+            );
+        }
+    }
+}
+
+fn facts_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DOCA_FACTS_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/reference"))
+        .find(|d| d.join("flow-3.3-layout.md").is_file())
+}
+
+/// tests/c/flow_prototypes.c is what tests/gen/flow_prototypes.py makes of the sheet now.
+#[test]
+fn generated_prototypes_are_current() {
+    let Some(facts) = facts_dir() else {
+        eprintln!("SKIP: fact sheets not found (set DOCA_FACTS_DIR to the reference directory)");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/flow_prototypes.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg("--check")
+        .arg("--facts")
+        .arg(&facts)
+        .output()
+        .expect("python3 runs (needed to check the generated prototypes)");
+    assert!(
+        out.status.success(),
+        "tests/c/flow_prototypes.c is stale; run `python3 doca-soft/tests/gen/flow_prototypes.py`:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
