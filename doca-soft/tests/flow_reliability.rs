@@ -170,3 +170,86 @@ fn a_pipe_loop_is_refused_at_creation() {
     );
     rig.finish();
 }
+
+/// The other ways to close a loop are refused too: an entry forwarding to its own pipe, a
+/// per-entry (CHANGEABLE) forward, a hash pipe's entry, and a miss forward changed later;
+/// an edge removed with its entry no longer counts, so the same forward is then accepted.
+#[test]
+fn every_way_to_close_a_pipe_loop_is_refused() {
+    let _g = serial();
+    let rig = Rig::new(&[0], 1);
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
+    let any = doca_flow_match_v1::default();
+    // root -> root.
+    assert_eq!(
+        control_entry(root, 0, &any, None, None, None, &to_pipe(root), null_mut()).0,
+        INVALID
+    );
+    // b forwards per entry; its entry to root closes root -> b -> root.
+    let b = create(
+        pipe_cfg(rig.port, c"b", DOCA_FLOW_PIPE_BASIC, false),
+        Some(&kind(DOCA_FLOW_FWD_CHANGEABLE)),
+        Some(&kind(DOCA_FLOW_FWD_DROP)),
+    );
+    let (rc, to_b) = control_entry(root, 1, &any, None, None, None, &to_pipe(b), null_mut());
+    assert_eq!(rc, OK);
+    assert_eq!(
+        basic_entry(0, b, None, None, Some(&to_pipe(root)), null_mut()).0,
+        INVALID
+    );
+    // A hash pipe h (root -> h) whose entry forwards back to root.
+    let mut h_mask = doca_flow_match_v1::default();
+    h_mask.outer.l3_type = DOCA_FLOW_L3_TYPE_IP4;
+    m::ip4(&mut h_mask.outer).src_ip = u32::MAX;
+    let hc = pipe_cfg(rig.port, c"h", DOCA_FLOW_PIPE_HASH, false);
+    // SAFETY: a live config; the mask is valid for the call.
+    unsafe {
+        assert_eq!(doca_flow_pipe_cfg_set_match_v1(hc, null(), &h_mask), OK);
+        assert_eq!(doca_flow_pipe_cfg_set_nr_entries(hc, 2), OK);
+    }
+    let h = create(hc, Some(&kind(DOCA_FLOW_FWD_CHANGEABLE)), None);
+    assert_eq!(
+        control_entry(root, 2, &any, None, None, None, &to_pipe(h), null_mut()).0,
+        OK
+    );
+    let mut e = null_mut();
+    // SAFETY: a live pipe; the forward is valid for the call.
+    let rc = unsafe {
+        doca_flow_pipe_hash_add_entry_v1(
+            0,
+            h,
+            0,
+            0,
+            null(),
+            null(),
+            &to_pipe(root),
+            DOCA_FLOW_ENTRY_FLAGS_NO_WAIT,
+            null_mut(),
+            &mut e,
+        )
+    };
+    assert_eq!(rc, INVALID, "hash entry h -> root");
+    // b's miss forward changed to root.
+    // SAFETY: a live pipe; the forward is valid for the call.
+    assert_eq!(
+        unsafe { doca_flow_pipe_update_miss_v1(b, &to_pipe(root)) },
+        INVALID,
+        "miss b -> root"
+    );
+    // Without root -> b, b may forward to root.
+    assert_eq!(
+        doca_flow_pipe_remove_entry(0, DOCA_FLOW_ENTRY_FLAGS_NO_WAIT, to_b),
+        OK
+    );
+    rig.process(0);
+    assert_eq!(
+        basic_entry(0, b, None, None, Some(&to_pipe(root)), null_mut()).0,
+        OK,
+        "no loop any more"
+    );
+    rig.finish();
+}
