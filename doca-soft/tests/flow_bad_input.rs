@@ -48,6 +48,25 @@ impl Proto {
         self.params.iter().any(|p| p.contains('*'))
     }
 
+    /// Whether the call takes a port, pipe or entry handle.
+    fn takes_handle(&self) -> bool {
+        self.params
+            .iter()
+            .any(|p| stale_arg(p).is_some_and(|a| a.starts_with("s.")))
+    }
+
+    /// The call with the setup's handles (stale ports, pipes and entries; live
+    /// configurations), zeroed scratch memory for other pointers and 0 for numbers.
+    fn stale_call(&self) -> String {
+        let args: Vec<String> = self
+            .params
+            .iter()
+            .filter(|p| p.as_str() != "void" && !p.is_empty())
+            .map(|p| stale_arg(p).unwrap_or_else(|| "0".to_owned()))
+            .collect();
+        format!("{}({})", self.name, args.join(", "))
+    }
+
     /// The call with every pointer NULL and every number 0.
     fn null_call(&self) -> String {
         let args: Vec<&str> = self
@@ -58,6 +77,43 @@ impl Proto {
             .collect();
         format!("{}({})", self.name, args.join(", "))
     }
+}
+
+/// The argument the stale-handle program passes for a pointer parameter (None: a number).
+fn stale_arg(param: &str) -> Option<String> {
+    if !param.contains('*') {
+        return None;
+    }
+    let ty = param.trim_start_matches("const ");
+    let one = |t: &str| ty.starts_with(&format!("{t} *")) && !ty.contains("**");
+    Some(
+        if one("struct doca_flow_port") {
+            "s.port"
+        } else if one("struct doca_flow_pipe") {
+            "s.pipe"
+        } else if one("struct doca_flow_pipe_entry") {
+            "s.entry"
+        } else if one("struct doca_flow_pipe_cfg") {
+            "c.pipe_cfg"
+        } else if one("struct doca_flow_cfg") {
+            "c.cfg"
+        } else if one("struct doca_flow_port_cfg") {
+            "c.port_cfg"
+        } else if one("struct doca_flow_tune_cfg") {
+            "c.tune"
+        } else if ty.starts_with("FILE *") {
+            "stdout"
+        } else if ty.starts_with("struct doca_flow_crypto_psp_spi_key_bulk")
+            || ty.starts_with("struct doca_flow_parser")
+            || ty.starts_with("struct doca_flow_definitions")
+        {
+            // Objects the runtime never creates: no live one to pass.
+            "NULL"
+        } else {
+            "(void *)scratch"
+        }
+        .to_owned(),
+    )
 }
 
 /// Strips `/* */` comments and preprocessor lines.
@@ -164,6 +220,84 @@ fn null_program(protos: &[Proto]) -> String {
     s
 }
 
+/// The stale-handle program: `prog stopped|destroyed <first>`. Each case gets a port
+/// with a pipe and an entry, which it then stops (and, for `destroyed`, Flow with it),
+/// and calls the function with those handles (see [`stale_arg`]). Prints as
+/// [`null_program`] does. The live configurations are left behind (a case may have
+/// destroyed them: destroying one twice is the caller's error, as in DOCA).
+fn stale_program(protos: &[Proto]) -> String {
+    let mut s = String::from(
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
+         #include <doca_dev.h>\n#include <doca_flow.h>\n#include <doca_flow_definitions.h>\n\n\
+         struct stale { struct doca_flow_port *port; struct doca_flow_pipe *pipe; struct doca_flow_pipe_entry *entry; };\n\
+         struct live { struct doca_flow_cfg *cfg; struct doca_flow_port_cfg *port_cfg; struct doca_flow_tune_cfg *tune; struct doca_flow_pipe_cfg *pipe_cfg; };\n\
+         static _Alignas(64) unsigned char scratch[65536];\n\n\
+         static long run_case(int i, struct stale s, struct live c)\n{\n\
+         \t(void)s;\n\t(void)c;\n\tswitch (i) {\n",
+    );
+    for (i, p) in protos.iter().enumerate() {
+        let call = p.stale_call();
+        let line = match p.ret.as_str() {
+            "void" => format!("\t\t{call};\n\t\treturn 0;\n"),
+            r if r.ends_with('*') => format!("\t\treturn {call} != NULL;\n"),
+            _ => format!("\t\treturn (long){call};\n"),
+        };
+        s.push_str(&format!("\tcase {i}:\n{line}"));
+    }
+    s.push_str(&format!(
+        "\t}}\n\treturn -1;\n}}\n\n\
+         static struct doca_dev *open_dev(const char *iface)\n{{\n\
+         \tstruct doca_devinfo **list;\n\tstruct doca_dev *dev = NULL;\n\
+         \tchar name[DOCA_DEVINFO_IFACE_NAME_SIZE];\n\tuint32_t n, i;\n\n\
+         \tif (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)\n\t\treturn NULL;\n\
+         \tfor (i = 0; i < n && dev == NULL; i++)\n\
+         \t\tif (doca_devinfo_get_iface_name(list[i], name, sizeof(name)) == DOCA_SUCCESS && strcmp(name, iface) == 0)\n\
+         \t\t\tdoca_dev_open(list[i], &dev);\n\
+         \tdoca_devinfo_destroy_list(list);\n\treturn dev;\n}}\n\n\
+         /* Flow, a port with a BASIC pipe (its configuration kept) and one entry. */\n\
+         static int setup(struct doca_dev *dev, struct stale *s, struct live *c)\n{{\n\
+         \tstruct doca_flow_cfg *cfg;\n\tstruct doca_flow_port_cfg *pcfg;\n\
+         \tstruct doca_flow_match match;\n\tstruct doca_flow_fwd fwd;\n\tint bad;\n\n\
+         \tif (doca_flow_cfg_create(&cfg) != DOCA_SUCCESS)\n\t\treturn 1;\n\
+         \tbad = doca_flow_cfg_set_pipe_queues(cfg, 1) != DOCA_SUCCESS ||\n\
+         \t      doca_flow_cfg_set_mode_args(cfg, \"vnf,hws\") != DOCA_SUCCESS || doca_flow_init(cfg) != DOCA_SUCCESS;\n\
+         \tdoca_flow_cfg_destroy(cfg);\n\
+         \tif (bad || doca_flow_port_cfg_create(&pcfg) != DOCA_SUCCESS)\n\t\treturn 2;\n\
+         \tbad = doca_flow_port_cfg_set_port_id(pcfg, 0) != DOCA_SUCCESS || doca_flow_port_cfg_set_dev(pcfg, dev) != DOCA_SUCCESS ||\n\
+         \t      doca_flow_port_start(pcfg, &s->port) != DOCA_SUCCESS;\n\
+         \tdoca_flow_port_cfg_destroy(pcfg);\n\
+         \tif (bad || doca_flow_pipe_cfg_create(&c->pipe_cfg, s->port) != DOCA_SUCCESS)\n\t\treturn 3;\n\
+         \tmemset(&match, 0, sizeof(match));\n\tmemset(&fwd, 0, sizeof(fwd));\n\
+         \tmatch.outer.l4_type_ext = DOCA_FLOW_L4_TYPE_EXT_UDP;\n\tmatch.outer.udp.l4_port.dst_port = 0xffff;\n\
+         \tfwd.type = DOCA_FLOW_FWD_DROP;\n\
+         \tif (doca_flow_pipe_cfg_set_name(c->pipe_cfg, \"P\") != DOCA_SUCCESS ||\n\
+         \t    doca_flow_pipe_cfg_set_type(c->pipe_cfg, DOCA_FLOW_PIPE_BASIC) != DOCA_SUCCESS ||\n\
+         \t    doca_flow_pipe_cfg_set_match(c->pipe_cfg, &match, NULL) != DOCA_SUCCESS ||\n\
+         \t    doca_flow_pipe_create(c->pipe_cfg, &fwd, NULL, &s->pipe) != DOCA_SUCCESS)\n\t\treturn 4;\n\
+         \tmatch.outer.udp.l4_port.dst_port = 53;\n\
+         \tif (doca_flow_pipe_basic_add_entry(0, s->pipe, &match, 0, NULL, NULL, NULL, DOCA_FLOW_ENTRY_FLAGS_NO_WAIT, NULL, &s->entry) != DOCA_SUCCESS ||\n\
+         \t    doca_flow_entries_process(s->port, 0, 0, 0) != DOCA_SUCCESS)\n\t\treturn 5;\n\
+         \tif (doca_flow_cfg_create(&c->cfg) != DOCA_SUCCESS || doca_flow_port_cfg_create(&c->port_cfg) != DOCA_SUCCESS ||\n\
+         \t    doca_flow_tune_cfg_create(&c->tune) != DOCA_SUCCESS)\n\t\treturn 6;\n\
+         \treturn doca_flow_port_stop(s->port) != DOCA_SUCCESS ? 7 : 0;\n}}\n\n\
+         int main(int argc, char **argv)\n{{\n\
+         \tstruct doca_dev *dev;\n\tstruct stale s;\n\tstruct live c;\n\tint destroyed, i, rc;\n\n\
+         \tif (argc < 3 || (dev = open_dev(getenv(\"FLOW_STALE_IFACE\"))) == NULL)\n\t\treturn 2;\n\
+         \tdestroyed = strcmp(argv[1], \"destroyed\") == 0;\n\
+         \tfor (i = atoi(argv[2]); i < {n}; i++) {{\n\
+         \t\tmemset(&s, 0, sizeof(s));\n\t\tmemset(&c, 0, sizeof(c));\n\t\tmemset(scratch, 0, sizeof(scratch));\n\
+         \t\trc = setup(dev, &s, &c);\n\
+         \t\tif (rc != 0) {{\n\t\t\tprintf(\"setup %d\\n\", rc);\n\t\t\treturn 3;\n\t\t}}\n\
+         \t\tif (destroyed)\n\t\t\tdoca_flow_destroy();\n\
+         \t\tprintf(\"case %d\\n\", i);\n\t\tfflush(stdout);\n\
+         \t\tprintf(\"rc %d %ld\\n\", i, run_case(i, s, c));\n\t\tfflush(stdout);\n\
+         \t\tdoca_flow_destroy(); /* again when destroyed: a case may have called doca_flow_init */\n\
+         \t}}\n\tdoca_dev_close(dev);\n\treturn 0;\n}}\n",
+        n = protos.len()
+    ));
+    s
+}
+
 fn build(source_name: &str, source: &Path, dir: &Path) -> PathBuf {
     let exe = dir.join(source_name.trim_end_matches(".c"));
     let libdir = cdylib::library_dir();
@@ -189,13 +323,14 @@ enum Outcome {
 
 /// Runs the program over every case of a phase, restarting after a case that crashed or
 /// hung.
-fn run_phase(exe: &Path, phase: &str, n: usize) -> Vec<Outcome> {
+fn run_phase(exe: &Path, phase: &str, n: usize, envs: &[(&str, &str)]) -> Vec<Outcome> {
     let mut out = vec![Outcome::NotRun; n];
     let mut first = 0;
     while first < n {
         let mut child = Command::new(exe)
             .args([phase, &first.to_string()])
             .env("LD_LIBRARY_PATH", cdylib::ld_library_path())
+            .envs(envs.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -270,7 +405,7 @@ fn every_flow_function_survives_null_arguments() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for phase in ["before", "init"] {
-        let outcomes = run_phase(&exe, phase, protos.len());
+        let outcomes = run_phase(&exe, phase, protos.len(), &[]);
         for (p, o) in protos.iter().zip(outcomes) {
             let Outcome::Code(rc) = o else {
                 failures.push(format!("{} ({phase} init): {o:?}", p.null_call()));
@@ -299,6 +434,57 @@ fn every_flow_function_survives_null_arguments() {
         failures.join("\n")
     );
     assert!(checked >= 200, "only {checked} error codes checked");
+}
+
+/// Every function taking a port, pipe or entry, handed ones whose port was stopped (and
+/// then ones whose Flow was destroyed), fails with an error code: no crash, no hang, no
+/// success on a dead object. The others run in the same state without crashing.
+#[test]
+fn every_flow_function_refuses_stale_handles() {
+    let protos = all_prototypes();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("flow_stale_handles.c");
+    std::fs::write(&src, stale_program(&protos)).unwrap();
+    let exe = build("flow_stale_handles.c", &src, dir.path());
+    let wire = format!("fsh{}", std::process::id());
+    let iface = format!("{wire}0");
+    let ports = format!("wire:{wire}");
+    let envs = [
+        ("DOCA_SOFT_PORTS", ports.as_str()),
+        ("FLOW_STALE_IFACE", iface.as_str()),
+    ];
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for phase in ["stopped", "destroyed"] {
+        let outcomes = run_phase(&exe, phase, protos.len(), &envs);
+        for (p, o) in protos.iter().zip(outcomes) {
+            let Outcome::Code(rc) = o else {
+                failures.push(format!("{} ({phase}): {o:?}", p.stale_call()));
+                continue;
+            };
+            if !p.takes_handle() {
+                continue;
+            }
+            checked += 1;
+            // Pointer results are 1 when non-NULL: a dead port has no data or switch.
+            let wrong = match p.ret.as_str() {
+                "doca_error_t" => rc == 0,
+                r if r.ends_with('*') => rc != 0,
+                _ => false,
+            };
+            if wrong {
+                failures.push(format!("{} ({phase}): succeeded ({rc})", p.stale_call()));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases wrong:\n{}",
+        failures.len(),
+        protos.len() * 2,
+        failures.join("\n")
+    );
+    assert!(checked >= 70, "only {checked} handle-taking calls checked");
 }
 
 /// The checks tests/c/flow_bad_enums.c must report, each as "ok <check>".
