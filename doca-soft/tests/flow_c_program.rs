@@ -134,6 +134,8 @@ fn run_and_check(exe: &Path, dir: &Path) {
     assert!(stdout.contains("udp_entry 3\n"), "{stdout}");
     assert!(stdout.contains("syn_drop 2\n"), "{stdout}");
     assert!(stdout.contains("tcp_other 1\n"), "{stdout}");
+    assert!(stdout.contains("udp_miss 1\n"), "{stdout}");
+    assert!(stdout.contains("icmp 4\n"), "{stdout}");
     let out = read_pcap(&output);
     // The three UDP frames, rewritten; the ACK as it was; then the four ICMP frames, each
     // with its slot's DSCP.

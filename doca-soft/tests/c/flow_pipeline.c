@@ -17,8 +17,10 @@
  *                   back out of the port.
  *
  * Every entry's completion is checked through the callback (ADD, then a DEL); unsupported
- * requests must fail with DOCA_ERROR_NOT_SUPPORTED. The program then waits until the port
- * received -n frames, prints the counters and the hash slots, and tears everything down.
+ * requests must fail with DOCA_ERROR_NOT_SUPPORTED. The program then waits, reading only
+ * Flow's own counters (every path a frame can take is counted: the root's entries and the
+ * UDP pipe's misses), until -n frames are accounted for, prints the counters and the hash
+ * slots, and tears everything down. It uses nothing beyond DOCA 3.3's API.
  *
  *   flow_pipeline -p <interface> -n <frames>
  */
@@ -35,7 +37,6 @@
 #include <doca_error.h>
 #include <doca_flow.h>
 #include <doca_log.h>
-#include <doca_soft_port.h>
 
 DOCA_LOG_REGISTER(FLOW_PIPELINE);
 
@@ -329,6 +330,8 @@ static doca_error_t create_udp_rewrite(struct doca_flow_port *port,
 	if (result == DOCA_SUCCESS)
 		result = doca_flow_pipe_cfg_set_monitor(cfg, &monitor);
 	if (result == DOCA_SUCCESS)
+		result = doca_flow_pipe_cfg_set_miss_counter(cfg, true);
+	if (result == DOCA_SUCCESS)
 		result = doca_flow_pipe_create(cfg, &fwd, &fwd_miss, pipe);
 	doca_flow_pipe_cfg_destroy(cfg);
 	if (result != DOCA_SUCCESS)
@@ -362,7 +365,8 @@ static doca_error_t create_root(struct doca_flow_port *port,
 				struct entries_status *status,
 				struct doca_flow_pipe **root,
 				struct doca_flow_pipe_entry **syn_entry,
-				struct doca_flow_pipe_entry **tcp_entry)
+				struct doca_flow_pipe_entry **tcp_entry,
+				struct doca_flow_pipe_entry **icmp_entry)
 {
 	struct doca_flow_match match, mask;
 	struct doca_flow_monitor monitor;
@@ -416,13 +420,15 @@ static doca_error_t create_root(struct doca_flow_port *port,
 		return result;
 
 	memset(&match, 0, sizeof(match));
+	memset(&monitor, 0, sizeof(monitor));
 	memset(&fwd, 0, sizeof(fwd));
 	match.parser_meta.outer_l3_type = DOCA_FLOW_L3_META_IPV4;
 	match.parser_meta.outer_l4_type = DOCA_FLOW_L4_META_ICMP;
+	monitor.counter_type = DOCA_FLOW_RESOURCE_TYPE_NON_SHARED;
 	fwd.type = DOCA_FLOW_FWD_HASH_PIPE;
 	fwd.hash_pipe.pipe = icmp;
 	fwd.hash_pipe.algorithm = DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_HASH;
-	return add_root_entry(*root, &match, NULL, NULL, 2, &fwd, status, &entry);
+	return add_root_entry(*root, &match, NULL, &monitor, 2, &fwd, status, icmp_entry);
 }
 
 /* Requests the runtime cannot honour must be refused, not ignored. */
@@ -473,20 +479,37 @@ static int check_refusals(struct doca_flow_port *port, struct doca_flow_pipe *ro
 	return 0;
 }
 
-static int wait_for_frames(struct doca_dev *dev, int frames)
+/* Packets counted so far on one entry, or on a pipe's misses (entry NULL). */
+static uint64_t packets(struct doca_flow_pipe_entry *entry, struct doca_flow_pipe *missed)
 {
-	struct doca_soft_port_counters counters;
+	struct doca_flow_resource_query stats;
+	doca_error_t result;
+
+	memset(&stats, 0, sizeof(stats));
+	if (entry != NULL)
+		result = doca_flow_resource_query_entry(entry, &stats);
+	else
+		result = doca_flow_resource_query_pipe_miss(missed, &stats);
+	return result == DOCA_SUCCESS ? stats.counter.total_pkts : 0;
+}
+
+/* Waits until the counters account for `frames` frames: UDP (rewritten or missed), SYN
+ * (dropped), other TCP, ICMP. */
+static int wait_for_frames(struct doca_flow_pipe_entry *const counted[4], struct doca_flow_pipe *udp, int frames)
+{
 	struct timespec pause = {0, 10 * 1000 * 1000};
-	int i;
+	uint64_t seen = 0;
+	int i, j;
 
 	for (i = 0; i < WAIT_SECONDS * 100; i++) {
-		if (doca_soft_port_get_counters(dev, &counters) != DOCA_SUCCESS)
-			return 1;
-		if (counters.received >= (uint64_t)frames)
+		seen = packets(NULL, udp);
+		for (j = 0; j < 4; j++)
+			seen += packets(counted[j], NULL);
+		if (seen >= (uint64_t)frames)
 			return 0;
 		nanosleep(&pause, NULL);
 	}
-	DOCA_LOG_ERR("only %llu of %d frames arrived", (unsigned long long)counters.received, frames);
+	DOCA_LOG_ERR("only %llu of %d frames counted", (unsigned long long)seen, frames);
 	return 1;
 }
 
@@ -498,8 +521,8 @@ int main(int argc, char **argv)
 	struct doca_dev *dev = NULL;
 	struct doca_flow_port *port = NULL;
 	struct doca_flow_pipe *icmp, *udp, *root;
-	struct doca_flow_pipe_entry *udp_entry, *syn_entry, *tcp_entry, *extra;
-	struct doca_flow_resource_query stats;
+	struct doca_flow_pipe_entry *udp_entry, *syn_entry, *tcp_entry, *icmp_entry, *extra;
+	struct doca_flow_pipe_entry *counted[4];
 	struct doca_flow_match match, probe;
 	struct doca_flow_fwd fwd;
 	doca_error_t result;
@@ -535,7 +558,7 @@ int main(int argc, char **argv)
 	if (result == DOCA_SUCCESS)
 		result = create_udp_rewrite(port, &status, &udp, &udp_entry);
 	if (result == DOCA_SUCCESS)
-		result = create_root(port, udp, icmp, &status, &root, &syn_entry, &tcp_entry);
+		result = create_root(port, udp, icmp, &status, &root, &syn_entry, &tcp_entry, &icmp_entry);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create the pipes: %s", doca_error_get_descr(result));
 		goto flow_cleanup;
@@ -575,17 +598,17 @@ int main(int argc, char **argv)
 		printf("slot 10.0.0.%d %u\n", i, hash % NB_HASH_ENTRIES);
 	}
 
-	if (wait_for_frames(dev, app.frames) != 0)
+	counted[0] = udp_entry;
+	counted[1] = syn_entry;
+	counted[2] = tcp_entry;
+	counted[3] = icmp_entry;
+	if (wait_for_frames(counted, udp, app.frames) != 0)
 		goto flow_cleanup;
-	if (doca_flow_resource_query_entry(udp_entry, &stats) != DOCA_SUCCESS)
-		goto flow_cleanup;
-	printf("udp_entry %llu\n", (unsigned long long)stats.counter.total_pkts);
-	if (doca_flow_resource_query_entry(syn_entry, &stats) != DOCA_SUCCESS)
-		goto flow_cleanup;
-	printf("syn_drop %llu\n", (unsigned long long)stats.counter.total_pkts);
-	if (doca_flow_resource_query_entry(tcp_entry, &stats) != DOCA_SUCCESS)
-		goto flow_cleanup;
-	printf("tcp_other %llu\n", (unsigned long long)stats.counter.total_pkts);
+	printf("udp_entry %llu\n", (unsigned long long)packets(udp_entry, NULL));
+	printf("udp_miss %llu\n", (unsigned long long)packets(NULL, udp));
+	printf("syn_drop %llu\n", (unsigned long long)packets(syn_entry, NULL));
+	printf("tcp_other %llu\n", (unsigned long long)packets(tcp_entry, NULL));
+	printf("icmp %llu\n", (unsigned long long)packets(icmp_entry, NULL));
 	exit_status = EXIT_SUCCESS;
 
 flow_cleanup:
