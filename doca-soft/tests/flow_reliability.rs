@@ -253,3 +253,36 @@ fn every_way_to_close_a_pipe_loop_is_refused() {
     );
     rig.finish();
 }
+
+/// The queue array of an RSS forward is the application's: gpu_packet_processing builds it
+/// on the stack of the function creating the pipe. The pipe keeps its own copy, so frames
+/// still reach the queues named at creation after the array is overwritten and freed.
+#[test]
+fn rss_queues_are_copied_at_pipe_creation() {
+    let _g = serial();
+    let rig = Rig::new(&[0, 1], 1);
+    let mut queues: Vec<u16> = vec![1];
+    let mut fwd = rss(&Q0, 0);
+    // Writing a union field is safe: the RSS view.
+    fwd.__bindgen_anon_1
+        .__bindgen_anon_1
+        .__bindgen_anon_1
+        .rss
+        .queues_array = queues.as_mut_ptr();
+    let root = create(
+        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+        None,
+        None,
+    );
+    let any = doca_flow_match_v1::default();
+    let (rc, _) = control_entry(root, 0, &any, None, None, None, &fwd, null_mut());
+    assert_eq!(rc, OK);
+    queues[0] = 0;
+    drop(queues);
+    rig.process(0);
+    let f = udp4([1, 1, 1, 1], [2, 2, 2, 2], 1, 2, b"q1");
+    rig.send(std::slice::from_ref(&f));
+    assert_eq!(rig.got(1), vec![f], "to queue 1, as at creation");
+    assert!(rig.got(0).is_empty());
+    rig.finish();
+}
