@@ -200,7 +200,7 @@ fn control_entry_actions_under_masks() {
         0x10,
         b"GET / HTTP/1.0",
     ));
-    rig.send(&[f.clone()]);
+    rig.send(std::slice::from_ref(&f));
     let mut want = f.clone();
     want[29] = 9; // last byte of the source only
     want[36..38].copy_from_slice(&8080u16.to_be_bytes());

@@ -17,8 +17,11 @@ use flow_util::*;
 
 static Q0: [u16; 1] = [0];
 
-/// (entry, queue, status, op, ctx) of every entry callback.
-static ENTRY_EVENTS: Mutex<Vec<(usize, u16, u32, u32, usize)>> = Mutex::new(Vec::new());
+/// (entry, queue, status, op, ctx) of one entry callback.
+type EntryEvent = (usize, u16, u32, u32, usize);
+
+/// Every entry callback.
+static ENTRY_EVENTS: Mutex<Vec<EntryEvent>> = Mutex::new(Vec::new());
 /// (pipe, status, op, ctx) of every pipe callback.
 static PIPE_EVENTS: Mutex<Vec<(usize, u32, u32, usize)>> = Mutex::new(Vec::new());
 
@@ -49,7 +52,7 @@ unsafe extern "C" fn on_pipe(p: *mut doca_flow_pipe, status: u32, op: u32, ctx: 
         .push((p as usize, status, op, ctx as usize));
 }
 
-fn take_entries() -> Vec<(usize, u16, u32, u32, usize)> {
+fn take_entries() -> Vec<EntryEvent> {
     std::mem::take(&mut *ENTRY_EVENTS.lock().unwrap())
 }
 

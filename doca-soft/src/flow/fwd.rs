@@ -165,7 +165,7 @@ impl State {
             sys::DOCA_FLOW_FWD_TARGET => {
                 // SAFETY: type TARGET selects target.
                 let t = unsafe { f.__bindgen_anon_1.__bindgen_anon_4.target };
-                if t as *const u8 != &KERNEL_TARGET as *const u8 {
+                if !std::ptr::eq(t as *const u8, &KERNEL_TARGET) {
                     sdk_err!("flow", "forward to an unknown target");
                     return Err(DocaError::INVALID_VALUE);
                 }

@@ -94,7 +94,7 @@ impl Scratch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Unparsable;
 
-fn layer_of<'a>(p: &'a Parsed, inner: bool) -> Option<&'a Headers> {
+fn layer_of(p: &Parsed, inner: bool) -> Option<&Headers> {
     if inner {
         p.inner.as_ref()
     } else {
@@ -140,18 +140,18 @@ fn write(buf: &mut [u8], at: usize, op: &ByteOp) -> bool {
         let mut old = 0u128;
         let mut add = 0u128;
         let mut mask = 0u128;
-        for i in 0..len {
-            old = (old << 8) | u128::from(dst[i]);
-            add = (add << 8) | u128::from(op.value[i]);
-            mask = (mask << 8) | u128::from(op.mask[i]);
+        for ((&d, &v), &m) in dst.iter().zip(&op.value).zip(&op.mask) {
+            old = (old << 8) | u128::from(d);
+            add = (add << 8) | u128::from(v);
+            mask = (mask << 8) | u128::from(m);
         }
         let new = (old & !mask) | (old.wrapping_add(add) & mask);
         for i in (0..len).rev() {
             dst[len - 1 - i] = (new >> (8 * i)) as u8;
         }
     } else {
-        for i in 0..len {
-            dst[i] = (dst[i] & !op.mask[i]) | (op.value[i] & op.mask[i]);
+        for ((d, &v), &m) in dst.iter_mut().zip(&op.value).zip(&op.mask) {
+            *d = (*d & !m) | (v & m);
         }
     }
     true

@@ -838,7 +838,7 @@ impl Pipe {
         let hit = |v: &Vec<Arc<Rule>>| v.iter().find(|r| f(r)).cloned();
         match &st.table {
             Table::Basic { exact, linear, .. } => {
-                hit(linear).or_else(|| exact.values().find_map(|v| hit(v)))
+                hit(linear).or_else(|| exact.values().find_map(&hit))
             }
             Table::Control(v) => hit(v),
             Table::Hash { slots, .. } => slots.iter().flatten().find(|r| f(r)).cloned(),
