@@ -264,7 +264,11 @@ fn committed_bindings_serve_the_soft_backend_only() {
     let _turn = turn();
     let committed = [("DOCA_SYS_BINDINGS", "committed".as_ref())];
     let run = cargo("check", &["--no-default-features"], &committed);
-    assert!(run.ok, "soft with committed bindings failed:\n{}", run.output);
+    assert!(
+        run.ok,
+        "soft with committed bindings failed:\n{}",
+        run.output
+    );
     assert_eq!(run.backend.as_deref(), Some("soft"), "{}", run.output);
     assert!(
         run.bindings() == committed_bindings(),
@@ -280,7 +284,10 @@ fn committed_bindings_serve_the_soft_backend_only() {
         &["--no-default-features", "--features", "sdk"],
         &[inc, lib, committed[0]],
     );
-    assert!(!run.ok, "the sdk backend built from the committed soft bindings");
+    assert!(
+        !run.ok,
+        "the sdk backend built from the committed soft bindings"
+    );
     assert!(
         run.output.contains("backend sdk") && run.output.contains("libclang"),
         "unhelpful error:\n{}",
@@ -294,7 +301,8 @@ fn committed_bindings_serve_the_soft_backend_only() {
     );
     assert!(!run.ok, "DOCA_SYS_BINDINGS=maybe must not build");
     assert!(
-        run.output.contains("DOCA_SYS_BINDINGS=\"maybe\" is not understood"),
+        run.output
+            .contains("DOCA_SYS_BINDINGS=\"maybe\" is not understood"),
         "unhelpful error:\n{}",
         run.output
     );
@@ -339,7 +347,10 @@ fn committed_bindings_match_what_bindgen_generates_here() {
             .lines()
             .zip(committed.lines())
             .position(|(a, b)| a != b)
-            .map_or(generated.lines().count().min(committed.lines().count()), |i| i);
+            .map_or(
+                generated.lines().count().min(committed.lines().count()),
+                |i| i,
+            );
         panic!(
             "doca-sys/src/bindings/soft.rs drifted from bindgen's output (first difference at \
              line {}): run scripts/regen-bindings and commit it",
