@@ -51,5 +51,6 @@ pub use samples::{
     MAX_THREADS_PER_BLOCK,
 };
 
-/// The embedded fatbin holding every kernel.
+/// The embedded fatbin holding every kernel (empty in documentation builds under `DOCS_RS`,
+/// where nvcc is not run).
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
