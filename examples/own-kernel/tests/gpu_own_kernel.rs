@@ -1,7 +1,8 @@
 //! The own-kernel binary end to end. Without a CUDA driver (CI) it must say why it does not
 //! run and exit 0; with one (a GPU machine; root for the software runtime's AF_PACKET port)
 //! `--probe` must load and run the fatbin, and the kernel must count exactly the UDP frames
-//! this test sends to its port on `lo`.
+//! this test sends to its port on `lo`. (Named `gpu_*` so that scripts/pack-gpu packs it;
+//! on the GPU machine the binary comes from the packed examples, `DOCA_RS_EXAMPLES`.)
 
 use doca_test_support::{cuda_driver_present, require_cuda, require_raw_sockets, skip};
 use doca_test_support::{wait_for_file, PATIENCE};
@@ -9,7 +10,14 @@ use std::net::UdpSocket;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_own-kernel");
+/// The own-kernel binary: in `DOCA_RS_EXAMPLES` when set (packed for a GPU machine), else
+/// the one cargo built with this test.
+fn bin() -> std::path::PathBuf {
+    std::env::var_os("DOCA_RS_EXAMPLES")
+        .map(|d| std::path::PathBuf::from(d).join("own-kernel"))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_own-kernel").into())
+}
 
 fn text(out: &Output) -> String {
     format!(
@@ -40,7 +48,7 @@ fn without_a_driver_it_says_why_and_exits_0() {
         skip("a CUDA driver is present: the GPU tests of this file run instead");
         return;
     }
-    let out = Command::new(BIN)
+    let out = Command::new(bin())
         .args(["-d", "1"])
         .output()
         .expect("run own-kernel");
@@ -56,11 +64,11 @@ fn without_a_driver_it_says_why_and_exits_0() {
 #[test]
 fn bad_flags_exit_2_and_help_exits_0() {
     for args in [&["-d", "0"][..], &["--bogus"], &["-p", "70000"]] {
-        let out = Command::new(BIN).args(args).output().expect("run");
+        let out = Command::new(bin()).args(args).output().expect("run");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
         assert!(!out.stderr.is_empty(), "{args:?}: no message");
     }
-    let out = Command::new(BIN).arg("--help").output().expect("run");
+    let out = Command::new(bin()).arg("--help").output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("--probe"));
 }
@@ -70,7 +78,7 @@ fn probe_loads_and_runs_the_fatbin() {
     if !require_cuda("own-kernel --probe") {
         return;
     }
-    let out = Command::new(BIN).arg("--probe").output().expect("run");
+    let out = Command::new(bin()).arg("--probe").output().expect("run");
     // Printed for the record: the driver version and GPU this ran on.
     println!("{}", String::from_utf8_lossy(&out.stdout));
     assert!(out.status.success(), "{}", text(&out));
@@ -100,7 +108,7 @@ fn the_kernel_counts_exactly_the_frames_sent_to_its_port() {
     std::fs::create_dir_all(&dir).unwrap();
     let ready = dir.join("ready");
     let _ = std::fs::remove_file(&ready);
-    let rx = Command::new(BIN)
+    let rx = Command::new(bin())
         .args([
             "-n",
             "lo",
