@@ -351,7 +351,7 @@ fn main() {
             };
             match run_point(env, &name, shape, hbm, unit, scale) {
                 Ok((pps, zero)) => {
-                    if zero && best.map_or(true, |b| pps > b.1) {
+                    if zero && best.is_none_or(|b| pps > b.1) {
                         best = Some((q, pps, zero));
                     }
                 }

@@ -405,7 +405,7 @@ impl Daemon {
         let status = terminate(&mut self.child, self.grace);
         let killed = {
             use std::os::unix::process::ExitStatusExt;
-            status.map_or(true, |s| s.signal() == Some(libc::SIGKILL))
+            status.is_none_or(|s| s.signal() == Some(libc::SIGKILL))
         };
         if killed {
             // A SIGKILLed daemon could not stop its workers (now orphans): stop them here.

@@ -42,7 +42,7 @@ unsafe extern "C" fn oob_allgather(
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| oob.allgather(s, r)));
     // The gather completed synchronously: any non-null request means "done".
     // SAFETY: req is writable.
-    unsafe { *req = 1usize as *mut c_void };
+    unsafe { *req = std::ptr::dangling_mut::<c_void>() };
     match res {
         Ok(Ok(())) => sys::doca_error_t::DOCA_SUCCESS,
         Ok(Err(e)) => e.raw(),
