@@ -207,7 +207,11 @@ impl Nic {
     /// `base..base + 64 * num` is writable, 64-byte aligned, and stays so until the `Cq`
     /// (every clone, and every QP/RQ using it) is dropped.
     pub(crate) unsafe fn create_cq(&self, base: *mut u8, num: u32) -> DocaResult<Cq> {
-        if base.is_null() || !(base as usize).is_multiple_of(64) || !num.is_power_of_two() || num > 1 << 24 {
+        if base.is_null()
+            || !(base as usize).is_multiple_of(64)
+            || !num.is_power_of_two()
+            || num > 1 << 24
+        {
             return Err(DocaError::INVALID_VALUE);
         }
         // SAFETY: forwarded from the caller.
