@@ -74,5 +74,6 @@ pub use samples::{
 };
 pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 
-/// The embedded fatbin holding every kernel.
+/// The embedded fatbin holding every kernel (empty in documentation builds under `DOCS_RS`,
+/// where nvcc is not run).
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
