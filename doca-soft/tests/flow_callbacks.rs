@@ -249,7 +249,7 @@ fn idle_entries_age() {
         Some(&port_match(1)),
         None,
         None,
-        0x1 as *mut c_void,
+        0x11 as *mut c_void,
     );
     let (_, busy) = basic_entry(
         0,
@@ -279,7 +279,7 @@ fn idle_entries_age() {
             0,
             DOCA_FLOW_ENTRY_STATUS_SUCCESS,
             DOCA_FLOW_ENTRY_OP_AGED,
-            0x1
+            0x11
         )]
     );
     assert_eq!(
@@ -295,7 +295,7 @@ fn idle_entries_age() {
             0,
             DOCA_FLOW_ENTRY_STATUS_SUCCESS,
             DOCA_FLOW_ENTRY_OP_DEL,
-            0x1
+            0x11
         )]
     );
     assert_eq!(query(busy).1, 6);
@@ -339,7 +339,7 @@ fn resize_relocates_entries() {
         Some(&port_match(1)),
         None,
         None,
-        0x1 as *mut c_void,
+        0x11 as *mut c_void,
     );
     rig.process(0);
     take_entries();
@@ -348,7 +348,7 @@ fn resize_relocates_entries() {
     assert_eq!(rc, OK);
     rig.process(0);
     assert_eq!(*NR_ENTRIES.lock().unwrap(), vec![8], "double the 4 entries");
-    assert_eq!(*NEW_CTX.lock().unwrap(), vec![0x1]);
+    assert_eq!(*NEW_CTX.lock().unwrap(), vec![0x11]);
     assert_eq!(
         take_pipes(),
         vec![(
@@ -361,7 +361,7 @@ fn resize_relocates_entries() {
     assert_eq!(doca_flow_pipe_remove_entry(0, 0, a), OK);
     rig.process(0);
     let ev = take_entries();
-    assert_eq!(ev[0].4, 0x101, "the relocated context");
+    assert_eq!(ev[0].4, 0x111, "the relocated context");
     // A pipe that is not resizable refuses.
     let fixed = create(
         pipe_cfg(rig.port, c"fixed", DOCA_FLOW_PIPE_BASIC, false),
