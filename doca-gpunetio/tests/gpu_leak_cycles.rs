@@ -34,7 +34,11 @@ const HOST_SLACK: usize = 8 << 20;
 fn cycles() -> usize {
     let n = std::env::var("DOCA_LEAK_CYCLES")
         .ok()
-        .map(|v| v.trim().parse::<usize>().expect("DOCA_LEAK_CYCLES: a number"))
+        .map(|v| {
+            v.trim()
+                .parse::<usize>()
+                .expect("DOCA_LEAK_CYCLES: a number")
+        })
         .unwrap_or(10_000);
     assert!(
         n >= MIN_CYCLES,
@@ -110,9 +114,7 @@ fn gpu_leak_cycles() {
         cycle(&gpu, &dev, i);
     }
     let (dev1, rss1) = (device_free(&gpu), host_rss());
-    println!(
-        "{n} cycles: device free {dev0} -> {dev1} bytes, host RSS {rss0} -> {rss1} bytes"
-    );
+    println!("{n} cycles: device free {dev0} -> {dev1} bytes, host RSS {rss0} -> {rss1} bytes");
     assert!(
         dev1 + DEVICE_SLACK >= dev0,
         "device memory leaked: {} bytes over {n} cycles",

@@ -39,7 +39,11 @@ fn run_family(name: &str, min_cases: usize) {
         passed >= min_cases,
         "{name}: {passed} cases ran, expected at least {min_cases}\n{report}"
     );
-    assert!(out.status.success(), "{name}: exit {:?}\n{report}", out.status);
+    assert!(
+        out.status.success(),
+        "{name}: exit {:?}\n{report}",
+        out.status
+    );
 }
 
 #[test]

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::testing::frames::udp4;
-use doca_soft::testing::{Port, PortSpec};
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_soft_port::PortCountersSnapshot;
+use doca_soft::testing::frames::udp4;
+use doca_soft::testing::{Port, PortSpec};
 use support::{eventually, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -24,9 +24,7 @@ type Rec = (Vec<u8>, u32);
 /// A classic little-endian microsecond pcap of `recs`, with `link` and `snap`.
 fn pcap(link: u32, snap: u32, recs: &[Rec]) -> Vec<u8> {
     let mut f = Vec::new();
-    for v in [0xa1b2_c3d4u32] {
-        f.extend_from_slice(&v.to_le_bytes());
-    }
+    f.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
     f.extend_from_slice(&2u16.to_le_bytes());
     f.extend_from_slice(&4u16.to_le_bytes());
     f.extend_from_slice(&0i32.to_le_bytes());
@@ -116,7 +114,11 @@ fn open_and_replay(input: &Path, output: &Path, records: usize) -> Result<Replay
     // The outcomes are added with the received count; give late ones no chance to hide.
     let c = port.counters();
     port.unregister_rx_queue(0);
-    assert!(done, "{}: {c:?}, expected {records} records", input.display());
+    assert!(
+        done,
+        "{}: {c:?}, expected {records} records",
+        input.display()
+    );
     assert_eq!(c.received, records as u64, "{}", input.display());
     assert_eq!(
         c.received,
@@ -143,7 +145,11 @@ fn snap_truncated_records_have_their_own_reason() {
     )
     .unwrap();
     assert_eq!(r.frames, vec![whole]);
-    assert_eq!(r.c.dropped_truncated, 1, "cut by the snap length: {:?}", r.c);
+    assert_eq!(
+        r.c.dropped_truncated, 1,
+        "cut by the snap length: {:?}",
+        r.c
+    );
     assert_eq!(r.c.dropped_too_big, 1, "longer than any frame: {:?}", r.c);
 }
 
@@ -155,7 +161,11 @@ fn raw_ip_captures_become_ethernet_frames() {
         let r = replay(
             dir.path(),
             &format!("raw{link}.pcap"),
-            &pcap(link, 65535, &[(ip.clone(), ip.len() as u32), (vec![0x45], 20)]),
+            &pcap(
+                link,
+                65535,
+                &[(ip.clone(), ip.len() as u32), (vec![0x45], 20)],
+            ),
             2,
         )
         .unwrap();
@@ -181,16 +191,13 @@ fn pcapng_is_read() {
     let frames: Vec<Vec<u8>> = (0..5).map(good).collect();
     let recs: Vec<Rec> = frames.iter().map(|f| (f.clone(), f.len() as u32)).collect();
     let last = good(99);
-    let r = replay(
-        dir.path(),
-        "eth.pcapng",
-        &pcapng(1, &recs, Some(&last)),
-        6,
-    )
-    .unwrap();
+    let r = replay(dir.path(), "eth.pcapng", &pcapng(1, &recs, Some(&last)), 6).unwrap();
     let mut want = frames.clone();
     want.push(last);
-    assert_eq!(r.frames, want, "Enhanced and Simple Packet Blocks, in order");
+    assert_eq!(
+        r.frames, want,
+        "Enhanced and Simple Packet Blocks, in order"
+    );
     let ip: Vec<u8> = good(5)[14..].to_vec();
     let r = replay(
         dir.path(),
@@ -324,7 +331,10 @@ fn mutated_captures_are_refused_or_fully_accounted() {
             }
         }
         let name = format!("m{case}.pcap");
-        match (expected(&b), replay(dir.path(), &name, &b, expected(&b).unwrap_or(0))) {
+        match (
+            expected(&b),
+            replay(dir.path(), &name, &b, expected(&b).unwrap_or(0)),
+        ) {
             (Ok(n), Ok(r)) => {
                 replayed += 1;
                 frames += n as u64;
@@ -338,5 +348,8 @@ fn mutated_captures_are_refused_or_fully_accounted() {
         }
     }
     println!("mutated captures: {replayed} replayed ({frames} frames), {refused} refused");
-    assert!(replayed > 0 && refused > 0, "the corpus exercises both outcomes");
+    assert!(
+        replayed > 0 && refused > 0,
+        "the corpus exercises both outcomes"
+    );
 }

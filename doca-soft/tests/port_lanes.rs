@@ -303,7 +303,8 @@ fn stop_joins_every_lane_and_frames_queued_meanwhile_arrive_in_order_after_resta
     // wait for the batch to end (reading both at once raced: pending 208 of a batch).
     let total = 2 * second as u64;
     assert!(
-        eventually(LIMIT, || b.pending_rx() == 0 && b.counters().received == total),
+        eventually(LIMIT, || b.pending_rx() == 0
+            && b.counters().received == total),
         "pending {}, {:?}",
         b.pending_rx(),
         b.counters()

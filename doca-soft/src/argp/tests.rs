@@ -306,11 +306,12 @@ fn c_api_round_trip() {
             assert_eq!(doca_argp_register_param(p), 0);
         }
         doca_argp_param_set_type(std::ptr::null_mut(), TYPE_INT); // logged, ignored
+
         // Misuse of a registered parameter is an error, not a double free.
         assert_eq!(doca_argp_register_param(p), DocaError::BAD_STATE.0);
         assert_eq!(doca_argp_param_destroy(p), DocaError::BAD_STATE.0);
         doca_argp_param_set_type(p, TYPE_BOOLEAN); // logged, ignored: argp owns it
-        // A destroyed parameter and a pointer that never was one are not parameters.
+                                                   // A destroyed parameter and a pointer that never was one are not parameters.
         let mut q: *mut Param = std::ptr::null_mut();
         assert_eq!(doca_argp_param_create(&mut q), 0);
         assert_eq!(doca_argp_param_destroy(q), 0);

@@ -252,12 +252,7 @@ pub extern "C" fn doca_argp_register_validation_callback(callback: ValidationCb)
 pub unsafe extern "C" fn doca_argp_register_param(input_param: *mut Param) -> u32 {
     call("doca_argp_register_param", || {
         let p = with_handles(|t| {
-            let entry = live(
-                "doca_argp_register_param",
-                t,
-                input_param,
-                Stage::Created,
-            )?;
+            let entry = live("doca_argp_register_param", t, input_param, Stage::Created)?;
             entry.0 = Stage::Registered;
             Ok::<_, DocaError>(Param::clone(&entry.1))
         })?;

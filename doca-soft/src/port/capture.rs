@@ -98,9 +98,9 @@ pub(crate) fn read_capture(path: &Path) -> DocaResult<Vec<Record>> {
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| {
-        sdk_err!("pcap", "cannot open {}: {e}", path.display());
-        DocaError::NOT_FOUND
-    })?;
+            sdk_err!("pcap", "cannot open {}: {e}", path.display());
+            DocaError::NOT_FOUND
+        })?;
     let meta = file.metadata().map_err(|_| DocaError::IO_FAILED)?;
     if !meta.is_file() {
         sdk_err!("pcap", "{} is not a regular file", path.display());
@@ -213,7 +213,10 @@ fn read_pcap(mut r: Cursorish, path: &Path) -> DocaResult<Vec<Record>> {
             return Err(bad(
                 path,
                 "pcap",
-                format!("record {} holds {incl} bytes (at most {MAX_RECORD})", out.len()),
+                format!(
+                    "record {} holds {incl} bytes (at most {MAX_RECORD})",
+                    out.len()
+                ),
             ));
         }
         let mut data = vec![0u8; incl as usize];

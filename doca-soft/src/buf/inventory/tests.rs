@@ -262,8 +262,8 @@ fn sizes_beyond_memory_or_u32_are_no_memory_not_an_abort() {
     }
     // 2^31-1 elements need about 2^31 * (a slot and a free-list entry) bytes: NO_MEMORY
     // on any machine with less memory than that (it must never abort the process).
-    let need = ((1u64 << 31) - 1)
-        * (std::mem::size_of::<Buf>() + std::mem::size_of::<*mut Buf>()) as u64;
+    let need =
+        ((1u64 << 31) - 1) * (std::mem::size_of::<Buf>() + std::mem::size_of::<*mut Buf>()) as u64;
     if need > physical_memory() {
         let mut inv = std::ptr::null_mut();
         // SAFETY: writable out-pointer.
