@@ -84,7 +84,7 @@ impl Link {
 }
 
 /// The magic numbers a capture file starts with.
-const PCAP_MAGICS: [u32; 4] = [0xa1b2_c3d4, 0xd4c3_b2a1, 0xa1b2_3c4d, 0x4d3c_b23a];
+const PCAP_MAGICS: [u32; 4] = [0xa1b2_c3d4, 0xd4c3_b2a1, 0xa1b2_3c4d, 0x4d3c_b2a1];
 const PCAPNG_MAGIC: u32 = 0x0a0d_0d0a;
 
 /// Reads every record of the capture at `path`. NOT_FOUND when it cannot be opened,
@@ -331,4 +331,113 @@ fn read_pcapng(r: Cursorish, path: &Path) -> DocaResult<Vec<Record>> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(bytes: &[u8]) -> DocaResult<Vec<Record>> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c");
+        std::fs::write(&p, bytes).unwrap();
+        read_capture(&p)
+    }
+
+    /// A one-record classic pcap, big- or little-endian, of the given magic.
+    fn pcap(magic: u32, big: bool, sec: u32, frac: u32, data: &[u8]) -> Vec<u8> {
+        let w = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let h = |v: u16| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut f = w(magic).to_vec();
+        f.extend(h(2));
+        f.extend(h(4));
+        f.extend([0; 8]);
+        f.extend(w(65535));
+        f.extend(w(1));
+        for v in [sec, frac, data.len() as u32, data.len() as u32] {
+            f.extend(w(v));
+        }
+        f.extend_from_slice(data);
+        f
+    }
+
+    fn block(kind: u32, body: &[u8]) -> Vec<u8> {
+        let mut b = body.to_vec();
+        b.resize(body.len().div_ceil(4) * 4, 0);
+        let len = (b.len() + 12) as u32;
+        let mut f = kind.to_le_bytes().to_vec();
+        f.extend(len.to_le_bytes());
+        f.extend(b);
+        f.extend(len.to_le_bytes());
+        f
+    }
+
+    /// A pcapng of one Ethernet interface (with `if_tsresol` when given) and one packet.
+    fn pcapng(tsresol: Option<u8>, raw_ts: u64, data: &[u8]) -> Vec<u8> {
+        let mut shb = 0x1a2b_3c4du32.to_le_bytes().to_vec();
+        shb.extend(1u16.to_le_bytes());
+        shb.extend(0u16.to_le_bytes());
+        shb.extend((-1i64).to_le_bytes());
+        let mut f = block(PCAPNG_MAGIC, &shb);
+        let mut idb = 1u16.to_le_bytes().to_vec();
+        idb.extend([0; 6]);
+        if let Some(r) = tsresol {
+            idb.extend(9u16.to_le_bytes()); // if_tsresol
+            idb.extend(1u16.to_le_bytes());
+            idb.extend([r, 0, 0, 0]);
+            idb.extend([0; 4]); // opt_endofopt
+        }
+        f.extend(block(1, &idb));
+        let mut epb = 0u32.to_le_bytes().to_vec();
+        epb.extend(((raw_ts >> 32) as u32).to_le_bytes());
+        epb.extend((raw_ts as u32).to_le_bytes());
+        epb.extend((data.len() as u32).to_le_bytes());
+        epb.extend((data.len() as u32).to_le_bytes());
+        epb.extend_from_slice(data);
+        f.extend(block(6, &epb));
+        f
+    }
+
+    #[test]
+    fn stamps_follow_each_format_resolution_and_byte_order() {
+        let data = [0xaau8; 60];
+        for (magic, big, want) in [
+            (0xa1b2_c3d4, false, 5_000_007_000u64), // microseconds
+            (0xa1b2_c3d4, true, 5_000_007_000),
+            (0xa1b2_3c4d, false, 5_000_000_007), // nanoseconds
+            (0xa1b2_3c4d, true, 5_000_000_007),
+        ] {
+            let r = read(&pcap(magic, big, 5, 7, &data)).unwrap();
+            assert_eq!(r.len(), 1);
+            assert_eq!(
+                (r[0].ts_ns, r[0].orig_len),
+                (want, 60),
+                "{magic:#x} big {big}"
+            );
+            assert_eq!(r[0].data, data);
+        }
+        // pcapng: microseconds by default, nanoseconds with if_tsresol 9.
+        let r = read(&pcapng(None, 1_000_000, &data)).unwrap();
+        assert_eq!(r[0].ts_ns, 1_000_000_000);
+        let r = read(&pcapng(Some(9), 1_000_000, &data)).unwrap();
+        assert_eq!(r[0].ts_ns, 1_000_000);
+        assert_eq!(r[0].data, data);
+        // A power-of-two resolution is refused, not misread.
+        assert_eq!(
+            read(&pcapng(Some(0x80 | 10), 1, &data)).err(),
+            Some(DocaError::NOT_SUPPORTED)
+        );
+    }
 }
