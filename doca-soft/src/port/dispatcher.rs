@@ -56,8 +56,12 @@ impl View {
     fn handle(&mut self, port: &Port, frame: &[u8], ts: u64, orig_len: usize) {
         let c = &mut self.tally;
         c.received();
-        if frame.len() > self.max_frame || orig_len > frame.len() {
+        if frame.len() > self.max_frame || orig_len > self.max_frame {
             return c.dropped(DropReason::TooBig);
+        }
+        if orig_len > frame.len() {
+            // A frame that would fit but was only partly captured (snap length).
+            return c.dropped(DropReason::Truncated);
         }
         let Ok(pkt) = parse(frame) else {
             return c.dropped(DropReason::Malformed);

@@ -9,6 +9,7 @@
 //! or dropped with a reason ([`DropReason`]).
 
 mod af_packet;
+mod capture;
 mod counters;
 mod dispatcher;
 mod frame_queue;
