@@ -102,6 +102,32 @@ impl Endpoint {
         })
     }
 
+    /// Connects to the worker whose address ([`Worker::address`]) is `address`, as peers
+    /// that learned each other's addresses out of band do. UCX picks the transport from
+    /// everything both workers offer (shared memory between processes of one machine),
+    /// where an endpoint made through a listener carries its data over the listener's TCP
+    /// connection manager. When both workers connect to each other this way, UCX pairs
+    /// the first endpoint of each into one connection (streams sent on one arrive on the
+    /// other). Completes asynchronously: sends may be posted at once.
+    ///
+    /// UCX parses `address` without defending against malformed bytes: it must come from a
+    /// peer the caller trusts to name a worker (an empty one is refused here).
+    pub fn connect_to_address(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
+        if address.is_empty() {
+            return Err(Error::new("ucp_ep_create", Status::ERR_INVALID_PARAM));
+        }
+        Self::create(&worker.inner, |eh| sys::ucp_ep_params_t {
+            field_mask: (sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
+                | sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_ERR_HANDLER
+                | sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE)
+                as u64,
+            address: address.as_ptr() as *const sys::ucp_address_t,
+            err_mode: sys::ucp_err_handling_mode_t_UCP_ERR_HANDLING_MODE_PEER,
+            err_handler: eh,
+            ..Default::default()
+        })
+    }
+
     /// Accepts a connection request of a listener of `worker`.
     pub fn accept(worker: &Worker, mut req: ConnRequest) -> Result<Endpoint> {
         if !req.worker().is_some_and(|w| Arc::ptr_eq(w, &worker.inner)) {

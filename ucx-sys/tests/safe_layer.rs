@@ -175,3 +175,38 @@ fn bad_configuration_names_the_call() {
     assert!(e.status.is_err());
     assert!(e.to_string().starts_with("ucp_config_modify failed: "));
 }
+
+/// Bytes received on `ep` until `n` arrived (progressing both workers).
+fn recv_n(a: &Worker, b: &Worker, ep: &Endpoint, n: usize) -> Vec<u8> {
+    let mut got = Vec::new();
+    until(a, b, || {
+        while let Some(d) = ep.stream_recv() {
+            got.extend_from_slice(&d);
+        }
+        got.len() >= n
+    });
+    got
+}
+
+#[test]
+fn endpoints_made_from_worker_addresses_pair_up_even_when_data_arrives_first() {
+    let ctx = context();
+    let a = Worker::new(&ctx, ThreadMode::Serialized).unwrap();
+    let b = Worker::new(&ctx, ThreadMode::Serialized).unwrap();
+    let (addr_a, addr_b) = (a.address().unwrap(), b.address().unwrap());
+    assert!(Endpoint::connect_to_address(&a, &[]).is_err(), "empty address");
+    // A connects and sends before B has an endpoint to A: UCX keeps the data for the
+    // endpoint B makes next.
+    let ab = Endpoint::connect_to_address(&a, &addr_b).unwrap();
+    let _pending = ab.stream_send(b"early".to_vec());
+    let settle = Instant::now() + Duration::from_millis(200);
+    until(&a, &b, || Instant::now() > settle);
+    let ba = Endpoint::connect_to_address(&b, &addr_a).unwrap();
+    assert_eq!(recv_n(&a, &b, &ba, 5), b"early");
+    let _back = ba.stream_send(b"reply".to_vec());
+    assert_eq!(recv_n(&a, &b, &ab, 5), b"reply");
+    // B goes away: A's endpoint reports it.
+    drop(ba);
+    drop(b);
+    assert!(until(&a, &a, || ab.failure().is_some()), "peer failure seen");
+}
