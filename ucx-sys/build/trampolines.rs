@@ -64,7 +64,10 @@ pub fn generate(bindings_rs: &Path, out: &Path) {
         asm(&format!(".type {name},@function"));
         asm(".p2align 4");
         asm(&format!("{name}:"));
-        asm(&format!("jmp qword ptr [rip + ucx_sys_fn_table + {}]", 8 * i));
+        asm(&format!(
+            "jmp qword ptr [rip + ucx_sys_fn_table + {}]",
+            8 * i
+        ));
         asm(&format!(".size {name}, . - {name}"));
     }
     for i in 0..n {

@@ -141,8 +141,7 @@ fn file_of(sym: *mut libc::c_void) -> Option<PathBuf> {
     // SAFETY: Dl_info is plain data filled by dladdr.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the address.
-    if sym.is_null() || unsafe { libc::dladdr(sym, &mut info) } == 0 || info.dli_fname.is_null()
-    {
+    if sym.is_null() || unsafe { libc::dladdr(sym, &mut info) } == 0 || info.dli_fname.is_null() {
         return None;
     }
     // SAFETY: a NUL-terminated path owned by the dynamic linker.
@@ -312,10 +311,16 @@ mod tests {
     #[test]
     fn a_load_error_names_every_place_tried() {
         let e = LoadError {
-            tried: vec!["/a/libucp.so.0: no such file".into(), "libucp.so.0: gone".into()],
+            tried: vec![
+                "/a/libucp.so.0: no such file".into(),
+                "libucp.so.0: gone".into(),
+            ],
         };
         let t = e.to_string();
-        assert!(t.contains("/a/libucp.so.0: no such file; libucp.so.0: gone"), "{t}");
+        assert!(
+            t.contains("/a/libucp.so.0: no such file; libucp.so.0: gone"),
+            "{t}"
+        );
         assert!(t.contains("LD_LIBRARY_PATH"), "{t}");
     }
 

@@ -179,7 +179,9 @@ mod tests {
         }
         .to_string();
         assert!(
-            with_file.contains("from /usr/lib/x86_64-linux-gnu/libucp.so.0 (found through LD_LIBRARY_PATH)"),
+            with_file.contains(
+                "from /usr/lib/x86_64-linux-gnu/libucp.so.0 (found through LD_LIBRARY_PATH)"
+            ),
             "{with_file}"
         );
         assert!(compatible(v(2, 0, 0), built).is_err());

@@ -17,8 +17,18 @@ fn not_found_names_what_was_found_and_every_way_to_point_at_a_ucx() {
     ]);
     assert!(text.contains("no UCX >= 1.15"), "{text}");
     assert!(text.contains("UCX 1.13.1"), "what was found: {text}");
-    assert!(text.contains("/usr/lib/x86_64-linux-gnu/libucp.so.0"), "where: {text}");
-    for way in ["UCX_HOME=", "PKG_CONFIG_PATH", "HPC-X", "HPCX_UCX_DIR", "Spack", "scripts/setup"] {
+    assert!(
+        text.contains("/usr/lib/x86_64-linux-gnu/libucp.so.0"),
+        "where: {text}"
+    );
+    for way in [
+        "UCX_HOME=",
+        "PKG_CONFIG_PATH",
+        "HPC-X",
+        "HPCX_UCX_DIR",
+        "Spack",
+        "scripts/setup",
+    ] {
         assert!(text.contains(way), "mentions {way}: {text}");
     }
 }
@@ -26,7 +36,10 @@ fn not_found_names_what_was_found_and_every_way_to_point_at_a_ucx() {
 #[test]
 fn too_old_names_the_version_the_place_and_the_floor() {
     let text = message::too_old((1, 13), "/usr/include", "pkg-config's ucx");
-    assert!(text.contains("UCX 1.13 found through pkg-config's ucx"), "{text}");
+    assert!(
+        text.contains("UCX 1.13 found through pkg-config's ucx"),
+        "{text}"
+    );
     assert!(text.contains("/usr/include"), "{text}");
     assert!(text.contains(">= 1.15"), "{text}");
     assert!(text.contains("UCX_HOME="), "{text}");
@@ -38,6 +51,9 @@ fn function_names_are_read_from_bindgen_output() {
              pub type ucp_x = u32;\nunsafe extern \"C\" {\n    pub fn ucs_status_string(status: i8) -> *const i8;\n}\n";
     assert_eq!(
         trampolines::function_names(b),
-        vec!["ucp_init_version".to_string(), "ucs_status_string".to_string()]
+        vec![
+            "ucp_init_version".to_string(),
+            "ucs_status_string".to_string()
+        ]
     );
 }

@@ -11,14 +11,20 @@ const CHILD: &str = "UCX_SYS_TEST_CHILD";
 fn child(ld_library_path: Option<&str>) -> String {
     let exe = std::env::current_exe().expect("test binary");
     let mut c = Command::new(exe);
-    c.args(["--exact", "child_reports_its_ucx", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1");
+    c.args([
+        "--exact",
+        "child_reports_its_ucx",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD, "1");
     match ld_library_path {
         Some(p) => c.env("LD_LIBRARY_PATH", p),
         None => c.env_remove("LD_LIBRARY_PATH"),
     };
     let out = c.output().expect("run the child");
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "child failed: {text}");
     text
 }
@@ -61,14 +67,25 @@ fn an_older_ucx_first_in_ld_library_path_is_refused_naming_both_versions() {
     let text = child(Some(debian));
     let built = ucx_sys::BUILD_VERSION;
     if text.contains("CHECK ok") {
-        println!("skipped: an_older_ucx_first_in_ld_library_path: the system UCX is not older: {text}");
+        println!(
+            "skipped: an_older_ucx_first_in_ld_library_path: the system UCX is not older: {text}"
+        );
         return;
     }
     assert!(text.contains("CHECK refused: UCX 1."), "{text}");
-    assert!(text.contains(&format!("{debian}/libucp.so.0")), "names the file: {text}");
-    assert!(text.contains("LD_LIBRARY_PATH"), "says how it was found: {text}");
     assert!(
-        text.contains(&format!("built against UCX {}.{}", built.major, built.minor)),
+        text.contains(&format!("{debian}/libucp.so.0")),
+        "names the file: {text}"
+    );
+    assert!(
+        text.contains("LD_LIBRARY_PATH"),
+        "says how it was found: {text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "built against UCX {}.{}",
+            built.major, built.minor
+        )),
         "names the version needed: {text}"
     );
 }

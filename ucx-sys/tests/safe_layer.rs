@@ -194,7 +194,10 @@ fn endpoints_made_from_worker_addresses_pair_up_even_when_data_arrives_first() {
     let a = Worker::new(&ctx, ThreadMode::Serialized).unwrap();
     let b = Worker::new(&ctx, ThreadMode::Serialized).unwrap();
     let (addr_a, addr_b) = (a.address().unwrap(), b.address().unwrap());
-    assert!(Endpoint::connect_to_address(&a, &[]).is_err(), "empty address");
+    assert!(
+        Endpoint::connect_to_address(&a, &[]).is_err(),
+        "empty address"
+    );
     // A connects and sends before B has an endpoint to A: UCX keeps the data for the
     // endpoint B makes next.
     let ab = Endpoint::connect_to_address(&a, &addr_b).unwrap();
@@ -208,5 +211,8 @@ fn endpoints_made_from_worker_addresses_pair_up_even_when_data_arrives_first() {
     // B goes away: A's endpoint reports it.
     drop(ba);
     drop(b);
-    assert!(until(&a, &a, || ab.failure().is_some()), "peer failure seen");
+    assert!(
+        until(&a, &a, || ab.failure().is_some()),
+        "peer failure seen"
+    );
 }
