@@ -15,6 +15,11 @@
 //!   endpoint made through a listener runs over TCP only. The TCP connection stays open,
 //!   silent: its end tells the other side at once that the peer went away (even killed),
 //!   and any byte on it after the upgrade is a protocol error.
+//! * Between processes of one machine (the TCP peer is a loopback address) the endpoint is
+//!   made without UCX's peer failure detection ([`PeerFailure::NotDetected`]): UCX puts a
+//!   watched endpoint only on transports with keepalive (TCP, RDMA), never on shared
+//!   memory, and the TCP connection already tells a dead peer. Between machines UCX
+//!   watches the endpoint too.
 //!
 //! [`Node::poll_with`] progresses UCX, reads what arrived and reports [`EventRef`]s: bytes
 //! per connection in order (framing belongs to the caller, see `urom::wire`), new
@@ -36,7 +41,9 @@ use std::net::{IpAddr, SocketAddrV4, TcpListener};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 use tcp::TcpConn;
-use ucx_sys::{CloseMode, Context, Endpoint, Features, PendingSend, Sent, ThreadMode, Worker};
+use ucx_sys::{
+    CloseMode, Context, Endpoint, Features, PeerFailure, PendingSend, Sent, ThreadMode, Worker,
+};
 
 /// A connection handle inside one node.
 pub type ConnId = u64;
@@ -319,10 +326,16 @@ impl Node {
         if c.failed || c.ep.is_some() {
             return Err(DocaError::BAD_STATE);
         }
-        let ep = Endpoint::connect_to_address(&u.worker, peer_address).map_err(|e| {
-            sdk_warn!("ucx", "{e}");
-            DocaError::CONNECTION_ABORTED
-        })?;
+        let failure = if c.tcp.peer.is_loopback() {
+            PeerFailure::NotDetected
+        } else {
+            PeerFailure::Detected
+        };
+        let ep =
+            Endpoint::connect_to_address_with(&u.worker, peer_address, failure).map_err(|e| {
+                sdk_warn!("ucx", "{e}");
+                DocaError::CONNECTION_ABORTED
+            })?;
         c.ep = Some(ep);
         Ok(())
     }
