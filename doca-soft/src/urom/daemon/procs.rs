@@ -194,7 +194,7 @@ pub(crate) fn hex(b: &[u8]) -> String {
 
 /// Bytes of hex text (None when it is not hex).
 pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

@@ -506,7 +506,7 @@ impl Node {
         self.pending.iter().copied().find(|id| {
             self.conns
                 .get(id)
-                .is_some_and(|c| c.counted && !c.admitted && peer.map_or(true, |p| c.tcp.peer == p))
+                .is_some_and(|c| c.counted && !c.admitted && peer.is_none_or(|p| c.tcp.peer == p))
         })
     }
 
@@ -615,7 +615,7 @@ impl Node {
         self.pfds.clear();
         self.pfd_ids.clear();
         let listening = match &mut self.listener {
-            Some(l) if l.paused_until.map_or(true, |t| now >= t) => {
+            Some(l) if l.paused_until.is_none_or(|t| now >= t) => {
                 l.paused_until = None;
                 self.pfds.push(pfd(l.sock.as_raw_fd(), libc::POLLIN));
                 true
@@ -733,7 +733,7 @@ impl Node {
         }
         let now = Instant::now();
         if let Some(l) = &self.listener {
-            if l.paused_until.map_or(true, |t| now >= t) {
+            if l.paused_until.is_none_or(|t| now >= t) {
                 out.push(pfd(l.sock.as_raw_fd(), libc::POLLIN));
             }
         }
