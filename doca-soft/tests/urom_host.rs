@@ -959,38 +959,3 @@ fn the_cpuset_option_is_what_hosts_see_and_worker_cpus_must_exist() {
     }
     stop_service(s);
 }
-
-#[test]
-fn commands_reach_a_worker_whose_ucx_has_shared_memory_only() {
-    // The host-worker connection is a UCX endpoint made from the worker's address, without
-    // UCX's peer failure detection on loopback (UCX never puts a watched endpoint on
-    // shared memory; the TCP connection tells a dead peer instead): a worker whose UCX may
-    // use shared memory and nothing else is still reached, over shared memory.
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start_with(
-        None,
-        dir.path().to_str().unwrap(),
-        &[],
-        &[("UCX_TLS", "shm")],
-    );
-    let s = start_service(&d);
-    let plugin = echo_plugin(&s);
-    let mut pe = std::ptr::null_mut();
-    // SAFETY: out pointer.
-    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
-    let w = start_worker(&s, pe, 3, 0, plugin.id);
-    // SAFETY: live worker.
-    assert_eq!(unsafe { worker_on_ucx(w) }, Ok(true));
-    for i in 0..100u64 {
-        let mut c = cookie();
-        assert_eq!(submit_echo(w, plugin.id, 0, 0x5000 + i, &mut c), 0);
-        progress_until(&[s.pe, pe], || c.done);
-        assert_eq!(c.status, 0);
-        assert_eq!(&c.response[8..16], &(0x5000 + i).to_le_bytes());
-    }
-    stop_worker(&s, pe, w);
-    // SAFETY: no contexts left on this PE.
-    assert_eq!(unsafe { doca_pe_destroy(pe) }, 0);
-    stop_service(s);
-}

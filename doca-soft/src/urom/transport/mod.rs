@@ -15,11 +15,9 @@
 //!   endpoint made through a listener runs over TCP only. The TCP connection stays open,
 //!   silent: its end tells the other side at once that the peer went away (even killed),
 //!   and any byte on it after the upgrade is a protocol error.
-//! * Between processes of one machine (the TCP peer is a loopback address) the endpoint is
-//!   made without UCX's peer failure detection ([`PeerFailure::NotDetected`]): UCX puts a
-//!   watched endpoint only on transports with keepalive (TCP, RDMA), never on shared
-//!   memory, and the TCP connection already tells a dead peer. Between machines UCX
-//!   watches the endpoint too.
+//! * The endpoint is made with UCX's peer failure detection ([`PeerFailure::Detected`]),
+//!   so UCX puts it only on transports with keepalive (TCP, RDMA), never on shared memory,
+//!   even between processes of one machine (see [`Node::upgrade`] for why not yet).
 //!
 //! [`Node::poll_with`] progresses UCX, reads what arrived and reports [`EventRef`]s: bytes
 //! per connection in order (framing belongs to the caller, see `urom::wire`), new
@@ -326,11 +324,11 @@ impl Node {
         if c.failed || c.ep.is_some() {
             return Err(DocaError::BAD_STATE);
         }
-        let failure = if c.tcp.peer.is_loopback() {
-            PeerFailure::NotDetected
-        } else {
-            PeerFailure::Detected
-        };
+        // Always watched: unwatched endpoints between loopback peers put the traffic on
+        // shared memory (UCX never does for watched ones), but stalled a two-rank domain
+        // start (urom_ping_pong under MPI: a host heard nothing from its worker for the
+        // whole liveness bound); until that is understood, TCP it is.
+        let failure = PeerFailure::Detected;
         let ep =
             Endpoint::connect_to_address_with(&u.worker, peer_address, failure).map_err(|e| {
                 sdk_warn!("ucx", "{e}");
