@@ -438,14 +438,18 @@ fn state_and_argument_errors() {
             counter_type: DOCA_FLOW_RESOURCE_TYPE_SHARED,
             ..Default::default()
         };
-        assert_eq!(doca_flow_pipe_cfg_set_monitor_v1(c, &shared), NOT_SUPPORTED);
+        assert_eq!(
+            doca_flow_pipe_cfg_set_monitor_v1(c, &shared),
+            OK,
+            "shared counters"
+        );
         let meter = doca_flow_monitor_v1 {
             meter_type: DOCA_FLOW_RESOURCE_TYPE_NON_SHARED,
             ..Default::default()
         };
         assert_eq!(doca_flow_pipe_cfg_set_monitor_v1(c, &meter), NOT_SUPPORTED);
         let mut tun = doca_flow_match_v1::default();
-        tun.tun.type_ = DOCA_FLOW_TUN_VXLAN;
+        tun.tun.type_ = DOCA_FLOW_TUN_MPLS_O_UDP;
         assert_eq!(
             doca_flow_pipe_cfg_set_match_v1(c, &tun, null()),
             NOT_SUPPORTED
@@ -491,7 +495,12 @@ fn state_and_argument_errors() {
             "no queues"
         );
         assert_eq!(
-            doca_flow_pipe_create_v1(c, &kind_fwd(DOCA_FLOW_FWD_PORT), null(), &mut p),
+            doca_flow_pipe_create_v1(
+                c,
+                &kind_fwd(DOCA_FLOW_FWD_ORDERED_LIST_PIPE),
+                null(),
+                &mut p
+            ),
             NOT_SUPPORTED
         );
         assert_eq!(

@@ -44,11 +44,9 @@ fn host_header_layouts_match_the_facts() {
     compile_both("layout_facts_host.c").unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// DOCA Flow's layouts. Flow's struct bodies are not yet 3.3's (the Flow engine rewrite
-/// brings them; flow-3.3-layout.md section 10 lists the differences), so this test is
-/// ignored until then: run it with `cargo test -p doca-soft --test layout_facts -- --ignored`.
+/// DOCA Flow's values and layouts (doca_flow.h, doca_flow_net.h, doca_flow_crypto.h, through
+/// the `_v1` names the plain names stand for).
 #[test]
-#[ignore = "DOCA Flow struct bodies are rewritten to 3.3's layout by the Flow engine work"]
 fn flow_layouts_match_the_facts() {
     let n = assertion_count("layout_facts_flow.c");
     assert!(n > 500, "only {n} assertions in layout_facts_flow.c");

@@ -1,4 +1,5 @@
-//! bindgen over wrapper.h, and plain-name aliases for DOCA Flow's versioned names.
+//! bindgen over wrapper.h, and plain-name aliases for DOCA Flow's versioned names
+//! (`flow_versions`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,9 @@ pub fn generate(include_dirs: &[PathBuf], clang: &str, with_ucx: bool) {
         .use_core()
         .ctypes_prefix("core::ffi")
         .opaque_type("FILE|_IO_FILE")
+        // DOCA Flow's plain versioned names: the `_v1` items stand for them (aliases below).
+        .blocklist_type(super::flow_versions::plain_types())
+        .blocklist_function(super::flow_versions::plain_functions())
         .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()));
     for dir in include_dirs {
         b = b.clang_arg(format!("-I{}", dir.display()));

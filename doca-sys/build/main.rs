@@ -4,7 +4,8 @@
 //!   builds: `DOCA_RS_BACKEND` first, then `sdk` over `soft`, then soft).
 //! * `soft`: headers from the doca-soft crate (its `links` metadata), symbols from doca-soft.
 //! * `sdk`: an installed DOCA SDK, through pkg-config or DOCA_INCLUDE_DIR / DOCA_LIB_DIR.
-//! * `bindings`: bindgen over wrapper.h, plus plain-name aliases for DOCA Flow's `_v1` names.
+//! * `bindings`: bindgen over wrapper.h, plus plain-name aliases for DOCA Flow's `_v1` names;
+//!   `flow_versions` lists those names (the plain declarations are left out).
 //! * `committed`: the bindings committed in `src/bindings/soft.rs`, used under `DOCS_RS`,
 //!   and for the soft backend where libclang cannot be loaded (or `DOCA_SYS_BINDINGS=committed`).
 //! * `ucx`: include directories for UCX, which doca_urom.h needs.
@@ -12,6 +13,7 @@
 mod backend;
 mod bindings;
 mod committed;
+mod flow_versions;
 mod sdk;
 mod soft;
 mod ucx;

@@ -27,6 +27,8 @@ pub mod doca_eth_rxq_gpu_data_path;
 pub mod doca_eth_txq;
 pub mod doca_eth_txq_gpu_data_path;
 pub mod doca_flow;
+pub mod doca_flow_crypto;
+pub mod doca_flow_definitions;
 pub mod doca_gpunetio;
 pub mod doca_log;
 pub mod doca_mmap;

@@ -7,8 +7,10 @@ const ETHERTYPE_IPV4: u16 = 0x0800;
 const ETHERTYPE_IPV6: u16 = 0x86dd;
 const ETHERTYPE_VLAN: u16 = 0x8100;
 const ETHERTYPE_QINQ: u16 = 0x88a8;
+const PROTO_ICMP: u8 = 1;
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
+const PROTO_ICMPV6: u8 = 58;
 
 /// Adds `data` as big-endian 16-bit words to a one's-complement accumulator.
 fn sum_words(data: &[u8], mut acc: u64) -> u64 {
@@ -27,6 +29,74 @@ fn fold(mut acc: u64) -> u16 {
         acc = (acc & 0xffff) + (acc >> 16);
     }
     !(acc as u16)
+}
+
+/// Adds `data` as big-endian 16-bit words to the one's-complement accumulator `acc`.
+pub(crate) fn sum_be_words(data: &[u8], acc: u64) -> u64 {
+    sum_words(data, acc)
+}
+
+/// Folds an accumulator into the (complemented) 16-bit checksum.
+pub(crate) fn fold_sum(acc: u64) -> u16 {
+    fold(acc)
+}
+
+/// Recomputes the checksums of the IP packet whose header starts at `off` in `frame`: the
+/// IPv4 header checksum when `l3`, the UDP or TCP checksum when `l4` (a UDP checksum of
+/// zero over IPv4, meaning "none", stays zero; ICMP and ICMPv6 checksums are recomputed
+/// too). Returns false (frame unchanged) when there is no complete IP packet at `off`.
+pub(crate) fn fix_ip_at(frame: &mut [u8], off: usize, l3: bool, l4: bool) -> bool {
+    match frame.get(off).map(|b| b >> 4) {
+        Some(4) => {
+            let ihl = usize::from(frame[off] & 0x0f) * 4;
+            let proto = frame.get(off + 9).copied().unwrap_or(0);
+            let udp_csum = frame.get(off + ihl + 6..off + ihl + 8);
+            let keep_zero = proto == PROTO_UDP && udp_csum == Some(&[0, 0]);
+            if !ipv4(frame, off, l3, l4 && !keep_zero) {
+                return false;
+            }
+            if l4 && proto == PROTO_ICMP {
+                icmp_checksum(frame, off, ihl, false);
+            }
+            true
+        }
+        Some(6) => {
+            if !ipv6(frame, off, l4) {
+                return false;
+            }
+            if l4 && frame.get(off + 6) == Some(&PROTO_ICMPV6) {
+                icmp_checksum(frame, off, 40, true);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The ICMP (v4: over the message) or ICMPv6 (with the pseudo-header) checksum.
+fn icmp_checksum(frame: &mut [u8], off: usize, hdr: usize, v6: bool) {
+    let (start, end) = if v6 {
+        let payload = usize::from(u16::from_be_bytes([frame[off + 4], frame[off + 5]]));
+        (off + 40, off + 40 + payload)
+    } else {
+        let total = usize::from(u16::from_be_bytes([frame[off + 2], frame[off + 3]]));
+        (off + hdr, off + total)
+    };
+    if end > frame.len() || end < start + 4 {
+        return;
+    }
+    frame[start + 2] = 0;
+    frame[start + 3] = 0;
+    let mut acc = 0;
+    if v6 {
+        let mut pseudo = [0u8; 40];
+        pseudo[..32].copy_from_slice(&frame[off + 8..off + 40]);
+        pseudo[32..36].copy_from_slice(&((end - start) as u32).to_be_bytes());
+        pseudo[39] = PROTO_ICMPV6;
+        acc = sum_words(&pseudo, 0);
+    }
+    let c = fold(sum_words(&frame[start..end], acc));
+    frame[start + 2..start + 4].copy_from_slice(&c.to_be_bytes());
 }
 
 /// The Internet checksum of `data`.

@@ -3,7 +3,9 @@
 //! compiled into, the RSS hash, and the checksums a NIC computes on send. Nothing here
 //! knows about ports, queues or the C structs.
 
+pub(crate) mod actions;
 pub(crate) mod checksum;
 pub(crate) mod classify;
+pub(crate) mod key;
 pub(crate) mod parser;
 pub mod rss;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::counters::LaneTally;
 use super::frame_queue::Desc;
 use super::{now_ns, DropReason, Port, RxSink, RxSource, NO_QUEUE};
+use crate::packet::actions::Scratch;
 use crate::packet::classify::{classify, Pipe, Verdict};
 use crate::packet::parser::parse;
 
@@ -30,6 +31,8 @@ struct View {
     max_frame: usize,
     touched: Vec<u16>,
     tally: LaneTally,
+    /// Where Flow actions rewrite a frame (reused: no allocation per frame).
+    scratch: Scratch,
 }
 
 impl View {
@@ -66,11 +69,25 @@ impl View {
         let Ok(pkt) = parse(frame) else {
             return c.dropped(DropReason::Malformed);
         };
+        self.scratch.reset();
         let queue = match &self.root {
-            Some(root) => match classify(root, &pkt, frame.len()) {
+            Some(root) => match classify(root, frame, &pkt, &mut self.scratch, ts) {
                 Verdict::Queue(q) => q,
                 Verdict::Drop => return c.dropped(DropReason::ByFlow),
                 Verdict::NoMatch => return c.dropped(DropReason::NoMatch),
+                // A port forward: sent out of that port, counted as delivered.
+                Verdict::Port(out) => {
+                    let f = if self.scratch.active {
+                        &self.scratch.buf[..]
+                    } else {
+                        frame
+                    };
+                    return if out.send_frame(f) {
+                        c.delivered()
+                    } else {
+                        c.dropped(DropReason::ByFlow)
+                    };
+                }
             },
             None => match port.default_queue.load(Ordering::Relaxed) {
                 NO_QUEUE => return c.dropped(DropReason::NoMatch),
@@ -79,6 +96,11 @@ impl View {
         };
         let Some(Some(sink)) = self.sinks.get(usize::from(queue)) else {
             return c.dropped(DropReason::NoQueue);
+        };
+        let frame = if self.scratch.active {
+            &self.scratch.buf[..]
+        } else {
+            frame
         };
         match sink.push(frame, ts) {
             Ok(()) => c.delivered(),
@@ -116,6 +138,7 @@ pub(super) fn run(
         max_frame: port.max_frame(),
         touched: Vec::new(),
         tally: LaneTally::default(),
+        scratch: Scratch::default(),
     };
     let stat = &port.lane_stats[lane];
     // Reused for every batch: draining allocates nothing in steady state.

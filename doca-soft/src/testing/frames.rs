@@ -59,3 +59,48 @@ pub fn ip4(src: [u8; 4], dst: [u8; 4], proto: u8, l4: &[u8]) -> Vec<u8> {
     f.extend_from_slice(l4);
     f
 }
+
+/// An Ethernet + IPv6 + UDP frame (hop limit 64, UDP checksum left zero).
+pub fn udp6(src: [u8; 16], dst: [u8; 16], sport: u16, dport: u16, payload: &[u8]) -> Vec<u8> {
+    let l4 = l4_udp(sport, dport, payload);
+    let mut f = Vec::with_capacity(54 + l4.len());
+    f.extend_from_slice(&[2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd]);
+    f.extend_from_slice(&[0x60, 0, 0, 0]);
+    f.extend_from_slice(&(l4.len() as u16).to_be_bytes());
+    f.extend_from_slice(&[17, 64]);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&l4);
+    f
+}
+
+/// VXLAN (UDP 49152 -> 4789, VNI `vni`) between `src` and `dst`, carrying the Ethernet
+/// frame `inner`.
+pub fn vxlan4(src: [u8; 4], dst: [u8; 4], vni: u32, inner: &[u8]) -> Vec<u8> {
+    let mut v = vec![0x08, 0, 0, 0];
+    v.extend_from_slice(&(vni << 8).to_be_bytes());
+    v.extend_from_slice(inner);
+    udp4(src, dst, 49152, 4789, &v)
+}
+
+/// GTP-U (UDP 2152 -> 2152, a G-PDU of tunnel `teid`) carrying the IP packet `inner`.
+pub fn gtpu4(src: [u8; 4], dst: [u8; 4], teid: u32, inner: &[u8]) -> Vec<u8> {
+    let mut g = vec![0x30, 0xff];
+    g.extend_from_slice(&(inner.len() as u16).to_be_bytes());
+    g.extend_from_slice(&teid.to_be_bytes());
+    g.extend_from_slice(inner);
+    udp4(src, dst, 2152, 2152, &g)
+}
+
+/// GRE (with the key word when `key` is given) of protocol type `protocol` carrying
+/// `inner` (an Ethernet frame for 0x6558, an IP packet for 0x0800/0x86dd).
+pub fn gre4(src: [u8; 4], dst: [u8; 4], key: Option<u32>, protocol: u16, inner: &[u8]) -> Vec<u8> {
+    let flags: u16 = if key.is_some() { 0x2000 } else { 0 };
+    let mut g = flags.to_be_bytes().to_vec();
+    g.extend_from_slice(&protocol.to_be_bytes());
+    if let Some(k) = key {
+        g.extend_from_slice(&k.to_be_bytes());
+    }
+    g.extend_from_slice(inner);
+    ip4(src, dst, 47, &g)
+}

@@ -84,7 +84,8 @@ static int calls_out_of_order(void)
 	ADV_EXPECT(doca_argp_start(1, argv), DOCA_ERROR_BAD_STATE);
 	ADV_EXPECT(doca_argp_destroy(), DOCA_ERROR_BAD_STATE);
 	ADV_EXPECT(doca_argp_register_validation_callback(NULL), DOCA_ERROR_BAD_STATE);
-	ADV_EXPECT(doca_argp_init(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	ADV_EXPECT(doca_argp_init(NULL, NULL), DOCA_SUCCESS); /* DOCA 3.3: the name is optional */
+	ADV_EXPECT(doca_argp_destroy(), DOCA_SUCCESS);
 	ADV_EXPECT(doca_argp_init("adv", NULL), DOCA_SUCCESS);
 	ADV_EXPECT(doca_argp_init("adv", NULL), DOCA_ERROR_BAD_STATE);
 	ADV_EXPECT(doca_argp_register_validation_callback(NULL), DOCA_ERROR_INVALID_VALUE);

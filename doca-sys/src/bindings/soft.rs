@@ -89,19 +89,57 @@ pub const DOCA_GPUNETIO_ETH_WQE_L3_CSUM: u32 = 64;
 pub const DOCA_GPUNETIO_ETH_WQE_L4_CSUM: u32 = 128;
 pub const DOCA_GPUNETIO_ETH_NS_PER_S: u32 = 1000000000;
 pub const DOCA_FLOW_ETHER_ADDR_LEN: u32 = 6;
+pub const DOCA_FLOW_PROTO_ICMP: u32 = 1;
+pub const DOCA_FLOW_PROTO_ICMP6: u32 = 58;
+pub const DOCA_FLOW_PROTO_IPV4: u32 = 4;
+pub const DOCA_FLOW_PROTO_IPV6: u32 = 41;
+pub const DOCA_FLOW_PROTO_TCP: u32 = 6;
+pub const DOCA_FLOW_PROTO_UDP: u32 = 17;
+pub const DOCA_FLOW_PROTO_IB_BTH: u32 = 16;
+pub const DOCA_FLOW_PROTO_GRE: u32 = 47;
+pub const DOCA_FLOW_PROTO_ESP: u32 = 50;
+pub const DOCA_FLOW_PROTO_IP4_IN_IP: u32 = 4;
+pub const DOCA_FLOW_PROTO_IP6_IN_IP: u32 = 41;
+pub const DOCA_FLOW_GTPU_DEFAULT_PORT: u32 = 2152;
+pub const DOCA_FLOW_VXLAN_DEFAULT_PORT: u32 = 4789;
+pub const DOCA_FLOW_VXLAN_GPE_DEFAULT_PORT: u32 = 4790;
+pub const DOCA_FLOW_MPLS_DEFAULT_PORT: u32 = 6635;
+pub const DOCA_FLOW_GENEVE_DEFAULT_PORT: u32 = 6081;
+pub const DOCA_FLOW_PSP_DEFAULT_PORT: u32 = 1000;
+pub const DOCA_FLOW_ROCEV2_DEFAULT_PORT: u32 = 4791;
 pub const DOCA_FLOW_ETHER_TYPE_IPV4: u32 = 2048;
 pub const DOCA_FLOW_ETHER_TYPE_IPV6: u32 = 34525;
+pub const DOCA_FLOW_ETHER_TYPE_TEB: u32 = 25944;
 pub const DOCA_FLOW_ETHER_TYPE_ARP: u32 = 2054;
 pub const DOCA_FLOW_ETHER_TYPE_VLAN: u32 = 33024;
 pub const DOCA_FLOW_ETHER_TYPE_QINQ: u32 = 34984;
-pub const DOCA_FLOW_PROTO_ICMP: u32 = 1;
-pub const DOCA_FLOW_PROTO_TCP: u32 = 6;
-pub const DOCA_FLOW_PROTO_UDP: u32 = 17;
-pub const DOCA_FLOW_PROTO_GRE: u32 = 47;
-pub const DOCA_FLOW_PROTO_ESP: u32 = 50;
-pub const DOCA_FLOW_PROTO_ICMP6: u32 = 58;
+pub const DOCA_FLOW_ETHER_TYPE_SLOW: u32 = 34825;
+pub const DOCA_FLOW_UDP_HEADER_LEN: u32 = 8;
+pub const DOCA_FLOW_ESP_HEADER_MARKER_LEN_4B: u32 = 4;
+pub const DOCA_FLOW_ESP_HEADER_MARKER_LEN_8B: u32 = 8;
+pub const DOCA_FLOW_CRYPTO_KEY_LEN_MAX: u32 = 32;
+pub const DOCA_FLOW_GENEVE_OPT_LEN_MAX: u32 = 63;
+pub const DOCA_FLOW_ENCAP_GENEVE_OPT_LEN_MAX: u32 = 19;
+pub const DOCA_FLOW_GENEVE_DATA_OPTION_LEN_MAX: u32 = 31;
+pub const DOCA_FLOW_GENEVE_NUM_OF_OPTIONS_MAX: u32 = 8;
+pub const DOCA_FLOW_MPLS_LABELS_MAX: u32 = 5;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_IPV4: u32 = 1;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_IPV6: u32 = 2;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_ETH: u32 = 3;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_NSH: u32 = 4;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_MPLS: u32 = 5;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_GBP: u32 = 6;
+pub const DOCA_FLOW_VXLAN_GPE_TYPE_VBNG: u32 = 7;
+pub const DOCA_FLOW_GTP_EXT_PSC: u32 = 133;
+pub const DOCA_FLOW_IB_BTH_DST_QP_LEN: u32 = 3;
+pub const DOCA_FLOW_IB_BTH_PSN_LEN: u32 = 3;
+pub const DOCA_CTSD_COMPAT_VERSION_1: u32 = 1;
+pub const DOCA_CTSD_COMPAT_VERSION: u32 = 1;
+pub const DOCA_FLOW_META_SCRATCH_PAD_MAX: u32 = 10;
+pub const DOCA_FLOW_META_MAX: u32 = 44;
+pub const DOCA_FLOW_MAX_ENTRY_ACTIONS_MEM_SIZE: u32 = 128;
 pub const DOCA_FLOW_VLAN_MAX: u32 = 2;
-pub const DOCA_FLOW_META_SCRATCH_WORDS: u32 = 4;
+pub const DOCA_FLOW_PSP_DECRYPTION_ID: u32 = 4294967295;
 pub const DOCA_UROM_WORKER_ID_ANY: i32 = -1;
 pub const DOCA_UROM_PLUGIN_NAME_MAX_LEN: u32 = 48;
 pub type FILE = __BindgenOpaqueArray<u64, 27usize>;
@@ -597,6 +635,21 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn doca_pe_connect_ctx(pe: *mut doca_pe, ctx: *mut doca_ctx) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_pe_get_notification_handle(
+        pe: *const doca_pe,
+        handle: *mut doca_notification_handle_t,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_pe_request_notification(pe: *mut doca_pe) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_pe_clear_notification(
+        pe: *mut doca_pe,
+        handle: doca_notification_handle_t,
+    ) -> doca_error_t;
 }
 unsafe extern "C" {
     pub fn doca_task_submit(task: *mut doca_task) -> doca_error_t;
@@ -2582,6 +2635,547 @@ unsafe extern "C" {
         packet_timestamp: *mut u64,
     ) -> doca_error_t;
 }
+impl doca_flow_l3_type {
+    pub const DOCA_FLOW_L3_TYPE_NONE: doca_flow_l3_type = doca_flow_l3_type(0);
+    pub const DOCA_FLOW_L3_TYPE_IP4: doca_flow_l3_type = doca_flow_l3_type(1);
+    pub const DOCA_FLOW_L3_TYPE_IP6: doca_flow_l3_type = doca_flow_l3_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_l3_type(pub core::ffi::c_uint);
+impl doca_flow_l4_type_ext {
+    pub const DOCA_FLOW_L4_TYPE_EXT_NONE: doca_flow_l4_type_ext = doca_flow_l4_type_ext(0);
+    pub const DOCA_FLOW_L4_TYPE_EXT_TCP: doca_flow_l4_type_ext = doca_flow_l4_type_ext(1);
+    pub const DOCA_FLOW_L4_TYPE_EXT_UDP: doca_flow_l4_type_ext = doca_flow_l4_type_ext(2);
+    pub const DOCA_FLOW_L4_TYPE_EXT_ICMP: doca_flow_l4_type_ext = doca_flow_l4_type_ext(3);
+    pub const DOCA_FLOW_L4_TYPE_EXT_ICMP6: doca_flow_l4_type_ext = doca_flow_l4_type_ext(4);
+    pub const DOCA_FLOW_L4_TYPE_EXT_TRANSPORT: doca_flow_l4_type_ext = doca_flow_l4_type_ext(5);
+    pub const DOCA_FLOW_L4_TYPE_EXT_ROCE_V2: doca_flow_l4_type_ext = doca_flow_l4_type_ext(6);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_l4_type_ext(pub core::ffi::c_uint);
+impl doca_flow_ip_fragment_flags {
+    pub const DOCA_FLOW_IP4_FLAG_MORE_FRAGMENTS: doca_flow_ip_fragment_flags =
+        doca_flow_ip_fragment_flags(8192);
+    pub const DOCA_FLOW_IP4_FLAG_DONT_FRAGMENT: doca_flow_ip_fragment_flags =
+        doca_flow_ip_fragment_flags(16384);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_ip_fragment_flags(pub core::ffi::c_uint);
+impl doca_flow_tun_type {
+    pub const DOCA_FLOW_TUN_NONE: doca_flow_tun_type = doca_flow_tun_type(0);
+    pub const DOCA_FLOW_TUN_VXLAN: doca_flow_tun_type = doca_flow_tun_type(1);
+    pub const DOCA_FLOW_TUN_GTPU: doca_flow_tun_type = doca_flow_tun_type(2);
+    pub const DOCA_FLOW_TUN_GRE: doca_flow_tun_type = doca_flow_tun_type(3);
+    pub const DOCA_FLOW_TUN_ESP: doca_flow_tun_type = doca_flow_tun_type(4);
+    pub const DOCA_FLOW_TUN_MPLS_O_UDP: doca_flow_tun_type = doca_flow_tun_type(5);
+    pub const DOCA_FLOW_TUN_GENEVE: doca_flow_tun_type = doca_flow_tun_type(6);
+    pub const DOCA_FLOW_TUN_PSP: doca_flow_tun_type = doca_flow_tun_type(7);
+    pub const DOCA_FLOW_TUN_IP_IN_IP: doca_flow_tun_type = doca_flow_tun_type(8);
+    pub const DOCA_FLOW_TUN_MAX: doca_flow_tun_type = doca_flow_tun_type(9);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_tun_type(pub core::ffi::c_uint);
+impl doca_flow_tun_ext_vxlan_type {
+    pub const DOCA_FLOW_TUN_EXT_VXLAN_STANDARD: doca_flow_tun_ext_vxlan_type =
+        doca_flow_tun_ext_vxlan_type(0);
+    pub const DOCA_FLOW_TUN_EXT_VXLAN_GPE: doca_flow_tun_ext_vxlan_type =
+        doca_flow_tun_ext_vxlan_type(1);
+    pub const DOCA_FLOW_TUN_EXT_VXLAN_GBP: doca_flow_tun_ext_vxlan_type =
+        doca_flow_tun_ext_vxlan_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_tun_ext_vxlan_type(pub core::ffi::c_uint);
+impl doca_flow_tun_ext_gre_type {
+    pub const DOCA_FLOW_TUN_EXT_GRE_STANDARD: doca_flow_tun_ext_gre_type =
+        doca_flow_tun_ext_gre_type(0);
+    pub const DOCA_FLOW_TUN_EXT_GRE_NVGRE: doca_flow_tun_ext_gre_type =
+        doca_flow_tun_ext_gre_type(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_tun_ext_gre_type(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_ip_addr {
+    pub type_: doca_flow_l3_type,
+    pub __bindgen_anon_1: doca_flow_ip_addr__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_ip_addr__bindgen_ty_1 {
+    pub ipv4_addr: doca_be32_t,
+    pub ipv6_addr: [doca_be32_t; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ip_addr__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_ip_addr__bindgen_ty_1>() - 16usize];
+    ["Alignment of doca_flow_ip_addr__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_ip_addr__bindgen_ty_1>() - 4usize];
+    ["Offset of field: doca_flow_ip_addr__bindgen_ty_1::ipv4_addr"]
+        [::core::mem::offset_of!(doca_flow_ip_addr__bindgen_ty_1, ipv4_addr) - 0usize];
+    ["Offset of field: doca_flow_ip_addr__bindgen_ty_1::ipv6_addr"]
+        [::core::mem::offset_of!(doca_flow_ip_addr__bindgen_ty_1, ipv6_addr) - 0usize];
+};
+impl Default for doca_flow_ip_addr__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ip_addr"][::core::mem::size_of::<doca_flow_ip_addr>() - 20usize];
+    ["Alignment of doca_flow_ip_addr"][::core::mem::align_of::<doca_flow_ip_addr>() - 4usize];
+    ["Offset of field: doca_flow_ip_addr::type_"]
+        [::core::mem::offset_of!(doca_flow_ip_addr, type_) - 0usize];
+};
+impl Default for doca_flow_ip_addr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_ct_ip4 {
+    pub src_ip: doca_be32_t,
+    pub dst_ip: doca_be32_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ct_ip4"][::core::mem::size_of::<doca_flow_ct_ip4>() - 8usize];
+    ["Alignment of doca_flow_ct_ip4"][::core::mem::align_of::<doca_flow_ct_ip4>() - 4usize];
+    ["Offset of field: doca_flow_ct_ip4::src_ip"]
+        [::core::mem::offset_of!(doca_flow_ct_ip4, src_ip) - 0usize];
+    ["Offset of field: doca_flow_ct_ip4::dst_ip"]
+        [::core::mem::offset_of!(doca_flow_ct_ip4, dst_ip) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_ct_ip6 {
+    pub src_ip: [doca_be32_t; 4usize],
+    pub dst_ip: [doca_be32_t; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ct_ip6"][::core::mem::size_of::<doca_flow_ct_ip6>() - 32usize];
+    ["Alignment of doca_flow_ct_ip6"][::core::mem::align_of::<doca_flow_ct_ip6>() - 4usize];
+    ["Offset of field: doca_flow_ct_ip6::src_ip"]
+        [::core::mem::offset_of!(doca_flow_ct_ip6, src_ip) - 0usize];
+    ["Offset of field: doca_flow_ct_ip6::dst_ip"]
+        [::core::mem::offset_of!(doca_flow_ct_ip6, dst_ip) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_mpls {
+    pub label: doca_be32_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_mpls"][::core::mem::size_of::<doca_flow_header_mpls>() - 4usize];
+    ["Alignment of doca_flow_header_mpls"]
+        [::core::mem::align_of::<doca_flow_header_mpls>() - 4usize];
+    ["Offset of field: doca_flow_header_mpls::label"]
+        [::core::mem::offset_of!(doca_flow_header_mpls, label) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_port {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_crypto_psp_spi_key_bulk {
+    _unused: [u8; 0],
+}
+impl doca_flow_crypto_resource_type {
+    pub const DOCA_FLOW_CRYPTO_RESOURCE_NONE: doca_flow_crypto_resource_type =
+        doca_flow_crypto_resource_type(0);
+    pub const DOCA_FLOW_CRYPTO_RESOURCE_IPSEC_SA: doca_flow_crypto_resource_type =
+        doca_flow_crypto_resource_type(1);
+    pub const DOCA_FLOW_CRYPTO_RESOURCE_PSP: doca_flow_crypto_resource_type =
+        doca_flow_crypto_resource_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_resource_type(pub core::ffi::c_uint);
+impl doca_flow_crypto_action_type {
+    pub const DOCA_FLOW_CRYPTO_ACTION_NONE: doca_flow_crypto_action_type =
+        doca_flow_crypto_action_type(0);
+    pub const DOCA_FLOW_CRYPTO_ACTION_ENCRYPT: doca_flow_crypto_action_type =
+        doca_flow_crypto_action_type(1);
+    pub const DOCA_FLOW_CRYPTO_ACTION_DECRYPT: doca_flow_crypto_action_type =
+        doca_flow_crypto_action_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_action_type(pub core::ffi::c_uint);
+impl doca_flow_crypto_encap_action_type {
+    pub const DOCA_FLOW_CRYPTO_REFORMAT_NONE: doca_flow_crypto_encap_action_type =
+        doca_flow_crypto_encap_action_type(0);
+    pub const DOCA_FLOW_CRYPTO_REFORMAT_ENCAP: doca_flow_crypto_encap_action_type =
+        doca_flow_crypto_encap_action_type(1);
+    pub const DOCA_FLOW_CRYPTO_REFORMAT_DECAP: doca_flow_crypto_encap_action_type =
+        doca_flow_crypto_encap_action_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_encap_action_type(pub core::ffi::c_uint);
+impl doca_flow_crypto_encap_net_type {
+    pub const DOCA_FLOW_CRYPTO_HEADER_NONE: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(0);
+    pub const DOCA_FLOW_CRYPTO_HEADER_ESP_TUNNEL: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(1);
+    pub const DOCA_FLOW_CRYPTO_HEADER_ESP_OVER_IPV4: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(2);
+    pub const DOCA_FLOW_CRYPTO_HEADER_ESP_OVER_IPV6: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(3);
+    pub const DOCA_FLOW_CRYPTO_HEADER_UDP_ESP_OVER_IPV4: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(4);
+    pub const DOCA_FLOW_CRYPTO_HEADER_UDP_ESP_OVER_IPV6: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(5);
+    pub const DOCA_FLOW_CRYPTO_HEADER_ESP_OVER_LAN: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(6);
+    pub const DOCA_FLOW_CRYPTO_HEADER_PSP_TUNNEL: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(7);
+    pub const DOCA_FLOW_CRYPTO_HEADER_PSP_OVER_IPV4: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(8);
+    pub const DOCA_FLOW_CRYPTO_HEADER_PSP_OVER_IPV6: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(9);
+    pub const DOCA_FLOW_CRYPTO_HEADER_NON_ESP_MARKER: doca_flow_crypto_encap_net_type =
+        doca_flow_crypto_encap_net_type(10);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_encap_net_type(pub core::ffi::c_uint);
+impl doca_flow_crypto_key_type {
+    pub const DOCA_FLOW_CRYPTO_KEY_128: doca_flow_crypto_key_type = doca_flow_crypto_key_type(0);
+    pub const DOCA_FLOW_CRYPTO_KEY_256: doca_flow_crypto_key_type = doca_flow_crypto_key_type(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_key_type(pub core::ffi::c_uint);
+impl doca_flow_crypto_icv_len {
+    pub const DOCA_FLOW_CRYPTO_ICV_LENGTH_8: doca_flow_crypto_icv_len = doca_flow_crypto_icv_len(0);
+    pub const DOCA_FLOW_CRYPTO_ICV_LENGTH_12: doca_flow_crypto_icv_len =
+        doca_flow_crypto_icv_len(1);
+    pub const DOCA_FLOW_CRYPTO_ICV_LENGTH_16: doca_flow_crypto_icv_len =
+        doca_flow_crypto_icv_len(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_icv_len(pub core::ffi::c_uint);
+impl doca_flow_crypto_replay_win_size {
+    pub const DOCA_FLOW_CRYPTO_REPLAY_WIN_SIZE_32: doca_flow_crypto_replay_win_size =
+        doca_flow_crypto_replay_win_size(0);
+    pub const DOCA_FLOW_CRYPTO_REPLAY_WIN_SIZE_64: doca_flow_crypto_replay_win_size =
+        doca_flow_crypto_replay_win_size(1);
+    pub const DOCA_FLOW_CRYPTO_REPLAY_WIN_SIZE_128: doca_flow_crypto_replay_win_size =
+        doca_flow_crypto_replay_win_size(2);
+    pub const DOCA_FLOW_CRYPTO_REPLAY_WIN_SIZE_256: doca_flow_crypto_replay_win_size =
+        doca_flow_crypto_replay_win_size(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_replay_win_size(pub core::ffi::c_uint);
+impl doca_flow_crypto_sn_offload_type {
+    pub const DOCA_FLOW_CRYPTO_SN_OFFLOAD_INC: doca_flow_crypto_sn_offload_type =
+        doca_flow_crypto_sn_offload_type(0);
+    pub const DOCA_FLOW_CRYPTO_SN_OFFLOAD_AR: doca_flow_crypto_sn_offload_type =
+        doca_flow_crypto_sn_offload_type(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_sn_offload_type(pub core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_master_key_rotate(port: *mut doca_flow_port) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_spi_key_bulk_alloc(
+        port: *mut doca_flow_port,
+        key_type: doca_flow_crypto_key_type,
+        nr_spi_keys: u32,
+        spi_key_bulk: *mut *mut doca_flow_crypto_psp_spi_key_bulk,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_spi_key_bulk_generate(
+        spi_key_bulk: *mut doca_flow_crypto_psp_spi_key_bulk,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_spi_key_bulk_get(
+        spi_key_bulk: *mut doca_flow_crypto_psp_spi_key_bulk,
+        spi_key_idx: u32,
+        spi: *mut u32,
+        key: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_spi_key_wipe(
+        spi_key_bulk: *mut doca_flow_crypto_psp_spi_key_bulk,
+        spi_key_idx: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_spi_key_bulk_clear(
+        spi_key_bulk: *mut doca_flow_crypto_psp_spi_key_bulk,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_psp_spi_key_bulk_free(
+        spi_key_bulk: *mut doca_flow_crypto_psp_spi_key_bulk,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_ipsec_resource_handle(
+        port: *mut doca_flow_port,
+        quota: u64,
+        max_processed_resources: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_crypto_ipsec_update_sn(
+        shared_res_id: u32,
+        sequence_number: u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_crypto_ipsec_update_sn(
+        port: *mut doca_flow_port,
+        shared_res_id: u32,
+        sequence_number: u64,
+    ) -> doca_error_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_cfg {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_port_cfg {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_pipe_cfg {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_tune_cfg {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_pipe {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_pipe_entry {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_target {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_parser {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_definitions {
+    _unused: [u8; 0],
+}
+impl doca_flow_resource_mode {
+    pub const DOCA_FLOW_RESOURCE_MODE_SYSTEM: doca_flow_resource_mode = doca_flow_resource_mode(0);
+    pub const DOCA_FLOW_RESOURCE_MODE_PORT: doca_flow_resource_mode = doca_flow_resource_mode(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_resource_mode(pub core::ffi::c_uint);
+impl doca_flow_resource {
+    pub const DOCA_FLOW_RESOURCE_METER: doca_flow_resource = doca_flow_resource(0);
+    pub const DOCA_FLOW_RESOURCE_COUNTER: doca_flow_resource = doca_flow_resource(1);
+    pub const DOCA_FLOW_RESOURCE_RSS: doca_flow_resource = doca_flow_resource(2);
+    pub const DOCA_FLOW_RESOURCE_PSP: doca_flow_resource = doca_flow_resource(3);
+    pub const DOCA_FLOW_RESOURCE_ENCAP: doca_flow_resource = doca_flow_resource(4);
+    pub const DOCA_FLOW_RESOURCE_DECAP: doca_flow_resource = doca_flow_resource(5);
+    pub const DOCA_FLOW_RESOURCE_IPSEC_SA: doca_flow_resource = doca_flow_resource(6);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_resource(pub core::ffi::c_uint);
+impl doca_flow_shared_resource_type {
+    pub const DOCA_FLOW_SHARED_RESOURCE_METER: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(0);
+    pub const DOCA_FLOW_SHARED_RESOURCE_COUNTER: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(1);
+    pub const DOCA_FLOW_SHARED_RESOURCE_RSS: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(2);
+    pub const DOCA_FLOW_SHARED_RESOURCE_PSP: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(3);
+    pub const DOCA_FLOW_SHARED_RESOURCE_ENCAP: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(4);
+    pub const DOCA_FLOW_SHARED_RESOURCE_DECAP: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(5);
+    pub const DOCA_FLOW_SHARED_RESOURCE_IPSEC_SA: doca_flow_shared_resource_type =
+        doca_flow_shared_resource_type(6);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_shared_resource_type(pub core::ffi::c_uint);
+impl doca_flow_entry_flags {
+    pub const DOCA_FLOW_ENTRY_FLAGS_NO_WAIT: doca_flow_entry_flags = doca_flow_entry_flags(1);
+    pub const DOCA_FLOW_ENTRY_FLAGS_WAIT_FOR_BATCH: doca_flow_entry_flags =
+        doca_flow_entry_flags(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_entry_flags(pub core::ffi::c_uint);
+impl doca_flow_pipe_op {
+    pub const DOCA_FLOW_PIPE_OP_CONGESTION_REACHED: doca_flow_pipe_op = doca_flow_pipe_op(0);
+    pub const DOCA_FLOW_PIPE_OP_RESIZED: doca_flow_pipe_op = doca_flow_pipe_op(1);
+    pub const DOCA_FLOW_PIPE_OP_DESTROYED: doca_flow_pipe_op = doca_flow_pipe_op(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_pipe_op(pub core::ffi::c_uint);
+impl doca_flow_pipe_status {
+    pub const DOCA_FLOW_PIPE_STATUS_SUCCESS: doca_flow_pipe_status = doca_flow_pipe_status(1);
+    pub const DOCA_FLOW_PIPE_STATUS_ERROR: doca_flow_pipe_status = doca_flow_pipe_status(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_pipe_status(pub core::ffi::c_uint);
+impl doca_flow_entry_op {
+    pub const DOCA_FLOW_ENTRY_OP_ADD: doca_flow_entry_op = doca_flow_entry_op(0);
+    pub const DOCA_FLOW_ENTRY_OP_DEL: doca_flow_entry_op = doca_flow_entry_op(1);
+    pub const DOCA_FLOW_ENTRY_OP_UPD: doca_flow_entry_op = doca_flow_entry_op(2);
+    pub const DOCA_FLOW_ENTRY_OP_AGED: doca_flow_entry_op = doca_flow_entry_op(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_entry_op(pub core::ffi::c_uint);
+impl doca_flow_entry_status {
+    pub const DOCA_FLOW_ENTRY_STATUS_IN_PROCESS: doca_flow_entry_status = doca_flow_entry_status(0);
+    pub const DOCA_FLOW_ENTRY_STATUS_SUCCESS: doca_flow_entry_status = doca_flow_entry_status(1);
+    pub const DOCA_FLOW_ENTRY_STATUS_ERROR: doca_flow_entry_status = doca_flow_entry_status(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_entry_status(pub core::ffi::c_uint);
+impl doca_flow_rss_hash_function {
+    pub const DOCA_FLOW_RSS_HASH_FUNCTION_TOEPLITZ: doca_flow_rss_hash_function =
+        doca_flow_rss_hash_function(0);
+    pub const DOCA_FLOW_RSS_HASH_FUNCTION_SYMMETRIC_TOEPLITZ: doca_flow_rss_hash_function =
+        doca_flow_rss_hash_function(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_rss_hash_function(pub core::ffi::c_uint);
+impl doca_flow_pipe_type {
+    pub const DOCA_FLOW_PIPE_BASIC: doca_flow_pipe_type = doca_flow_pipe_type(0);
+    pub const DOCA_FLOW_PIPE_CONTROL: doca_flow_pipe_type = doca_flow_pipe_type(1);
+    pub const DOCA_FLOW_PIPE_LPM: doca_flow_pipe_type = doca_flow_pipe_type(2);
+    pub const DOCA_FLOW_PIPE_CT: doca_flow_pipe_type = doca_flow_pipe_type(3);
+    pub const DOCA_FLOW_PIPE_ACL: doca_flow_pipe_type = doca_flow_pipe_type(4);
+    pub const DOCA_FLOW_PIPE_ORDERED_LIST: doca_flow_pipe_type = doca_flow_pipe_type(5);
+    pub const DOCA_FLOW_PIPE_HASH: doca_flow_pipe_type = doca_flow_pipe_type(6);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_pipe_type(pub core::ffi::c_uint);
+impl doca_flow_pipe_domain {
+    pub const DOCA_FLOW_PIPE_DOMAIN_DEFAULT: doca_flow_pipe_domain = doca_flow_pipe_domain(0);
+    pub const DOCA_FLOW_PIPE_DOMAIN_SECURE_INGRESS: doca_flow_pipe_domain =
+        doca_flow_pipe_domain(1);
+    pub const DOCA_FLOW_PIPE_DOMAIN_EGRESS: doca_flow_pipe_domain = doca_flow_pipe_domain(2);
+    pub const DOCA_FLOW_PIPE_DOMAIN_SECURE_EGRESS: doca_flow_pipe_domain = doca_flow_pipe_domain(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_pipe_domain(pub core::ffi::c_uint);
+impl doca_flow_meter_color {
+    pub const DOCA_FLOW_METER_COLOR_RED: doca_flow_meter_color = doca_flow_meter_color(0);
+    pub const DOCA_FLOW_METER_COLOR_YELLOW: doca_flow_meter_color = doca_flow_meter_color(1);
+    pub const DOCA_FLOW_METER_COLOR_GREEN: doca_flow_meter_color = doca_flow_meter_color(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_meter_color(pub core::ffi::c_uchar);
+impl doca_flow_l2_meta {
+    pub const DOCA_FLOW_L2_META_NO_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(0);
+    pub const DOCA_FLOW_L2_META_MULTI_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(1);
+    pub const DOCA_FLOW_L2_META_SINGLE_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(2);
+    pub const DOCA_FLOW_L2_META_CUSTOM_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_l2_meta(pub core::ffi::c_uint);
+impl doca_flow_l3_meta {
+    pub const DOCA_FLOW_L3_META_NONE: doca_flow_l3_meta = doca_flow_l3_meta(0);
+    pub const DOCA_FLOW_L3_META_IPV4: doca_flow_l3_meta = doca_flow_l3_meta(1);
+    pub const DOCA_FLOW_L3_META_IPV6: doca_flow_l3_meta = doca_flow_l3_meta(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_l3_meta(pub core::ffi::c_uint);
+impl doca_flow_l4_meta {
+    pub const DOCA_FLOW_L4_META_NONE: doca_flow_l4_meta = doca_flow_l4_meta(0);
+    pub const DOCA_FLOW_L4_META_TCP: doca_flow_l4_meta = doca_flow_l4_meta(1);
+    pub const DOCA_FLOW_L4_META_UDP: doca_flow_l4_meta = doca_flow_l4_meta(2);
+    pub const DOCA_FLOW_L4_META_ICMP: doca_flow_l4_meta = doca_flow_l4_meta(3);
+    pub const DOCA_FLOW_L4_META_ESP: doca_flow_l4_meta = doca_flow_l4_meta(4);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_l4_meta(pub core::ffi::c_uint);
+impl doca_flow_crypto_syndrome {
+    pub const DOCA_FLOW_CRYPTO_SYNDROME_OK: doca_flow_crypto_syndrome =
+        doca_flow_crypto_syndrome(0);
+    pub const DOCA_FLOW_CRYPTO_SYNDROME_ICV_FAIL: doca_flow_crypto_syndrome =
+        doca_flow_crypto_syndrome(1);
+    pub const DOCA_FLOW_CRYPTO_SYNDROME_BAD_TRAILER: doca_flow_crypto_syndrome =
+        doca_flow_crypto_syndrome(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_crypto_syndrome(pub core::ffi::c_uint);
+impl doca_flow_pipe_hash_map_algorithm {
+    pub const DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_HASH: doca_flow_pipe_hash_map_algorithm =
+        doca_flow_pipe_hash_map_algorithm(1);
+    pub const DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_RANDOM: doca_flow_pipe_hash_map_algorithm =
+        doca_flow_pipe_hash_map_algorithm(2);
+    pub const DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_IDENTITY: doca_flow_pipe_hash_map_algorithm =
+        doca_flow_pipe_hash_map_algorithm(4);
+    pub const DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_ROUND_ROBIN: doca_flow_pipe_hash_map_algorithm =
+        doca_flow_pipe_hash_map_algorithm(8);
+    pub const DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_FLOODING: doca_flow_pipe_hash_map_algorithm =
+        doca_flow_pipe_hash_map_algorithm(16);
+    pub const DOCA_FLOW_PIPE_HASH_MAP_ALGORITHM_SELECT_ENABLED: doca_flow_pipe_hash_map_algorithm =
+        doca_flow_pipe_hash_map_algorithm(32);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_pipe_hash_map_algorithm(pub core::ffi::c_uint);
 impl doca_flow_match_tcp_flags {
     pub const DOCA_FLOW_MATCH_TCP_FLAG_FIN: doca_flow_match_tcp_flags =
         doca_flow_match_tcp_flags(1);
@@ -2629,273 +3223,48 @@ impl ::core::ops::BitAndAssign for doca_flow_match_tcp_flags {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct doca_flow_match_tcp_flags(pub core::ffi::c_uint);
-impl doca_flow_l3_type {
-    pub const DOCA_FLOW_L3_TYPE_NONE: doca_flow_l3_type = doca_flow_l3_type(0);
-    pub const DOCA_FLOW_L3_TYPE_IP4: doca_flow_l3_type = doca_flow_l3_type(1);
-    pub const DOCA_FLOW_L3_TYPE_IP6: doca_flow_l3_type = doca_flow_l3_type(2);
+impl doca_flow_l2_valid_header {
+    pub const DOCA_FLOW_L2_VALID_HEADER_VLAN_0: doca_flow_l2_valid_header =
+        doca_flow_l2_valid_header(1);
+    pub const DOCA_FLOW_L2_VALID_HEADER_VLAN_1: doca_flow_l2_valid_header =
+        doca_flow_l2_valid_header(2);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_l3_type(pub core::ffi::c_uint);
-impl doca_flow_l4_type_ext {
-    pub const DOCA_FLOW_L4_TYPE_EXT_NONE: doca_flow_l4_type_ext = doca_flow_l4_type_ext(0);
-    pub const DOCA_FLOW_L4_TYPE_EXT_TCP: doca_flow_l4_type_ext = doca_flow_l4_type_ext(1);
-    pub const DOCA_FLOW_L4_TYPE_EXT_UDP: doca_flow_l4_type_ext = doca_flow_l4_type_ext(2);
-    pub const DOCA_FLOW_L4_TYPE_EXT_ICMP: doca_flow_l4_type_ext = doca_flow_l4_type_ext(3);
-    pub const DOCA_FLOW_L4_TYPE_EXT_ICMP6: doca_flow_l4_type_ext = doca_flow_l4_type_ext(4);
-    pub const DOCA_FLOW_L4_TYPE_EXT_TRANSPORT: doca_flow_l4_type_ext = doca_flow_l4_type_ext(5);
-    pub const DOCA_FLOW_L4_TYPE_EXT_ROCE_V2: doca_flow_l4_type_ext = doca_flow_l4_type_ext(6);
+pub struct doca_flow_l2_valid_header(pub core::ffi::c_uint);
+impl doca_flow_compare_op {
+    pub const DOCA_FLOW_COMPARE_EQ: doca_flow_compare_op = doca_flow_compare_op(0);
+    pub const DOCA_FLOW_COMPARE_NE: doca_flow_compare_op = doca_flow_compare_op(1);
+    pub const DOCA_FLOW_COMPARE_LT: doca_flow_compare_op = doca_flow_compare_op(2);
+    pub const DOCA_FLOW_COMPARE_LE: doca_flow_compare_op = doca_flow_compare_op(3);
+    pub const DOCA_FLOW_COMPARE_GT: doca_flow_compare_op = doca_flow_compare_op(4);
+    pub const DOCA_FLOW_COMPARE_GE: doca_flow_compare_op = doca_flow_compare_op(5);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_l4_type_ext(pub core::ffi::c_uint);
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_eth {
-    pub src_mac: [u8; 6usize],
-    pub dst_mac: [u8; 6usize],
-    pub type_: doca_be16_t,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_eth"][::core::mem::size_of::<doca_flow_header_eth>() - 14usize];
-    ["Alignment of doca_flow_header_eth"][::core::mem::align_of::<doca_flow_header_eth>() - 2usize];
-    ["Offset of field: doca_flow_header_eth::src_mac"]
-        [::core::mem::offset_of!(doca_flow_header_eth, src_mac) - 0usize];
-    ["Offset of field: doca_flow_header_eth::dst_mac"]
-        [::core::mem::offset_of!(doca_flow_header_eth, dst_mac) - 6usize];
-    ["Offset of field: doca_flow_header_eth::type_"]
-        [::core::mem::offset_of!(doca_flow_header_eth, type_) - 12usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_eth_vlan {
-    pub tci: doca_be16_t,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_eth_vlan"]
-        [::core::mem::size_of::<doca_flow_header_eth_vlan>() - 2usize];
-    ["Alignment of doca_flow_header_eth_vlan"]
-        [::core::mem::align_of::<doca_flow_header_eth_vlan>() - 2usize];
-    ["Offset of field: doca_flow_header_eth_vlan::tci"]
-        [::core::mem::offset_of!(doca_flow_header_eth_vlan, tci) - 0usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_ip4 {
-    pub src_ip: doca_be32_t,
-    pub dst_ip: doca_be32_t,
-    pub version_ihl: u8,
-    pub dscp_ecn: u8,
-    pub total_len: doca_be16_t,
-    pub identification: doca_be16_t,
-    pub flags_fragment_offset: doca_be16_t,
-    pub next_proto: u8,
-    pub ttl: u8,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_ip4"][::core::mem::size_of::<doca_flow_header_ip4>() - 20usize];
-    ["Alignment of doca_flow_header_ip4"][::core::mem::align_of::<doca_flow_header_ip4>() - 4usize];
-    ["Offset of field: doca_flow_header_ip4::src_ip"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, src_ip) - 0usize];
-    ["Offset of field: doca_flow_header_ip4::dst_ip"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, dst_ip) - 4usize];
-    ["Offset of field: doca_flow_header_ip4::version_ihl"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, version_ihl) - 8usize];
-    ["Offset of field: doca_flow_header_ip4::dscp_ecn"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, dscp_ecn) - 9usize];
-    ["Offset of field: doca_flow_header_ip4::total_len"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, total_len) - 10usize];
-    ["Offset of field: doca_flow_header_ip4::identification"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, identification) - 12usize];
-    ["Offset of field: doca_flow_header_ip4::flags_fragment_offset"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, flags_fragment_offset) - 14usize];
-    ["Offset of field: doca_flow_header_ip4::next_proto"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, next_proto) - 16usize];
-    ["Offset of field: doca_flow_header_ip4::ttl"]
-        [::core::mem::offset_of!(doca_flow_header_ip4, ttl) - 17usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_ip6 {
-    pub src_ip: [doca_be32_t; 4usize],
-    pub dst_ip: [doca_be32_t; 4usize],
-    pub traffic_class: u8,
-    pub flow_label: doca_be32_t,
-    pub payload_len: doca_be16_t,
-    pub next_proto: u8,
-    pub hop_limit: u8,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_ip6"][::core::mem::size_of::<doca_flow_header_ip6>() - 44usize];
-    ["Alignment of doca_flow_header_ip6"][::core::mem::align_of::<doca_flow_header_ip6>() - 4usize];
-    ["Offset of field: doca_flow_header_ip6::src_ip"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, src_ip) - 0usize];
-    ["Offset of field: doca_flow_header_ip6::dst_ip"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, dst_ip) - 16usize];
-    ["Offset of field: doca_flow_header_ip6::traffic_class"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, traffic_class) - 32usize];
-    ["Offset of field: doca_flow_header_ip6::flow_label"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, flow_label) - 36usize];
-    ["Offset of field: doca_flow_header_ip6::payload_len"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, payload_len) - 40usize];
-    ["Offset of field: doca_flow_header_ip6::next_proto"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, next_proto) - 42usize];
-    ["Offset of field: doca_flow_header_ip6::hop_limit"]
-        [::core::mem::offset_of!(doca_flow_header_ip6, hop_limit) - 43usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_l4_port {
-    pub src_port: doca_be16_t,
-    pub dst_port: doca_be16_t,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_l4_port"]
-        [::core::mem::size_of::<doca_flow_header_l4_port>() - 4usize];
-    ["Alignment of doca_flow_header_l4_port"]
-        [::core::mem::align_of::<doca_flow_header_l4_port>() - 2usize];
-    ["Offset of field: doca_flow_header_l4_port::src_port"]
-        [::core::mem::offset_of!(doca_flow_header_l4_port, src_port) - 0usize];
-    ["Offset of field: doca_flow_header_l4_port::dst_port"]
-        [::core::mem::offset_of!(doca_flow_header_l4_port, dst_port) - 2usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_udp {
-    pub l4_port: doca_flow_header_l4_port,
-    pub total_len: doca_be16_t,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_udp"][::core::mem::size_of::<doca_flow_header_udp>() - 6usize];
-    ["Alignment of doca_flow_header_udp"][::core::mem::align_of::<doca_flow_header_udp>() - 2usize];
-    ["Offset of field: doca_flow_header_udp::l4_port"]
-        [::core::mem::offset_of!(doca_flow_header_udp, l4_port) - 0usize];
-    ["Offset of field: doca_flow_header_udp::total_len"]
-        [::core::mem::offset_of!(doca_flow_header_udp, total_len) - 4usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_tcp {
-    pub l4_port: doca_flow_header_l4_port,
-    pub data_offset: u8,
-    pub flags: u8,
-    pub seq_num: doca_be32_t,
-    pub ack_num: doca_be32_t,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_tcp"][::core::mem::size_of::<doca_flow_header_tcp>() - 16usize];
-    ["Alignment of doca_flow_header_tcp"][::core::mem::align_of::<doca_flow_header_tcp>() - 4usize];
-    ["Offset of field: doca_flow_header_tcp::l4_port"]
-        [::core::mem::offset_of!(doca_flow_header_tcp, l4_port) - 0usize];
-    ["Offset of field: doca_flow_header_tcp::data_offset"]
-        [::core::mem::offset_of!(doca_flow_header_tcp, data_offset) - 4usize];
-    ["Offset of field: doca_flow_header_tcp::flags"]
-        [::core::mem::offset_of!(doca_flow_header_tcp, flags) - 5usize];
-    ["Offset of field: doca_flow_header_tcp::seq_num"]
-        [::core::mem::offset_of!(doca_flow_header_tcp, seq_num) - 8usize];
-    ["Offset of field: doca_flow_header_tcp::ack_num"]
-        [::core::mem::offset_of!(doca_flow_header_tcp, ack_num) - 12usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_icmp {
-    pub type_: u8,
-    pub code: u8,
-    pub ident: doca_be16_t,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_icmp"][::core::mem::size_of::<doca_flow_header_icmp>() - 4usize];
-    ["Alignment of doca_flow_header_icmp"]
-        [::core::mem::align_of::<doca_flow_header_icmp>() - 2usize];
-    ["Offset of field: doca_flow_header_icmp::type_"]
-        [::core::mem::offset_of!(doca_flow_header_icmp, type_) - 0usize];
-    ["Offset of field: doca_flow_header_icmp::code"]
-        [::core::mem::offset_of!(doca_flow_header_icmp, code) - 1usize];
-    ["Offset of field: doca_flow_header_icmp::ident"]
-        [::core::mem::offset_of!(doca_flow_header_icmp, ident) - 2usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_header_roce_v2 {
-    pub dest_qp: doca_be32_t,
-    pub opcode: u8,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_header_roce_v2"]
-        [::core::mem::size_of::<doca_flow_header_roce_v2>() - 8usize];
-    ["Alignment of doca_flow_header_roce_v2"]
-        [::core::mem::align_of::<doca_flow_header_roce_v2>() - 4usize];
-    ["Offset of field: doca_flow_header_roce_v2::dest_qp"]
-        [::core::mem::offset_of!(doca_flow_header_roce_v2, dest_qp) - 0usize];
-    ["Offset of field: doca_flow_header_roce_v2::opcode"]
-        [::core::mem::offset_of!(doca_flow_header_roce_v2, opcode) - 4usize];
-};
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_cfg {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_port_cfg {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_pipe_cfg {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_port {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_pipe {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_pipe_entry {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_target {
-    _unused: [u8; 0],
-}
-impl doca_flow_pipe_type {
-    pub const DOCA_FLOW_PIPE_BASIC: doca_flow_pipe_type = doca_flow_pipe_type(0);
-    pub const DOCA_FLOW_PIPE_CONTROL: doca_flow_pipe_type = doca_flow_pipe_type(1);
-    pub const DOCA_FLOW_PIPE_LPM: doca_flow_pipe_type = doca_flow_pipe_type(2);
-    pub const DOCA_FLOW_PIPE_CT: doca_flow_pipe_type = doca_flow_pipe_type(3);
-    pub const DOCA_FLOW_PIPE_ACL: doca_flow_pipe_type = doca_flow_pipe_type(4);
-    pub const DOCA_FLOW_PIPE_ORDERED_LIST: doca_flow_pipe_type = doca_flow_pipe_type(5);
-    pub const DOCA_FLOW_PIPE_HASH: doca_flow_pipe_type = doca_flow_pipe_type(6);
+pub struct doca_flow_compare_op(pub core::ffi::c_uint);
+impl doca_flow_push_action_type {
+    pub const DOCA_FLOW_PUSH_ACTION_VLAN: doca_flow_push_action_type =
+        doca_flow_push_action_type(0);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_pipe_type(pub core::ffi::c_uint);
-impl doca_flow_pipe_domain {
-    pub const DOCA_FLOW_PIPE_DOMAIN_DEFAULT: doca_flow_pipe_domain = doca_flow_pipe_domain(0);
-    pub const DOCA_FLOW_PIPE_DOMAIN_SECURE_INGRESS: doca_flow_pipe_domain =
-        doca_flow_pipe_domain(1);
-    pub const DOCA_FLOW_PIPE_DOMAIN_EGRESS: doca_flow_pipe_domain = doca_flow_pipe_domain(2);
-    pub const DOCA_FLOW_PIPE_DOMAIN_SECURE_EGRESS: doca_flow_pipe_domain = doca_flow_pipe_domain(3);
+pub struct doca_flow_push_action_type(pub core::ffi::c_uint);
+impl doca_flow_resource_type {
+    pub const DOCA_FLOW_RESOURCE_TYPE_NONE: doca_flow_resource_type = doca_flow_resource_type(0);
+    pub const DOCA_FLOW_RESOURCE_TYPE_SHARED: doca_flow_resource_type = doca_flow_resource_type(1);
+    pub const DOCA_FLOW_RESOURCE_TYPE_NON_SHARED: doca_flow_resource_type =
+        doca_flow_resource_type(2);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_pipe_domain(pub core::ffi::c_uint);
+pub struct doca_flow_resource_type(pub core::ffi::c_uint);
+impl doca_flow_target_type {
+    pub const DOCA_FLOW_TARGET_KERNEL: doca_flow_target_type = doca_flow_target_type(0);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_target_type(pub core::ffi::c_uint);
 impl doca_flow_fwd_type {
     pub const DOCA_FLOW_FWD_NONE: doca_flow_fwd_type = doca_flow_fwd_type(0);
     pub const DOCA_FLOW_FWD_RSS: doca_flow_fwd_type = doca_flow_fwd_type(1);
@@ -2910,15 +3279,6 @@ impl doca_flow_fwd_type {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct doca_flow_fwd_type(pub core::ffi::c_uint);
-impl doca_flow_resource_type {
-    pub const DOCA_FLOW_RESOURCE_TYPE_NONE: doca_flow_resource_type = doca_flow_resource_type(0);
-    pub const DOCA_FLOW_RESOURCE_TYPE_SHARED: doca_flow_resource_type = doca_flow_resource_type(1);
-    pub const DOCA_FLOW_RESOURCE_TYPE_NON_SHARED: doca_flow_resource_type =
-        doca_flow_resource_type(2);
-}
-#[repr(transparent)]
-#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_resource_type(pub core::ffi::c_uint);
 impl doca_rss_type {
     pub const DOCA_FLOW_RSS_IPV4: doca_rss_type = doca_rss_type(1);
     pub const DOCA_FLOW_RSS_IPV6: doca_rss_type = doca_rss_type(2);
@@ -2964,97 +3324,1336 @@ impl ::core::ops::BitAndAssign for doca_rss_type {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct doca_rss_type(pub core::ffi::c_uint);
-impl doca_flow_rss_hash_function {
-    pub const DOCA_FLOW_RSS_HASH_FUNCTION_TOEPLITZ: doca_flow_rss_hash_function =
-        doca_flow_rss_hash_function(0);
-    pub const DOCA_FLOW_RSS_HASH_FUNCTION_SYMMETRIC_TOEPLITZ: doca_flow_rss_hash_function =
-        doca_flow_rss_hash_function(1);
+impl doca_flow_meter_algorithm_type {
+    pub const DOCA_FLOW_METER_ALGORITHM_TYPE_RFC2697: doca_flow_meter_algorithm_type =
+        doca_flow_meter_algorithm_type(0);
+    pub const DOCA_FLOW_METER_ALGORITHM_TYPE_RFC2698: doca_flow_meter_algorithm_type =
+        doca_flow_meter_algorithm_type(1);
+    pub const DOCA_FLOW_METER_ALGORITHM_TYPE_RFC4115: doca_flow_meter_algorithm_type =
+        doca_flow_meter_algorithm_type(2);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_rss_hash_function(pub core::ffi::c_uint);
-impl doca_flow_l2_meta {
-    pub const DOCA_FLOW_L2_META_NO_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(0);
-    pub const DOCA_FLOW_L2_META_SINGLE_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(1);
-    pub const DOCA_FLOW_L2_META_MULTI_VLAN: doca_flow_l2_meta = doca_flow_l2_meta(2);
+pub struct doca_flow_meter_algorithm_type(pub core::ffi::c_uint);
+impl doca_flow_meter_limit_type {
+    pub const DOCA_FLOW_METER_LIMIT_TYPE_BYTES: doca_flow_meter_limit_type =
+        doca_flow_meter_limit_type(0);
+    pub const DOCA_FLOW_METER_LIMIT_TYPE_PACKETS: doca_flow_meter_limit_type =
+        doca_flow_meter_limit_type(1);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_l2_meta(pub core::ffi::c_uint);
-impl doca_flow_l3_meta {
-    pub const DOCA_FLOW_L3_META_NONE: doca_flow_l3_meta = doca_flow_l3_meta(0);
-    pub const DOCA_FLOW_L3_META_IPV4: doca_flow_l3_meta = doca_flow_l3_meta(1);
-    pub const DOCA_FLOW_L3_META_IPV6: doca_flow_l3_meta = doca_flow_l3_meta(2);
+pub struct doca_flow_meter_limit_type(pub core::ffi::c_uint);
+impl doca_flow_meter_color_mode {
+    pub const DOCA_FLOW_METER_COLOR_MODE_BLIND: doca_flow_meter_color_mode =
+        doca_flow_meter_color_mode(0);
+    pub const DOCA_FLOW_METER_COLOR_MODE_AWARE: doca_flow_meter_color_mode =
+        doca_flow_meter_color_mode(1);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_l3_meta(pub core::ffi::c_uint);
-impl doca_flow_l4_meta {
-    pub const DOCA_FLOW_L4_META_NONE: doca_flow_l4_meta = doca_flow_l4_meta(0);
-    pub const DOCA_FLOW_L4_META_TCP: doca_flow_l4_meta = doca_flow_l4_meta(1);
-    pub const DOCA_FLOW_L4_META_UDP: doca_flow_l4_meta = doca_flow_l4_meta(2);
-    pub const DOCA_FLOW_L4_META_ICMP: doca_flow_l4_meta = doca_flow_l4_meta(3);
-    pub const DOCA_FLOW_L4_META_ESP: doca_flow_l4_meta = doca_flow_l4_meta(4);
+pub struct doca_flow_meter_color_mode(pub core::ffi::c_uint);
+impl doca_flow_action_type {
+    pub const DOCA_FLOW_ACTION_AUTO: doca_flow_action_type = doca_flow_action_type(0);
+    pub const DOCA_FLOW_ACTION_ADD: doca_flow_action_type = doca_flow_action_type(1);
+    pub const DOCA_FLOW_ACTION_COPY: doca_flow_action_type = doca_flow_action_type(2);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_l4_meta(pub core::ffi::c_uint);
-impl doca_flow_tun_type {
-    pub const DOCA_FLOW_TUN_NONE: doca_flow_tun_type = doca_flow_tun_type(0);
-    pub const DOCA_FLOW_TUN_VXLAN: doca_flow_tun_type = doca_flow_tun_type(1);
-    pub const DOCA_FLOW_TUN_GRE: doca_flow_tun_type = doca_flow_tun_type(2);
-    pub const DOCA_FLOW_TUN_GTPU: doca_flow_tun_type = doca_flow_tun_type(3);
-    pub const DOCA_FLOW_TUN_ESP: doca_flow_tun_type = doca_flow_tun_type(4);
-    pub const DOCA_FLOW_TUN_MPLS_O_UDP: doca_flow_tun_type = doca_flow_tun_type(5);
-    pub const DOCA_FLOW_TUN_GENEVE: doca_flow_tun_type = doca_flow_tun_type(6);
+pub struct doca_flow_action_type(pub core::ffi::c_uint);
+impl doca_flow_ordered_list_element_type {
+    pub const DOCA_FLOW_ORDERED_LIST_ELEMENT_ACTIONS: doca_flow_ordered_list_element_type =
+        doca_flow_ordered_list_element_type(0);
+    pub const DOCA_FLOW_ORDERED_LIST_ELEMENT_MONITOR: doca_flow_ordered_list_element_type =
+        doca_flow_ordered_list_element_type(1);
+    pub const DOCA_FLOW_ORDERED_LIST_ELEMENT_NAT64: doca_flow_ordered_list_element_type =
+        doca_flow_ordered_list_element_type(2);
+    pub const DOCA_FLOW_ORDERED_LIST_ELEMENT_CRYPTO: doca_flow_ordered_list_element_type =
+        doca_flow_ordered_list_element_type(3);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_tun_type(pub core::ffi::c_uint);
-impl doca_flow_entry_flags {
-    pub const DOCA_FLOW_ENTRY_FLAGS_NO_WAIT: doca_flow_entry_flags = doca_flow_entry_flags(1);
-    pub const DOCA_FLOW_ENTRY_FLAGS_WAIT_FOR_BATCH: doca_flow_entry_flags =
-        doca_flow_entry_flags(2);
+pub struct doca_flow_ordered_list_element_type(pub core::ffi::c_uint);
+impl doca_flow_parser_geneve_opt_mode {
+    pub const DOCA_FLOW_PARSER_GENEVE_OPT_MODE_IGNORE: doca_flow_parser_geneve_opt_mode =
+        doca_flow_parser_geneve_opt_mode(0);
+    pub const DOCA_FLOW_PARSER_GENEVE_OPT_MODE_FIXED: doca_flow_parser_geneve_opt_mode =
+        doca_flow_parser_geneve_opt_mode(1);
+    pub const DOCA_FLOW_PARSER_GENEVE_OPT_MODE_MATCHABLE: doca_flow_parser_geneve_opt_mode =
+        doca_flow_parser_geneve_opt_mode(2);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_entry_flags(pub core::ffi::c_uint);
-impl doca_flow_compare_op {
-    pub const DOCA_FLOW_COMPARE_EQ: doca_flow_compare_op = doca_flow_compare_op(0);
-    pub const DOCA_FLOW_COMPARE_NE: doca_flow_compare_op = doca_flow_compare_op(1);
-    pub const DOCA_FLOW_COMPARE_LT: doca_flow_compare_op = doca_flow_compare_op(2);
-    pub const DOCA_FLOW_COMPARE_LE: doca_flow_compare_op = doca_flow_compare_op(3);
-    pub const DOCA_FLOW_COMPARE_GT: doca_flow_compare_op = doca_flow_compare_op(4);
-    pub const DOCA_FLOW_COMPARE_GE: doca_flow_compare_op = doca_flow_compare_op(5);
+pub struct doca_flow_parser_geneve_opt_mode(pub core::ffi::c_uint);
+impl doca_flow_port_default_miss_type {
+    pub const DOCA_FLOW_PORT_DEFAULT_MISS_KERNEL: doca_flow_port_default_miss_type =
+        doca_flow_port_default_miss_type(0);
+    pub const DOCA_FLOW_PORT_DEFAULT_MISS_RSS: doca_flow_port_default_miss_type =
+        doca_flow_port_default_miss_type(1);
+    pub const DOCA_FLOW_PORT_DEFAULT_MISS_DROP: doca_flow_port_default_miss_type =
+        doca_flow_port_default_miss_type(2);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
-pub struct doca_flow_compare_op(pub core::ffi::c_uint);
+pub struct doca_flow_port_default_miss_type(pub core::ffi::c_uint);
+impl doca_flow_port_operation_state {
+    pub const DOCA_FLOW_PORT_OPERATION_STATE_ACTIVE: doca_flow_port_operation_state =
+        doca_flow_port_operation_state(0);
+    pub const DOCA_FLOW_PORT_OPERATION_STATE_ACTIVE_READY_TO_SWAP: doca_flow_port_operation_state =
+        doca_flow_port_operation_state(1);
+    pub const DOCA_FLOW_PORT_OPERATION_STATE_STANDBY: doca_flow_port_operation_state =
+        doca_flow_port_operation_state(2);
+    pub const DOCA_FLOW_PORT_OPERATION_STATE_UNCONNECTED: doca_flow_port_operation_state =
+        doca_flow_port_operation_state(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_port_operation_state(pub core::ffi::c_uint);
+impl doca_flow_tune_profile {
+    pub const DOCA_FLOW_TUNE_PROFILE_NONE: doca_flow_tune_profile = doca_flow_tune_profile(0);
+    pub const DOCA_FLOW_TUNE_PROFILE_PIPELINE: doca_flow_tune_profile = doca_flow_tune_profile(30);
+    pub const DOCA_FLOW_TUNE_PROFILE_FULL: doca_flow_tune_profile = doca_flow_tune_profile(60);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_flow_tune_profile(pub core::ffi::c_uint);
+pub type doca_flow_entry_process_cb = ::core::option::Option<
+    unsafe extern "C" fn(
+        entry: *mut doca_flow_pipe_entry,
+        pipe_queue: u16,
+        status: doca_flow_entry_status,
+        op: doca_flow_entry_op,
+        user_ctx: *mut core::ffi::c_void,
+    ),
+>;
+pub type doca_flow_pipe_process_cb = ::core::option::Option<
+    unsafe extern "C" fn(
+        pipe: *mut doca_flow_pipe,
+        status: doca_flow_pipe_status,
+        op: doca_flow_pipe_op,
+        user_ctx: *mut core::ffi::c_void,
+    ),
+>;
+pub type doca_flow_shared_resource_unbind_cb = ::core::option::Option<
+    unsafe extern "C" fn(
+        arg1: doca_flow_shared_resource_type,
+        shared_resource_id: u32,
+        bindable_obj: *mut core::ffi::c_void,
+    ),
+>;
+pub type doca_flow_pipe_resize_nr_entries_changed_cb = ::core::option::Option<
+    unsafe extern "C" fn(pipe_user_ctx: *mut core::ffi::c_void, nr_entries: u32) -> doca_error_t,
+>;
+pub type doca_flow_pipe_resize_entry_relocate_cb = ::core::option::Option<
+    unsafe extern "C" fn(
+        pipe_user_ctx: *mut core::ffi::c_void,
+        pipe_queue: u16,
+        entry_user_ctx: *mut core::ffi::c_void,
+        new_entry_user_ctx: *mut *mut core::ffi::c_void,
+    ) -> doca_error_t,
+>;
 #[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_meta_v1 {
-    pub pkt_meta: u32,
-    pub u32_: [u32; 4usize],
-    pub mark: u32,
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_parser_geneve_opt_cfg {
+    pub match_on_class_mode: doca_flow_parser_geneve_opt_mode,
+    pub option_class: doca_be16_t,
+    pub option_type: u8,
+    pub option_len: u8,
+    pub data_mask: [doca_be32_t; 31usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_flow_meta_v1"][::core::mem::size_of::<doca_flow_meta_v1>() - 24usize];
+    ["Size of doca_flow_parser_geneve_opt_cfg"]
+        [::core::mem::size_of::<doca_flow_parser_geneve_opt_cfg>() - 132usize];
+    ["Alignment of doca_flow_parser_geneve_opt_cfg"]
+        [::core::mem::align_of::<doca_flow_parser_geneve_opt_cfg>() - 4usize];
+    ["Offset of field: doca_flow_parser_geneve_opt_cfg::match_on_class_mode"]
+        [::core::mem::offset_of!(doca_flow_parser_geneve_opt_cfg, match_on_class_mode) - 0usize];
+    ["Offset of field: doca_flow_parser_geneve_opt_cfg::option_class"]
+        [::core::mem::offset_of!(doca_flow_parser_geneve_opt_cfg, option_class) - 4usize];
+    ["Offset of field: doca_flow_parser_geneve_opt_cfg::option_type"]
+        [::core::mem::offset_of!(doca_flow_parser_geneve_opt_cfg, option_type) - 6usize];
+    ["Offset of field: doca_flow_parser_geneve_opt_cfg::option_len"]
+        [::core::mem::offset_of!(doca_flow_parser_geneve_opt_cfg, option_len) - 7usize];
+    ["Offset of field: doca_flow_parser_geneve_opt_cfg::data_mask"]
+        [::core::mem::offset_of!(doca_flow_parser_geneve_opt_cfg, data_mask) - 8usize];
+};
+impl Default for doca_flow_parser_geneve_opt_cfg {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_create(cfg: *mut *mut doca_flow_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_destroy(cfg: *mut doca_flow_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_pipe_queues(cfg: *mut doca_flow_cfg, pipe_queues: u16)
+    -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_mode_args(
+        cfg: *mut doca_flow_cfg,
+        mode_args: *const core::ffi::c_char,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_queue_depth(cfg: *mut doca_flow_cfg, queue_depth: u32)
+    -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_nr_counters(cfg: *mut doca_flow_cfg, nr_counters: u32)
+    -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_nr_meters(cfg: *mut doca_flow_cfg, nr_meters: u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_nr_shared_resource(
+        cfg: *mut doca_flow_cfg,
+        nr_shared_resource: u32,
+        type_: doca_flow_shared_resource_type,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_nr_acl_collisions(
+        cfg: *mut doca_flow_cfg,
+        nr_acl_collisions: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_resource_mode(
+        cfg: *mut doca_flow_cfg,
+        mode: doca_flow_resource_mode,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_cb_entry_process(
+        cfg: *mut doca_flow_cfg,
+        cb: doca_flow_entry_process_cb,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_cb_pipe_process(
+        cfg: *mut doca_flow_cfg,
+        cb: doca_flow_pipe_process_cb,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_cb_shared_resource_unbind(
+        cfg: *mut doca_flow_cfg,
+        cb: doca_flow_shared_resource_unbind_cb,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_rss_key(
+        cfg: *mut doca_flow_cfg,
+        rss_key: *const u8,
+        rss_key_len: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_definitions(
+        cfg: *mut doca_flow_cfg,
+        defs: *const doca_flow_definitions,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_cfg_set_tune_cfg(
+        cfg: *mut doca_flow_cfg,
+        tune_cfg: *mut doca_flow_tune_cfg,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_tune_cfg_create(tune_cfg: *mut *mut doca_flow_tune_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_tune_cfg_destroy(tune_cfg: *mut doca_flow_tune_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_tune_cfg_set_profile(
+        tune_cfg: *mut doca_flow_tune_cfg,
+        profile: doca_flow_tune_profile,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_destroy();
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_create(cfg: *mut *mut doca_flow_port_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_destroy(cfg: *mut doca_flow_port_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_port_id(
+        cfg: *mut doca_flow_port_cfg,
+        port_id: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_dev(
+        cfg: *mut doca_flow_port_cfg,
+        dev: *mut doca_dev,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_dev_rep(
+        cfg: *mut doca_flow_port_cfg,
+        dev: *mut doca_dev_rep,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_devargs(
+        cfg: *mut doca_flow_port_cfg,
+        devargs: *const core::ffi::c_char,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_priv_data_size(
+        cfg: *mut doca_flow_port_cfg,
+        priv_data_size: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_actions_mem_size(
+        cfg: *mut doca_flow_port_cfg,
+        size: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_nr_resources(
+        cfg: *mut doca_flow_port_cfg,
+        resource: doca_flow_resource,
+        nr_resources: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_operation_state(
+        cfg: *mut doca_flow_port_cfg,
+        state: doca_flow_port_operation_state,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_ipsec_sn_offload_disable(
+        cfg: *mut doca_flow_port_cfg,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_service_threads_core(
+        cfg: *mut doca_flow_port_cfg,
+        core: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_cfg_set_service_threads_cycle(
+        cfg: *mut doca_flow_port_cfg,
+        cycle_ms: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_start(
+        cfg: *const doca_flow_port_cfg,
+        port: *mut *mut doca_flow_port,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_stop(port: *mut doca_flow_port) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_pair(
+        port: *mut doca_flow_port,
+        pair_port: *mut doca_flow_port,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_priv_data(port: *mut doca_flow_port) -> *mut u8;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_operation_state_modify(
+        port: *mut doca_flow_port,
+        state: doca_flow_port_operation_state,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_switch_get(port: *const doca_flow_port) -> *mut doca_flow_port;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_pipes_flush(port: *mut doca_flow_port);
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_update_default_miss(
+        port: *mut doca_flow_port,
+        default_miss: doca_flow_port_default_miss_type,
+        counter_en: bool,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_get_target(
+        type_: doca_flow_target_type,
+        target: *mut *mut doca_flow_target,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_create(
+        cfg: *mut *mut doca_flow_pipe_cfg,
+        port: *mut doca_flow_port,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_destroy(cfg: *mut doca_flow_pipe_cfg) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_name(
+        cfg: *mut doca_flow_pipe_cfg,
+        name: *const core::ffi::c_char,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_label(
+        cfg: *mut doca_flow_pipe_cfg,
+        label: *const core::ffi::c_char,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_type(
+        cfg: *mut doca_flow_pipe_cfg,
+        type_: doca_flow_pipe_type,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_domain(
+        cfg: *mut doca_flow_pipe_cfg,
+        domain: doca_flow_pipe_domain,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_is_root(
+        cfg: *mut doca_flow_pipe_cfg,
+        is_root: bool,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_nr_entries(
+        cfg: *mut doca_flow_pipe_cfg,
+        nr_entries: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_is_resizable(
+        cfg: *mut doca_flow_pipe_cfg,
+        is_resizable: bool,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_excluded_queue(
+        cfg: *mut doca_flow_pipe_cfg,
+        pipe_queue: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_miss_counter(
+        cfg: *mut doca_flow_pipe_cfg,
+        miss_counter: bool,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_congestion_level_threshold(
+        cfg: *mut doca_flow_pipe_cfg,
+        congestion_level_threshold: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_user_ctx(
+        cfg: *mut doca_flow_pipe_cfg,
+        user_ctx: *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_hash_map_algorithm(
+        cfg: *mut doca_flow_pipe_cfg,
+        algorithm_flags: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_destroy(pipe: *mut doca_flow_pipe);
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_resize(
+        pipe: *mut doca_flow_pipe,
+        new_congestion_level: u8,
+        nr_entries_changed_cb: doca_flow_pipe_resize_nr_entries_changed_cb,
+        entry_relocation_cb: doca_flow_pipe_resize_entry_relocate_cb,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_dump(pipe: *mut doca_flow_pipe, f: *mut FILE);
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_remove_entry(
+        pipe_queue: u16,
+        flags: u32,
+        entry: *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_entries_process(
+        port: *mut doca_flow_port,
+        pipe_queue: u16,
+        timeout: u64,
+        max_processed_entries: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_entry_get_status(
+        entry: *mut doca_flow_pipe_entry,
+    ) -> doca_flow_entry_status;
+}
+unsafe extern "C" {
+    pub fn doca_flow_aging_handle(
+        port: *mut doca_flow_port,
+        queue: u16,
+        quota: u64,
+        max_entries: u64,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_flow_shared_resources_bind(
+        type_: doca_flow_shared_resource_type,
+        res_array: *mut u32,
+        res_array_len: u32,
+        bindable_obj: *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_shared_resource_get(
+        port: *mut doca_flow_port,
+        type_: doca_flow_shared_resource_type,
+        shared_resource_id: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_shared_resource_put(
+        port: *mut doca_flow_port,
+        type_: doca_flow_shared_resource_type,
+        shared_resource_id: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_parser_geneve_opt_create(
+        port: *const doca_flow_port,
+        tlv_list: *const doca_flow_parser_geneve_opt_cfg,
+        nb_options: u8,
+        parser: *mut *mut doca_flow_parser,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_parser_geneve_opt_destroy(parser: *mut doca_flow_parser) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_mpls_label_encode(
+        label: u32,
+        traffic_class: u8,
+        ttl: u8,
+        bottom_of_stack: bool,
+        mpls: *mut doca_flow_header_mpls,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_mpls_label_decode(
+        mpls: *const doca_flow_header_mpls,
+        label: *mut u32,
+        traffic_class: *mut u8,
+        ttl: *mut u8,
+        bottom_of_stack: *mut bool,
+    ) -> doca_error_t;
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_eth_vlan_v1 {
+    pub tci: doca_be16_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_eth_vlan_v1"]
+        [::core::mem::size_of::<doca_flow_header_eth_vlan_v1>() - 2usize];
+    ["Alignment of doca_flow_header_eth_vlan_v1"]
+        [::core::mem::align_of::<doca_flow_header_eth_vlan_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_eth_vlan_v1::tci"]
+        [::core::mem::offset_of!(doca_flow_header_eth_vlan_v1, tci) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_eth_v1 {
+    pub src_mac: [u8; 6usize],
+    pub dst_mac: [u8; 6usize],
+    pub type_: doca_be16_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_eth_v1"]
+        [::core::mem::size_of::<doca_flow_header_eth_v1>() - 14usize];
+    ["Alignment of doca_flow_header_eth_v1"]
+        [::core::mem::align_of::<doca_flow_header_eth_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_eth_v1::src_mac"]
+        [::core::mem::offset_of!(doca_flow_header_eth_v1, src_mac) - 0usize];
+    ["Offset of field: doca_flow_header_eth_v1::dst_mac"]
+        [::core::mem::offset_of!(doca_flow_header_eth_v1, dst_mac) - 6usize];
+    ["Offset of field: doca_flow_header_eth_v1::type_"]
+        [::core::mem::offset_of!(doca_flow_header_eth_v1, type_) - 12usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_ib_bth_v1 {
+    pub opcode: u8,
+    pub sempt: u8,
+    pub pkey: doca_be16_t,
+    pub flags0: u8,
+    pub dest_qp: [u8; 3usize],
+    pub flags1: u8,
+    pub psn: [u8; 3usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_ib_bth_v1"]
+        [::core::mem::size_of::<doca_flow_header_ib_bth_v1>() - 12usize];
+    ["Alignment of doca_flow_header_ib_bth_v1"]
+        [::core::mem::align_of::<doca_flow_header_ib_bth_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::opcode"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, opcode) - 0usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::sempt"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, sempt) - 1usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::pkey"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, pkey) - 2usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::flags0"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, flags0) - 4usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::dest_qp"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, dest_qp) - 5usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::flags1"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, flags1) - 8usize];
+    ["Offset of field: doca_flow_header_ib_bth_v1::psn"]
+        [::core::mem::offset_of!(doca_flow_header_ib_bth_v1, psn) - 9usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_l4_port_v1 {
+    pub src_port: doca_be16_t,
+    pub dst_port: doca_be16_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_l4_port_v1"]
+        [::core::mem::size_of::<doca_flow_header_l4_port_v1>() - 4usize];
+    ["Alignment of doca_flow_header_l4_port_v1"]
+        [::core::mem::align_of::<doca_flow_header_l4_port_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_l4_port_v1::src_port"]
+        [::core::mem::offset_of!(doca_flow_header_l4_port_v1, src_port) - 0usize];
+    ["Offset of field: doca_flow_header_l4_port_v1::dst_port"]
+        [::core::mem::offset_of!(doca_flow_header_l4_port_v1, dst_port) - 2usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_udp_v1 {
+    pub l4_port: doca_flow_header_l4_port_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_udp_v1"][::core::mem::size_of::<doca_flow_header_udp_v1>() - 4usize];
+    ["Alignment of doca_flow_header_udp_v1"]
+        [::core::mem::align_of::<doca_flow_header_udp_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_udp_v1::l4_port"]
+        [::core::mem::offset_of!(doca_flow_header_udp_v1, l4_port) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_roce_v2_v1 {
+    pub udp: doca_flow_header_udp_v1,
+    pub bth: doca_flow_header_ib_bth_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_roce_v2_v1"]
+        [::core::mem::size_of::<doca_flow_header_roce_v2_v1>() - 16usize];
+    ["Alignment of doca_flow_header_roce_v2_v1"]
+        [::core::mem::align_of::<doca_flow_header_roce_v2_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_roce_v2_v1::udp"]
+        [::core::mem::offset_of!(doca_flow_header_roce_v2_v1, udp) - 0usize];
+    ["Offset of field: doca_flow_header_roce_v2_v1::bth"]
+        [::core::mem::offset_of!(doca_flow_header_roce_v2_v1, bth) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_tcp_v1 {
+    pub l4_port: doca_flow_header_l4_port_v1,
+    pub data_offset: u8,
+    pub flags: u8,
+    pub seq_num: doca_be32_t,
+    pub ack_num: doca_be32_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_tcp_v1"]
+        [::core::mem::size_of::<doca_flow_header_tcp_v1>() - 16usize];
+    ["Alignment of doca_flow_header_tcp_v1"]
+        [::core::mem::align_of::<doca_flow_header_tcp_v1>() - 4usize];
+    ["Offset of field: doca_flow_header_tcp_v1::l4_port"]
+        [::core::mem::offset_of!(doca_flow_header_tcp_v1, l4_port) - 0usize];
+    ["Offset of field: doca_flow_header_tcp_v1::data_offset"]
+        [::core::mem::offset_of!(doca_flow_header_tcp_v1, data_offset) - 4usize];
+    ["Offset of field: doca_flow_header_tcp_v1::flags"]
+        [::core::mem::offset_of!(doca_flow_header_tcp_v1, flags) - 5usize];
+    ["Offset of field: doca_flow_header_tcp_v1::seq_num"]
+        [::core::mem::offset_of!(doca_flow_header_tcp_v1, seq_num) - 8usize];
+    ["Offset of field: doca_flow_header_tcp_v1::ack_num"]
+        [::core::mem::offset_of!(doca_flow_header_tcp_v1, ack_num) - 12usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_icmp_v1 {
+    pub type_: u8,
+    pub code: u8,
+    pub ident: doca_be16_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_icmp_v1"]
+        [::core::mem::size_of::<doca_flow_header_icmp_v1>() - 4usize];
+    ["Alignment of doca_flow_header_icmp_v1"]
+        [::core::mem::align_of::<doca_flow_header_icmp_v1>() - 2usize];
+    ["Offset of field: doca_flow_header_icmp_v1::type_"]
+        [::core::mem::offset_of!(doca_flow_header_icmp_v1, type_) - 0usize];
+    ["Offset of field: doca_flow_header_icmp_v1::code"]
+        [::core::mem::offset_of!(doca_flow_header_icmp_v1, code) - 1usize];
+    ["Offset of field: doca_flow_header_icmp_v1::ident"]
+        [::core::mem::offset_of!(doca_flow_header_icmp_v1, ident) - 2usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_ip4_v1 {
+    pub src_ip: doca_be32_t,
+    pub dst_ip: doca_be32_t,
+    pub version_ihl: u8,
+    pub dscp_ecn: u8,
+    pub total_len: doca_be16_t,
+    pub identification: doca_be16_t,
+    pub flags_fragment_offset: doca_be16_t,
+    pub next_proto: u8,
+    pub ttl: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_ip4_v1"]
+        [::core::mem::size_of::<doca_flow_header_ip4_v1>() - 20usize];
+    ["Alignment of doca_flow_header_ip4_v1"]
+        [::core::mem::align_of::<doca_flow_header_ip4_v1>() - 4usize];
+    ["Offset of field: doca_flow_header_ip4_v1::src_ip"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, src_ip) - 0usize];
+    ["Offset of field: doca_flow_header_ip4_v1::dst_ip"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, dst_ip) - 4usize];
+    ["Offset of field: doca_flow_header_ip4_v1::version_ihl"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, version_ihl) - 8usize];
+    ["Offset of field: doca_flow_header_ip4_v1::dscp_ecn"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, dscp_ecn) - 9usize];
+    ["Offset of field: doca_flow_header_ip4_v1::total_len"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, total_len) - 10usize];
+    ["Offset of field: doca_flow_header_ip4_v1::identification"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, identification) - 12usize];
+    ["Offset of field: doca_flow_header_ip4_v1::flags_fragment_offset"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, flags_fragment_offset) - 14usize];
+    ["Offset of field: doca_flow_header_ip4_v1::next_proto"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, next_proto) - 16usize];
+    ["Offset of field: doca_flow_header_ip4_v1::ttl"]
+        [::core::mem::offset_of!(doca_flow_header_ip4_v1, ttl) - 17usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_ip6_v1 {
+    pub src_ip: [doca_be32_t; 4usize],
+    pub dst_ip: [doca_be32_t; 4usize],
+    pub traffic_class: u8,
+    pub flow_label: doca_be32_t,
+    pub payload_len: doca_be16_t,
+    pub next_proto: u8,
+    pub hop_limit: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_ip6_v1"]
+        [::core::mem::size_of::<doca_flow_header_ip6_v1>() - 44usize];
+    ["Alignment of doca_flow_header_ip6_v1"]
+        [::core::mem::align_of::<doca_flow_header_ip6_v1>() - 4usize];
+    ["Offset of field: doca_flow_header_ip6_v1::src_ip"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, src_ip) - 0usize];
+    ["Offset of field: doca_flow_header_ip6_v1::dst_ip"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, dst_ip) - 16usize];
+    ["Offset of field: doca_flow_header_ip6_v1::traffic_class"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, traffic_class) - 32usize];
+    ["Offset of field: doca_flow_header_ip6_v1::flow_label"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, flow_label) - 36usize];
+    ["Offset of field: doca_flow_header_ip6_v1::payload_len"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, payload_len) - 40usize];
+    ["Offset of field: doca_flow_header_ip6_v1::next_proto"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, next_proto) - 42usize];
+    ["Offset of field: doca_flow_header_ip6_v1::hop_limit"]
+        [::core::mem::offset_of!(doca_flow_header_ip6_v1, hop_limit) - 43usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_geneve_v1 {
+    pub ver_opt_len: u8,
+    pub o_c: u8,
+    pub next_proto: doca_be16_t,
+    pub vni: doca_be32_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_geneve_v1"]
+        [::core::mem::size_of::<doca_flow_header_geneve_v1>() - 8usize];
+    ["Alignment of doca_flow_header_geneve_v1"]
+        [::core::mem::align_of::<doca_flow_header_geneve_v1>() - 4usize];
+    ["Offset of field: doca_flow_header_geneve_v1::ver_opt_len"]
+        [::core::mem::offset_of!(doca_flow_header_geneve_v1, ver_opt_len) - 0usize];
+    ["Offset of field: doca_flow_header_geneve_v1::o_c"]
+        [::core::mem::offset_of!(doca_flow_header_geneve_v1, o_c) - 1usize];
+    ["Offset of field: doca_flow_header_geneve_v1::next_proto"]
+        [::core::mem::offset_of!(doca_flow_header_geneve_v1, next_proto) - 2usize];
+    ["Offset of field: doca_flow_header_geneve_v1::vni"]
+        [::core::mem::offset_of!(doca_flow_header_geneve_v1, vni) - 4usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_geneve_option_v1 {
+    pub __bindgen_anon_1: doca_flow_geneve_option_v1__bindgen_ty_1,
+    pub data: doca_be32_t,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_geneve_option_v1__bindgen_ty_1 {
+    pub class_id: doca_be16_t,
+    pub type_: u8,
+    pub length: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_geneve_option_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_geneve_option_v1__bindgen_ty_1>() - 4usize];
+    ["Alignment of doca_flow_geneve_option_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_geneve_option_v1__bindgen_ty_1>() - 2usize];
+    ["Offset of field: doca_flow_geneve_option_v1__bindgen_ty_1::class_id"]
+        [::core::mem::offset_of!(doca_flow_geneve_option_v1__bindgen_ty_1, class_id) - 0usize];
+    ["Offset of field: doca_flow_geneve_option_v1__bindgen_ty_1::type_"]
+        [::core::mem::offset_of!(doca_flow_geneve_option_v1__bindgen_ty_1, type_) - 2usize];
+    ["Offset of field: doca_flow_geneve_option_v1__bindgen_ty_1::length"]
+        [::core::mem::offset_of!(doca_flow_geneve_option_v1__bindgen_ty_1, length) - 3usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_geneve_option_v1"]
+        [::core::mem::size_of::<doca_flow_geneve_option_v1>() - 4usize];
+    ["Alignment of doca_flow_geneve_option_v1"]
+        [::core::mem::align_of::<doca_flow_geneve_option_v1>() - 4usize];
+    ["Offset of field: doca_flow_geneve_option_v1::data"]
+        [::core::mem::offset_of!(doca_flow_geneve_option_v1, data) - 0usize];
+};
+impl Default for doca_flow_geneve_option_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_header_psp_v1 {
+    pub nexthdr: u8,
+    pub hdrextlen: u8,
+    pub res_cryptofst: u8,
+    pub s_d_ver_v: u8,
+    pub spi: doca_be32_t,
+    pub iv: doca_be64_t,
+    pub vc: doca_be64_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_header_psp_v1"]
+        [::core::mem::size_of::<doca_flow_header_psp_v1>() - 24usize];
+    ["Alignment of doca_flow_header_psp_v1"]
+        [::core::mem::align_of::<doca_flow_header_psp_v1>() - 8usize];
+    ["Offset of field: doca_flow_header_psp_v1::nexthdr"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, nexthdr) - 0usize];
+    ["Offset of field: doca_flow_header_psp_v1::hdrextlen"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, hdrextlen) - 1usize];
+    ["Offset of field: doca_flow_header_psp_v1::res_cryptofst"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, res_cryptofst) - 2usize];
+    ["Offset of field: doca_flow_header_psp_v1::s_d_ver_v"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, s_d_ver_v) - 3usize];
+    ["Offset of field: doca_flow_header_psp_v1::spi"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, spi) - 4usize];
+    ["Offset of field: doca_flow_header_psp_v1::iv"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, iv) - 8usize];
+    ["Offset of field: doca_flow_header_psp_v1::vc"]
+        [::core::mem::offset_of!(doca_flow_header_psp_v1, vc) - 16usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_tun_v1 {
+    pub type_: doca_flow_tun_type,
+    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_tun_v1__bindgen_ty_1 {
+    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1,
+    pub __bindgen_anon_2: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2,
+    pub __bindgen_anon_3: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3,
+    pub __bindgen_anon_4: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4,
+    pub __bindgen_anon_5: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5,
+    pub __bindgen_anon_6: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6,
+    pub __bindgen_anon_7: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1 {
+    pub vxlan_type: doca_flow_tun_ext_vxlan_type,
+    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+    pub vxlan_tun_id: doca_be32_t,
+    pub vxlan_tun_rsvd1: u8,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1 {
+    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+    pub __bindgen_anon_2: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1 {
+    pub vxlan_gpe_flags: u8,
+    pub vxlan_gpe_next_protocol: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::size_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+        >() - 2usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+        >() - 1usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1::vxlan_gpe_flags",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+        vxlan_gpe_flags
+    ) - 0usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1::vxlan_gpe_next_protocol",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+        vxlan_gpe_next_protocol
+    ) - 1usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2 {
+    pub vxlan_gbp_group_policy_id: doca_be16_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::size_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2,
+        >() - 2usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::align_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2,
+        >() - 2usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2::vxlan_gbp_group_policy_id",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_2,
+        vxlan_gbp_group_policy_id
+    ) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1"][::core::mem::size_of::<
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1,
+    >() - 2usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1>()
+            - 2usize];
+};
+impl Default for doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1>() - 16usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1>() - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1::vxlan_type"][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1,
+        vxlan_type
+    ) - 0usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1::vxlan_tun_id"][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1,
+        vxlan_tun_id
+    ) - 8usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1::vxlan_tun_rsvd1"][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1,
+        vxlan_tun_rsvd1
+    ) - 12usize];
+};
+impl Default for doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2 {
+    pub gre_type: doca_flow_tun_ext_gre_type,
+    pub protocol: doca_be16_t,
+    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1 {
+    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1,
+    pub __bindgen_anon_2: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1 {
+    pub key_present: bool,
+    pub gre_key: doca_be32_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::size_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1,
+        >() - 8usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1,
+        >() - 4usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1::key_present",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1,
+        key_present
+    ) - 0usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1::gre_key",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_1,
+        gre_key
+    ) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2 {
+    pub nvgre_vs_id: doca_be32_t,
+    pub nvgre_flow_id: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::size_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2,
+        >() - 8usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::align_of::<
+            doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2,
+        >() - 4usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2::nvgre_vs_id",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2,
+        nvgre_vs_id
+    ) - 0usize];
+    [
+        "Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2::nvgre_flow_id",
+    ][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1__bindgen_ty_2,
+        nvgre_flow_id
+    ) - 4usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1"][::core::mem::size_of::<
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1,
+    >() - 8usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1>()
+            - 4usize];
+};
+impl Default for doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2>() - 16usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2>() - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2::gre_type"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2, gre_type) - 0usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2::protocol"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2, protocol) - 4usize];
+};
+impl Default for doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_2 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3 {
+    pub gtp_teid: doca_be32_t,
+    pub gtp_next_ext_hdr_type: u8,
+    pub gtp_ext_psc_qfi: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3>() - 8usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3>() - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3::gtp_teid"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3, gtp_teid) - 0usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3::gtp_next_ext_hdr_type"][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3,
+        gtp_next_ext_hdr_type
+    )
+        - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3::gtp_ext_psc_qfi"][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_3,
+        gtp_ext_psc_qfi
+    ) - 5usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4 {
+    pub esp_spi: doca_be32_t,
+    pub esp_sn: doca_be32_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4>() - 8usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4>() - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4::esp_spi"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4, esp_spi) - 0usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4::esp_sn"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_4, esp_sn) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5 {
+    pub mpls: [doca_flow_header_mpls; 5usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5>() - 20usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5>() - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5::mpls"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_5, mpls) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6 {
+    pub geneve: doca_flow_header_geneve_v1,
+    pub geneve_options: [doca_flow_geneve_option_v1; 63usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6>() - 260usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6>() - 4usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6::geneve"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6, geneve) - 0usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6::geneve_options"][::core::mem::offset_of!(
+        doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6,
+        geneve_options
+    ) - 8usize];
+};
+impl Default for doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_6 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7 {
+    pub psp: doca_flow_header_psp_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7>() - 24usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7>() - 8usize];
+    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7::psp"]
+        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1__bindgen_ty_7, psp) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1>() - 264usize];
+    ["Alignment of doca_flow_tun_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1>() - 8usize];
+};
+impl Default for doca_flow_tun_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_tun_v1"][::core::mem::size_of::<doca_flow_tun_v1>() - 272usize];
+    ["Alignment of doca_flow_tun_v1"][::core::mem::align_of::<doca_flow_tun_v1>() - 8usize];
+    ["Offset of field: doca_flow_tun_v1::type_"]
+        [::core::mem::offset_of!(doca_flow_tun_v1, type_) - 0usize];
+};
+impl Default for doca_flow_tun_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_crypto_key_cfg_v1 {
+    pub key_type: doca_flow_crypto_key_type,
+    pub key: *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_crypto_key_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_crypto_key_cfg_v1>() - 16usize];
+    ["Alignment of doca_flow_crypto_key_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_crypto_key_cfg_v1>() - 8usize];
+    ["Offset of field: doca_flow_crypto_key_cfg_v1::key_type"]
+        [::core::mem::offset_of!(doca_flow_crypto_key_cfg_v1, key_type) - 0usize];
+    ["Offset of field: doca_flow_crypto_key_cfg_v1::key"]
+        [::core::mem::offset_of!(doca_flow_crypto_key_cfg_v1, key) - 8usize];
+};
+impl Default for doca_flow_crypto_key_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_resource_rss_cfg_v1 {
+    pub outer_flags: u32,
+    pub inner_flags: u32,
+    pub queues_array: *mut u16,
+    pub nr_queues: core::ffi::c_int,
+    pub rss_hash_func: doca_flow_rss_hash_function,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_rss_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_resource_rss_cfg_v1>() - 24usize];
+    ["Alignment of doca_flow_resource_rss_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_resource_rss_cfg_v1>() - 8usize];
+    ["Offset of field: doca_flow_resource_rss_cfg_v1::outer_flags"]
+        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, outer_flags) - 0usize];
+    ["Offset of field: doca_flow_resource_rss_cfg_v1::inner_flags"]
+        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, inner_flags) - 4usize];
+    ["Offset of field: doca_flow_resource_rss_cfg_v1::queues_array"]
+        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, queues_array) - 8usize];
+    ["Offset of field: doca_flow_resource_rss_cfg_v1::nr_queues"]
+        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, nr_queues) - 16usize];
+    ["Offset of field: doca_flow_resource_rss_cfg_v1::rss_hash_func"]
+        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, rss_hash_func) - 20usize];
+};
+impl Default for doca_flow_resource_rss_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_meta_v1 {
+    pub pkt_meta: doca_be32_t,
+    pub u32_: [doca_be32_t; 10usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_meta_v1"][::core::mem::size_of::<doca_flow_meta_v1>() - 44usize];
     ["Alignment of doca_flow_meta_v1"][::core::mem::align_of::<doca_flow_meta_v1>() - 4usize];
     ["Offset of field: doca_flow_meta_v1::pkt_meta"]
         [::core::mem::offset_of!(doca_flow_meta_v1, pkt_meta) - 0usize];
     ["Offset of field: doca_flow_meta_v1::u32_"]
         [::core::mem::offset_of!(doca_flow_meta_v1, u32_) - 4usize];
-    ["Offset of field: doca_flow_meta_v1::mark"]
-        [::core::mem::offset_of!(doca_flow_meta_v1, mark) - 20usize];
 };
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct doca_flow_parser_meta_v1 {
-    pub port_id: u32,
+    pub port_id: u16,
+    pub random: doca_be16_t,
     pub ipsec_syndrome: u8,
-    pub random: u8,
-    pub meter_color: u8,
+    pub ipsec_ar_syndrome: u8,
+    pub psp_syndrome: u8,
+    pub meter_color: doca_flow_meter_color,
     pub outer_l2_type: doca_flow_l2_meta,
     pub outer_l3_type: doca_flow_l3_meta,
     pub outer_l4_type: doca_flow_l4_meta,
@@ -3066,24 +4665,30 @@ pub struct doca_flow_parser_meta_v1 {
     pub outer_l3_ok: u8,
     pub outer_ip4_checksum_ok: u8,
     pub outer_l4_ok: u8,
+    pub outer_l4_checksum_ok: u8,
     pub inner_l3_ok: u8,
     pub inner_ip4_checksum_ok: u8,
     pub inner_l4_ok: u8,
+    pub inner_l4_checksum_ok: u8,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of doca_flow_parser_meta_v1"]
-        [::core::mem::size_of::<doca_flow_parser_meta_v1>() - 40usize];
+        [::core::mem::size_of::<doca_flow_parser_meta_v1>() - 44usize];
     ["Alignment of doca_flow_parser_meta_v1"]
         [::core::mem::align_of::<doca_flow_parser_meta_v1>() - 4usize];
     ["Offset of field: doca_flow_parser_meta_v1::port_id"]
         [::core::mem::offset_of!(doca_flow_parser_meta_v1, port_id) - 0usize];
+    ["Offset of field: doca_flow_parser_meta_v1::random"]
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, random) - 2usize];
     ["Offset of field: doca_flow_parser_meta_v1::ipsec_syndrome"]
         [::core::mem::offset_of!(doca_flow_parser_meta_v1, ipsec_syndrome) - 4usize];
-    ["Offset of field: doca_flow_parser_meta_v1::random"]
-        [::core::mem::offset_of!(doca_flow_parser_meta_v1, random) - 5usize];
+    ["Offset of field: doca_flow_parser_meta_v1::ipsec_ar_syndrome"]
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, ipsec_ar_syndrome) - 5usize];
+    ["Offset of field: doca_flow_parser_meta_v1::psp_syndrome"]
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, psp_syndrome) - 6usize];
     ["Offset of field: doca_flow_parser_meta_v1::meter_color"]
-        [::core::mem::offset_of!(doca_flow_parser_meta_v1, meter_color) - 6usize];
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, meter_color) - 7usize];
     ["Offset of field: doca_flow_parser_meta_v1::outer_l2_type"]
         [::core::mem::offset_of!(doca_flow_parser_meta_v1, outer_l2_type) - 8usize];
     ["Offset of field: doca_flow_parser_meta_v1::outer_l3_type"]
@@ -3106,12 +4711,16 @@ const _: () = {
         [::core::mem::offset_of!(doca_flow_parser_meta_v1, outer_ip4_checksum_ok) - 35usize];
     ["Offset of field: doca_flow_parser_meta_v1::outer_l4_ok"]
         [::core::mem::offset_of!(doca_flow_parser_meta_v1, outer_l4_ok) - 36usize];
+    ["Offset of field: doca_flow_parser_meta_v1::outer_l4_checksum_ok"]
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, outer_l4_checksum_ok) - 37usize];
     ["Offset of field: doca_flow_parser_meta_v1::inner_l3_ok"]
-        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_l3_ok) - 37usize];
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_l3_ok) - 38usize];
     ["Offset of field: doca_flow_parser_meta_v1::inner_ip4_checksum_ok"]
-        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_ip4_checksum_ok) - 38usize];
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_ip4_checksum_ok) - 39usize];
     ["Offset of field: doca_flow_parser_meta_v1::inner_l4_ok"]
-        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_l4_ok) - 39usize];
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_l4_ok) - 40usize];
+    ["Offset of field: doca_flow_parser_meta_v1::inner_l4_checksum_ok"]
+        [::core::mem::offset_of!(doca_flow_parser_meta_v1, inner_l4_checksum_ok) - 41usize];
 };
 impl Default for doca_flow_parser_meta_v1 {
     fn default() -> Self {
@@ -3125,9 +4734,9 @@ impl Default for doca_flow_parser_meta_v1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct doca_flow_header_format_v1 {
-    pub eth: doca_flow_header_eth,
+    pub eth: doca_flow_header_eth_v1,
     pub l2_valid_headers: u16,
-    pub eth_vlan: [doca_flow_header_eth_vlan; 2usize],
+    pub eth_vlan: [doca_flow_header_eth_vlan_v1; 2usize],
     pub l3_type: doca_flow_l3_type,
     pub __bindgen_anon_1: doca_flow_header_format_v1__bindgen_ty_1,
     pub l4_type_ext: doca_flow_l4_type_ext,
@@ -3136,8 +4745,8 @@ pub struct doca_flow_header_format_v1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union doca_flow_header_format_v1__bindgen_ty_1 {
-    pub ip4: doca_flow_header_ip4,
-    pub ip6: doca_flow_header_ip6,
+    pub ip4: doca_flow_header_ip4_v1,
+    pub ip6: doca_flow_header_ip6_v1,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -3162,11 +4771,11 @@ impl Default for doca_flow_header_format_v1__bindgen_ty_1 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union doca_flow_header_format_v1__bindgen_ty_2 {
-    pub icmp: doca_flow_header_icmp,
-    pub udp: doca_flow_header_udp,
-    pub tcp: doca_flow_header_tcp,
-    pub transport: doca_flow_header_l4_port,
-    pub roce_v2: doca_flow_header_roce_v2,
+    pub icmp: doca_flow_header_icmp_v1,
+    pub udp: doca_flow_header_udp_v1,
+    pub tcp: doca_flow_header_tcp_v1,
+    pub transport: doca_flow_header_l4_port_v1,
+    pub roce_v2: doca_flow_header_roce_v2_v1,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -3222,34 +4831,30 @@ impl Default for doca_flow_header_format_v1 {
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
-pub struct doca_flow_tun_v1 {
-    pub type_: doca_flow_tun_type,
-    pub __bindgen_anon_1: doca_flow_tun_v1__bindgen_ty_1,
+pub struct doca_flow_entropy_format_v1 {
+    pub l3_type: doca_flow_l3_type,
+    pub __bindgen_anon_1: doca_flow_entropy_format_v1__bindgen_ty_1,
+    pub is_transport: bool,
+    pub transport: doca_flow_header_l4_port_v1,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
-pub union doca_flow_tun_v1__bindgen_ty_1 {
-    pub vxlan_tun_id: doca_be32_t,
-    pub gre_key: doca_be32_t,
-    pub gtp_teid: doca_be32_t,
-    pub esp_spi: doca_be32_t,
+pub union doca_flow_entropy_format_v1__bindgen_ty_1 {
+    pub ip4: doca_flow_header_ip4_v1,
+    pub ip6: doca_flow_header_ip6_v1,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_flow_tun_v1__bindgen_ty_1"]
-        [::core::mem::size_of::<doca_flow_tun_v1__bindgen_ty_1>() - 4usize];
-    ["Alignment of doca_flow_tun_v1__bindgen_ty_1"]
-        [::core::mem::align_of::<doca_flow_tun_v1__bindgen_ty_1>() - 4usize];
-    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1::vxlan_tun_id"]
-        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1, vxlan_tun_id) - 0usize];
-    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1::gre_key"]
-        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1, gre_key) - 0usize];
-    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1::gtp_teid"]
-        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1, gtp_teid) - 0usize];
-    ["Offset of field: doca_flow_tun_v1__bindgen_ty_1::esp_spi"]
-        [::core::mem::offset_of!(doca_flow_tun_v1__bindgen_ty_1, esp_spi) - 0usize];
+    ["Size of doca_flow_entropy_format_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_entropy_format_v1__bindgen_ty_1>() - 44usize];
+    ["Alignment of doca_flow_entropy_format_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_entropy_format_v1__bindgen_ty_1>() - 4usize];
+    ["Offset of field: doca_flow_entropy_format_v1__bindgen_ty_1::ip4"]
+        [::core::mem::offset_of!(doca_flow_entropy_format_v1__bindgen_ty_1, ip4) - 0usize];
+    ["Offset of field: doca_flow_entropy_format_v1__bindgen_ty_1::ip6"]
+        [::core::mem::offset_of!(doca_flow_entropy_format_v1__bindgen_ty_1, ip6) - 0usize];
 };
-impl Default for doca_flow_tun_v1__bindgen_ty_1 {
+impl Default for doca_flow_entropy_format_v1__bindgen_ty_1 {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {
@@ -3260,12 +4865,18 @@ impl Default for doca_flow_tun_v1__bindgen_ty_1 {
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_flow_tun_v1"][::core::mem::size_of::<doca_flow_tun_v1>() - 8usize];
-    ["Alignment of doca_flow_tun_v1"][::core::mem::align_of::<doca_flow_tun_v1>() - 4usize];
-    ["Offset of field: doca_flow_tun_v1::type_"]
-        [::core::mem::offset_of!(doca_flow_tun_v1, type_) - 0usize];
+    ["Size of doca_flow_entropy_format_v1"]
+        [::core::mem::size_of::<doca_flow_entropy_format_v1>() - 56usize];
+    ["Alignment of doca_flow_entropy_format_v1"]
+        [::core::mem::align_of::<doca_flow_entropy_format_v1>() - 4usize];
+    ["Offset of field: doca_flow_entropy_format_v1::l3_type"]
+        [::core::mem::offset_of!(doca_flow_entropy_format_v1, l3_type) - 0usize];
+    ["Offset of field: doca_flow_entropy_format_v1::is_transport"]
+        [::core::mem::offset_of!(doca_flow_entropy_format_v1, is_transport) - 48usize];
+    ["Offset of field: doca_flow_entropy_format_v1::transport"]
+        [::core::mem::offset_of!(doca_flow_entropy_format_v1, transport) - 50usize];
 };
-impl Default for doca_flow_tun_v1 {
+impl Default for doca_flow_entropy_format_v1 {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {
@@ -3285,18 +4896,18 @@ pub struct doca_flow_match_v1 {
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_flow_match_v1"][::core::mem::size_of::<doca_flow_match_v1>() - 248usize];
-    ["Alignment of doca_flow_match_v1"][::core::mem::align_of::<doca_flow_match_v1>() - 4usize];
+    ["Size of doca_flow_match_v1"][::core::mem::size_of::<doca_flow_match_v1>() - 536usize];
+    ["Alignment of doca_flow_match_v1"][::core::mem::align_of::<doca_flow_match_v1>() - 8usize];
     ["Offset of field: doca_flow_match_v1::meta"]
         [::core::mem::offset_of!(doca_flow_match_v1, meta) - 0usize];
     ["Offset of field: doca_flow_match_v1::parser_meta"]
-        [::core::mem::offset_of!(doca_flow_match_v1, parser_meta) - 24usize];
+        [::core::mem::offset_of!(doca_flow_match_v1, parser_meta) - 44usize];
     ["Offset of field: doca_flow_match_v1::outer"]
-        [::core::mem::offset_of!(doca_flow_match_v1, outer) - 64usize];
+        [::core::mem::offset_of!(doca_flow_match_v1, outer) - 88usize];
     ["Offset of field: doca_flow_match_v1::tun"]
-        [::core::mem::offset_of!(doca_flow_match_v1, tun) - 152usize];
+        [::core::mem::offset_of!(doca_flow_match_v1, tun) - 176usize];
     ["Offset of field: doca_flow_match_v1::inner"]
-        [::core::mem::offset_of!(doca_flow_match_v1, inner) - 160usize];
+        [::core::mem::offset_of!(doca_flow_match_v1, inner) - 448usize];
 };
 impl Default for doca_flow_match_v1 {
     fn default() -> Self {
@@ -3334,12 +4945,71 @@ impl Default for doca_flow_desc_field_v1 {
     }
 }
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
+#[derive(Copy, Clone)]
 pub struct doca_flow_match_condition_v1 {
     pub operation: doca_flow_compare_op,
+    pub __bindgen_anon_1: doca_flow_match_condition_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_match_condition_v1__bindgen_ty_1 {
+    pub field_op: doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1 {
     pub a: doca_flow_desc_field_v1,
     pub b: doca_flow_desc_field_v1,
     pub width: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1"][::core::mem::size_of::<
+        doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1,
+    >() - 40usize];
+    ["Alignment of doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1"][::core::mem::align_of::<
+        doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1,
+    >() - 8usize];
+    ["Offset of field: doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1::a"][::core::mem::offset_of!(
+        doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1,
+        a
+    ) - 0usize];
+    ["Offset of field: doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1::b"][::core::mem::offset_of!(
+        doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1,
+        b
+    ) - 16usize];
+    ["Offset of field: doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1::width"][::core::mem::offset_of!(
+        doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1,
+        width
+    )
+        - 32usize];
+};
+impl Default for doca_flow_match_condition_v1__bindgen_ty_1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_match_condition_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_match_condition_v1__bindgen_ty_1>() - 40usize];
+    ["Alignment of doca_flow_match_condition_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_match_condition_v1__bindgen_ty_1>() - 8usize];
+    ["Offset of field: doca_flow_match_condition_v1__bindgen_ty_1::field_op"]
+        [::core::mem::offset_of!(doca_flow_match_condition_v1__bindgen_ty_1, field_op) - 0usize];
+};
+impl Default for doca_flow_match_condition_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -3349,12 +5019,6 @@ const _: () = {
         [::core::mem::align_of::<doca_flow_match_condition_v1>() - 8usize];
     ["Offset of field: doca_flow_match_condition_v1::operation"]
         [::core::mem::offset_of!(doca_flow_match_condition_v1, operation) - 0usize];
-    ["Offset of field: doca_flow_match_condition_v1::a"]
-        [::core::mem::offset_of!(doca_flow_match_condition_v1, a) - 8usize];
-    ["Offset of field: doca_flow_match_condition_v1::b"]
-        [::core::mem::offset_of!(doca_flow_match_condition_v1, b) - 24usize];
-    ["Offset of field: doca_flow_match_condition_v1::width"]
-        [::core::mem::offset_of!(doca_flow_match_condition_v1, width) - 40usize];
 };
 impl Default for doca_flow_match_condition_v1 {
     fn default() -> Self {
@@ -3367,27 +5031,372 @@ impl Default for doca_flow_match_condition_v1 {
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
-pub struct doca_flow_actions_v1 {
-    pub action_idx: u8,
-    pub flags: u32,
-    pub meta: doca_flow_meta_v1,
+pub struct doca_flow_encap_action_v1 {
     pub outer: doca_flow_header_format_v1,
     pub tun: doca_flow_tun_v1,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_flow_actions_v1"][::core::mem::size_of::<doca_flow_actions_v1>() - 128usize];
-    ["Alignment of doca_flow_actions_v1"][::core::mem::align_of::<doca_flow_actions_v1>() - 4usize];
-    ["Offset of field: doca_flow_actions_v1::action_idx"]
-        [::core::mem::offset_of!(doca_flow_actions_v1, action_idx) - 0usize];
-    ["Offset of field: doca_flow_actions_v1::flags"]
-        [::core::mem::offset_of!(doca_flow_actions_v1, flags) - 4usize];
+    ["Size of doca_flow_encap_action_v1"]
+        [::core::mem::size_of::<doca_flow_encap_action_v1>() - 360usize];
+    ["Alignment of doca_flow_encap_action_v1"]
+        [::core::mem::align_of::<doca_flow_encap_action_v1>() - 8usize];
+    ["Offset of field: doca_flow_encap_action_v1::outer"]
+        [::core::mem::offset_of!(doca_flow_encap_action_v1, outer) - 0usize];
+    ["Offset of field: doca_flow_encap_action_v1::tun"]
+        [::core::mem::offset_of!(doca_flow_encap_action_v1, tun) - 88usize];
+};
+impl Default for doca_flow_encap_action_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_push_vlan_action_v1 {
+    pub eth_type: doca_be16_t,
+    pub vlan_hdr: doca_flow_header_eth_vlan_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_push_vlan_action_v1"]
+        [::core::mem::size_of::<doca_flow_push_vlan_action_v1>() - 4usize];
+    ["Alignment of doca_flow_push_vlan_action_v1"]
+        [::core::mem::align_of::<doca_flow_push_vlan_action_v1>() - 2usize];
+    ["Offset of field: doca_flow_push_vlan_action_v1::eth_type"]
+        [::core::mem::offset_of!(doca_flow_push_vlan_action_v1, eth_type) - 0usize];
+    ["Offset of field: doca_flow_push_vlan_action_v1::vlan_hdr"]
+        [::core::mem::offset_of!(doca_flow_push_vlan_action_v1, vlan_hdr) - 2usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_push_action_v1 {
+    pub type_: doca_flow_push_action_type,
+    pub __bindgen_anon_1: doca_flow_push_action_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_push_action_v1__bindgen_ty_1 {
+    pub vlan: doca_flow_push_vlan_action_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_push_action_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_push_action_v1__bindgen_ty_1>() - 4usize];
+    ["Alignment of doca_flow_push_action_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_push_action_v1__bindgen_ty_1>() - 2usize];
+    ["Offset of field: doca_flow_push_action_v1__bindgen_ty_1::vlan"]
+        [::core::mem::offset_of!(doca_flow_push_action_v1__bindgen_ty_1, vlan) - 0usize];
+};
+impl Default for doca_flow_push_action_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_push_action_v1"]
+        [::core::mem::size_of::<doca_flow_push_action_v1>() - 8usize];
+    ["Alignment of doca_flow_push_action_v1"]
+        [::core::mem::align_of::<doca_flow_push_action_v1>() - 4usize];
+    ["Offset of field: doca_flow_push_action_v1::type_"]
+        [::core::mem::offset_of!(doca_flow_push_action_v1, type_) - 0usize];
+};
+impl Default for doca_flow_push_action_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_nat64_action_v1 {
+    pub original_l3_type: doca_flow_l3_type,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_nat64_action_v1"]
+        [::core::mem::size_of::<doca_flow_nat64_action_v1>() - 4usize];
+    ["Alignment of doca_flow_nat64_action_v1"]
+        [::core::mem::align_of::<doca_flow_nat64_action_v1>() - 4usize];
+    ["Offset of field: doca_flow_nat64_action_v1::original_l3_type"]
+        [::core::mem::offset_of!(doca_flow_nat64_action_v1, original_l3_type) - 0usize];
+};
+impl Default for doca_flow_nat64_action_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_crypto_action_v1 {
+    pub action_type: doca_flow_crypto_action_type,
+    pub resource_type: doca_flow_crypto_resource_type,
+    pub __bindgen_anon_1: doca_flow_crypto_action_v1__bindgen_ty_1,
+    pub crypto_id: u32,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_crypto_action_v1__bindgen_ty_1 {
+    pub ipsec_sa: doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1 {
+    pub sn_en: bool,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1>() - 1usize];
+    ["Alignment of doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1"][::core::mem::align_of::<
+        doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1,
+    >() - 1usize];
+    ["Offset of field: doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1::sn_en"][::core::mem::offset_of!(
+        doca_flow_crypto_action_v1__bindgen_ty_1__bindgen_ty_1,
+        sn_en
+    ) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_crypto_action_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_crypto_action_v1__bindgen_ty_1>() - 1usize];
+    ["Alignment of doca_flow_crypto_action_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_crypto_action_v1__bindgen_ty_1>() - 1usize];
+    ["Offset of field: doca_flow_crypto_action_v1__bindgen_ty_1::ipsec_sa"]
+        [::core::mem::offset_of!(doca_flow_crypto_action_v1__bindgen_ty_1, ipsec_sa) - 0usize];
+};
+impl Default for doca_flow_crypto_action_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_crypto_action_v1"]
+        [::core::mem::size_of::<doca_flow_crypto_action_v1>() - 16usize];
+    ["Alignment of doca_flow_crypto_action_v1"]
+        [::core::mem::align_of::<doca_flow_crypto_action_v1>() - 4usize];
+    ["Offset of field: doca_flow_crypto_action_v1::action_type"]
+        [::core::mem::offset_of!(doca_flow_crypto_action_v1, action_type) - 0usize];
+    ["Offset of field: doca_flow_crypto_action_v1::resource_type"]
+        [::core::mem::offset_of!(doca_flow_crypto_action_v1, resource_type) - 4usize];
+    ["Offset of field: doca_flow_crypto_action_v1::crypto_id"]
+        [::core::mem::offset_of!(doca_flow_crypto_action_v1, crypto_id) - 12usize];
+};
+impl Default for doca_flow_crypto_action_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_crypto_encap_action_v1 {
+    pub action_type: doca_flow_crypto_encap_action_type,
+    pub net_type: doca_flow_crypto_encap_net_type,
+    pub icv_size: u16,
+    pub data_size: u16,
+    pub encap_data: [u8; 114usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_crypto_encap_action_v1"]
+        [::core::mem::size_of::<doca_flow_crypto_encap_action_v1>() - 128usize];
+    ["Alignment of doca_flow_crypto_encap_action_v1"]
+        [::core::mem::align_of::<doca_flow_crypto_encap_action_v1>() - 4usize];
+    ["Offset of field: doca_flow_crypto_encap_action_v1::action_type"]
+        [::core::mem::offset_of!(doca_flow_crypto_encap_action_v1, action_type) - 0usize];
+    ["Offset of field: doca_flow_crypto_encap_action_v1::net_type"]
+        [::core::mem::offset_of!(doca_flow_crypto_encap_action_v1, net_type) - 4usize];
+    ["Offset of field: doca_flow_crypto_encap_action_v1::icv_size"]
+        [::core::mem::offset_of!(doca_flow_crypto_encap_action_v1, icv_size) - 8usize];
+    ["Offset of field: doca_flow_crypto_encap_action_v1::data_size"]
+        [::core::mem::offset_of!(doca_flow_crypto_encap_action_v1, data_size) - 10usize];
+    ["Offset of field: doca_flow_crypto_encap_action_v1::encap_data"]
+        [::core::mem::offset_of!(doca_flow_crypto_encap_action_v1, encap_data) - 12usize];
+};
+impl Default for doca_flow_crypto_encap_action_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_resource_encap_cfg_v1 {
+    pub is_l2: bool,
+    pub encap: doca_flow_encap_action_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_encap_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_resource_encap_cfg_v1>() - 368usize];
+    ["Alignment of doca_flow_resource_encap_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_resource_encap_cfg_v1>() - 8usize];
+    ["Offset of field: doca_flow_resource_encap_cfg_v1::is_l2"]
+        [::core::mem::offset_of!(doca_flow_resource_encap_cfg_v1, is_l2) - 0usize];
+    ["Offset of field: doca_flow_resource_encap_cfg_v1::encap"]
+        [::core::mem::offset_of!(doca_flow_resource_encap_cfg_v1, encap) - 8usize];
+};
+impl Default for doca_flow_resource_encap_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_resource_decap_cfg_v1 {
+    pub is_l2: bool,
+    pub eth: doca_flow_header_eth_v1,
+    pub l2_valid_headers: u16,
+    pub eth_vlan: [doca_flow_header_eth_vlan_v1; 2usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_decap_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_resource_decap_cfg_v1>() - 22usize];
+    ["Alignment of doca_flow_resource_decap_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_resource_decap_cfg_v1>() - 2usize];
+    ["Offset of field: doca_flow_resource_decap_cfg_v1::is_l2"]
+        [::core::mem::offset_of!(doca_flow_resource_decap_cfg_v1, is_l2) - 0usize];
+    ["Offset of field: doca_flow_resource_decap_cfg_v1::eth"]
+        [::core::mem::offset_of!(doca_flow_resource_decap_cfg_v1, eth) - 2usize];
+    ["Offset of field: doca_flow_resource_decap_cfg_v1::l2_valid_headers"]
+        [::core::mem::offset_of!(doca_flow_resource_decap_cfg_v1, l2_valid_headers) - 16usize];
+    ["Offset of field: doca_flow_resource_decap_cfg_v1::eth_vlan"]
+        [::core::mem::offset_of!(doca_flow_resource_decap_cfg_v1, eth_vlan) - 18usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_actions_v1 {
+    pub decap_type: doca_flow_resource_type,
+    pub __bindgen_anon_1: doca_flow_actions_v1__bindgen_ty_1,
+    pub pop_vlan: bool,
+    pub meta: doca_flow_meta_v1,
+    pub parser_meta: doca_flow_parser_meta_v1,
+    pub outer: doca_flow_header_format_v1,
+    pub tun: doca_flow_tun_v1,
+    pub encap_type: doca_flow_resource_type,
+    pub __bindgen_anon_2: doca_flow_actions_v1__bindgen_ty_2,
+    pub has_push: bool,
+    pub push: doca_flow_push_action_v1,
+    pub nat64: doca_flow_nat64_action_v1,
+    pub has_crypto_encap: bool,
+    pub crypto_encap: doca_flow_crypto_encap_action_v1,
+    pub crypto: doca_flow_crypto_action_v1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_actions_v1__bindgen_ty_1 {
+    pub decap_cfg: doca_flow_resource_decap_cfg_v1,
+    pub shared_decap_id: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_actions_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_actions_v1__bindgen_ty_1>() - 24usize];
+    ["Alignment of doca_flow_actions_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_actions_v1__bindgen_ty_1>() - 4usize];
+    ["Offset of field: doca_flow_actions_v1__bindgen_ty_1::decap_cfg"]
+        [::core::mem::offset_of!(doca_flow_actions_v1__bindgen_ty_1, decap_cfg) - 0usize];
+    ["Offset of field: doca_flow_actions_v1__bindgen_ty_1::shared_decap_id"]
+        [::core::mem::offset_of!(doca_flow_actions_v1__bindgen_ty_1, shared_decap_id) - 0usize];
+};
+impl Default for doca_flow_actions_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_actions_v1__bindgen_ty_2 {
+    pub encap_cfg: doca_flow_resource_encap_cfg_v1,
+    pub shared_encap_id: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_actions_v1__bindgen_ty_2"]
+        [::core::mem::size_of::<doca_flow_actions_v1__bindgen_ty_2>() - 368usize];
+    ["Alignment of doca_flow_actions_v1__bindgen_ty_2"]
+        [::core::mem::align_of::<doca_flow_actions_v1__bindgen_ty_2>() - 8usize];
+    ["Offset of field: doca_flow_actions_v1__bindgen_ty_2::encap_cfg"]
+        [::core::mem::offset_of!(doca_flow_actions_v1__bindgen_ty_2, encap_cfg) - 0usize];
+    ["Offset of field: doca_flow_actions_v1__bindgen_ty_2::shared_encap_id"]
+        [::core::mem::offset_of!(doca_flow_actions_v1__bindgen_ty_2, shared_encap_id) - 0usize];
+};
+impl Default for doca_flow_actions_v1__bindgen_ty_2 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_actions_v1"][::core::mem::size_of::<doca_flow_actions_v1>() - 1024usize];
+    ["Alignment of doca_flow_actions_v1"][::core::mem::align_of::<doca_flow_actions_v1>() - 8usize];
+    ["Offset of field: doca_flow_actions_v1::decap_type"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, decap_type) - 0usize];
+    ["Offset of field: doca_flow_actions_v1::pop_vlan"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, pop_vlan) - 28usize];
     ["Offset of field: doca_flow_actions_v1::meta"]
-        [::core::mem::offset_of!(doca_flow_actions_v1, meta) - 8usize];
+        [::core::mem::offset_of!(doca_flow_actions_v1, meta) - 32usize];
+    ["Offset of field: doca_flow_actions_v1::parser_meta"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, parser_meta) - 76usize];
     ["Offset of field: doca_flow_actions_v1::outer"]
-        [::core::mem::offset_of!(doca_flow_actions_v1, outer) - 32usize];
+        [::core::mem::offset_of!(doca_flow_actions_v1, outer) - 120usize];
     ["Offset of field: doca_flow_actions_v1::tun"]
-        [::core::mem::offset_of!(doca_flow_actions_v1, tun) - 120usize];
+        [::core::mem::offset_of!(doca_flow_actions_v1, tun) - 208usize];
+    ["Offset of field: doca_flow_actions_v1::encap_type"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, encap_type) - 480usize];
+    ["Offset of field: doca_flow_actions_v1::has_push"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, has_push) - 856usize];
+    ["Offset of field: doca_flow_actions_v1::push"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, push) - 860usize];
+    ["Offset of field: doca_flow_actions_v1::nat64"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, nat64) - 868usize];
+    ["Offset of field: doca_flow_actions_v1::has_crypto_encap"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, has_crypto_encap) - 872usize];
+    ["Offset of field: doca_flow_actions_v1::crypto_encap"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, crypto_encap) - 876usize];
+    ["Offset of field: doca_flow_actions_v1::crypto"]
+        [::core::mem::offset_of!(doca_flow_actions_v1, crypto) - 1004usize];
 };
 impl Default for doca_flow_actions_v1 {
     fn default() -> Self {
@@ -3399,90 +5408,24 @@ impl Default for doca_flow_actions_v1 {
     }
 }
 #[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_action_desc_v1 {
-    pub type_: u32,
-    pub src: doca_flow_desc_field_v1,
-    pub dst: doca_flow_desc_field_v1,
-    pub width: u32,
+#[derive(Copy, Clone)]
+pub struct doca_flow_crypto_v1 {
+    pub has_crypto_encap: bool,
+    pub crypto_encap: doca_flow_crypto_encap_action_v1,
+    pub crypto: doca_flow_crypto_action_v1,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_flow_action_desc_v1"]
-        [::core::mem::size_of::<doca_flow_action_desc_v1>() - 48usize];
-    ["Alignment of doca_flow_action_desc_v1"]
-        [::core::mem::align_of::<doca_flow_action_desc_v1>() - 8usize];
-    ["Offset of field: doca_flow_action_desc_v1::type_"]
-        [::core::mem::offset_of!(doca_flow_action_desc_v1, type_) - 0usize];
-    ["Offset of field: doca_flow_action_desc_v1::src"]
-        [::core::mem::offset_of!(doca_flow_action_desc_v1, src) - 8usize];
-    ["Offset of field: doca_flow_action_desc_v1::dst"]
-        [::core::mem::offset_of!(doca_flow_action_desc_v1, dst) - 24usize];
-    ["Offset of field: doca_flow_action_desc_v1::width"]
-        [::core::mem::offset_of!(doca_flow_action_desc_v1, width) - 40usize];
+    ["Size of doca_flow_crypto_v1"][::core::mem::size_of::<doca_flow_crypto_v1>() - 148usize];
+    ["Alignment of doca_flow_crypto_v1"][::core::mem::align_of::<doca_flow_crypto_v1>() - 4usize];
+    ["Offset of field: doca_flow_crypto_v1::has_crypto_encap"]
+        [::core::mem::offset_of!(doca_flow_crypto_v1, has_crypto_encap) - 0usize];
+    ["Offset of field: doca_flow_crypto_v1::crypto_encap"]
+        [::core::mem::offset_of!(doca_flow_crypto_v1, crypto_encap) - 4usize];
+    ["Offset of field: doca_flow_crypto_v1::crypto"]
+        [::core::mem::offset_of!(doca_flow_crypto_v1, crypto) - 132usize];
 };
-impl Default for doca_flow_action_desc_v1 {
-    fn default() -> Self {
-        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_action_descs_v1 {
-    pub nb_action_desc: u8,
-    pub desc_array: *mut doca_flow_action_desc_v1,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_action_descs_v1"]
-        [::core::mem::size_of::<doca_flow_action_descs_v1>() - 16usize];
-    ["Alignment of doca_flow_action_descs_v1"]
-        [::core::mem::align_of::<doca_flow_action_descs_v1>() - 8usize];
-    ["Offset of field: doca_flow_action_descs_v1::nb_action_desc"]
-        [::core::mem::offset_of!(doca_flow_action_descs_v1, nb_action_desc) - 0usize];
-    ["Offset of field: doca_flow_action_descs_v1::desc_array"]
-        [::core::mem::offset_of!(doca_flow_action_descs_v1, desc_array) - 8usize];
-};
-impl Default for doca_flow_action_descs_v1 {
-    fn default() -> Self {
-        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct doca_flow_resource_rss_cfg_v1 {
-    pub outer_flags: u32,
-    pub inner_flags: u32,
-    pub queues_array: *mut u16,
-    pub nr_queues: core::ffi::c_int,
-    pub rss_hash_func: doca_flow_rss_hash_function,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_flow_resource_rss_cfg_v1"]
-        [::core::mem::size_of::<doca_flow_resource_rss_cfg_v1>() - 24usize];
-    ["Alignment of doca_flow_resource_rss_cfg_v1"]
-        [::core::mem::align_of::<doca_flow_resource_rss_cfg_v1>() - 8usize];
-    ["Offset of field: doca_flow_resource_rss_cfg_v1::outer_flags"]
-        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, outer_flags) - 0usize];
-    ["Offset of field: doca_flow_resource_rss_cfg_v1::inner_flags"]
-        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, inner_flags) - 4usize];
-    ["Offset of field: doca_flow_resource_rss_cfg_v1::queues_array"]
-        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, queues_array) - 8usize];
-    ["Offset of field: doca_flow_resource_rss_cfg_v1::nr_queues"]
-        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, nr_queues) - 16usize];
-    ["Offset of field: doca_flow_resource_rss_cfg_v1::rss_hash_func"]
-        [::core::mem::offset_of!(doca_flow_resource_rss_cfg_v1, rss_hash_func) - 20usize];
-};
-impl Default for doca_flow_resource_rss_cfg_v1 {
+impl Default for doca_flow_crypto_v1 {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {
@@ -3655,7 +5598,7 @@ impl Default for doca_flow_fwd_v1__bindgen_ty_1__bindgen_ty_5 {
 #[derive(Debug, Copy, Clone)]
 pub struct doca_flow_fwd_v1__bindgen_ty_1__bindgen_ty_6 {
     pub pipe: *mut doca_flow_pipe,
-    pub algorithm: u32,
+    pub algorithm: doca_flow_pipe_hash_map_algorithm,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -3715,11 +5658,282 @@ impl Default for doca_flow_fwd_v1 {
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct doca_flow_resource_meter_cfg_v1 {
+    pub limit_type: doca_flow_meter_limit_type,
+    pub color_mode: doca_flow_meter_color_mode,
+    pub alg: doca_flow_meter_algorithm_type,
+    pub cir: u64,
+    pub cbs: u64,
+    pub __bindgen_anon_1: doca_flow_resource_meter_cfg_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_resource_meter_cfg_v1__bindgen_ty_1 {
+    pub rfc2697: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1,
+    pub rfc2698: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2,
+    pub rfc4115: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1 {
+    pub ebs: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1"][::core::mem::size_of::<
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1,
+    >() - 8usize];
+    ["Alignment of doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1>()
+            - 8usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1::ebs"][::core::mem::offset_of!(
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_1,
+        ebs
+    )
+        - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2 {
+    pub pir: u64,
+    pub pbs: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2"][::core::mem::size_of::<
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2,
+    >() - 16usize];
+    ["Alignment of doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2"]
+        [::core::mem::align_of::<doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2>()
+            - 8usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2::pir"][::core::mem::offset_of!(
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2,
+        pir
+    )
+        - 0usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2::pbs"][::core::mem::offset_of!(
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_2,
+        pbs
+    )
+        - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3 {
+    pub eir: u64,
+    pub ebs: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3"][::core::mem::size_of::<
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3,
+    >() - 16usize];
+    ["Alignment of doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3"]
+        [::core::mem::align_of::<doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3>()
+            - 8usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3::eir"][::core::mem::offset_of!(
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3,
+        eir
+    )
+        - 0usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3::ebs"][::core::mem::offset_of!(
+        doca_flow_resource_meter_cfg_v1__bindgen_ty_1__bindgen_ty_3,
+        ebs
+    )
+        - 8usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_meter_cfg_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_resource_meter_cfg_v1__bindgen_ty_1>() - 16usize];
+    ["Alignment of doca_flow_resource_meter_cfg_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_resource_meter_cfg_v1__bindgen_ty_1>() - 8usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1::rfc2697"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1__bindgen_ty_1, rfc2697) - 0usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1::rfc2698"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1__bindgen_ty_1, rfc2698) - 0usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1__bindgen_ty_1::rfc4115"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1__bindgen_ty_1, rfc4115) - 0usize];
+};
+impl Default for doca_flow_resource_meter_cfg_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_meter_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_resource_meter_cfg_v1>() - 48usize];
+    ["Alignment of doca_flow_resource_meter_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_resource_meter_cfg_v1>() - 8usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1::limit_type"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1, limit_type) - 0usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1::color_mode"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1, color_mode) - 4usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1::alg"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1, alg) - 8usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1::cir"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1, cir) - 16usize];
+    ["Offset of field: doca_flow_resource_meter_cfg_v1::cbs"]
+        [::core::mem::offset_of!(doca_flow_resource_meter_cfg_v1, cbs) - 24usize];
+};
+impl Default for doca_flow_resource_meter_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_resource_psp_cfg_v1 {
+    pub key_cfg: doca_flow_crypto_key_cfg_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_psp_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_resource_psp_cfg_v1>() - 16usize];
+    ["Alignment of doca_flow_resource_psp_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_resource_psp_cfg_v1>() - 8usize];
+    ["Offset of field: doca_flow_resource_psp_cfg_v1::key_cfg"]
+        [::core::mem::offset_of!(doca_flow_resource_psp_cfg_v1, key_cfg) - 0usize];
+};
+impl Default for doca_flow_resource_psp_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_resource_ipsec_sa_cfg_v1 {
+    pub key_cfg: doca_flow_crypto_key_cfg_v1,
+    pub salt: u32,
+    pub implicit_iv: u64,
+    pub icv_len: doca_flow_crypto_icv_len,
+    pub sn_offload_type: doca_flow_crypto_sn_offload_type,
+    pub win_size: doca_flow_crypto_replay_win_size,
+    pub esn_en: bool,
+    pub sn_initial: u64,
+    pub lifetime_threshold: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_ipsec_sa_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_resource_ipsec_sa_cfg_v1>() - 64usize];
+    ["Alignment of doca_flow_resource_ipsec_sa_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_resource_ipsec_sa_cfg_v1>() - 8usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::key_cfg"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, key_cfg) - 0usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::salt"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, salt) - 16usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::implicit_iv"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, implicit_iv) - 24usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::icv_len"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, icv_len) - 32usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::sn_offload_type"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, sn_offload_type) - 36usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::win_size"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, win_size) - 40usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::esn_en"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, esn_en) - 44usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::sn_initial"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, sn_initial) - 48usize];
+    ["Offset of field: doca_flow_resource_ipsec_sa_cfg_v1::lifetime_threshold"]
+        [::core::mem::offset_of!(doca_flow_resource_ipsec_sa_cfg_v1, lifetime_threshold) - 56usize];
+};
+impl Default for doca_flow_resource_ipsec_sa_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_shared_resource_cfg_v1 {
+    pub __bindgen_anon_1: doca_flow_shared_resource_cfg_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_shared_resource_cfg_v1__bindgen_ty_1 {
+    pub meter_cfg: doca_flow_resource_meter_cfg_v1,
+    pub rss_cfg: doca_flow_resource_rss_cfg_v1,
+    pub psp_cfg: doca_flow_resource_psp_cfg_v1,
+    pub encap_cfg: doca_flow_resource_encap_cfg_v1,
+    pub decap_cfg: doca_flow_resource_decap_cfg_v1,
+    pub ipsec_sa_cfg: doca_flow_resource_ipsec_sa_cfg_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_shared_resource_cfg_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_shared_resource_cfg_v1__bindgen_ty_1>() - 368usize];
+    ["Alignment of doca_flow_shared_resource_cfg_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_shared_resource_cfg_v1__bindgen_ty_1>() - 8usize];
+    ["Offset of field: doca_flow_shared_resource_cfg_v1__bindgen_ty_1::meter_cfg"][::core::mem::offset_of!(
+        doca_flow_shared_resource_cfg_v1__bindgen_ty_1,
+        meter_cfg
+    ) - 0usize];
+    ["Offset of field: doca_flow_shared_resource_cfg_v1__bindgen_ty_1::rss_cfg"]
+        [::core::mem::offset_of!(doca_flow_shared_resource_cfg_v1__bindgen_ty_1, rss_cfg) - 0usize];
+    ["Offset of field: doca_flow_shared_resource_cfg_v1__bindgen_ty_1::psp_cfg"]
+        [::core::mem::offset_of!(doca_flow_shared_resource_cfg_v1__bindgen_ty_1, psp_cfg) - 0usize];
+    ["Offset of field: doca_flow_shared_resource_cfg_v1__bindgen_ty_1::encap_cfg"][::core::mem::offset_of!(
+        doca_flow_shared_resource_cfg_v1__bindgen_ty_1,
+        encap_cfg
+    ) - 0usize];
+    ["Offset of field: doca_flow_shared_resource_cfg_v1__bindgen_ty_1::decap_cfg"][::core::mem::offset_of!(
+        doca_flow_shared_resource_cfg_v1__bindgen_ty_1,
+        decap_cfg
+    ) - 0usize];
+    ["Offset of field: doca_flow_shared_resource_cfg_v1__bindgen_ty_1::ipsec_sa_cfg"][::core::mem::offset_of!(
+        doca_flow_shared_resource_cfg_v1__bindgen_ty_1,
+        ipsec_sa_cfg
+    ) - 0usize];
+};
+impl Default for doca_flow_shared_resource_cfg_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_shared_resource_cfg_v1"]
+        [::core::mem::size_of::<doca_flow_shared_resource_cfg_v1>() - 368usize];
+    ["Alignment of doca_flow_shared_resource_cfg_v1"]
+        [::core::mem::align_of::<doca_flow_shared_resource_cfg_v1>() - 8usize];
+};
+impl Default for doca_flow_shared_resource_cfg_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct doca_flow_monitor_v1 {
     pub meter_type: doca_flow_resource_type,
     pub __bindgen_anon_1: doca_flow_monitor_v1__bindgen_ty_1,
     pub counter_type: doca_flow_resource_type,
-    pub shared_counter: doca_flow_monitor_v1__bindgen_ty_2,
+    pub __bindgen_anon_2: doca_flow_monitor_v1__bindgen_ty_2,
     pub aging_sec: u32,
 }
 #[repr(C)]
@@ -3729,9 +5943,9 @@ pub union doca_flow_monitor_v1__bindgen_ty_1 {
     pub shared_meter: doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2,
 }
 #[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
+#[derive(Debug, Copy, Clone)]
 pub struct doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_1 {
-    pub limit_type: u32,
+    pub limit_type: doca_flow_meter_limit_type,
     pub cir: u64,
     pub cbs: u64,
 }
@@ -3750,15 +5964,25 @@ const _: () = {
     ["Offset of field: doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_1::cbs"]
         [::core::mem::offset_of!(doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_1, cbs) - 16usize];
 };
+impl Default for doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 #[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
+#[derive(Debug, Copy, Clone)]
 pub struct doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2 {
     pub shared_meter_id: u32,
+    pub meter_init_color: doca_flow_meter_color,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2"]
-        [::core::mem::size_of::<doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2>() - 4usize];
+        [::core::mem::size_of::<doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2>() - 8usize];
     ["Alignment of doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2"]
         [::core::mem::align_of::<doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2>() - 4usize];
     ["Offset of field: doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2::shared_meter_id"][::core::mem::offset_of!(
@@ -3766,7 +5990,21 @@ const _: () = {
         shared_meter_id
     )
         - 0usize];
+    ["Offset of field: doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2::meter_init_color"][::core::mem::offset_of!(
+        doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2,
+        meter_init_color
+    )
+        - 4usize];
 };
+impl Default for doca_flow_monitor_v1__bindgen_ty_1__bindgen_ty_2 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of doca_flow_monitor_v1__bindgen_ty_1"]
@@ -3788,19 +6026,45 @@ impl Default for doca_flow_monitor_v1__bindgen_ty_1 {
     }
 }
 #[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_monitor_v1__bindgen_ty_2 {
+    pub shared_counter: doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1,
+}
+#[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
-pub struct doca_flow_monitor_v1__bindgen_ty_2 {
+pub struct doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1 {
     pub shared_counter_id: u32,
 }
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1>() - 4usize];
+    ["Alignment of doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1>() - 4usize];
+    ["Offset of field: doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1::shared_counter_id"][::core::mem::offset_of!(
+        doca_flow_monitor_v1__bindgen_ty_2__bindgen_ty_1,
+        shared_counter_id
+    )
+        - 0usize];
+};
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of doca_flow_monitor_v1__bindgen_ty_2"]
         [::core::mem::size_of::<doca_flow_monitor_v1__bindgen_ty_2>() - 4usize];
     ["Alignment of doca_flow_monitor_v1__bindgen_ty_2"]
         [::core::mem::align_of::<doca_flow_monitor_v1__bindgen_ty_2>() - 4usize];
-    ["Offset of field: doca_flow_monitor_v1__bindgen_ty_2::shared_counter_id"]
-        [::core::mem::offset_of!(doca_flow_monitor_v1__bindgen_ty_2, shared_counter_id) - 0usize];
+    ["Offset of field: doca_flow_monitor_v1__bindgen_ty_2::shared_counter"]
+        [::core::mem::offset_of!(doca_flow_monitor_v1__bindgen_ty_2, shared_counter) - 0usize];
 };
+impl Default for doca_flow_monitor_v1__bindgen_ty_2 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of doca_flow_monitor_v1"][::core::mem::size_of::<doca_flow_monitor_v1>() - 48usize];
@@ -3809,12 +6073,245 @@ const _: () = {
         [::core::mem::offset_of!(doca_flow_monitor_v1, meter_type) - 0usize];
     ["Offset of field: doca_flow_monitor_v1::counter_type"]
         [::core::mem::offset_of!(doca_flow_monitor_v1, counter_type) - 32usize];
-    ["Offset of field: doca_flow_monitor_v1::shared_counter"]
-        [::core::mem::offset_of!(doca_flow_monitor_v1, shared_counter) - 36usize];
     ["Offset of field: doca_flow_monitor_v1::aging_sec"]
         [::core::mem::offset_of!(doca_flow_monitor_v1, aging_sec) - 40usize];
 };
 impl Default for doca_flow_monitor_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_action_desc_v1 {
+    pub type_: doca_flow_action_type,
+    pub __bindgen_anon_1: doca_flow_action_desc_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_action_desc_v1__bindgen_ty_1 {
+    pub field_op: doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1 {
+    pub src: doca_flow_desc_field_v1,
+    pub dst: doca_flow_desc_field_v1,
+    pub width: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1>() - 40usize];
+    ["Alignment of doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1>() - 8usize];
+    ["Offset of field: doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1::src"][::core::mem::offset_of!(
+        doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1,
+        src
+    ) - 0usize];
+    ["Offset of field: doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1::dst"][::core::mem::offset_of!(
+        doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1,
+        dst
+    ) - 16usize];
+    ["Offset of field: doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1::width"][::core::mem::offset_of!(
+        doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1,
+        width
+    ) - 32usize];
+};
+impl Default for doca_flow_action_desc_v1__bindgen_ty_1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_action_desc_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_action_desc_v1__bindgen_ty_1>() - 40usize];
+    ["Alignment of doca_flow_action_desc_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_action_desc_v1__bindgen_ty_1>() - 8usize];
+    ["Offset of field: doca_flow_action_desc_v1__bindgen_ty_1::field_op"]
+        [::core::mem::offset_of!(doca_flow_action_desc_v1__bindgen_ty_1, field_op) - 0usize];
+};
+impl Default for doca_flow_action_desc_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_action_desc_v1"]
+        [::core::mem::size_of::<doca_flow_action_desc_v1>() - 48usize];
+    ["Alignment of doca_flow_action_desc_v1"]
+        [::core::mem::align_of::<doca_flow_action_desc_v1>() - 8usize];
+    ["Offset of field: doca_flow_action_desc_v1::type_"]
+        [::core::mem::offset_of!(doca_flow_action_desc_v1, type_) - 0usize];
+};
+impl Default for doca_flow_action_desc_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_action_descs_v1 {
+    pub nb_action_desc: u8,
+    pub desc_array: *mut doca_flow_action_desc_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_action_descs_v1"]
+        [::core::mem::size_of::<doca_flow_action_descs_v1>() - 16usize];
+    ["Alignment of doca_flow_action_descs_v1"]
+        [::core::mem::align_of::<doca_flow_action_descs_v1>() - 8usize];
+    ["Offset of field: doca_flow_action_descs_v1::nb_action_desc"]
+        [::core::mem::offset_of!(doca_flow_action_descs_v1, nb_action_desc) - 0usize];
+    ["Offset of field: doca_flow_action_descs_v1::desc_array"]
+        [::core::mem::offset_of!(doca_flow_action_descs_v1, desc_array) - 8usize];
+};
+impl Default for doca_flow_action_descs_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct doca_flow_ordered_list_element_v1 {
+    pub type_: doca_flow_ordered_list_element_type,
+    pub __bindgen_anon_1: doca_flow_ordered_list_element_v1__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union doca_flow_ordered_list_element_v1__bindgen_ty_1 {
+    pub __bindgen_anon_1: doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1,
+    pub monitor: *mut doca_flow_monitor_v1,
+    pub nat64: *mut doca_flow_nat64_action_v1,
+    pub crypto: *mut doca_flow_crypto_v1,
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1 {
+    pub actions: *mut doca_flow_actions_v1,
+    pub actions_mask: *mut doca_flow_actions_v1,
+    pub action_descs: *mut doca_flow_action_descs_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1"][::core::mem::size_of::<
+        doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1,
+    >() - 24usize];
+    ["Alignment of doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1>()
+            - 8usize];
+    ["Offset of field: doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1::actions"][::core::mem::offset_of!(
+        doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1,
+        actions
+    )
+        - 0usize];
+    [
+        "Offset of field: doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1::actions_mask",
+    ][::core::mem::offset_of!(
+        doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1,
+        actions_mask
+    ) - 8usize];
+    [
+        "Offset of field: doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1::action_descs",
+    ][::core::mem::offset_of!(
+        doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1,
+        action_descs
+    ) - 16usize];
+};
+impl Default for doca_flow_ordered_list_element_v1__bindgen_ty_1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ordered_list_element_v1__bindgen_ty_1"]
+        [::core::mem::size_of::<doca_flow_ordered_list_element_v1__bindgen_ty_1>() - 24usize];
+    ["Alignment of doca_flow_ordered_list_element_v1__bindgen_ty_1"]
+        [::core::mem::align_of::<doca_flow_ordered_list_element_v1__bindgen_ty_1>() - 8usize];
+    ["Offset of field: doca_flow_ordered_list_element_v1__bindgen_ty_1::monitor"][::core::mem::offset_of!(
+        doca_flow_ordered_list_element_v1__bindgen_ty_1,
+        monitor
+    ) - 0usize];
+    ["Offset of field: doca_flow_ordered_list_element_v1__bindgen_ty_1::nat64"]
+        [::core::mem::offset_of!(doca_flow_ordered_list_element_v1__bindgen_ty_1, nat64) - 0usize];
+    ["Offset of field: doca_flow_ordered_list_element_v1__bindgen_ty_1::crypto"]
+        [::core::mem::offset_of!(doca_flow_ordered_list_element_v1__bindgen_ty_1, crypto) - 0usize];
+};
+impl Default for doca_flow_ordered_list_element_v1__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ordered_list_element_v1"]
+        [::core::mem::size_of::<doca_flow_ordered_list_element_v1>() - 32usize];
+    ["Alignment of doca_flow_ordered_list_element_v1"]
+        [::core::mem::align_of::<doca_flow_ordered_list_element_v1>() - 8usize];
+    ["Offset of field: doca_flow_ordered_list_element_v1::type_"]
+        [::core::mem::offset_of!(doca_flow_ordered_list_element_v1, type_) - 0usize];
+};
+impl Default for doca_flow_ordered_list_element_v1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_flow_ordered_list_v1 {
+    pub idx: u32,
+    pub size: u32,
+    pub elements: *mut doca_flow_ordered_list_element_v1,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_ordered_list_v1"]
+        [::core::mem::size_of::<doca_flow_ordered_list_v1>() - 16usize];
+    ["Alignment of doca_flow_ordered_list_v1"]
+        [::core::mem::align_of::<doca_flow_ordered_list_v1>() - 8usize];
+    ["Offset of field: doca_flow_ordered_list_v1::idx"]
+        [::core::mem::offset_of!(doca_flow_ordered_list_v1, idx) - 0usize];
+    ["Offset of field: doca_flow_ordered_list_v1::size"]
+        [::core::mem::offset_of!(doca_flow_ordered_list_v1, size) - 4usize];
+    ["Offset of field: doca_flow_ordered_list_v1::elements"]
+        [::core::mem::offset_of!(doca_flow_ordered_list_v1, elements) - 8usize];
+};
+impl Default for doca_flow_ordered_list_v1 {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {
@@ -3832,12 +6329,13 @@ pub struct doca_flow_resource_query_v1 {
 #[derive(Copy, Clone)]
 pub union doca_flow_resource_query_v1__bindgen_ty_1 {
     pub counter: doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1,
+    pub ipsec_sa: doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2,
 }
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1 {
-    pub total_pkts: u64,
     pub total_bytes: u64,
+    pub total_pkts: u64,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -3847,16 +6345,35 @@ const _: () = {
     ["Alignment of doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1"][::core::mem::align_of::<
         doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1,
     >() - 8usize];
-    ["Offset of field: doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1::total_pkts"][::core::mem::offset_of!(
-        doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1,
-        total_pkts
-    )
-        - 0usize];
     ["Offset of field: doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1::total_bytes"][::core::mem::offset_of!(
         doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1,
         total_bytes
     )
+        - 0usize];
+    ["Offset of field: doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1::total_pkts"][::core::mem::offset_of!(
+        doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_1,
+        total_pkts
+    )
         - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2 {
+    pub current_sn: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2"][::core::mem::size_of::<
+        doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2,
+    >() - 8usize];
+    ["Alignment of doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2"][::core::mem::align_of::<
+        doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2,
+    >() - 8usize];
+    ["Offset of field: doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2::current_sn"][::core::mem::offset_of!(
+        doca_flow_resource_query_v1__bindgen_ty_1__bindgen_ty_2,
+        current_sn
+    )
+        - 0usize];
 };
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -3866,6 +6383,8 @@ const _: () = {
         [::core::mem::align_of::<doca_flow_resource_query_v1__bindgen_ty_1>() - 8usize];
     ["Offset of field: doca_flow_resource_query_v1__bindgen_ty_1::counter"]
         [::core::mem::offset_of!(doca_flow_resource_query_v1__bindgen_ty_1, counter) - 0usize];
+    ["Offset of field: doca_flow_resource_query_v1__bindgen_ty_1::ipsec_sa"]
+        [::core::mem::offset_of!(doca_flow_resource_query_v1__bindgen_ty_1, ipsec_sa) - 0usize];
 };
 impl Default for doca_flow_resource_query_v1__bindgen_ty_1 {
     fn default() -> Self {
@@ -3893,114 +6412,65 @@ impl Default for doca_flow_resource_query_v1 {
     }
 }
 unsafe extern "C" {
-    pub fn doca_flow_cfg_create(cfg: *mut *mut doca_flow_cfg) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_cfg_destroy(cfg: *mut doca_flow_cfg) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_cfg_set_pipe_queues(cfg: *mut doca_flow_cfg, pipe_queues: u16)
-    -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_cfg_set_mode_args(
-        cfg: *mut doca_flow_cfg,
-        mode_args: *const core::ffi::c_char,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_cfg_set_nr_counters(cfg: *mut doca_flow_cfg, nr_counters: u32)
-    -> doca_error_t;
-}
-unsafe extern "C" {
     pub fn doca_flow_init_v1(cfg: *mut doca_flow_cfg) -> doca_error_t;
 }
 unsafe extern "C" {
-    pub fn doca_flow_destroy();
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_cfg_create(cfg: *mut *mut doca_flow_port_cfg) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_cfg_destroy(cfg: *mut doca_flow_port_cfg) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_cfg_set_port_id(
-        cfg: *mut doca_flow_port_cfg,
-        port_id: u16,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_cfg_set_dev(
-        cfg: *mut doca_flow_port_cfg,
-        dev: *mut doca_dev,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_cfg_set_devargs(
-        cfg: *mut doca_flow_port_cfg,
-        devargs: *const core::ffi::c_char,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_start(
-        cfg: *const doca_flow_port_cfg,
-        port: *mut *mut doca_flow_port,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_port_stop(port: *mut doca_flow_port) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_create(
-        cfg: *mut *mut doca_flow_pipe_cfg,
-        port: *mut doca_flow_port,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_destroy(cfg: *mut doca_flow_pipe_cfg) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_name(
-        cfg: *mut doca_flow_pipe_cfg,
-        name: *const core::ffi::c_char,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_type(
-        cfg: *mut doca_flow_pipe_cfg,
-        type_: doca_flow_pipe_type,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_is_root(
-        cfg: *mut doca_flow_pipe_cfg,
-        is_root: bool,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_domain(
-        cfg: *mut doca_flow_pipe_cfg,
-        domain: doca_flow_pipe_domain,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_nr_entries(
-        cfg: *mut doca_flow_pipe_cfg,
-        nr_entries: u32,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_miss_counter(
-        cfg: *mut doca_flow_pipe_cfg,
-        miss_counter: bool,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_cfg_set_match_v1(
-        cfg: *mut doca_flow_pipe_cfg,
+    pub fn doca_flow_pipe_acl_add_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
         match_: *const doca_flow_match_v1,
         match_mask: *const doca_flow_match_v1,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        priority: u32,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        usr_ctx: *mut core::ffi::c_void,
+        entry: *mut *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_acl_update_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        entry: *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_basic_add_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        match_: *const doca_flow_match_v1,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        mon: *const doca_flow_monitor_v1,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        usr_ctx: *mut core::ffi::c_void,
+        entry: *mut *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_basic_update_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        monitor: *const doca_flow_monitor_v1,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        entry: *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_calc_hash_v1(
+        pipe: *mut doca_flow_pipe,
+        match_: *const doca_flow_match_v1,
+        hash: *mut u32,
     ) -> doca_error_t;
 }
 unsafe extern "C" {
@@ -4013,34 +6483,23 @@ unsafe extern "C" {
     ) -> doca_error_t;
 }
 unsafe extern "C" {
+    pub fn doca_flow_pipe_cfg_set_match_v1(
+        cfg: *mut doca_flow_pipe_cfg,
+        match_: *const doca_flow_match_v1,
+        match_mask: *const doca_flow_match_v1,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
     pub fn doca_flow_pipe_cfg_set_monitor_v1(
         cfg: *mut doca_flow_pipe_cfg,
         monitor: *const doca_flow_monitor_v1,
     ) -> doca_error_t;
 }
 unsafe extern "C" {
-    pub fn doca_flow_pipe_create_v1(
-        cfg: *const doca_flow_pipe_cfg,
-        fwd: *const doca_flow_fwd_v1,
-        fwd_miss: *const doca_flow_fwd_v1,
-        pipe: *mut *mut doca_flow_pipe,
-    ) -> doca_error_t;
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_destroy(pipe: *mut doca_flow_pipe);
-}
-unsafe extern "C" {
-    pub fn doca_flow_pipe_basic_add_entry_v1(
-        pipe_queue: u16,
-        pipe: *mut doca_flow_pipe,
-        match_: *const doca_flow_match_v1,
-        action_idx: u8,
-        actions: *const doca_flow_actions_v1,
-        monitor: *const doca_flow_monitor_v1,
-        fwd: *const doca_flow_fwd_v1,
-        flags: u32,
-        usr_ctx: *mut core::ffi::c_void,
-        entry: *mut *mut doca_flow_pipe_entry,
+    pub fn doca_flow_pipe_cfg_set_ordered_lists_v1(
+        cfg: *mut doca_flow_pipe_cfg,
+        ordered_lists: *const *mut doca_flow_ordered_list_v1,
+        nr_ordered_lists: usize,
     ) -> doca_error_t;
 }
 unsafe extern "C" {
@@ -4061,30 +6520,127 @@ unsafe extern "C" {
     ) -> doca_error_t;
 }
 unsafe extern "C" {
-    pub fn doca_flow_entries_process(
-        port: *mut doca_flow_port,
-        pipe_queue: u16,
-        timeout: u64,
-        max_processed_entries: u32,
+    pub fn doca_flow_pipe_create_v1(
+        cfg: *const doca_flow_pipe_cfg,
+        fwd: *const doca_flow_fwd_v1,
+        fwd_miss: *const doca_flow_fwd_v1,
+        pipe: *mut *mut doca_flow_pipe,
     ) -> doca_error_t;
 }
 unsafe extern "C" {
-    pub fn doca_flow_pipe_remove_entry(
+    pub fn doca_flow_pipe_hash_add_entry_v1(
         pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        entry_index: u32,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        monitor: *const doca_flow_monitor_v1,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        usr_ctx: *mut core::ffi::c_void,
+        entry: *mut *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_lpm_add_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        match_: *const doca_flow_match_v1,
+        match_mask: *const doca_flow_match_v1,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        monitor: *const doca_flow_monitor_v1,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        usr_ctx: *mut core::ffi::c_void,
+        entry: *mut *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_lpm_update_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        action_idx: u8,
+        actions: *const doca_flow_actions_v1,
+        monitor: *const doca_flow_monitor_v1,
+        fwd: *const doca_flow_fwd_v1,
         flags: u32,
         entry: *mut doca_flow_pipe_entry,
     ) -> doca_error_t;
 }
 unsafe extern "C" {
+    pub fn doca_flow_pipe_ordered_list_add_entry_v1(
+        pipe_queue: u16,
+        pipe: *mut doca_flow_pipe,
+        idx: u32,
+        ordered_list: *const doca_flow_ordered_list_v1,
+        fwd: *const doca_flow_fwd_v1,
+        flags: u32,
+        user_ctx: *mut core::ffi::c_void,
+        entry: *mut *mut doca_flow_pipe_entry,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_pipe_update_miss_v1(
+        pipe: *mut doca_flow_pipe,
+        fwd_miss: *const doca_flow_fwd_v1,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_calc_entropy_v1(
+        port: *mut doca_flow_port,
+        header: *mut doca_flow_entropy_format_v1,
+        entropy: *mut u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_query_default_miss_v1(
+        port: *mut doca_flow_port,
+        data: *mut doca_flow_resource_query_v1,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_shared_resource_set_cfg_v1(
+        port: *mut doca_flow_port,
+        type_: doca_flow_shared_resource_type,
+        shared_resource_id: u32,
+        cfg: *mut doca_flow_shared_resource_cfg_v1,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_port_shared_resources_query_v1(
+        port: *mut doca_flow_port,
+        type_: doca_flow_shared_resource_type,
+        res_array: *mut u32,
+        data_array: *mut doca_flow_resource_query_v1,
+        array_len: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
     pub fn doca_flow_resource_query_entry_v1(
         entry: *mut doca_flow_pipe_entry,
-        query_stats: *mut doca_flow_resource_query_v1,
+        data: *mut doca_flow_resource_query_v1,
     ) -> doca_error_t;
 }
 unsafe extern "C" {
     pub fn doca_flow_resource_query_pipe_miss_v1(
         pipe: *mut doca_flow_pipe,
-        query_stats: *mut doca_flow_resource_query_v1,
+        data: *mut doca_flow_resource_query_v1,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_shared_resource_set_cfg_v1(
+        type_: doca_flow_shared_resource_type,
+        id: u32,
+        cfg: *mut doca_flow_shared_resource_cfg_v1,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_flow_shared_resources_query_v1(
+        type_: doca_flow_shared_resource_type,
+        res_array: *mut u32,
+        data_array: *mut doca_flow_resource_query_v1,
+        array_len: u32,
     ) -> doca_error_t;
 }
 pub type ucs_cpu_mask_t = core::ffi::c_ulong;
