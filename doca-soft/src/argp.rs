@@ -481,14 +481,15 @@ impl Param {
 }
 
 /// `doca_argp_init`: the process-wide parser for `program`; BAD_STATE when one exists.
-/// `config` is only passed back to the callbacks.
-pub(crate) fn init(program: &str, config: *mut c_void) -> DocaResult<()> {
+/// `config` is only passed back to the callbacks. Without a name, `doca_argp_start` takes
+/// it from `argv[0]`.
+pub(crate) fn init(program: Option<&str>, config: *mut c_void) -> DocaResult<()> {
     let mut g = global();
     if g.is_some() {
         return Err(DocaError::BAD_STATE);
     }
     *g = Some(Global {
-        argp: Argp::new(program),
+        argp: Argp::new(program.unwrap_or("")),
         config: config as usize,
     });
     Ok(())
@@ -545,13 +546,17 @@ pub(crate) fn usage() -> Option<String> {
 }
 
 /// `doca_argp_start`: parses `args` (without the program name), then runs the callbacks.
+/// `argv0` names the program in the usage when `doca_argp_init` was given no name.
 /// `-h` and `-v` print (or call the version callback) and exit the process with 0, as in
 /// DOCA; a parse error prints the usage to stderr and is INVALID_VALUE.
-pub(crate) fn start(args: &[String]) -> DocaResult<()> {
+pub(crate) fn start(argv0: Option<&str>, args: &[String]) -> DocaResult<()> {
     // Parse under the lock, run callbacks without it (they may call argp functions).
     let (outcome, config, version_cb) = {
-        let g = global();
-        let g = g.as_ref().ok_or(DocaError::BAD_STATE)?;
+        let mut g = global();
+        let g = g.as_mut().ok_or(DocaError::BAD_STATE)?;
+        if g.argp.program.is_empty() {
+            g.argp.program = argv0.unwrap_or("").to_owned();
+        }
         match g.argp.parse(args) {
             Ok(o) => (o, g.config, g.argp.version_cb),
             Err(msg) => {

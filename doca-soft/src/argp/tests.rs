@@ -320,5 +320,23 @@ fn c_api_round_trip() {
             doca_argp_start(1, argv.as_mut_ptr()),
             DocaError::BAD_STATE.0
         );
+
+        // DOCA 3.3: the program name is optional; the usage then names argv[0].
+        assert_eq!(
+            doca_argp_init(std::ptr::null(), (&mut cfg as *mut Cfg).cast()),
+            0
+        );
+        assert!(usage().unwrap().starts_with("Usage:  [DOCA Flags]"));
+        let named = [c"/opt/bin/recv", c"-x"];
+        let mut named: Vec<*mut c_char> = named.iter().map(|s| s.as_ptr() as *mut c_char).collect();
+        assert_eq!(
+            doca_argp_start(2, named.as_mut_ptr()),
+            DocaError::INVALID_VALUE.0,
+            "unknown flag"
+        );
+        assert!(usage()
+            .unwrap()
+            .starts_with("Usage: /opt/bin/recv [DOCA Flags] [Program Flags]"));
+        assert_eq!(doca_argp_destroy(), 0);
     }
 }

@@ -35,15 +35,20 @@ unsafe fn set(func: &'static str, param: *mut Param, f: impl FnOnce(&mut Param))
 }
 
 /// `doca_argp_init(program_name, program_config)`: BAD_STATE when already initialised;
-/// the config pointer is only passed back to the callbacks.
+/// the config pointer is only passed back to the callbacks. The name is optional (as in
+/// DOCA 3.3): with NULL the usage text takes it from `argv[0]` at `doca_argp_start`.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_init(
     program_name: *const c_char,
     program_config: *mut c_void,
 ) -> u32 {
     call("doca_argp_init", || {
-        // SAFETY: C API contract (null or NUL-terminated).
-        let name = unsafe { str_arg(program_name) }?;
+        let name = if program_name.is_null() {
+            None
+        } else {
+            // SAFETY: C API contract (NUL-terminated when not null).
+            Some(unsafe { str_arg(program_name) }?)
+        };
         argp::init(name, program_config)
     })
 }
@@ -220,6 +225,8 @@ pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) ->
         if argc > 0 {
             non_null(argv)?;
         }
+        // SAFETY: C API contract: argv holds argc entries, each null or NUL-terminated.
+        let argv0 = (argc > 0).then(|| unsafe { opt_string(*argv) }).flatten();
         let args: Vec<String> = (1..argc as usize)
             .map(|i| {
                 // SAFETY: C API contract: argv holds argc entries, each null or
@@ -227,6 +234,6 @@ pub unsafe extern "C" fn doca_argp_start(argc: c_int, argv: *mut *mut c_char) ->
                 unsafe { opt_string(*argv.add(i)) }.unwrap_or_default()
             })
             .collect();
-        argp::start(&args)
+        argp::start(argv0.as_deref(), &args)
     })
 }
