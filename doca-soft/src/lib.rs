@@ -212,6 +212,7 @@ pub(crate) mod error;
 pub(crate) mod eth;
 pub(crate) mod flow;
 pub(crate) mod gpu;
+pub(crate) mod mlx5;
 pub(crate) mod mmap;
 pub(crate) mod packet;
 pub(crate) mod port;
