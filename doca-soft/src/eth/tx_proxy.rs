@@ -21,7 +21,7 @@ use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
 use super::ring::{self, Doorbells, TxqHandle, NIC_HANDLER_CPU_PROXY, SOFT_QPN, TX_MAX_WQES};
 use crate::error::{DocaError, DocaResult};
-use crate::mlx5::wqe::{self, Parsed, WqeError};
+use crate::mlx5::wqe::{self, Kind, WqeError};
 use crate::mlx5::{self, cqe, cqe_opcode, syndrome, Cqe, Ctrl};
 use crate::packet::checksum;
 use std::collections::VecDeque;
@@ -201,7 +201,11 @@ const READ_BATCH: usize = 256;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Work {
     /// Frames: `frames` consecutive entries of `Pass::frames`.
-    Send { cs_flags: u8, first: usize, frames: usize },
+    Send {
+        cs_flags: u8,
+        first: usize,
+        frames: usize,
+    },
     /// Hold until this CLOCK_REALTIME (ns).
     Wait(u64),
     /// Nothing to send.
@@ -250,6 +254,8 @@ struct Pass {
     wqes: Vec<Staged>,
     frames: Vec<Frame>,
     inline: Vec<u8>,
+    /// The batch's data segments as the WQEs hold them.
+    dsegs: Vec<mlx5::DataSeg>,
     segs: Vec<FrameSeg>,
     /// The segments' bytes, and where each landed (or why it could not be read).
     bytes: Vec<u8>,
@@ -262,6 +268,7 @@ impl Pass {
         self.wqes.clear();
         self.frames.clear();
         self.inline.clear();
+        self.dsegs.clear();
         self.segs.clear();
         self.bytes.clear();
         self.got.clear();
@@ -392,22 +399,36 @@ impl TxProxy {
                 let (_, rest) = pass.raw.split_at_mut(k * wqe::WQE_BB);
                 self.ring.read_bb(idx + k as u64, &mut rest[..wqe::WQE_BB]);
             }
-            let work = match wqe::parse(&ctrl, &pass.raw) {
-                Ok(Parsed::Send { cs_flags, inline, segs }) => {
+            let seg0 = pass.dsegs.len();
+            let inl0 = pass.inline.len();
+            let work = match wqe::parse_into(&ctrl, &pass.raw, &mut pass.inline, &mut pass.dsegs) {
+                Ok(Kind::Send { cs_flags }) => {
                     let first = pass.frames.len();
-                    self.push_frame(pass, &inline, &segs);
-                    Work::Send { cs_flags, first, frames: 1 }
-                }
-                Ok(Parsed::MultiPacket { cs_flags, pkts }) => {
-                    let first = pass.frames.len();
-                    for p in &pkts {
-                        self.push_frame(pass, &[], std::slice::from_ref(p));
+                    self.push_frame(pass, inl0, seg0, pass.dsegs.len());
+                    Work::Send {
+                        cs_flags,
+                        first,
+                        frames: 1,
                     }
-                    Work::Send { cs_flags, first, frames: pkts.len() }
                 }
-                Ok(Parsed::WaitOnTime(t)) => Work::Wait(mlx5::sec_ns_to_time(t)),
-                Ok(Parsed::Nop) => Work::Nop,
-                Err(WqeError::Unsupported(_) | WqeError::Malformed) => Work::Fail(syndrome::LOCAL_QP_OP_ERR),
+                Ok(Kind::MultiPacket { cs_flags }) => {
+                    let first = pass.frames.len();
+                    let end = pass.dsegs.len();
+                    let no_inline = pass.inline.len();
+                    for k in seg0..end {
+                        self.push_frame(pass, no_inline, k, k + 1);
+                    }
+                    Work::Send {
+                        cs_flags,
+                        first,
+                        frames: end - seg0,
+                    }
+                }
+                Ok(Kind::WaitOnTime(t)) => Work::Wait(mlx5::sec_ns_to_time(t)),
+                Ok(Kind::Nop) => Work::Nop,
+                Err(WqeError::Unsupported(_) | WqeError::Malformed) => {
+                    Work::Fail(syndrome::LOCAL_QP_OP_ERR)
+                }
             };
             pass.wqes.push(Staged {
                 idx,
@@ -417,22 +438,25 @@ impl TxProxy {
             });
             idx += u64::from(bbs);
         }
-        self.src.read_many(&pass.segs, &mut pass.bytes, &mut pass.got);
+        self.src
+            .read_many(&pass.segs, &mut pass.bytes, &mut pass.got);
     }
 
-    fn push_frame(&self, pass: &mut Pass, inline: &[u8], segs: &[mlx5::DataSeg]) {
-        let start = pass.inline.len();
-        pass.inline.extend_from_slice(inline);
+    /// Adds a frame made of inline bytes `pass.inline[inl0..]` and data segments
+    /// `pass.dsegs[s0..s1]`.
+    fn push_frame(&self, pass: &mut Pass, inl0: usize, s0: usize, s1: usize) {
         let first = pass.segs.len();
-        pass.segs.extend(segs.iter().map(|d| FrameSeg {
-            addr: d.addr,
-            mkey_be: d.lkey_raw,
-            len: d.byte_count as usize,
-        }));
+        for d in &pass.dsegs[s0..s1] {
+            pass.segs.push(FrameSeg {
+                addr: d.addr,
+                mkey_be: d.lkey_raw,
+                len: d.byte_count as usize,
+            });
+        }
         pass.frames.push(Frame {
-            inline: start..pass.inline.len(),
+            inline: inl0..pass.inline.len(),
             first,
-            n: segs.len(),
+            n: s1 - s0,
         });
     }
 
@@ -454,7 +478,11 @@ impl TxProxy {
                 }
                 0
             }
-            Work::Send { cs_flags, first, frames } => {
+            Work::Send {
+                cs_flags,
+                first,
+                frames,
+            } => {
                 let mut status = 0;
                 for f in first..first + frames {
                     match self.send_one(f, cs_flags, pass) {
@@ -525,7 +553,11 @@ impl TxProxy {
         if self.ring.h().completion_on_gpu != 0 {
             let n = pass.cq_pi;
             let c = Cqe {
-                opcode: if syn == 0 { cqe_opcode::REQ } else { cqe_opcode::REQ_ERR },
+                opcode: if syn == 0 {
+                    cqe_opcode::REQ
+                } else {
+                    cqe_opcode::REQ_ERR
+                },
                 owner: cqe::owner_of(n, self.ring.wqe_num),
                 byte_cnt: bytes,
                 timestamp: mlx5::time_to_sec_ns(ts),

@@ -71,7 +71,8 @@ impl Cqe {
             owner: op_own & 1,
             byte_cnt: u32::from_be_bytes(b[BYTE_CNT..BYTE_CNT + 4].try_into().unwrap()),
             timestamp: u64::from_be_bytes(b[TIMESTAMP..TIMESTAMP + 8].try_into().unwrap()),
-            qpn: u32::from_be_bytes(b[SOP_DROP_QPN..SOP_DROP_QPN + 4].try_into().unwrap()) & 0xff_ffff,
+            qpn: u32::from_be_bytes(b[SOP_DROP_QPN..SOP_DROP_QPN + 4].try_into().unwrap())
+                & 0xff_ffff,
             wqe_counter: u16::from_be_bytes([b[WQE_COUNTER], b[WQE_COUNTER + 1]]),
             syndrome: if is_error(opcode) { b[SYNDROME] } else { 0 },
         }

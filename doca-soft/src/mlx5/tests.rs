@@ -33,7 +33,11 @@ fn send_wqe_bytes_and_parse() {
     assert_eq!(&w[4..8], &[0, 0, 5, 3]);
     assert_eq!(w[20], 0xc0, "cs_flags at byte 4 of the Ethernet segment");
     assert_eq!(&w[32..36], &[0, 0, 0, 60]);
-    assert_eq!(&w[36..40], &[0x11, 0x22, 0x33, 0x44], "key stored as given (big-endian)");
+    assert_eq!(
+        &w[36..40],
+        &[0x11, 0x22, 0x33, 0x44],
+        "key stored as given (big-endian)"
+    );
     assert_eq!(&w[40..48], &[0, 0, 0x7f, 0, 0, 0, 0x10, 0]);
     let c = Ctrl::decode(&w);
     assert_eq!(
@@ -50,17 +54,33 @@ fn send_wqe_bytes_and_parse() {
 fn inline_header_is_taken_before_the_data_segments() {
     // 18 inline bytes: 2 in the Ethernet segment, 16 in one more segment, then a data seg.
     let hdr: Vec<u8> = (0u8..18).collect();
-    let seg = DataSeg { byte_count: 4, lkey_raw: 0, addr: 0x1000 };
+    let seg = DataSeg {
+        byte_count: 4,
+        lkey_raw: 0,
+        addr: 0x1000,
+    };
     let mut w = vec![0u8; 64];
-    let c = Ctrl { opcode: opcode::SEND, ds: 4, ..Ctrl::default() };
+    let c = Ctrl {
+        opcode: opcode::SEND,
+        ds: 4,
+        ..Ctrl::default()
+    };
     w[0..16].copy_from_slice(&c.encode());
-    let eth = EthSeg { inline_hdr_sz: 18, inline_hdr_start: [0, 1], ..EthSeg::default() };
+    let eth = EthSeg {
+        inline_hdr_sz: 18,
+        inline_hdr_start: [0, 1],
+        ..EthSeg::default()
+    };
     w[16..32].copy_from_slice(&eth.encode());
     w[32..48].copy_from_slice(&hdr[2..18]);
     w[48..64].copy_from_slice(&seg.encode());
     assert_eq!(
         parse(&c, &w).unwrap(),
-        Parsed::Send { cs_flags: 0, inline: hdr, segs: vec![seg] }
+        Parsed::Send {
+            cs_flags: 0,
+            inline: hdr,
+            segs: vec![seg]
+        }
     );
 }
 
@@ -74,7 +94,11 @@ fn wait_on_time_and_empw_and_errors() {
     assert_eq!(sec_ns_to_time(t), 1_700_000_000_123_456_789);
 
     let pkts: Vec<DataSeg> = (0..5)
-        .map(|k| DataSeg { byte_count: 64 + k, lkey_raw: 1, addr: 0x1000 * u64::from(k) })
+        .map(|k| DataSeg {
+            byte_count: 64 + k,
+            lkey_raw: 1,
+            addr: 0x1000 * u64::from(k),
+        })
         .collect();
     let e = wqe::empw_wqe(3, 5, 0, true, &pkts);
     assert_eq!(e.len(), 128, "DS 7 takes two blocks");
@@ -85,14 +109,34 @@ fn wait_on_time_and_empw_and_errors() {
         Parsed::MultiPacket { cs_flags: 0, pkts }
     );
 
-    let bad = Ctrl { opcode: 0x08, ds: 3, ..Ctrl::default() };
+    let bad = Ctrl {
+        opcode: 0x08,
+        ds: 3,
+        ..Ctrl::default()
+    };
     assert_eq!(parse(&bad, &[0u8; 64]), Err(WqeError::Unsupported(0x08)));
-    let short = Ctrl { opcode: opcode::SEND, ds: 1, ..Ctrl::default() };
+    let short = Ctrl {
+        opcode: opcode::SEND,
+        ds: 1,
+        ..Ctrl::default()
+    };
     assert_eq!(parse(&short, &[0u8; 64]), Err(WqeError::Malformed));
-    let empty = Ctrl { opcode: opcode::SEND, ds: 2, ..Ctrl::default() };
+    let empty = Ctrl {
+        opcode: opcode::SEND,
+        ds: 2,
+        ..Ctrl::default()
+    };
     assert_eq!(parse(&empty, &[0u8; 64]), Err(WqeError::Malformed));
-    let wait_other = Ctrl { opcode: opcode::WAIT, opmod: 0, ds: 2, ..Ctrl::default() };
-    assert_eq!(parse(&wait_other, &[0u8; 64]), Err(WqeError::Unsupported(0x0f)));
+    let wait_other = Ctrl {
+        opcode: opcode::WAIT,
+        opmod: 0,
+        ds: 2,
+        ..Ctrl::default()
+    };
+    assert_eq!(
+        parse(&wait_other, &[0u8; 64]),
+        Err(WqeError::Unsupported(0x0f))
+    );
 }
 
 #[test]
@@ -114,7 +158,11 @@ fn cqe_bytes_owner_and_presence() {
     assert_eq!(b[63], 0x21);
     assert_eq!(Cqe::decode(&b), c);
 
-    let err = Cqe { opcode: cqe_opcode::REQ_ERR, syndrome: syndrome::LOCAL_LENGTH_ERR, ..Cqe::default() };
+    let err = Cqe {
+        opcode: cqe_opcode::REQ_ERR,
+        syndrome: syndrome::LOCAL_LENGTH_ERR,
+        ..Cqe::default()
+    };
     let eb = err.encode();
     assert_eq!(eb[55], 0x01);
     assert_eq!(eb[63], 0xd0);
@@ -136,7 +184,13 @@ fn cqe_write_publishes_op_own_last_and_read_round_trips() {
     // SAFETY: the vector holds 4 slots.
     unsafe { cqe::init_ring(ring.as_mut_ptr(), 4) };
     assert!(ring.chunks(64).all(|s| s[63] == 0xf1));
-    let c = Cqe { opcode: 0, owner: 1, byte_cnt: 9, wqe_counter: 6, ..Cqe::default() };
+    let c = Cqe {
+        opcode: 0,
+        owner: 1,
+        byte_cnt: 9,
+        wqe_counter: 6,
+        ..Cqe::default()
+    };
     // SAFETY: slot 2 of the ring.
     unsafe { cqe::write(ring.as_mut_ptr().add(128), &c) };
     // SAFETY: as above.

@@ -48,7 +48,9 @@ impl Ctrl {
     /// The 16 bytes.
     pub fn encode(&self) -> [u8; SEG] {
         let mut b = [0u8; SEG];
-        let w0 = (u32::from(self.opmod) << 24) | (u32::from(self.wqe_index) << 8) | u32::from(self.opcode);
+        let w0 = (u32::from(self.opmod) << 24)
+            | (u32::from(self.wqe_index) << 8)
+            | u32::from(self.opcode);
         let w1 = (self.qpn << 8) | u32::from(self.ds & 0x3f);
         b[0..4].copy_from_slice(&w0.to_be_bytes());
         b[4..8].copy_from_slice(&w1.to_be_bytes());
@@ -160,8 +162,17 @@ pub fn wait_seg(sec_ns: u64) -> [u8; SEG] {
 
 /// One-block send WQE: control (DS 2 + segments), Ethernet segment with `cs_flags`, then
 /// one or two data segments (more do not fit one block).
-pub fn send_wqe(wqe_index: u16, qpn: u32, cs_flags: u8, notify: bool, segs: &[DataSeg]) -> [u8; WQE_BB] {
-    assert!((1..=2).contains(&segs.len()), "a one-block send holds 1 or 2 data segments");
+pub fn send_wqe(
+    wqe_index: u16,
+    qpn: u32,
+    cs_flags: u8,
+    notify: bool,
+    segs: &[DataSeg],
+) -> [u8; WQE_BB] {
+    assert!(
+        (1..=2).contains(&segs.len()),
+        "a one-block send holds 1 or 2 data segments"
+    );
     let mut w = [0u8; WQE_BB];
     let ctrl = Ctrl {
         opcode: opcode::SEND,
@@ -172,7 +183,13 @@ pub fn send_wqe(wqe_index: u16, qpn: u32, cs_flags: u8, notify: bool, segs: &[Da
         ..Ctrl::default()
     };
     w[0..16].copy_from_slice(&ctrl.encode());
-    w[16..32].copy_from_slice(&EthSeg { cs_flags, ..EthSeg::default() }.encode());
+    w[16..32].copy_from_slice(
+        &EthSeg {
+            cs_flags,
+            ..EthSeg::default()
+        }
+        .encode(),
+    );
     for (k, s) in segs.iter().enumerate() {
         w[32 + 16 * k..48 + 16 * k].copy_from_slice(&s.encode());
     }
@@ -212,7 +229,13 @@ pub fn empw_wqe(wqe_index: u16, qpn: u32, cs_flags: u8, notify: bool, pkts: &[Da
         ..Ctrl::default()
     };
     w[0..16].copy_from_slice(&ctrl.encode());
-    w[16..32].copy_from_slice(&EthSeg { cs_flags, ..EthSeg::default() }.encode());
+    w[16..32].copy_from_slice(
+        &EthSeg {
+            cs_flags,
+            ..EthSeg::default()
+        }
+        .encode(),
+    );
     for (k, s) in pkts.iter().enumerate() {
         w[32 + 16 * k..48 + 16 * k].copy_from_slice(&s.encode());
     }
@@ -253,19 +276,46 @@ pub enum WqeError {
     Malformed,
 }
 
-/// Parses a send WQE from its bytes (`bytes.len() >= ctrl.ds * 16`).
-pub fn parse(ctrl: &Ctrl, bytes: &[u8]) -> Result<Parsed, WqeError> {
+/// What kind of work a WQE is, its segments left in the caller's buffers
+/// ([`parse_into`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// One frame: the inline bytes, then the data segments' bytes.
+    Send {
+        /// Checksum flags.
+        cs_flags: u8,
+    },
+    /// One frame per data segment.
+    MultiPacket {
+        /// Checksum flags.
+        cs_flags: u8,
+    },
+    /// Hold until this time (host-order sec << 32 | ns).
+    WaitOnTime(u64),
+    /// Nothing to send.
+    Nop,
+}
+
+/// Parses a send WQE from its bytes (`bytes.len() >= ctrl.ds * 16`) without allocating:
+/// inline header bytes are appended to `inline`, data segments to `segs` (both only for
+/// [`Kind::Send`] / [`Kind::MultiPacket`]; on error nothing is appended).
+pub fn parse_into(
+    ctrl: &Ctrl,
+    bytes: &[u8],
+    inline: &mut Vec<u8>,
+    segs: &mut Vec<DataSeg>,
+) -> Result<Kind, WqeError> {
     let ds = usize::from(ctrl.ds);
     if ds == 0 || bytes.len() < ds * SEG {
         return Err(WqeError::Malformed);
     }
     match ctrl.opcode {
-        opcode::NOP | opcode::DUMP => Ok(Parsed::Nop),
+        opcode::NOP | opcode::DUMP => Ok(Kind::Nop),
         opcode::WAIT if ctrl.opmod == OPMOD_WAIT_ON_TIME => {
             if ds < 2 {
                 return Err(WqeError::Malformed);
             }
-            Ok(Parsed::WaitOnTime(wait_seg_time(&bytes[SEG..2 * SEG])))
+            Ok(Kind::WaitOnTime(wait_seg_time(&bytes[SEG..2 * SEG])))
         }
         opcode::SEND | opcode::ENHANCED_MPSW => {
             if ds < 2 {
@@ -274,30 +324,50 @@ pub fn parse(ctrl: &Ctrl, bytes: &[u8]) -> Result<Parsed, WqeError> {
             let eth = EthSeg::decode(&bytes[SEG..2 * SEG]);
             let ihs = usize::from(eth.inline_hdr_sz);
             // Inline header: 2 bytes in the Ethernet segment, the rest in whole segments.
-            let extra = ihs.saturating_sub(2).div_ceil(SEG);
-            let first_data = 2 + extra;
+            let first_data = 2 + ihs.saturating_sub(2).div_ceil(SEG);
             if first_data > ds {
                 return Err(WqeError::Malformed);
             }
-            let segs: Vec<DataSeg> = (first_data..ds)
-                .map(|k| DataSeg::decode(&bytes[k * SEG..(k + 1) * SEG]))
-                .collect();
-            if ctrl.opcode == opcode::ENHANCED_MPSW {
-                if ihs != 0 || segs.is_empty() {
-                    return Err(WqeError::Malformed);
-                }
-                return Ok(Parsed::MultiPacket { cs_flags: eth.cs_flags, pkts: segs });
+            let multi = ctrl.opcode == opcode::ENHANCED_MPSW;
+            if multi && (ihs != 0 || first_data == ds) {
+                return Err(WqeError::Malformed);
             }
-            let mut inline = Vec::with_capacity(ihs);
+            if !multi && ihs == 0 && first_data == ds {
+                return Err(WqeError::Malformed);
+            }
             inline.extend_from_slice(&eth.inline_hdr_start[..ihs.min(2)]);
             if ihs > 2 {
                 inline.extend_from_slice(&bytes[2 * SEG..2 * SEG + ihs - 2]);
             }
-            if inline.is_empty() && segs.is_empty() {
-                return Err(WqeError::Malformed);
-            }
-            Ok(Parsed::Send { cs_flags: eth.cs_flags, inline, segs })
+            segs.extend((first_data..ds).map(|k| DataSeg::decode(&bytes[k * SEG..(k + 1) * SEG])));
+            Ok(if multi {
+                Kind::MultiPacket {
+                    cs_flags: eth.cs_flags,
+                }
+            } else {
+                Kind::Send {
+                    cs_flags: eth.cs_flags,
+                }
+            })
         }
         other => Err(WqeError::Unsupported(other)),
     }
+}
+
+/// Parses a send WQE from its bytes (`bytes.len() >= ctrl.ds * 16`).
+pub fn parse(ctrl: &Ctrl, bytes: &[u8]) -> Result<Parsed, WqeError> {
+    let (mut inline, mut segs) = (Vec::new(), Vec::new());
+    Ok(match parse_into(ctrl, bytes, &mut inline, &mut segs)? {
+        Kind::Send { cs_flags } => Parsed::Send {
+            cs_flags,
+            inline,
+            segs,
+        },
+        Kind::MultiPacket { cs_flags } => Parsed::MultiPacket {
+            cs_flags,
+            pkts: segs,
+        },
+        Kind::WaitOnTime(t) => Parsed::WaitOnTime(t),
+        Kind::Nop => Parsed::Nop,
+    })
 }

@@ -85,7 +85,11 @@ impl CpuRxq {
         let (first, n, ci) = self.wait(max_rx_pkts, timeout_ns);
         for k in 0..n {
             let c = self.cqe_at(ci + u64::from(k));
-            f(k, Self::attr(&c), self.pkt(first + u64::from(k), c.byte_cnt));
+            f(
+                k,
+                Self::attr(&c),
+                self.pkt(first + u64::from(k), c.byte_cnt),
+            );
         }
         self.release(ci, n);
         n
@@ -104,8 +108,14 @@ impl CpuRxq {
         unsafe {
             let pi = (*h).wqe_pi + u64::from(n);
             (*h).wqe_pi = pi;
-            ring::store_word((*h).cq_db_rec as *mut u64, u64::from(((next & 0xff_ffff) as u32).to_be()));
-            ring::store_word((*h).wqe_db_rec as *mut u64, u64::from(((pi & 0xffff) as u32).to_be()));
+            ring::store_word(
+                (*h).cq_db_rec as *mut u64,
+                u64::from(((next & 0xff_ffff) as u32).to_be()),
+            );
+            ring::store_word(
+                (*h).wqe_db_rec as *mut u64,
+                u64::from(((pi & 0xffff) as u32).to_be()),
+            );
             ring::store_word(&mut (*h).cqe_ci, next);
         }
     }

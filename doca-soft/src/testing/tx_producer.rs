@@ -41,7 +41,8 @@ impl CpuTxq {
     /// Reserves `n` consecutive WQE slots, waiting for the proxy to free space.
     fn reserve(&self, n: u64) -> u64 {
         // SAFETY: the handle is live; counters are accessed atomically.
-        let start = unsafe { ring::word(&mut (*self.h).sq_rsvd_index) }.fetch_add(n, Ordering::AcqRel);
+        let start =
+            unsafe { ring::word(&mut (*self.h).sq_rsvd_index) }.fetch_add(n, Ordering::AcqRel);
         let num = u64::from(self.cfg().sq_wqe_num);
         let ci = self.cfg().cpu_proxy_ci as *mut u64;
         // SAFETY: as above.
@@ -95,7 +96,13 @@ impl CpuTxq {
     pub fn send(&self, addr: u64, mkey_be: u32, size: u32, notify: bool) -> u64 {
         let idx = self.reserve(1);
         let c = self.cfg();
-        let w = wqe::send_wqe(idx as u16, c.sq_num, c.cs_flags, notify, &[Self::seg(addr, mkey_be, size)]);
+        let w = wqe::send_wqe(
+            idx as u16,
+            c.sq_num,
+            c.cs_flags,
+            notify,
+            &[Self::seg(addr, mkey_be, size)],
+        );
         self.write(idx, &w);
         self.mark_ready_and_submit(idx, 1);
         idx
@@ -104,12 +111,25 @@ impl CpuTxq {
     /// `txq_wait_send` (thread scope): a wait-on-time WQE (`wait_on_time` as
     /// `calculate_timestamp` gives it: BE64 of `seconds << 32 | nanoseconds`), then the
     /// send; returns the send's ticket.
-    pub fn wait_send(&self, wait_on_time: u64, addr: u64, mkey_be: u32, size: u32, notify: bool) -> u64 {
+    pub fn wait_send(
+        &self,
+        wait_on_time: u64,
+        addr: u64,
+        mkey_be: u32,
+        size: u32,
+        notify: bool,
+    ) -> u64 {
         let idx = self.reserve(2);
         let c = self.cfg();
         let w = wqe::wait_wqe(idx as u16, c.sq_num, u64::from_be(wait_on_time), false);
         self.write(idx, &w);
-        let s = wqe::send_wqe((idx + 1) as u16, c.sq_num, c.cs_flags, notify, &[Self::seg(addr, mkey_be, size)]);
+        let s = wqe::send_wqe(
+            (idx + 1) as u16,
+            c.sq_num,
+            c.cs_flags,
+            notify,
+            &[Self::seg(addr, mkey_be, size)],
+        );
         self.write(idx + 1, &s);
         self.mark_ready_and_submit(idx, 2);
         idx + 1
