@@ -151,8 +151,8 @@
 //!   counts with drops split by reason ([`capi::doca_soft_port::doca_soft_port_get_counters`]).
 //! * `doca_soft_queue.h`: `doca_soft_eth_rxq_get_counters` and
 //!   `doca_soft_eth_txq_get_counters`, per-queue counters.
-//! * `doca_soft_ring.h`: the memory layout of the Ethernet queue rings shared by the CPU
-//!   proxies and the GPU device functions.
+//! * `doca_soft_ring.h`: the cache-line counter doca-soft's own rings share (the GPU DMA
+//!   ring). The Ethernet rings are DOCA 3.3's mlx5 rings (see "Ethernet ring formats").
 //! * `doca_devinfo_is_equal_pci_addr` also matches interface and ibdev names, so sample
 //!   command lines such as `-n lo` work.
 //!
