@@ -141,12 +141,15 @@ __device__ static inline void doca_priv_gpu_dev_eth_rxq_release(struct doca_gpu_
 {
 	if (n == 0)
 		return;
-	/* The proxy reads the 64-bit consumer index (the doorbell records carry 16/24 bits). */
+	/* The proxy reads the 64-bit consumer index (the doorbell records carry 16/24 bits,
+	 * written as 3.3 writes them; no fence of their own: the release store orders them). */
 	doca_priv_gpu_dev_eth_store_release_sys(&rxq->cqe_ci, ci + n);
-	doca_gpu_dev_eth_rxq_submit_cq_dbr<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE,
-					   DOCA_GPUNETIO_ETH_SYNC_SCOPE_SYS>(rxq, ci + n);
-	doca_gpu_dev_eth_rxq_submit_dbr<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE,
-					DOCA_GPUNETIO_ETH_SYNC_SCOPE_SYS>(rxq, rxq->wqe_pi + n);
+	const uint64_t pi = rxq->wqe_pi + n;
+	rxq->wqe_pi = pi;
+	doca_priv_gpu_dev_eth_store_relaxed_sys_u32((uint32_t *)rxq->cq_db_rec,
+						    (uint32_t)doca_gpu_dev_eth_prepare_cq_dbr((uint32_t)(ci + n)));
+	doca_priv_gpu_dev_eth_store_relaxed_sys_u32((uint32_t *)rxq->wqe_db_rec,
+						    (uint32_t)doca_gpu_dev_eth_prepare_dbr((uint32_t)pi));
 }
 
 /**

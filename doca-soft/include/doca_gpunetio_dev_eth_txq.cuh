@@ -257,8 +257,9 @@ __device__ static inline void doca_gpu_dev_eth_txq_mark_wqes_ready(struct doca_g
 								    uint64_t from_idx,
 								    uint64_t to_idx)
 {
-	/* The proxy is a CPU thread: WQE writes reach system scope before they are published. */
-	__threadfence_system();
+	/* Release at GPU scope (other producers read sq_ready_index); the submission that
+	 * follows fences at system scope before the proxy learns of these WQEs. */
+	__threadfence();
 	if constexpr (sharing == DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE) {
 		txq->sq_ready_index = to_idx + 1;
 	} else {

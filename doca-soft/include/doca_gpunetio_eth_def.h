@@ -8,7 +8,8 @@
  *
  * Valid C (host programs include it) and C++/CUDA. Includes what DOCA 3.3's includes:
  * <stdio.h>, <stdint.h> and rdma-core's <infiniband/mlx5dv.h> (through doca_soft_mlx5.h:
- * the installed header, or doca-soft's compat subset where rdma-core is absent).
+ * the installed header, or doca-soft's compat subset where rdma-core is absent), plus
+ * <inttypes.h>, which 3.3 programs get through rdma-core's header.
  */
 #ifndef DOCA_GPUNETIO_ETH_DEF_H_
 #define DOCA_GPUNETIO_ETH_DEF_H_
@@ -17,6 +18,9 @@
 #include <stdint.h>
 
 #include "doca_soft_mlx5.h"
+/* 3.3 programs get the format macros (PRIu64, ...) through rdma-core's header here; not
+ * every rdma-core's mlx5dv.h includes <inttypes.h>, so doca-soft includes it itself. */
+#include <inttypes.h>
 
 #ifdef __cplusplus
 extern "C" {

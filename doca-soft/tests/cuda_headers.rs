@@ -774,8 +774,10 @@ fn queue_c_headers_compile_alone_in_c_and_cpp() {
 }
 
 /// `doca_gpunetio_eth_def.h` includes what DOCA 3.3's does (<stdio.h>, <stdint.h>,
-/// rdma-core's <infiniband/mlx5dv.h> through doca_soft_mlx5.h), no doca-soft header;
-/// a program that includes only it gets `struct mlx5_cqe64`, `__be32`, `bool` and `FILE`.
+/// rdma-core's <infiniband/mlx5dv.h> through doca_soft_mlx5.h, and <inttypes.h>, which 3.3
+/// programs get through rdma-core's header but not every rdma-core includes), no doca-soft
+/// header; a program that includes only it gets `struct mlx5_cqe64`, `__be32`, `bool`,
+/// `PRIu64` and `FILE`.
 #[test]
 fn eth_def_includes_what_3_3_includes() {
     let text = std::fs::read_to_string(include_dir().join("doca_gpunetio_eth_def.h")).unwrap();
@@ -784,7 +786,15 @@ fn eth_def_includes_what_3_3_includes() {
         .filter_map(|l| l.trim().strip_prefix("#include"))
         .map(str::trim)
         .collect();
-    assert_eq!(incs, ["<stdio.h>", "<stdint.h>", "\"doca_soft_mlx5.h\""]);
+    assert_eq!(
+        incs,
+        [
+            "<stdio.h>",
+            "<stdint.h>",
+            "\"doca_soft_mlx5.h\"",
+            "<inttypes.h>"
+        ]
+    );
     let dir = tempfile::tempdir().unwrap();
     for force in [false, true] {
         let src = dir.path().join("t.c");
@@ -793,7 +803,7 @@ fn eth_def_includes_what_3_3_includes() {
             format!(
                 "{}#include <doca_gpunetio_eth_def.h>\n\
                  int f(FILE *o, struct mlx5_cqe64 *c) {{ bool b = c->op_own != 0; __be32 n = c->byte_cnt; \
-                 return fprintf(o, \"%u %d\", (unsigned)n, (int)b); }}\n",
+                 return fprintf(o, \"%\" PRIu64 \" %d\", (uint64_t)n, (int)b); }}\n",
                 if force { "#define DOCA_SOFT_FORCE_COMPAT_MLX5 1\n" } else { "" }
             ),
         )

@@ -38,8 +38,9 @@ struct Staging {
     /// Bytes of the staged run: `run_len` slots of `max_pkt` bytes (device buffers).
     run: Vec<u8>,
     run_len: u32,
-    /// Completions of staged frames, written at flush (after their bytes are in place).
-    pending: Vec<(u64, Cqe)>,
+    /// Completions below this index are published (op_own written); those from here to
+    /// `next` have their bodies written and are published at flush.
+    published: u64,
 }
 
 /// An RX queue's ring and its producer state.
@@ -146,7 +147,7 @@ impl RxRing {
                 run_first_slot: 0,
                 run: Vec::new(),
                 run_len: 0,
-                pending: Vec::new(),
+                published: 0,
             }),
             stopped: AtomicBool::new(false),
             counters: RxqCounters::default(),
@@ -247,8 +248,9 @@ impl RxRing {
             wqe_counter: slot as u16,
             syndrome: 0,
         };
-        let idx = st.next;
-        st.pending.push((idx, c));
+        // SAFETY: entry `next` is free (the full check above) and not present until its
+        // op_own is written at flush; only this producer, under the lock, writes it.
+        unsafe { cqe::write_body(self.cqe_ptr(st.next), &c) };
         st.next += 1;
         Ok(())
     }
@@ -276,20 +278,20 @@ impl RxRing {
                 .fetch_add(st.received, Ordering::Relaxed);
             st.received = 0;
         }
-        if st.pending.is_empty() {
+        if st.published == st.next {
             return;
         }
         // The frames' bytes are in place (host slots written at push, device runs copied
-        // above): publish their completions, in order, each op_own byte last.
-        for (idx, c) in &st.pending {
-            // SAFETY: entry `idx` was free (the full check at push) and only this
-            // producer, under the staging lock, writes it.
-            unsafe { cqe::write(self.cqe_ptr(*idx), c) };
+        // above): publish their completions in order, each op_own with release ordering.
+        for idx in st.published..st.next {
+            let op_own = (mlx5::cqe_opcode::RESP_SEND << 4) | cqe::owner_of(idx, self.pkt_num);
+            // SAFETY: the body of entry `idx` was written at push, under this lock.
+            unsafe { cqe::publish(self.cqe_ptr(idx), op_own) };
         }
         self.counters
             .delivered
-            .fetch_add(st.pending.len() as u64, Ordering::Relaxed);
-        st.pending.clear();
+            .fetch_add(st.next - st.published, Ordering::Relaxed);
+        st.published = st.next;
     }
 }
 

@@ -158,11 +158,14 @@ impl TxRing {
     /// Copies WQE slot `idx` (64 bytes) into `out`.
     fn read_bb(&self, idx: u64, out: &mut [u8]) {
         let i = (idx & u64::from(self.wqe_num - 1)) as usize;
-        // SAFETY: i < wqe_num slots; the producer submitted it (below the proxy slot).
+        // SAFETY: i < wqe_num slots; the producer submitted it (below the proxy slot, read
+        // with acquire ordering, which orders this copy after the producer's writes).
         unsafe {
-            for (k, b) in out.iter_mut().enumerate().take(wqe::WQE_BB) {
-                *b = std::ptr::read_volatile(self.wqes.cpu().add(i * wqe::WQE_BB + k));
-            }
+            std::ptr::copy_nonoverlapping(
+                self.wqes.cpu().add(i * wqe::WQE_BB),
+                out.as_mut_ptr(),
+                wqe::WQE_BB,
+            );
         }
     }
 

@@ -101,12 +101,10 @@ pub fn present(op_own: u8, index: u64, cqe_num: u32) -> bool {
 /// `slot` points to 64 writable bytes that no one else writes meanwhile.
 pub unsafe fn write(slot: *mut u8, c: &Cqe) {
     let b = c.encode();
-    // SAFETY: per contract; volatile because another agent (GPU or thread) polls it.
+    // SAFETY: per contract. A plain copy: the release store below orders it before the
+    // op_own byte the poller (GPU or thread) acquires.
     unsafe {
-        for (k, byte) in b.iter().enumerate().take(OP_OWN) {
-            std::ptr::write_volatile(slot.add(k), *byte);
-        }
-        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+        std::ptr::copy_nonoverlapping(b.as_ptr(), slot, OP_OWN);
         std::sync::atomic::AtomicU8::from_ptr(slot.add(OP_OWN))
             .store(b[OP_OWN], std::sync::atomic::Ordering::Release);
     }
@@ -118,13 +116,10 @@ pub unsafe fn write(slot: *mut u8, c: &Cqe) {
 /// `slot` points to 64 readable bytes.
 pub unsafe fn read(slot: *const u8) -> [u8; CQE_SIZE] {
     let mut b = [0u8; CQE_SIZE];
-    // SAFETY: per contract.
+    // SAFETY: per contract; the acquire load orders the copy after it.
     unsafe {
-        b[OP_OWN] = std::sync::atomic::AtomicU8::from_ptr(slot.add(OP_OWN) as *mut u8)
-            .load(std::sync::atomic::Ordering::Acquire);
-        for (k, byte) in b.iter_mut().enumerate().take(OP_OWN) {
-            *byte = std::ptr::read_volatile(slot.add(k));
-        }
+        b[OP_OWN] = load_op_own(slot);
+        std::ptr::copy_nonoverlapping(slot, b.as_mut_ptr(), OP_OWN);
     }
     b
 }
@@ -152,4 +147,49 @@ pub unsafe fn load_op_own(slot: *const u8) -> u8 {
     // SAFETY: per contract.
     unsafe { std::sync::atomic::AtomicU8::from_ptr(slot.add(OP_OWN) as *mut u8) }
         .load(std::sync::atomic::Ordering::Acquire)
+}
+
+/// Writes every field of completion `c` but `op_own` (bytes 44 to 62: the only ones a
+/// completion written by [`write`] or here sets; the rest of a slot stays as
+/// [`init_ring`] left it). [`publish`] makes it visible later.
+///
+/// # Safety
+/// `slot` points to 64 writable bytes that no one else writes meanwhile, and its `op_own`
+/// does not make it present yet.
+pub unsafe fn write_body(slot: *mut u8, c: &Cqe) {
+    let b = c.encode();
+    // SAFETY: per contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            b.as_ptr().add(BYTE_CNT),
+            slot.add(BYTE_CNT),
+            OP_OWN - BYTE_CNT,
+        )
+    };
+}
+
+/// Stores `op_own` with release ordering (after [`write_body`]): the completion becomes
+/// present.
+///
+/// # Safety
+/// `slot` points to a 64-byte completion slot.
+pub unsafe fn publish(slot: *mut u8, op_own: u8) {
+    // SAFETY: per contract.
+    unsafe { std::sync::atomic::AtomicU8::from_ptr(slot.add(OP_OWN)) }
+        .store(op_own, std::sync::atomic::Ordering::Release);
+}
+
+/// `byte_cnt` and `timestamp` (host order) of the slot `slot`, read as a receiver reads
+/// them after seeing the completion present.
+///
+/// # Safety
+/// `slot` points to 64 readable bytes.
+pub unsafe fn read_len_ts(slot: *const u8) -> (u32, u64) {
+    let mut b = [0u8; 12];
+    // SAFETY: per contract.
+    unsafe { std::ptr::copy_nonoverlapping(slot.add(BYTE_CNT), b.as_mut_ptr(), 12) };
+    (
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+        u64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]),
+    )
 }

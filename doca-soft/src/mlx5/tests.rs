@@ -198,3 +198,49 @@ fn cqe_write_publishes_op_own_last_and_read_round_trips() {
     assert_eq!(Cqe::decode(&back), c);
     assert!(present(back[63], 6, 4));
 }
+
+#[test]
+fn cqe_body_is_absent_until_published_then_reads_as_written() {
+    let mut ring = vec![0u8; 4 * 64];
+    // SAFETY: the vector holds 4 slots.
+    unsafe { cqe::init_ring(ring.as_mut_ptr(), 4) };
+    let c = Cqe {
+        opcode: super::cqe_opcode::RESP_SEND,
+        owner: 1,
+        byte_cnt: 1514,
+        timestamp: (7u64 << 32) | 123,
+        qpn: 0x12_3456,
+        wqe_counter: 5,
+        syndrome: 0,
+    };
+    let slot = 64; // slot 1; completion number 5 of a ring of 4 (pass 1: owner 1)
+                   // SAFETY: slot 1 of the ring, written by this test only.
+    unsafe { cqe::write_body(ring.as_mut_ptr().add(slot), &c) };
+    assert_eq!(
+        ring[slot + 63],
+        cqe::OP_OWN_INIT,
+        "write_body touched op_own"
+    );
+    assert!(!present(ring[slot + 63], 5, 4), "present before publish");
+    assert!(ring[slot..slot + cqe::BYTE_CNT].iter().all(|&b| b == 0));
+    // SAFETY: as above.
+    let (len, ts) = unsafe { cqe::read_len_ts(ring.as_ptr().add(slot)) };
+    assert_eq!((len, ts), (1514, (7u64 << 32) | 123));
+    // SAFETY: as above.
+    unsafe { cqe::publish(ring.as_mut_ptr().add(slot), c.op_own()) };
+    assert!(present(ring[slot + 63], 5, 4));
+    // SAFETY: as above.
+    let back = unsafe { cqe::read(ring.as_ptr().add(slot)) };
+    assert_eq!(Cqe::decode(&back), c);
+    // Byte for byte what `write` produces.
+    let mut other = vec![0u8; 64];
+    // SAFETY: one slot.
+    unsafe {
+        cqe::init_ring(other.as_mut_ptr(), 1);
+        cqe::write(other.as_mut_ptr(), &c);
+    }
+    assert_eq!(&ring[slot..slot + 64], &other[..]);
+    // The neighbours stay untouched.
+    assert_eq!(ring[63], cqe::OP_OWN_INIT);
+    assert_eq!(ring[128 + 63], cqe::OP_OWN_INIT);
+}

@@ -66,10 +66,13 @@ impl CpuRxq {
         cqe::present(op, idx, self.handle().cqe_num)
     }
 
-    fn attr(c: &Cqe) -> RxAttr {
+    /// The attributes of completion `idx` (only its byte count and timestamp are read).
+    fn attr_at(&self, idx: u64) -> RxAttr {
+        // SAFETY: as in `cqe_at`.
+        let (bytes, ts) = unsafe { cqe::read_len_ts(self.slot(idx)) };
         RxAttr {
-            timestamp_ns: mlx5::sec_ns_to_time(c.timestamp),
-            bytes: c.byte_cnt,
+            timestamp_ns: mlx5::sec_ns_to_time(ts),
+            bytes,
             padding: 0,
         }
     }
@@ -84,12 +87,8 @@ impl CpuRxq {
     ) -> u32 {
         let (first, n, ci) = self.wait(max_rx_pkts, timeout_ns);
         for k in 0..n {
-            let c = self.cqe_at(ci + u64::from(k));
-            f(
-                k,
-                Self::attr(&c),
-                self.pkt(first + u64::from(k), c.byte_cnt),
-            );
+            let a = self.attr_at(ci + u64::from(k));
+            f(k, a, self.pkt(first + u64::from(k), a.bytes));
         }
         self.release(ci, n);
         n
@@ -120,29 +119,44 @@ impl CpuRxq {
         }
     }
 
-    /// Present completions from `ci` on, up to `limit`.
-    fn count(&self, ci: u64, limit: u64) -> u64 {
-        let mut n = 0;
-        while n < limit && self.present(ci + n) {
-            n += 1;
+    /// Present completions from `ci` on, up to `limit` (<= cqe_num), `have` known present:
+    /// as the device receive counts them (completions arrive in order): one read when all
+    /// `limit` are there, else a binary search.
+    fn count(&self, ci: u64, have: u64, limit: u64) -> u64 {
+        if have >= limit {
+            return have;
         }
-        n
+        if self.present(ci + limit - 1) {
+            return limit;
+        }
+        let (mut lo, mut hi) = (have, limit - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.present(ci + mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Waits per the recv rules; returns (first slot, count, consumer index).
     fn wait(&self, max_rx_pkts: u32, timeout_ns: u64) -> (u64, u32, u64) {
         // SAFETY: the handle is live; only this consumer writes cqe_ci.
         let ci = unsafe { ring::load_word(&mut (*self.h).cqe_ci) };
-        let limit = if max_rx_pkts == 0 {
-            u64::from(self.handle().cqe_num)
-        } else {
-            u64::from(max_rx_pkts)
+        let ring = u64::from(self.handle().cqe_num);
+        let limit = match u64::from(max_rx_pkts) {
+            0 => ring,
+            m => m.min(ring),
         };
         let start = Instant::now();
+        let mut have = 0;
         let avail = loop {
-            let avail = self.count(ci, limit);
-            if max_rx_pkts != 0 && avail >= u64::from(max_rx_pkts) {
-                break u64::from(max_rx_pkts);
+            let avail = self.count(ci, have, limit);
+            have = avail;
+            if max_rx_pkts != 0 && avail >= limit {
+                break limit;
             }
             if timeout_ns != 0 && start.elapsed().as_nanos() as u64 >= timeout_ns {
                 break avail;
@@ -172,7 +186,7 @@ impl CpuRxq {
         let (first, n, ci) = self.wait(max_rx_pkts, timeout_ns);
         if let Some(a) = attrs {
             for (k, out) in a.iter_mut().take(n as usize).enumerate() {
-                *out = Self::attr(&self.cqe_at(ci + k as u64));
+                *out = self.attr_at(ci + k as u64);
             }
         }
         self.release(ci, n);

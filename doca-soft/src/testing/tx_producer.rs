@@ -58,11 +58,10 @@ impl CpuTxq {
         for (k, bb) in bytes.chunks(wqe::WQE_BB).enumerate() {
             let i = ((idx + k as u64) & u64::from(c.sq_wqe_mask)) as usize;
             // SAFETY: i < sq_wqe_num; the slot is reserved by this producer and free.
+            // (A plain copy: the release store of the proxy slot publishes it.)
             unsafe {
                 let dst = (c.sq_wqe_addr as usize + i * wqe::WQE_BB) as *mut u8;
-                for (j, b) in bb.iter().enumerate() {
-                    std::ptr::write_volatile(dst.add(j), *b);
-                }
+                std::ptr::copy_nonoverlapping(bb.as_ptr(), dst, bb.len());
             }
         }
     }
