@@ -34,7 +34,7 @@ use support::report::{Figure, Status};
 use support::urom::{loopback_spin, sandbox_ping_pong, time_each, Latencies, Urom, UromBins};
 
 /// The worker's default busy-poll window (doca-soft's `DOCA_SOFT_UROM_SPIN_US` default).
-const DEFAULT_SPIN_US: u64 = doca_soft::urom::worker::spin::DEFAULT_SPIN_US;
+const DEFAULT_SPIN_US: u64 = doca_soft::testing::urom::DEFAULT_SPIN_US;
 
 const USAGE: &str = "ucx_latency [--transports tcp,shm] [--iters N] [--urom-iters N] [--quick]
   env UCX_PERFTEST: path of ucx_perftest (default: on PATH)

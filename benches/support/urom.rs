@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use doca_soft::urom::daemon::procs::terminate_child;
+use doca_soft::testing::urom::terminate_child;
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
 use doca_urom::ThreadOob;

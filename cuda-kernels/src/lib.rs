@@ -23,15 +23,30 @@
 //! ## Sample kernels
 //!
 //! The ported GPUNetIO samples (`examples/simple_receive.rs`, `simple_send.rs`,
-//! `send_wait_time.rs`) run kernels written against the DOCA device headers:
-//! [`Kernels::launch_simple_receive`], [`Kernels::launch_simple_send`] and
-//! [`Kernels::launch_send_wait_time`] take the queues' GPU handles ([`doca_gpunetio::RxqHandle`],
-//! [`doca_gpunetio::TxqHandle`]), an [`ExecScope`] where the sample has one, and an
-//! [`ExitFlag`] the kernel polls; they return a [`RunningKernel`] that sets the flag and
-//! waits for the kernel when dropped, so no error path leaves a kernel touching freed
-//! queues. Progress is read from [`RxCounters`] / [`TxCounters`] in CPU-visible memory.
+//! `send_wait_time.rs`) run kernels written against the DOCA device headers. Kernels that
+//! borrow queues and buffers run inside [`Kernels::scope`], which joins them before it
+//! returns (as `std::thread::scope` does threads): the borrows last the whole scope, so
+//! no path, not even a leaked guard, frees a queue a kernel still uses.
+//! [`KernelScope::launch_simple_receive`], [`KernelScope::launch_simple_send`] and
+//! [`KernelScope::launch_send_wait_time`] take the queues' GPU handles
+//! ([`doca_gpunetio::RxqHandle`], [`doca_gpunetio::TxqHandle`]), an [`ExecScope`] where the
+//! sample has one, and an [`ExitFlag`] the kernel polls; they return a [`RunningKernel`]
+//! that sets the flag and waits for the kernel when stopped or dropped. Progress is read
+//! from [`RxCounters`] / [`TxCounters`] in CPU-visible memory.
 //! The device templates are instantiated per scope and exported under `extern "C"` names
 //! (`doca_rs_simple_receive_{thread,warp,block}`, ...).
+//!
+//! ## gpu_packet_processing kernels
+//!
+//! `kernels/gpp_*.cu` are the reference application's kernels
+//! (`examples/gpu_packet_processing`): [`Kernels::launch_gpp_receive_udp`] (DNS and other
+//! UDP counts posted through semaphores as [`StatsUdp`]), [`Kernels::launch_gpp_receive_tcp`]
+//! (HTTP/TCP classification, [`StatsTcp`], GETs handed on as [`InfoHttp`]),
+//! [`Kernels::launch_gpp_http_server`] (answers from prebuilt [`PageFrames`]),
+//! [`Kernels::launch_gpp_receive_icmp`] (echo replies in place, [`IcmpCounters`]) and
+//! [`Kernels::launch_gpp_tcp_cpu_relay`] (plays the CPU TCP queues, [`CpuFrame`]s to and
+//! from the CPU threads). The semaphore records are `#[repr(C)]` mirrors of
+//! `gpp_common.cuh`, their layouts asserted on both sides.
 //!
 //! ## Build requirements
 //!
@@ -42,14 +57,22 @@
 
 #![warn(missing_docs)]
 
+mod gpp;
 mod launch;
 mod samples;
+mod scope;
 
+pub use gpp::{
+    CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
+    RelayCounters, RelayCounts, StatsTcp, StatsUdp, GPP_CPU_FRAME_BYTES, GPP_CPU_TX_SLOTS,
+    GPP_CUDA_THREADS, GPP_MAX_QUEUES, GPP_SEM_ITEMS, GPP_TCP_HDRS, GPP_TX_BUF_MAX_SZ,
+    GPP_TX_BUF_NUM,
+};
 pub use launch::{KernelError, Kernels};
 pub use samples::{
-    ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts, JOIN_TIMEOUT,
-    MAX_THREADS_PER_BLOCK,
+    ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,
 };
+pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 
 /// The embedded fatbin holding every kernel.
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));

@@ -1,10 +1,13 @@
 //! Build script of doca-soft: each concern in its own module.
 //!
 //! * `flow`: bindgen over the DOCA Flow headers in include/, for the Flow implementation.
-//! * `ucx`: finds and links UCX (>= 1.15) and generates the UCX bindings.
+//! * `urom`: bindgen over `include/doca_urom_plugin.h`, the plugin ABI the UROM worker
+//!   runtime speaks.
+//! * `ucx`: the rpath to the UCX that `ucx-sys` found, on this crate's binaries.
 
 mod flow;
 mod ucx;
+mod urom;
 
 fn main() {
     println!("cargo:rerun-if-changed=build");
@@ -13,5 +16,6 @@ fn main() {
     let include = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
     println!("cargo:include={}", include.display());
     flow::generate();
-    ucx::build_ucx();
+    urom::generate();
+    ucx::rpath();
 }

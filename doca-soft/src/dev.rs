@@ -262,17 +262,5 @@ impl Dev {
     }
 }
 
-/// Borrows a device from a C pointer; INVALID_VALUE when null.
-///
-/// Kept for the UROM service (`urom/service.rs`) until its C functions move to
-/// [`crate::capi`] with the toolkit; nothing else uses it.
-///
-/// # Safety
-/// A non-null `p` must point to a live `Dev`.
-pub(crate) unsafe fn dev_ref<'a>(p: *const Dev) -> DocaResult<&'a Dev> {
-    // SAFETY: caller contract.
-    unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)
-}
-
 #[cfg(test)]
 mod tests;

@@ -175,12 +175,13 @@
 //!
 //! ## Library dependency
 //!
-//! UCX >= 1.15 (`libucp.so`, `libucs.so`) is linked dynamically; the build finds it through
-//! `UCX_HOME` or pkg-config's `ucx` (see `build/ucx.rs`). `libdoca_soft.so`, the daemon and
-//! the worker carry an rpath to it. Rust binaries that link this crate find it through
-//! `LD_LIBRARY_PATH`, or an rpath their build script adds from `DEP_DOCA_SOFT_UCX_LIBDIR`
-//! (visible to crates that depend on `doca-soft` directly). The CUDA driver is loaded at
-//! run time, only when a GPU is used, so CPU-only programs run on machines without one.
+//! UCX >= 1.15 (`libucp.so`, `libucs.so`) is linked dynamically; the `ucx-sys` crate finds it
+//! through `UCX_HOME` or pkg-config's `ucx`, and the runtime checks the loaded version when it
+//! first starts UCX. `libdoca_soft.so`, the daemon and the worker carry an rpath to it. Rust
+//! binaries that link this crate find it through `LD_LIBRARY_PATH`, or an rpath their build
+//! script adds from `DEP_DOCA_SOFT_UCX_LIBDIR` (visible to crates that depend on `doca-soft`
+//! directly). The CUDA driver is loaded at run time, only when a GPU is used, so CPU-only
+//! programs run on machines without one.
 //!
 //! ## Thread safety
 //!
@@ -231,6 +232,7 @@ pub(crate) mod flow;
 pub(crate) mod gpu;
 pub(crate) mod mlx5;
 pub(crate) mod mmap;
+pub(crate) mod nic;
 pub(crate) mod packet;
 pub(crate) mod port;
 pub(crate) mod semaphore;
@@ -241,5 +243,4 @@ pub(crate) mod version;
 // The UROM code names the task header `crate::task` (until its C functions move to capi).
 pub(crate) use ctx::task;
 
-pub mod ucx;
 pub mod urom;

@@ -14,8 +14,8 @@ use doca_soft::capi::doca_pe::{
     doca_task_submit, Pe,
 };
 use doca_soft::capi::doca_types::DocaData;
-use doca_soft::urom::host_worker::*;
-use doca_soft::urom::service::*;
+use doca_soft::capi::doca_urom::*;
+use doca_soft::testing::urom::set_service_addr;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::ffi::c_void;

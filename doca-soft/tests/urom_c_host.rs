@@ -38,7 +38,7 @@ fn c_host_program_drives_a_worker() {
     );
     let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
     let svc_file = dir.path().join("services");
-    let host = doca_soft::urom::service_file::local_hostname();
+    let host = doca_soft::testing::urom::local_hostname();
     // The lo device's PCI address, as the runtime lists it.
     let pci = doca_soft::testing::pci_of("lo").expect("lo is listed");
     std::fs::write(&svc_file, format!("{host} dpu {} {pci} lo\n", d.addr)).unwrap();

@@ -3,11 +3,11 @@
 mod urom_support;
 
 use doca_soft::capi::doca_error::DocaError;
-use doca_soft::urom::wire::{Msg, SpawnReq, HEADER_LEN};
+use doca_soft::testing::urom::{Msg, PluginDesc, SpawnReq, HEADER_LEN};
 use std::time::{Duration, Instant};
 use urom_support::*;
 
-fn hello(r: &mut Raw) -> Vec<doca_soft::urom::wire::PluginDesc> {
+fn hello(r: &mut Raw) -> Vec<PluginDesc> {
     r.send(&Msg::Hello { max_msg: 4096 });
     match r.recv(T) {
         Some(Msg::HelloOk {

@@ -14,8 +14,8 @@ use doca_soft::capi::doca_pe::{
     doca_task_submit, Pe, Task,
 };
 use doca_soft::capi::doca_types::DocaData;
-use doca_soft::urom::host_worker::*;
-use doca_soft::urom::service::*;
+use doca_soft::capi::doca_urom::*;
+use doca_soft::testing::urom::{set_service_addr, DEFAULT_MAX_MSG};
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 use urom_support::*;
@@ -260,7 +260,7 @@ fn service_worker_commands_and_gid_query() {
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
     assert_eq!(plugin.version, 1);
-    let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+    let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
     // SAFETY: live service.
     assert_eq!(unsafe { doca_urom_service_get_cpuset(s.svc, &mut cpus) }, 0);
     assert!(cpus.ucs_bits.iter().any(|w| *w != 0));
@@ -269,11 +269,14 @@ fn service_worker_commands_and_gid_query() {
     // SAFETY: out pointer.
     assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
     let w1 = start_worker(&s, pe, 4, 0, plugin.id);
-    let w2 = start_worker(&s, pe, WORKER_ID_ANY, 1, plugin.id);
+    let w2 = start_worker(&s, pe, DOCA_UROM_WORKER_ID_ANY, 1, plugin.id);
     let mut id2 = 0;
     // SAFETY: live worker.
     assert_eq!(unsafe { doca_urom_worker_get_id(w2, &mut id2) }, 0);
-    assert_ne!(id2, WORKER_ID_ANY, "ANY resolves to a generated id");
+    assert_ne!(
+        id2, DOCA_UROM_WORKER_ID_ANY,
+        "ANY resolves to a generated id"
+    );
 
     let mut c = Cookie {
         done: false,
@@ -330,7 +333,7 @@ fn service_worker_commands_and_gid_query() {
         assert_eq!(doca_urom_worker_set_service(w3, s.svc), 0);
         assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w3)), 0);
         assert_eq!(doca_urom_worker_set_plugins(w3, plugin.id), 0);
-        let mut bad = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        let mut bad = ucx_sys::sys::ucs_cpu_set_t::default();
         bad.ucs_bits[15] = 1 << 63;
         assert_eq!(doca_urom_worker_set_cpuset(w3, bad), 0);
         assert_eq!(
@@ -453,7 +456,7 @@ fn api_rejects_bad_arguments_and_states() {
         assert_eq!(doca_urom_worker_set_plugins(w, 1), 0);
         // A CPU set outside the service's is refused at start (the service is not even
         // started here, so it offers none).
-        let mut cpus = doca_soft::ucx::sys::ucs_cpu_set_t::default();
+        let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
         cpus.ucs_bits[15] = 1 << 63;
         assert_eq!(doca_urom_worker_set_cpuset(w, cpus), 0);
         // Service not started (no daemon address): the worker cannot start.
@@ -498,7 +501,6 @@ unsafe extern "C" fn solo_free(_req: *mut c_void) -> u32 {
 
 #[test]
 fn domain_exchanges_addresses_and_plugins_look_them_up() {
-    use doca_soft::urom::domain::*;
     let dir = tempfile::tempdir().unwrap();
     build_c_plugin("worker_echo_c", dir.path());
     let d = Daemon::start(dir.path().to_str().unwrap(), &[]);

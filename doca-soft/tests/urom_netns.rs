@@ -5,7 +5,7 @@
 
 mod urom_support;
 
-use doca_soft::urom::wire::{Msg, SpawnReq};
+use doca_soft::testing::urom::{Msg, SpawnReq};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::process::Command;
 use urom_support::*;

@@ -110,6 +110,65 @@ impl Match {
         m
     }
 
+    /// Header field only: the Ethernet type (host order). In a mask: the bits compared.
+    pub fn eth_type(mut self, ether_type: u16) -> Self {
+        self.raw.outer.eth.type_ = ether_type.to_be();
+        self
+    }
+
+    /// Header layout only: the outer L3 header is IPv4 (`outer.l3_type`), without matching
+    /// the Ethernet type or the protocol. Says which union view holds the IPv4 fields.
+    pub fn l3_type_ipv4(mut self) -> Self {
+        self.raw.outer.l3_type = sys::doca_flow_l3_type::DOCA_FLOW_L3_TYPE_IP4;
+        self
+    }
+
+    /// Header layout only: the outer L4 header is TCP (`outer.l4_type_ext`). Says which
+    /// union view holds the TCP fields.
+    pub fn l4_type_tcp(mut self) -> Self {
+        self.raw.outer.l4_type_ext = sys::doca_flow_l4_type_ext::DOCA_FLOW_L4_TYPE_EXT_TCP;
+        self
+    }
+
+    /// Header field only: IPv4 next protocol (`outer.ip4.next_proto`), without the layout
+    /// fields that [`ip_proto`](Self::ip_proto) also sets. In a mask: the bits compared.
+    pub fn ipv4_next_proto(mut self, proto: u8) -> Self {
+        // Writing a union field is safe; the IPv4 view is the one DOCA reads for IPv4.
+        self.raw.outer.__bindgen_anon_1.ip4.next_proto = proto;
+        self
+    }
+
+    /// Header field only: IPv4 source address (host order). In a BASIC pipe's match,
+    /// `u32::MAX` makes it a per-entry field.
+    pub fn ipv4_src(mut self, addr: u32) -> Self {
+        self.raw.outer.__bindgen_anon_1.ip4.src_ip = addr.to_be();
+        self
+    }
+
+    /// Header field only: IPv4 destination address (host order). In a BASIC pipe's match,
+    /// `u32::MAX` makes it a per-entry field.
+    pub fn ipv4_dst(mut self, addr: u32) -> Self {
+        self.raw.outer.__bindgen_anon_1.ip4.dst_ip = addr.to_be();
+        self
+    }
+
+    /// Header fields only: TCP source and destination ports (host order), in the TCP view
+    /// (pair with [`l4_type_tcp`](Self::l4_type_tcp)). In a BASIC pipe's match, `u16::MAX`
+    /// makes a port a per-entry field.
+    pub fn tcp_ports(mut self, src: u16, dst: u16) -> Self {
+        self.raw.outer.__bindgen_anon_2.tcp.l4_port.src_port = src.to_be();
+        self.raw.outer.__bindgen_anon_2.tcp.l4_port.dst_port = dst.to_be();
+        self
+    }
+
+    /// Header field only: the TCP flags byte (`outer.tcp.flags`), in the TCP view. In a
+    /// mask: the flags compared (a control entry with value `F` and mask `F` selects
+    /// frames with flag `F` set, whatever the others).
+    pub fn tcp_flag_bits(mut self, flags: TcpFlags) -> Self {
+        self.raw.outer.__bindgen_anon_2.tcp.flags = flags.bits();
+        self
+    }
+
     /// An entry value and mask that select IPv4/TCP frames with TCP flag `flag` set
     /// (whatever the other flags): parser metadata IPv4/TCP under full masks, and
     /// `tcp.flags & flag == flag`.
@@ -282,6 +341,54 @@ mod tests {
             m.raw.outer.l4_type_ext,
             sys::doca_flow_l4_type_ext::DOCA_FLOW_L4_TYPE_EXT_NONE
         );
+    }
+
+    #[test]
+    fn field_setters_write_only_their_field() {
+        let m = Match::new().eth_type(0xffff).ipv4_next_proto(0xff);
+        assert_eq!(m.raw.outer.eth.type_, 0xffff);
+        assert_eq!(m.raw.outer.l3_type.0, 0, "no layout change");
+        assert_eq!(m.raw.outer.l4_type_ext.0, 0, "no layout change");
+        // SAFETY: plain integers in the union; the ip4 view is what was written.
+        assert_eq!(unsafe { m.raw.outer.__bindgen_anon_1.ip4.next_proto }, 0xff);
+
+        let m = Match::new()
+            .l3_type_ipv4()
+            .l4_type_tcp()
+            .ipv4_src(0x7f00_0001)
+            .ipv4_dst(0x7f00_0002)
+            .tcp_ports(40000, 80)
+            .tcp_flag_bits(TcpFlags::SYN | TcpFlags::ACK);
+        assert_eq!(
+            m.raw.outer.l3_type,
+            sys::doca_flow_l3_type::DOCA_FLOW_L3_TYPE_IP4
+        );
+        assert_eq!(
+            m.raw.outer.l4_type_ext,
+            sys::doca_flow_l4_type_ext::DOCA_FLOW_L4_TYPE_EXT_TCP
+        );
+        assert_eq!(m.raw.outer.eth.type_, 0, "the Ethernet type is not implied");
+        // SAFETY: as above, ip4 and tcp views.
+        unsafe {
+            let ip4 = m.raw.outer.__bindgen_anon_1.ip4;
+            // Stored in network order: the bytes in memory are the dotted quad.
+            assert_eq!(ip4.src_ip.to_ne_bytes(), [127, 0, 0, 1]);
+            assert_eq!(u32::from_be(ip4.dst_ip), 0x7f00_0002);
+            assert_eq!(ip4.next_proto, 0, "the protocol is not implied");
+            let tcp = m.raw.outer.__bindgen_anon_2.tcp;
+            assert_eq!(u16::from_be(tcp.l4_port.src_port), 40000);
+            assert_eq!(tcp.l4_port.dst_port.to_ne_bytes(), [0, 80]);
+            assert_eq!(tcp.flags, 0x12);
+        }
+        // Per-entry template: all-ones fields.
+        let t = Match::new()
+            .ipv4_src(u32::MAX)
+            .tcp_ports(u16::MAX, u16::MAX);
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(t.raw.outer.__bindgen_anon_1.ip4.src_ip, u32::MAX);
+            assert_eq!(t.raw.outer.__bindgen_anon_2.tcp.l4_port.src_port, u16::MAX);
+        }
     }
 
     #[test]

@@ -255,10 +255,16 @@ impl FlowPort {
     /// Processes the entries added with pipe queue 0 (`doca_flow_entries_process`), so
     /// they take effect.
     pub fn entries_process(&self) -> Result<()> {
+        self.entries_process_on(0)
+    }
+
+    /// Processes the entries added or removed through pipe queue `pipe_queue` (no timeout,
+    /// no limit on their number), so they take effect.
+    pub fn entries_process_on(&self, pipe_queue: u16) -> Result<()> {
         let _g = self.flow().lock();
         // SAFETY: the port is live; calls are serialized by the Flow lock.
         check("doca_flow_entries_process", unsafe {
-            sys::doca_flow_entries_process(self.as_raw(), 0, 0, 0)
+            sys::doca_flow_entries_process(self.as_raw(), pipe_queue, 0, 0)
         })
     }
 

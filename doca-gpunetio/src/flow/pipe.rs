@@ -292,6 +292,14 @@ impl Pipe {
     /// Adds an entry to a BASIC pipe matching `m` (for pipes whose match leaves fields to
     /// the entries).
     pub fn add_basic_entry(&self, m: &Match) -> Result<Entry> {
+        self.add_basic_entry_on(0, m)
+    }
+
+    /// Adds an entry to a BASIC pipe matching `m` through pipe queue `pipe_queue` (one of
+    /// the [`FlowConfig::pipe_queues`](super::FlowConfig::pipe_queues) queues; threads that
+    /// add entries at run time each use their own). The entry takes effect once
+    /// [`FlowPort::entries_process_on`] ran for that queue.
+    pub fn add_basic_entry_on(&self, pipe_queue: u16, m: &Match) -> Result<Entry> {
         if self.inner.is_control {
             return Err(Error::InvalidArgument(format!(
                 "Pipe::add_entry: {:?} is a CONTROL pipe; use add_control_entry or forward_*",
@@ -303,7 +311,7 @@ impl Pipe {
         // SAFETY: the pipe is live; `m` is copied; `e` is a valid out-pointer.
         check("doca_flow_pipe_basic_add_entry", unsafe {
             sys::doca_flow_pipe_basic_add_entry(
-                0,
+                pipe_queue,
                 self.as_raw(),
                 m.as_raw(),
                 0,
@@ -481,11 +489,17 @@ impl Entry {
 
     /// Removes the entry from its pipe (`doca_flow_pipe_remove_entry`, no wait).
     pub fn remove(self) -> Result<()> {
+        self.remove_on(0)
+    }
+
+    /// Removes the entry through pipe queue `pipe_queue` (no wait); the removal completes
+    /// with the next [`FlowPort::entries_process_on`] for that queue.
+    pub fn remove_on(self, pipe_queue: u16) -> Result<()> {
         let _g = self.pipe.inner.port.flow().lock();
         // SAFETY: the entry is live and removed once (consumes self).
         check("doca_flow_pipe_remove_entry", unsafe {
             sys::doca_flow_pipe_remove_entry(
-                0,
+                pipe_queue,
                 sys::doca_flow_entry_flags::DOCA_FLOW_ENTRY_FLAGS_NO_WAIT.0,
                 self.raw.as_ptr(),
             )

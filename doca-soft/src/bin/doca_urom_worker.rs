@@ -2,5 +2,5 @@
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(doca_soft::urom::worker::main_with_args(&args));
+    std::process::exit(doca_soft::urom::worker_main(&args));
 }

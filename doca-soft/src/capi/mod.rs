@@ -37,3 +37,5 @@ pub mod doca_types;
 pub mod doca_version;
 
 pub(crate) mod toolkit;
+
+pub mod doca_urom;

@@ -20,6 +20,7 @@
 pub mod frames;
 mod rx_consumer;
 mod tx_producer;
+pub mod urom;
 
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -9,7 +9,7 @@ extern "C" fn on_signal(_sig: i32) {
 }
 
 /// Installs SIGTERM/SIGINT handlers that ask the main loop to stop.
-pub fn install_stop_signals() {
+pub(crate) fn install_stop_signals() {
     // SAFETY: the handler only stores to an atomic (async-signal-safe).
     unsafe {
         libc::signal(libc::SIGTERM, on_signal as *const () as usize);
@@ -18,6 +18,6 @@ pub fn install_stop_signals() {
 }
 
 /// Whether a stop signal arrived.
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
 }

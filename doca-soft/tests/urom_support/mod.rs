@@ -1,10 +1,8 @@
 //! Shared helpers for the UROM integration tests: build the C plugin, run a daemon, and a
-//! raw protocol client over `doca_soft::ucx::Node`.
+//! raw protocol client over the runtime's UCX transport (`Node`).
 #![allow(dead_code)]
 
-use doca_soft::ucx::{loopback, ConnId, Event, Node};
-use doca_soft::urom::daemon::procs::terminate_child;
-use doca_soft::urom::wire::{Decoder, Msg};
+use doca_soft::testing::urom::{loopback, terminate_child, ConnId, Decoder, Event, Msg, Node};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};

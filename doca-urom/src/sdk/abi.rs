@@ -1,9 +1,9 @@
 //! The C plugin ABI (`doca_urom_plugin.h`) as seen by plugins.
 //!
 //! The types are the `doca-sys` bindings of the header itself (one definition: bindgen
-//! over the C truth), under the names the SDK has always used. [`layout`] states the sizes
-//! and offsets the SDK relies on; a compile-time check below and the `abi_layout` test hold
-//! the bindings (and the worker runtime's own copy) to them.
+//! over the C truth; doca-soft's worker runtime binds the same header), under the names the
+//! SDK has always used. [`layout`] states the sizes and offsets the SDK relies on; the
+//! `abi_layout` test holds the bindings to them.
 
 use doca_sys as sys;
 
@@ -60,25 +60,6 @@ pub mod layout {
     /// `sizeof(struct urom_worker_notif_desc)`: where the notification body starts.
     pub const NOTIF_DESC_SIZE: usize = 56;
 }
-
-const _: () = {
-    use std::mem::{offset_of, size_of};
-    assert!(size_of::<ListLink>() == layout::LIST_LINK_SIZE);
-    assert!(size_of::<PluginIface>() == layout::PLUGIN_IFACE_SIZE);
-    assert!(size_of::<DomainLookups>() == layout::DOMAIN_LOOKUPS_SIZE);
-    assert!(size_of::<WorkerCtx>() == layout::WORKER_CTX_SIZE);
-    assert!(offset_of!(WorkerCtx, domain_iface) == layout::WORKER_CTX_DOMAIN_IFACE);
-    assert!(offset_of!(WorkerCtx, plugin_ctx) == layout::WORKER_CTX_PLUGIN_CTX);
-    assert!(size_of::<WorkerCmd>() == layout::CMD_SIZE);
-    assert!(offset_of!(WorkerCmdDesc, dest_id) == layout::CMD_DESC_DEST_ID);
-    assert!(offset_of!(WorkerCmdDesc, worker_cmd) == layout::CMD_DESC_WORKER_CMD);
-    assert!(size_of::<WorkerCmdDesc>() == layout::CMD_DESC_SIZE);
-    assert!(size_of::<WorkerNotify>() == layout::NOTIFY_SIZE);
-    assert!(offset_of!(WorkerNotify, status) == layout::NOTIFY_STATUS);
-    assert!(offset_of!(WorkerNotifDesc, dest_id) == layout::NOTIF_DESC_DEST_ID);
-    assert!(offset_of!(WorkerNotifDesc, worker_notif) == layout::NOTIF_DESC_WORKER_NOTIF);
-    assert!(size_of::<WorkerNotifDesc>() == layout::NOTIF_DESC_SIZE);
-};
 
 /// Removes and returns the first node of `head`, or null.
 ///

@@ -29,7 +29,7 @@ pub const TAG_RECV: u64 = 2;
 
 /// `sizeof(ucp_mem_map_params_t)` of the UCX we build against.
 pub const UCP_MEM_MAP_PARAMS_SIZE: usize =
-    std::mem::size_of::<doca_soft::ucx::sys::ucp_mem_map_params_t>();
+    std::mem::size_of::<ucx_sys::sys::ucp_mem_map_params_t>();
 /// `sizeof(struct urom_worker_sandbox_cmd)`.
 pub const CMD_SIZE: usize = {
     let mem_map = 8 + UCP_MEM_MAP_PARAMS_SIZE + 8;

@@ -37,12 +37,12 @@
 
 pub mod host;
 
-use doca_soft::ucx::sys;
 use doca_urom::sdk::{Command, PluginContext, Reply, UromPlugin, Wakeup};
 use doca_urom::DocaError;
 use host::{CMD_SIZE, NOTIFY_SIZE, TAG_RECV, TAG_SEND};
 use std::collections::HashMap;
 use std::ffi::c_void;
+use ucx_sys::sys;
 
 fn get(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))

@@ -8,12 +8,12 @@
 //! connection to the same process). Spawning blocks the daemon until the worker listens
 //! (bounded); that keeps the daemon single-threaded.
 
-pub mod plugins;
-pub mod procs;
+pub(crate) mod plugins;
+pub(crate) mod procs;
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, Event, Node};
 use crate::urom::stop::{install_stop_signals, stop_requested};
+use crate::urom::transport::{ConnId, Event, Node};
 use crate::urom::wire::{Decoder, Msg, SpawnReq, OVERHEAD};
 use plugins::Plugin;
 use procs::{Proc, SpawnSpec};
@@ -24,13 +24,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// `DOCA_UROM_WORKER_ID_ANY`.
-pub const WORKER_ID_ANY: u64 = u64::MAX;
+pub(crate) const WORKER_ID_ANY: u64 = u64::MAX;
 /// First id handed out for ANY requests (far from ids applications pick themselves).
 const ANY_ID_BASE: u64 = 1 << 48;
 
 /// Daemon command line.
 #[derive(Debug, Clone)]
-pub struct DaemonArgs {
+pub(crate) struct DaemonArgs {
     /// Address (and port, 0 = any) to listen on.
     pub listen: SocketAddrV4,
     /// Log level (10..70).
@@ -60,7 +60,7 @@ fn level(s: Option<&String>) -> DocaResult<u32> {
 
 impl DaemonArgs {
     /// Parses the command line (without `argv[0]`).
-    pub fn parse(args: &[String]) -> DocaResult<DaemonArgs> {
+    pub(crate) fn parse(args: &[String]) -> DocaResult<DaemonArgs> {
         let default_bin = std::env::var_os("DOCA_UROM_WORKER_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
@@ -118,7 +118,7 @@ struct Daemon {
 }
 
 /// Validates one `NAME=value` environment entry (no spaces, a plain name).
-pub fn valid_env(e: &str) -> Option<(String, String)> {
+pub(crate) fn valid_env(e: &str) -> Option<(String, String)> {
     let (k, v) = e.split_once('=')?;
     let name_ok = !k.is_empty()
         && !k.starts_with(|c: char| c.is_ascii_digit())
@@ -392,7 +392,7 @@ impl Daemon {
 }
 
 /// The CPUs this process may use, as 16 `u64` words (`ucs_cpu_set_t`).
-pub fn cpuset_words() -> Vec<u64> {
+pub(crate) fn cpuset_words() -> Vec<u64> {
     let mut words = vec![0u64; 16];
     // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -410,7 +410,7 @@ pub fn cpuset_words() -> Vec<u64> {
 }
 
 /// Entry point of `doca_urom_daemon`; returns the exit code.
-pub fn main_with_args(args: &[String]) -> i32 {
+pub(crate) fn main_with_args(args: &[String]) -> i32 {
     let args = match DaemonArgs::parse(args) {
         Ok(a) => a,
         Err(_) => {

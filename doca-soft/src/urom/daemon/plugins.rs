@@ -9,11 +9,11 @@ use crate::urom::worker::plugin;
 use std::path::{Path, PathBuf};
 
 /// `DOCA_UROM_PLUGIN_NAME_MAX_LEN` (including the NUL).
-pub const NAME_MAX_LEN: usize = 48;
+pub(crate) const NAME_MAX_LEN: usize = 48;
 
 /// A plugin the daemon can hand to workers.
 #[derive(Debug, Clone)]
-pub struct Plugin {
+pub(crate) struct Plugin {
     /// What hosts see.
     pub desc: PluginDesc,
     /// Where it lives.
@@ -28,7 +28,7 @@ fn probe(path: &Path) -> Option<u64> {
 }
 
 /// Scans `path_list` (the value of `UROM_PLUGIN_PATH`).
-pub fn discover(path_list: &str) -> Vec<Plugin> {
+pub(crate) fn discover(path_list: &str) -> Vec<Plugin> {
     let mut out: Vec<Plugin> = Vec::new();
     for dir in path_list.split(';').filter(|d| !d.is_empty()) {
         let Ok(rd) = std::fs::read_dir(dir) else {

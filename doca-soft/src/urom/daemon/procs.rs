@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// One running worker process.
-pub struct Proc {
+pub(crate) struct Proc {
     /// The process.
     pub child: Child,
     /// Port it listens on.
@@ -25,7 +25,7 @@ pub struct Proc {
 }
 
 /// What a spawn needs.
-pub struct SpawnSpec<'a> {
+pub(crate) struct SpawnSpec<'a> {
     /// Worker binary.
     pub bin: &'a Path,
     /// Worker id.
@@ -83,7 +83,7 @@ fn read_port(out: &mut std::fs::File, timeout: Duration) -> DocaResult<u16> {
 }
 
 /// Starts a worker and waits until it listens.
-pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
+pub(crate) fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
     let mut cmd = Command::new(spec.bin);
     cmd.arg("--id").arg(spec.id.to_string());
     cmd.arg("--gid").arg(spec.gid.to_string());
@@ -158,12 +158,12 @@ pub fn spawn(spec: SpawnSpec<'_>) -> DocaResult<Proc> {
 
 impl Proc {
     /// Whether the process has exited (reaps it).
-    pub fn exited(&mut self) -> bool {
+    pub(crate) fn exited(&mut self) -> bool {
         !matches!(self.child.try_wait(), Ok(None))
     }
 
     /// SIGTERM, then SIGKILL after `grace`; always reaps.
-    pub fn terminate(&mut self, grace: Duration) {
+    pub(crate) fn terminate(&mut self, grace: Duration) {
         terminate_child(&mut self.child, grace);
     }
 }

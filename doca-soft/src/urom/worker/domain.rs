@@ -2,7 +2,7 @@
 //! through `urom_domain_lookups_iface`. Process-global: a worker process is one worker.
 
 use crate::error::DocaError;
-use crate::urom::abi::{DomainLookupsIface, WorkerCtx};
+use crate::urom::plugin_abi::{DomainLookupsIface, WorkerCtx};
 use crate::urom::wire::{DomainBuf, DomainPeer};
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -26,12 +26,12 @@ fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
 }
 
 /// Records which plugin a ctx belongs to (lookups answer with that plugin's addresses).
-pub fn register_ctx(ctx: *mut WorkerCtx, plugin_id: u64) {
+pub(crate) fn register_ctx(ctx: *mut WorkerCtx, plugin_id: u64) {
     with(|t| t.ctx_plugin.insert(ctx as usize, plugin_id));
 }
 
 /// Stores a host's domain description.
-pub fn install(peers: Vec<DomainPeer>, bufs: Vec<DomainBuf>) {
+pub(crate) fn install(peers: Vec<DomainPeer>, bufs: Vec<DomainBuf>) {
     with(|t| {
         for p in peers {
             for (plugin, a) in p.addrs {
@@ -141,7 +141,7 @@ unsafe extern "C" fn mkey_lookup(
 }
 
 /// The lookups table given to every plugin.
-pub fn lookups_iface() -> DomainLookupsIface {
+pub(crate) fn lookups_iface() -> DomainLookupsIface {
     DomainLookupsIface {
         addr_lookup: Some(addr_lookup),
         seg_lookup: Some(seg_lookup),

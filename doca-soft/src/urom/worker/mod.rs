@@ -18,14 +18,15 @@
 //! Plugins without the extension are progressed on every loop iteration and woken by a
 //! [`IDLE_TIMEOUT_MS`] timeout while the worker sleeps.
 
-pub mod domain;
-pub mod plugin;
-pub mod spin;
+pub(crate) mod domain;
+pub(crate) mod plugin;
+pub(crate) mod spin;
 
 use crate::error::{DocaError, DocaResult};
-use crate::ucx::{ConnId, EventRef, Node};
-use crate::urom::abi::{self, ListLink, WorkerCmd, WorkerCmdDesc, WorkerNotify, CMD_HEADER_LEN};
+use crate::urom::plugin_abi::{self, ListLink, WorkerCmdDesc};
 use crate::urom::stop::{install_stop_signals, stop_requested};
+use crate::urom::transport::{ConnId, EventRef, Node};
+use crate::urom::wire::command::{push_status_notify, CmdHeader};
 use crate::urom::wire::{frame_begin, frame_end, Decoder, Msg, KIND_CMD, KIND_NOTIFY, OVERHEAD};
 use plugin::{Arm, LoadedPlugin};
 use std::collections::HashMap;
@@ -36,17 +37,17 @@ use std::time::{Duration, Instant};
 
 /// Longest sleep while a plugin without the wake-up extension is loaded (its own events
 /// wait at most this long).
-pub const IDLE_TIMEOUT_MS: i32 = 2;
+pub(crate) const IDLE_TIMEOUT_MS: i32 = 2;
 /// An idle loop iteration longer than this means the worker was preempted: it stops
 /// spinning and sleeps (see `Worker::run`).
 const PREEMPTED: Duration = Duration::from_micros(50);
 /// Longest sleep when every event source can wake the worker (bounds how late a stop
 /// request that did not interrupt `poll()` is seen).
-pub const ARMED_TIMEOUT_MS: i32 = 20;
+pub(crate) const ARMED_TIMEOUT_MS: i32 = 20;
 
 /// Worker command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerArgs {
+pub(crate) struct WorkerArgs {
     /// Worker id.
     pub id: u64,
     /// Group id.
@@ -63,7 +64,7 @@ pub struct WorkerArgs {
 
 impl WorkerArgs {
     /// Parses `--id N --gid G --listen IP --max-msg N so_path:id...`.
-    pub fn parse(args: &[String]) -> DocaResult<WorkerArgs> {
+    pub(crate) fn parse(args: &[String]) -> DocaResult<WorkerArgs> {
         let mut w = WorkerArgs {
             id: 0,
             gid: 0,
@@ -92,24 +93,6 @@ impl WorkerArgs {
     }
 }
 
-/// Appends a frame holding a bare `urom_worker_notify` header (no body) to `f`.
-fn notify_header_frame(f: &mut Vec<u8>, type_: u64, urom_context: u64, status: DocaError) {
-    let h = WorkerNotify {
-        type_,
-        urom_context,
-        len: 0,
-        status: status.0,
-        reserved: 0,
-    };
-    let at = frame_begin(f, KIND_NOTIFY);
-    f.extend_from_slice(&h.type_.to_le_bytes());
-    f.extend_from_slice(&h.urom_context.to_le_bytes());
-    f.extend_from_slice(&h.len.to_le_bytes());
-    f.extend_from_slice(&h.status.to_le_bytes());
-    f.extend_from_slice(&h.reserved.to_le_bytes());
-    frame_end(f, at);
-}
-
 fn send_status(
     node: &mut Node,
     conn: ConnId,
@@ -117,7 +100,7 @@ fn send_status(
     ctx: u64,
     status: DocaError,
 ) -> DocaResult<()> {
-    node.send_with(conn, |f| notify_header_frame(f, type_, ctx, status))
+    node.send_with(conn, |f| push_status_notify(f, type_, ctx, status))
 }
 
 /// Hands one command (`urom_worker_cmd` bytes from connection `conn`) to its plugin; errors
@@ -128,21 +111,15 @@ fn on_cmd(
     conn: ConnId,
     bytes: &[u8],
 ) -> DocaResult<()> {
-    if bytes.len() < CMD_HEADER_LEN {
-        return send_status(node, conn, 0, 0, DocaError::INVALID_VALUE);
-    }
-    let u = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-    let hdr = WorkerCmd {
-        type_: u(0),
-        urom_context: u(8),
-        len: u(16),
+    let (hdr, body) = match CmdHeader::parse(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let (plugin, cookie) = e.header.map_or((0, 0), |h| (h.plugin, h.urom_context));
+            return send_status(node, conn, plugin, cookie, e.error);
+        }
     };
-    let body = &bytes[CMD_HEADER_LEN..];
-    let fail = |node: &mut Node, e| send_status(node, conn, hdr.type_, hdr.urom_context, e);
-    if hdr.len != body.len() as u64 {
-        return fail(node, DocaError::INVALID_VALUE);
-    }
-    let Some(p) = plugins.iter_mut().find(|p| p.id == hdr.type_) else {
+    let fail = |node: &mut Node, e| send_status(node, conn, hdr.plugin, hdr.urom_context, e);
+    let Some(p) = plugins.iter_mut().find(|p| p.id == hdr.plugin) else {
         return fail(node, DocaError::NOT_FOUND);
     };
     let size = std::mem::size_of::<WorkerCmdDesc>() + body.len();
@@ -151,18 +128,15 @@ fn on_cmd(
     if desc.is_null() {
         return fail(node, DocaError::NO_MEMORY);
     }
-    let mut head = ListLink {
-        prev: std::ptr::null_mut(),
-        next: std::ptr::null_mut(),
-    };
+    let mut head = plugin_abi::list_head();
     // SAFETY: desc has room for the header and body; head is a local list head.
     unsafe {
         std::ptr::addr_of_mut!((*desc).dest_id).write(conn);
-        std::ptr::addr_of_mut!((*desc).worker_cmd).write(hdr);
+        std::ptr::addr_of_mut!((*desc).worker_cmd).write(hdr.to_abi());
         let payload = (desc as *mut u8).add(std::mem::size_of::<WorkerCmdDesc>());
         std::ptr::copy_nonoverlapping(body.as_ptr(), payload, body.len());
-        abi::list_init(&mut head);
-        abi::list_add_tail(&mut head, desc as *mut ListLink);
+        plugin_abi::list_init(&mut head);
+        plugin_abi::list_add_tail(&mut head, desc as *mut ListLink);
     }
     // SAFETY: head lists the desc malloc'd above.
     let r = unsafe { p.worker_cmd(&mut head) };
@@ -170,7 +144,7 @@ fn on_cmd(
     // SAFETY: whatever is still on the list is ours (malloc'd above).
     unsafe {
         loop {
-            let n = abi::list_pop_head(&mut head);
+            let n = plugin_abi::list_pop_head(&mut head);
             if n.is_null() {
                 break;
             }
@@ -331,7 +305,7 @@ impl Worker {
                         }
                         Err(e) => {
                             f.truncate(at);
-                            notify_header_frame(f, t, c, e);
+                            push_status_notify(f, t, c, e);
                         }
                     }
                 });
@@ -398,7 +372,7 @@ impl Worker {
 /// than busy parties spinning only delays the others), so a worker whose peers answer
 /// slowly ends up sleeping at once, like `max = 0`.
 #[derive(Debug)]
-pub struct AdaptiveSpin {
+pub(crate) struct AdaptiveSpin {
     max: Duration,
     window: Duration,
     last_busy: Instant,
@@ -408,7 +382,7 @@ pub struct AdaptiveSpin {
 
 impl AdaptiveSpin {
     /// A policy polling for at most `max` after each activity.
-    pub fn new(max: Duration) -> AdaptiveSpin {
+    pub(crate) fn new(max: Duration) -> AdaptiveSpin {
         let now = Instant::now();
         AdaptiveSpin {
             max,
@@ -420,13 +394,14 @@ impl AdaptiveSpin {
     }
 
     /// The current window.
-    pub fn window(&self) -> Duration {
+    #[cfg(test)]
+    fn window(&self) -> Duration {
         self.window
     }
 
     /// After one loop iteration (`busy`: it did something) at `now`: whether to keep
     /// polling (`false`: arm and sleep, then call [`AdaptiveSpin::slept`]).
-    pub fn keep_polling(&mut self, busy: bool, now: Instant) -> bool {
+    pub(crate) fn keep_polling(&mut self, busy: bool, now: Instant) -> bool {
         let iteration = now.saturating_duration_since(self.prev);
         self.prev = now;
         if busy {
@@ -457,7 +432,7 @@ impl AdaptiveSpin {
     }
 
     /// The worker slept and woke at `now`.
-    pub fn slept(&mut self, now: Instant) {
+    pub(crate) fn slept(&mut self, now: Instant) {
         self.slept = true;
         self.prev = now;
     }
@@ -479,7 +454,7 @@ fn announce_port(fd: i32, port: u16) {
 }
 
 /// Entry point of `doca_urom_worker`; returns the process exit code.
-pub fn main_with_args(args: &[String]) -> i32 {
+pub(crate) fn main_with_args(args: &[String]) -> i32 {
     install_stop_signals();
     let args = match WorkerArgs::parse(args) {
         Ok(a) => a,

@@ -2,18 +2,18 @@
 
 use super::domain;
 use crate::error::{DocaError, DocaResult};
-use crate::urom::abi::{self, ListLink, PluginIface, WorkerCtx, WorkerNotifDesc};
+use crate::urom::plugin_abi::{self, PluginIface, WorkerCtx, WorkerNotifDesc, WorkerNotify};
 use std::ffi::c_void;
 use std::path::Path;
 
 type GetIfaceFn = unsafe extern "C" fn(*mut PluginIface) -> u32;
 type GetVersionFn = unsafe extern "C" fn(*mut u64) -> u32;
-/// `doca_soft_urom_plugin_arm` (doca-soft extension, optional): see [`abi::ARM_SYMBOL`].
+/// `doca_soft_urom_plugin_arm` (doca-soft extension, optional): see [`plugin_abi::ARM_SYMBOL`].
 type ArmFn = unsafe extern "C" fn(*mut WorkerCtx, *mut libc::c_int) -> u32;
 
 /// What a plugin said before the worker sleeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arm {
+pub(crate) enum Arm {
     /// Armed: wait on this descriptor too.
     Fd(i32),
     /// Nothing to wait for (the plugin acts on commands only).
@@ -26,14 +26,18 @@ pub enum Arm {
 
 /// A plugin's `notif_pack` (needs no ctx, so it can run while the plugin is borrowed).
 #[derive(Clone, Copy)]
-pub struct Packer(unsafe extern "C" fn(*mut abi::WorkerNotify, *mut usize, *mut c_void) -> u32);
+pub(crate) struct Packer(unsafe extern "C" fn(*mut WorkerNotify, *mut usize, *mut c_void) -> u32);
 
 impl Packer {
     /// Packs a notification into `out`; returns the packed length.
     ///
     /// # Safety
     /// `desc` is a live notification desc produced by the plugin this packer came from.
-    pub unsafe fn pack(self, desc: *mut WorkerNotifDesc, out: &mut [u8]) -> DocaResult<usize> {
+    pub(crate) unsafe fn pack(
+        self,
+        desc: *mut WorkerNotifDesc,
+        out: &mut [u8],
+    ) -> DocaResult<usize> {
         let mut len = out.len();
         // SAFETY: desc is live (caller contract); out is writable for `len` bytes.
         ok(unsafe {
@@ -51,7 +55,7 @@ impl Packer {
 }
 
 /// A plugin loaded into this worker process.
-pub struct LoadedPlugin {
+pub(crate) struct LoadedPlugin {
     /// Daemon-assigned id (the command `type`).
     pub id: u64,
     /// Plugin worker address (from `addr`).
@@ -72,7 +76,7 @@ fn ok(code: u32) -> DocaResult<()> {
 }
 
 /// Resolves the two exported symbols of a plugin library and returns its version.
-pub fn probe(lib: &libloading::Library) -> DocaResult<(u64, PluginIface)> {
+pub(crate) fn probe(lib: &libloading::Library) -> DocaResult<(u64, PluginIface)> {
     // SAFETY: the symbol types are the plugin ABI's; a library exporting these names with
     // other types is not a plugin and breaks its contract.
     let (get_version, get_iface) = unsafe {
@@ -95,7 +99,7 @@ pub fn probe(lib: &libloading::Library) -> DocaResult<(u64, PluginIface)> {
 
 impl LoadedPlugin {
     /// dlopens `path`, gets its interface, opens it and fetches its address.
-    pub fn load(path: &Path, id: u64) -> DocaResult<LoadedPlugin> {
+    pub(crate) fn load(path: &Path, id: u64) -> DocaResult<LoadedPlugin> {
         // SAFETY: loading a plugin runs its initialisers; plugins come only from the
         // daemon's UROM_PLUGIN_PATH (the operator's choice).
         let lib = unsafe { libloading::Library::new(path) }.map_err(|e| {
@@ -103,8 +107,8 @@ impl LoadedPlugin {
             DocaError::NOT_FOUND
         })?;
         let (_version, iface) = probe(&lib)?;
-        // SAFETY: the extension's signature (abi::ARM_SYMBOL); absent in most plugins.
-        let arm: Option<ArmFn> = unsafe { lib.get::<ArmFn>(abi::ARM_SYMBOL) }
+        // SAFETY: the extension's signature (plugin_abi::ARM_SYMBOL); absent in most plugins.
+        let arm: Option<ArmFn> = unsafe { lib.get::<ArmFn>(plugin_abi::ARM_SYMBOL) }
             .ok()
             .map(|f| *f);
         if iface.open.is_none()
@@ -159,7 +163,7 @@ impl LoadedPlugin {
     ///
     /// # Safety
     /// `list` is an initialised list of descs allocated with `malloc`.
-    pub unsafe fn worker_cmd(&mut self, list: *mut ListLink) -> DocaResult<()> {
+    pub(crate) unsafe fn worker_cmd(&mut self, list: *mut plugin_abi::ListLink) -> DocaResult<()> {
         let f = self.ctx.iface.worker_cmd.expect("checked at load");
         // SAFETY: ctx is open; list is an initialised list of malloc'd descs.
         ok(unsafe { f(&mut *self.ctx, list) })
@@ -167,20 +171,17 @@ impl LoadedPlugin {
 
     /// Runs the plugin's progress and hands each ready notification to `f`, freeing it
     /// after (the ABI makes the runtime free them). Returns how many there were.
-    pub fn progress_each(&mut self, mut f: impl FnMut(*mut WorkerNotifDesc)) -> usize {
+    pub(crate) fn progress_each(&mut self, mut f: impl FnMut(*mut WorkerNotifDesc)) -> usize {
         let progress = self.ctx.iface.progress.expect("checked at load");
-        let mut head = ListLink {
-            prev: std::ptr::null_mut(),
-            next: std::ptr::null_mut(),
-        };
+        let mut head = plugin_abi::list_head();
         // SAFETY: head is a local list head, initialised before use.
-        unsafe { abi::list_init(&mut head) };
+        unsafe { plugin_abi::list_init(&mut head) };
         // SAFETY: ctx is open; head is an empty list.
         let _ = unsafe { progress(&mut *self.ctx, &mut head) };
         let mut n = 0;
         loop {
             // SAFETY: the plugin appended valid descs (entry is their first field).
-            let d = unsafe { abi::list_pop_head(&mut head) } as *mut WorkerNotifDesc;
+            let d = unsafe { plugin_abi::list_pop_head(&mut head) } as *mut WorkerNotifDesc;
             if d.is_null() {
                 return n;
             }
@@ -192,12 +193,12 @@ impl LoadedPlugin {
     }
 
     /// The plugin's `notif_pack`.
-    pub fn packer(&self) -> Packer {
+    pub(crate) fn packer(&self) -> Packer {
         Packer(self.ctx.iface.notif_pack.expect("checked at load"))
     }
 
     /// Asks the plugin (extension `doca_soft_urom_plugin_arm`) how it wakes the worker.
-    pub fn arm(&mut self) -> Arm {
+    pub(crate) fn arm(&mut self) -> Arm {
         let Some(arm) = self.arm else {
             return Arm::Unknown;
         };

@@ -17,10 +17,10 @@ pub const SPIN_ENV: &str = "DOCA_SOFT_UROM_SPIN_US";
 /// Busy-poll window when [`SPIN_ENV`] is not set.
 pub const DEFAULT_SPIN_US: u64 = 100;
 /// Largest accepted window (one second; anything above is surely a typo).
-pub const MAX_SPIN_US: u64 = 1_000_000;
+pub(crate) const MAX_SPIN_US: u64 = 1_000_000;
 
 /// The window a value of [`SPIN_ENV`] asks for (`None`: unset, the default).
-pub fn parse_spin_us(v: Option<&str>) -> Result<Duration, String> {
+pub(crate) fn parse_spin_us(v: Option<&str>) -> Result<Duration, String> {
     let Some(v) = v else {
         return Ok(Duration::from_micros(DEFAULT_SPIN_US));
     };
@@ -34,7 +34,7 @@ pub fn parse_spin_us(v: Option<&str>) -> Result<Duration, String> {
 }
 
 /// The window of this process's environment; a bad value is reported and the default used.
-pub fn spin_from_env() -> Duration {
+pub(crate) fn spin_from_env() -> Duration {
     let v = std::env::var(SPIN_ENV).ok();
     parse_spin_us(v.as_deref()).unwrap_or_else(|e| {
         sdk_warn!("urom_worker", "{e}; using {DEFAULT_SPIN_US} us");

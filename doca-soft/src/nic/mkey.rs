@@ -1,0 +1,411 @@
+//! The process-wide memory-key registry: 32-bit keys (lkey = rkey in this NIC) for
+//! registered ranges of host or GPU memory, each with its UCX registration and packed
+//! remote key.
+//!
+//! Keys start at 0x1000 and only grow (a key is never reused in a process, so a peer's
+//! cached key can never name a later registration); `MLX5_INVALID_LKEY` (0x100) and 0 are
+//! never handed out. Lookups take a read lock; engines cache what they looked up and drop
+//! their cache when [`generation`] moves (every deregistration bumps it).
+//!
+//! GPU memory is registered as UCX CUDA memory (UCX then moves it with its CUDA
+//! transports). Where the proxy itself must touch memory the CPU cannot address (the value
+//! an atomic fetched, when its result buffer is device memory; the target word of an
+//! atomic in device memory), it goes through the [`DeviceMemory`] accessor the C layer
+//! installs ([`set_device_memory`]); without one, such operations fail with an error
+//! completion.
+
+use super::ucp::{self, MemHandle};
+use crate::error::{DocaError, DocaResult};
+use once_cell::sync::Lazy;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+/// Access rights of a registration (the ibverbs bit values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Access(pub u32);
+
+impl Access {
+    /// Local writes (receives, read results, fetched values land here).
+    pub(crate) const LOCAL_WRITE: Access = Access(1);
+    /// Peers may write.
+    pub(crate) const REMOTE_WRITE: Access = Access(2);
+    /// Peers may read.
+    pub(crate) const REMOTE_READ: Access = Access(4);
+    /// Peers may run atomics.
+    pub(crate) const REMOTE_ATOMIC: Access = Access(8);
+
+    /// Whether every bit of `other` is set.
+    pub(crate) fn has(self, other: Access) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for Access {
+    type Output = Access;
+    fn bitor(self, o: Access) -> Access {
+        Access(self.0 | o.0)
+    }
+}
+
+/// Where registered memory lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemKind {
+    /// Memory the CPU addresses directly (malloc, pinned or device-mapped host memory).
+    Host,
+    /// CUDA device memory (only UCX's CUDA transports and the device writer reach it).
+    Cuda,
+}
+
+/// One registration.
+pub(crate) struct Region {
+    /// The key.
+    pub key: u32,
+    /// First byte.
+    pub addr: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Rights.
+    pub access: Access,
+    /// Host or device memory.
+    pub kind: MemKind,
+    /// The UCX registration.
+    pub memh: MemHandle,
+    /// The packed remote key peers unpack.
+    pub packed: Vec<u8>,
+}
+
+impl Region {
+    /// Whether `[addr, addr + len)` lies inside the region (`len` 0: `addr` within or at
+    /// the end).
+    pub(crate) fn covers(&self, addr: u64, len: u64) -> bool {
+        match addr.checked_add(len) {
+            Some(end) => addr >= self.addr && end <= self.addr + self.len,
+            None => false,
+        }
+    }
+}
+
+/// Reads and writes device memory the CPU cannot address (the C layer implements it with
+/// CUDA copies).
+pub(crate) trait DeviceMemory: Send + Sync {
+    /// Copies `out.len()` bytes from device address `src`.
+    fn read(&self, src: u64, out: &mut [u8]) -> DocaResult<()>;
+    /// Copies `bytes` to device address `dst`.
+    fn write(&self, dst: u64, bytes: &[u8]) -> DocaResult<()>;
+}
+
+/// A 64-bit atomic the target of an atomic WQE executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicOp {
+    /// Add, return the old value.
+    FetchAdd(u64),
+    /// If the word equals `compare`, store `swap`; return the old value.
+    CompareSwap { compare: u64, swap: u64 },
+}
+
+struct Registry {
+    regions: RwLock<HashMap<u32, Arc<Region>>>,
+    next: AtomicU32,
+    generation: AtomicU64,
+    // (generation after, key) of the latest deregistrations, oldest first.
+    revoked: std::sync::Mutex<std::collections::VecDeque<(u64, u32)>>,
+    device: RwLock<Option<Arc<dyn DeviceMemory>>>,
+    // Serialises read-modify-write atomics on device memory.
+    device_atomics: std::sync::Mutex<()>,
+}
+
+static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
+    regions: RwLock::new(HashMap::new()),
+    next: AtomicU32::new(0x1000),
+    generation: AtomicU64::new(0),
+    revoked: std::sync::Mutex::new(std::collections::VecDeque::new()),
+    device: RwLock::new(None),
+    device_atomics: std::sync::Mutex::new(()),
+});
+
+/// A live registration; deregistered when dropped (UCX unmaps it once the last operation
+/// using it has let go).
+pub(crate) struct Registration {
+    region: Arc<Region>,
+}
+
+impl Registration {
+    /// The key.
+    pub(crate) fn key(&self) -> u32 {
+        self.region.key
+    }
+
+    /// The registered region.
+    pub(crate) fn region(&self) -> &Arc<Region> {
+        &self.region
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
+        map.remove(&self.region.key);
+        let g = REGISTRY.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        let mut r = REGISTRY.revoked.lock().unwrap_or_else(|p| p.into_inner());
+        if r.len() == REVOKED_KEPT {
+            r.pop_front();
+        }
+        r.push_back((g, self.region.key));
+    }
+}
+
+/// Registers `[addr, addr + len)`.
+pub(crate) fn register(
+    addr: u64,
+    len: u64,
+    access: Access,
+    kind: MemKind,
+) -> DocaResult<Registration> {
+    if addr == 0 || len == 0 || addr.checked_add(len).is_none() || access.0 & !0xf != 0 {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    let key = loop {
+        let k = REGISTRY.next.fetch_add(1, Ordering::Relaxed);
+        if k >= 0x1000 {
+            break k;
+        }
+    };
+    let region = Arc::new(Region {
+        key,
+        addr,
+        len,
+        access,
+        kind,
+        memh,
+        packed,
+    });
+    REGISTRY
+        .regions
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, region.clone());
+    Ok(Registration { region })
+}
+
+/// The registration of `key`, if it is live.
+pub(crate) fn lookup(key: u32) -> Option<Arc<Region>> {
+    REGISTRY
+        .regions
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned()
+}
+
+/// How many deregistrations [`revoked_since`] remembers.
+const REVOKED_KEPT: usize = 4096;
+
+/// The keys deregistered after generation `since`, and the current generation; `None` for
+/// the keys when more happened than are remembered (then every key may be gone).
+pub(crate) fn revoked_since(since: u64) -> (Option<Vec<u32>>, u64) {
+    let r = REGISTRY.revoked.lock().unwrap_or_else(|p| p.into_inner());
+    let now = generation();
+    if now == since {
+        return (Some(Vec::new()), now);
+    }
+    let complete = r.front().is_some_and(|&(g, _)| g <= since + 1);
+    let keys = complete.then(|| {
+        r.iter()
+            .filter(|&&(g, _)| g > since)
+            .map(|&(_, k)| k)
+            .collect()
+    });
+    (keys, now)
+}
+
+/// Moves on every deregistration (caches compare it).
+pub(crate) fn generation() -> u64 {
+    REGISTRY.generation.load(Ordering::Acquire)
+}
+
+/// Installs (or removes) the accessor for device memory.
+pub(crate) fn set_device_memory(d: Option<Arc<dyn DeviceMemory>>) {
+    *REGISTRY.device.write().unwrap_or_else(|p| p.into_inner()) = d;
+}
+
+fn device() -> DocaResult<Arc<dyn DeviceMemory>> {
+    REGISTRY
+        .device
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .ok_or_else(|| {
+            sdk_err!(
+                "nic",
+                "device memory touched by the proxy, but no device accessor is installed"
+            );
+            DocaError::NOT_SUPPORTED
+        })
+}
+
+/// Writes `bytes` at `dst` inside `region` (host memory directly, device memory through
+/// the accessor). The caller checked the range and the right.
+pub(crate) fn write_local(region: &Region, dst: u64, bytes: &[u8]) -> DocaResult<()> {
+    if !region.covers(dst, bytes.len() as u64) {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    match region.kind {
+        MemKind::Host => {
+            // SAFETY: the range lies inside a live registration of host memory, which its
+            // owner gave the NIC to write (LOCAL_WRITE checked by the caller).
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
+            Ok(())
+        }
+        MemKind::Cuda => device()?.write(dst, bytes),
+    }
+}
+
+/// Runs `op` on the 64-bit word at `addr` (8-byte aligned, inside `region`) and returns the
+/// old value. Host memory: a CPU atomic (atomic with respect to every other CPU or GPU
+/// system-scope atomic on that word). Device memory: read-modify-write through the
+/// accessor, atomic with respect to the other NIC atomics of this process only.
+pub(crate) fn atomic64(region: &Region, addr: u64, op: AtomicOp) -> DocaResult<u64> {
+    if addr % 8 != 0 || !region.covers(addr, 8) {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    match region.kind {
+        MemKind::Host => {
+            // SAFETY: an aligned word inside a live registration of host memory that its
+            // owner opened to remote atomics (checked by the caller).
+            let w = unsafe { &*(addr as *const std::sync::atomic::AtomicU64) };
+            Ok(match op {
+                AtomicOp::FetchAdd(v) => w.fetch_add(v, Ordering::SeqCst),
+                AtomicOp::CompareSwap { compare, swap } => {
+                    match w.compare_exchange(compare, swap, Ordering::SeqCst, Ordering::SeqCst) {
+                        Ok(old) | Err(old) => old,
+                    }
+                }
+            })
+        }
+        MemKind::Cuda => {
+            let d = device()?;
+            let _g = REGISTRY
+                .device_atomics
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let mut b = [0u8; 8];
+            d.read(addr, &mut b)?;
+            let old = u64::from_ne_bytes(b);
+            let new = match op {
+                AtomicOp::FetchAdd(v) => Some(old.wrapping_add(v)),
+                AtomicOp::CompareSwap { compare, swap } => (old == compare).then_some(swap),
+            };
+            if let Some(n) = new {
+                d.write(addr, &n.to_ne_bytes())?;
+            }
+            Ok(old)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_lookups_follow_registration_and_bounds_are_checked() {
+        let buf = vec![0u8; 8192];
+        let a = buf.as_ptr() as u64;
+        let r1 = register(
+            a,
+            4096,
+            Access::LOCAL_WRITE | Access::REMOTE_WRITE,
+            MemKind::Host,
+        )
+        .expect("register");
+        let r2 = register(a + 4096, 4096, Access::REMOTE_READ, MemKind::Host).expect("register");
+        assert_ne!(r1.key(), r2.key());
+        assert!(r1.key() >= 0x1000 && r2.key() >= 0x1000);
+        let g = lookup(r1.key()).expect("live");
+        assert_eq!((g.addr, g.len), (a, 4096));
+        assert!(g.covers(a, 4096));
+        assert!(g.covers(a + 4095, 1));
+        assert!(!g.covers(a + 4095, 2));
+        assert!(!g.covers(a - 1, 1));
+        assert!(!g.covers(u64::MAX, 2));
+        assert!(!g.packed.is_empty());
+        let gen = generation();
+        let k1 = r1.key();
+        drop(r1);
+        assert!(lookup(k1).is_none());
+        assert!(generation() > gen);
+        assert!(lookup(r2.key()).is_some());
+        assert_eq!(
+            register(0, 10, Access::default(), MemKind::Host).err(),
+            Some(DocaError::INVALID_VALUE)
+        );
+        assert_eq!(
+            register(a, 0, Access::default(), MemKind::Host).err(),
+            Some(DocaError::INVALID_VALUE)
+        );
+        assert_eq!(
+            register(a, 10, Access(0x10), MemKind::Host).err(),
+            Some(DocaError::INVALID_VALUE)
+        );
+    }
+
+    #[test]
+    fn host_atomics_return_the_old_value_and_check_alignment() {
+        let buf = [0u64; 4];
+        let a = buf.as_ptr() as u64;
+        let r = register(a, 32, Access::REMOTE_ATOMIC, MemKind::Host).expect("register");
+        let g = r.region().clone();
+        assert_eq!(atomic64(&g, a + 8, AtomicOp::FetchAdd(5)), Ok(0));
+        assert_eq!(atomic64(&g, a + 8, AtomicOp::FetchAdd(2)), Ok(5));
+        assert_eq!(
+            atomic64(
+                &g,
+                a + 8,
+                AtomicOp::CompareSwap {
+                    compare: 6,
+                    swap: 1
+                }
+            ),
+            Ok(7)
+        );
+        assert_eq!(
+            atomic64(
+                &g,
+                a + 8,
+                AtomicOp::CompareSwap {
+                    compare: 7,
+                    swap: 1
+                }
+            ),
+            Ok(7)
+        );
+        // SAFETY: reading our own vector after the NIC-style atomics.
+        assert_eq!(unsafe { std::ptr::read_volatile(buf.as_ptr().add(1)) }, 1);
+        assert!(
+            atomic64(&g, a + 4, AtomicOp::FetchAdd(1)).is_err(),
+            "misaligned"
+        );
+        assert!(
+            atomic64(&g, a + 32, AtomicOp::FetchAdd(1)).is_err(),
+            "outside"
+        );
+        let dev = register(a, 32, Access::REMOTE_ATOMIC, MemKind::Host).expect("register");
+        let mut cuda_like = Region {
+            key: 0,
+            addr: a,
+            len: 32,
+            access: Access::REMOTE_ATOMIC,
+            kind: MemKind::Cuda,
+            memh: ucp::context().unwrap().mem_map(a, 32, false).unwrap().0,
+            packed: Vec::new(),
+        };
+        cuda_like.key = dev.key();
+        set_device_memory(None);
+        assert_eq!(
+            atomic64(&cuda_like, a, AtomicOp::FetchAdd(1)),
+            Err(DocaError::NOT_SUPPORTED)
+        );
+    }
+}

@@ -1,0 +1,35 @@
+//! UROM for tests and benches: the wire protocol and a raw UCX connection to talk to the
+//! daemon and workers directly, a direct way to point a service at a daemon, process
+//! teardown, and the knobs the benches report.
+//!
+//! The C API (`capi::doca_urom`) is the way to drive the host library; this module holds
+//! only what that API cannot give.
+
+use crate::capi::doca_urom::UromService;
+use crate::capi::toolkit::handle;
+use crate::error::DocaResult;
+use std::net::{Ipv4Addr, SocketAddrV4};
+
+pub use crate::urom::daemon::procs::terminate_child;
+pub use crate::urom::host::service::DEFAULT_MAX_MSG;
+pub use crate::urom::host::service_file::local_hostname;
+pub use crate::urom::transport::{ConnId, Event, EventRef, Node};
+pub use crate::urom::wire::{
+    Decoder, DomainBuf, DomainPeer, Msg, PluginDesc, SpawnReq, HEADER_LEN,
+};
+pub use crate::urom::worker::spin::{DEFAULT_SPIN_US, SPIN_ENV};
+
+/// `127.0.0.1:port`.
+pub fn loopback(port: u16) -> SocketAddrV4 {
+    SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
+}
+
+/// Points an IDLE service at the daemon at `addr` directly, without a
+/// `DOCA_UROM_SERVICE_FILE` (what `doca_urom_service_set_dev` looks up).
+///
+/// # Safety
+/// `service` is null or a live service from `doca_urom_service_create`.
+pub unsafe fn set_service_addr(service: *mut UromService, addr: SocketAddrV4) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    unsafe { handle(service) }?.set_addr(addr)
+}

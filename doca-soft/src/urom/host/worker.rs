@@ -1,0 +1,697 @@
+//! `doca_urom_worker` (host side): one worker process, driven through its own connection.
+//!
+//! Start (IN_PROGRESS, STARTING): asks the daemon (through the service) to spawn or reuse
+//! the worker id, then, inside this context's progress, connects to the worker process and
+//! attaches; RUNNING is reached inside a progress call that reports it. Commands are sent
+//! as `urom_worker_cmd` frames whose `urom_context` is the task's cookie; notifications
+//! complete the task with the plugin's status and body. If the worker process dies, every
+//! in-flight task completes with CONNECTION_RESET at the next progress and new submissions
+//! fail with NOT_CONNECTED. Stop (IN_PROGRESS) asks the daemon to release the worker and
+//! reaches IDLE inside a later progress (needs the service's PE to be progressed too).
+
+use super::buf::{data_bytes, fill, task_buf};
+use super::link::Link;
+use super::service::{ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
+use crate::buf::Buf;
+use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
+use crate::error::{DocaError, DocaResult};
+use crate::sync::lock;
+use crate::task::{Task, TaskCompletionCb};
+use crate::types::DocaData;
+use crate::urom::wire::command::{push_cmd, NotifyHeader, CMD_HEADER_LEN, NOTIFY_HEADER_LEN};
+use crate::urom::wire::{Msg, SpawnReq, KIND_NOTIFY, OVERHEAD};
+use std::collections::HashMap;
+use std::net::SocketAddrV4;
+use std::sync::{Arc, Mutex, Weak};
+
+/// `DOCA_UROM_WORKER_ID_ANY`.
+pub(crate) const WORKER_ID_ANY: u64 = u64::MAX;
+/// Size of the task user-data area.
+pub(crate) const TASK_USER_DATA_LEN: usize = 32;
+/// Most released command tasks a worker keeps for reuse: allocate/release pairs of a
+/// steady command stream then allocate nothing.
+const TASK_POOL_MAX: usize = 256;
+
+#[derive(Clone)]
+struct Cfg {
+    service: Option<Arc<ServiceShared>>,
+    id: u64,
+    plugins: u64,
+    cpuset: Vec<u64>,
+    gid: u32,
+    max_tasks: u32,
+    env: Vec<String>,
+}
+
+enum Phase {
+    Idle,
+    Spawning(ReplySlot),
+    Attaching,
+    Running,
+    Stopping(Option<ReplySlot>),
+}
+
+struct St {
+    phase: Phase,
+    link: Option<Link>,
+    worker_id: u64,
+    dest_id: u64,
+    addrs: Vec<(u64, Vec<u8>)>,
+    inflight: HashMap<u64, usize>,
+    next_cookie: u64,
+    domain_acks: Vec<u64>,
+    reserved: bool,
+    // Tasks answered by the last poll, completed once the lock is dropped (kept here so
+    // its capacity is reused).
+    done: Vec<(usize, DocaResult<()>)>,
+}
+
+/// Shared worker state (the context's operations).
+pub(crate) struct WorkerShared {
+    cfg: Mutex<Cfg>,
+    st: Mutex<St>,
+    // Released command tasks (raw `CmdTask` pointers), reused by allocate.
+    pool: Mutex<Vec<usize>>,
+}
+
+impl Drop for WorkerShared {
+    fn drop(&mut self) {
+        for t in lock(&self.pool).drain(..) {
+            // SAFETY: pooled tasks are Box-allocated CmdTasks nobody else holds.
+            drop(unsafe { Box::from_raw(t as *mut CmdTask) });
+        }
+    }
+}
+
+/// Matches a notification to its in-flight task (by cookie), fills the task's response and
+/// returns the task with its result; None for a notification nobody waits for.
+fn take_notify(inflight: &mut HashMap<u64, usize>, n: &[u8]) -> Option<(usize, DocaResult<()>)> {
+    let (h, body) = NotifyHeader::parse(n)?;
+    let t = inflight.remove(&h.urom_context)?;
+    let len = h.len as usize;
+    let r = if body.len() != len {
+        Err(DocaError::UNEXPECTED)
+    } else if h.status != 0 {
+        Err(DocaError(h.status))
+    } else {
+        Ok(())
+    };
+    let ct = t as *mut CmdTask;
+    // SAFETY: the task is live while in flight; it just left the in-flight map, so only
+    // this call touches it until it is completed.
+    unsafe {
+        (*ct).busy = false;
+        fill(&mut (*ct).response, &body[..body.len().min(len)]);
+    }
+    Some((t, r))
+}
+
+impl WorkerShared {
+    /// Plugin addresses reported by the worker process (after start).
+    pub(crate) fn addrs(&self) -> Vec<(u64, Vec<u8>)> {
+        lock(&self.st).addrs.clone()
+    }
+
+    /// Sends a message on the worker connection (domain setup).
+    pub(crate) fn send(&self, m: &Msg) -> DocaResult<()> {
+        lock(&self.st)
+            .link
+            .as_mut()
+            .ok_or(DocaError::NOT_CONNECTED)?
+            .send(m)
+    }
+
+    /// Whether the worker acknowledged domain request `req` (consumes the ack).
+    pub(crate) fn take_domain_ack(&self, req: u64) -> bool {
+        let mut st = lock(&self.st);
+        let before = st.domain_acks.len();
+        st.domain_acks.retain(|r| *r != req);
+        st.domain_acks.len() != before
+    }
+
+    /// Whether the worker is attached and running.
+    pub(crate) fn is_running(&self) -> bool {
+        matches!(lock(&self.st).phase, Phase::Running)
+    }
+
+    /// Whether the worker connection broke.
+    pub(crate) fn link_failed(&self) -> Option<DocaError> {
+        lock(&self.st).link.as_ref().and_then(Link::failed)
+    }
+
+    fn max_msg(&self) -> usize {
+        lock(&self.cfg)
+            .service
+            .as_ref()
+            .map_or(DEFAULT_MAX_MSG, |s| s.max_msg())
+    }
+
+    fn fail_inflight(&self, ctx: &Ctx, e: DocaError) -> u32 {
+        let tasks: Vec<usize> = lock(&self.st).inflight.drain().map(|(_, t)| t).collect();
+        for t in &tasks {
+            let t = *t as *mut CmdTask;
+            // SAFETY: in-flight tasks are live until completed.
+            unsafe {
+                (*t).busy = false;
+                fill(&mut (*t).response, &[]);
+            }
+            ctx.complete_task(t as *mut Task, Err(e));
+        }
+        tasks.len() as u32
+    }
+
+    fn progress_running(&self, ctx: &Ctx) -> u32 {
+        let (mut done, failed) = {
+            let mut g = lock(&self.st);
+            let st = &mut *g;
+            let Some(link) = st.link.as_mut() else {
+                return 0;
+            };
+            let mut done = std::mem::take(&mut st.done);
+            let (inflight, acks) = (&mut st.inflight, &mut st.domain_acks);
+            link.poll_frames(|kind, payload| {
+                if kind == KIND_NOTIFY {
+                    if let Some(d) = take_notify(inflight, payload) {
+                        done.push(d);
+                    }
+                } else if let Ok(Msg::DomainOk { req }) = Msg::decode(kind, payload) {
+                    acks.push(req);
+                }
+            });
+            (done, link.failed())
+        };
+        // Callbacks run without the lock: they may submit the next command.
+        let mut n = done.len() as u32;
+        for (t, r) in done.drain(..) {
+            ctx.complete_task(t as *mut Task, r);
+        }
+        lock(&self.st).done = done;
+        if let Some(e) = failed {
+            n += self.fail_inflight(ctx, e);
+        }
+        n
+    }
+
+    /// Puts a released task in the pool; false when the pool is full.
+    fn recycle(&self, t: *mut CmdTask) -> bool {
+        let mut p = lock(&self.pool);
+        if p.len() >= TASK_POOL_MAX {
+            return false;
+        }
+        p.push(t as usize);
+        true
+    }
+
+    fn finish_start(&self, ctx: &Ctx, r: DocaResult<()>) -> u32 {
+        match r {
+            Ok(()) => {
+                lock(&self.st).phase = Phase::Running;
+                ctx.set_state(STATE_RUNNING);
+            }
+            Err(e) => {
+                sdk_err!("urom_worker", "worker start failed: {e:?}");
+                let svc = lock(&self.cfg).service.clone();
+                let mut st = lock(&self.st);
+                st.phase = Phase::Idle;
+                st.link = None;
+                if std::mem::take(&mut st.reserved) {
+                    if let Some(s) = svc {
+                        s.unreserve_worker();
+                    }
+                }
+                drop(st);
+                ctx.set_state(STATE_IDLE);
+            }
+        }
+        1
+    }
+}
+
+impl CtxOps for WorkerShared {
+    fn kind(&self) -> &'static str {
+        "urom_worker"
+    }
+
+    fn needs_pe(&self) -> bool {
+        true
+    }
+
+    fn start(&self, _ctx: &Ctx) -> DocaResult<Transition> {
+        let cfg = lock(&self.cfg).clone();
+        let svc = cfg.service.ok_or(DocaError::BAD_STATE)?;
+        if cfg.plugins == 0 {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        if svc.addr().is_none() {
+            return Err(DocaError::BAD_STATE);
+        }
+        // A worker's CPUs must be a subset of the service's.
+        let offered = svc.cpuset();
+        if cfg
+            .cpuset
+            .iter()
+            .enumerate()
+            .any(|(i, w)| w & !offered.get(i).copied().unwrap_or(0) != 0)
+        {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        svc.reserve_worker()?;
+        let spawn = SpawnReq {
+            req: 0,
+            worker_id: cfg.id,
+            gid: cfg.gid,
+            plugins: cfg.plugins,
+            cpuset: cfg.cpuset.clone(),
+            env: cfg.env.clone(),
+        };
+        let slot = match svc.request(|req| Msg::Spawn(SpawnReq { req, ..spawn })) {
+            Ok(s) => s,
+            Err(e) => {
+                svc.unreserve_worker();
+                return Err(e);
+            }
+        };
+        let mut st = lock(&self.st);
+        st.reserved = true;
+        st.phase = Phase::Spawning(slot);
+        Ok(Transition::Pending)
+    }
+
+    fn stop(&self, ctx: &Ctx) -> DocaResult<Transition> {
+        let svc = lock(&self.cfg).service.clone();
+        let id = lock(&self.st).worker_id;
+        self.fail_inflight(ctx, DocaError::SHUTDOWN);
+        let slot = svc
+            .as_ref()
+            .and_then(|s| s.request(|req| Msg::Destroy { req, worker_id: id }).ok());
+        let mut st = lock(&self.st);
+        st.link = None;
+        st.phase = Phase::Stopping(slot);
+        Ok(Transition::Pending)
+    }
+
+    fn progress(&self, ctx: &Ctx) -> u32 {
+        let mut running = false;
+        let phase = {
+            let st = lock(&self.st);
+            match &st.phase {
+                Phase::Idle => return 0,
+                Phase::Spawning(s) => Some(lock(s).take()),
+                Phase::Attaching => None,
+                Phase::Running => {
+                    running = true;
+                    None
+                }
+                Phase::Stopping(slot) => {
+                    let done = slot.as_ref().map_or(true, |s| lock(s).is_some());
+                    if !done {
+                        return 0;
+                    }
+                    None
+                }
+            }
+        };
+        if running {
+            return self.progress_running(ctx);
+        }
+        let stopping = matches!(lock(&self.st).phase, Phase::Stopping(_));
+        if stopping {
+            let svc = lock(&self.cfg).service.clone();
+            let mut st = lock(&self.st);
+            st.phase = Phase::Idle;
+            if std::mem::take(&mut st.reserved) {
+                if let Some(s) = svc {
+                    s.unreserve_worker();
+                }
+            }
+            drop(st);
+            ctx.set_state(STATE_IDLE);
+            return 1;
+        }
+        match phase {
+            Some(None) => 0,
+            Some(Some(reply)) => {
+                let r = reply.and_then(|m| match m {
+                    Msg::Spawned {
+                        worker_id, port, ..
+                    } => Ok((worker_id, port)),
+                    Msg::Error { code, .. } => Err(DocaError(code)),
+                    _ => Err(DocaError::UNEXPECTED),
+                });
+                let (worker_id, port) = match r {
+                    Ok(v) => v,
+                    Err(e) => return self.finish_start(ctx, Err(e)),
+                };
+                let cfg = lock(&self.cfg).clone();
+                let svc = cfg.service.expect("set before start");
+                let ip = *svc.addr().expect("checked at start").ip();
+                let link = Link::connect(
+                    SocketAddrV4::new(ip, port),
+                    svc.max_msg() + OVERHEAD + 64 * 1024,
+                )
+                .and_then(|mut l| l.send(&Msg::Attach { worker_id }).map(|_| l));
+                match link {
+                    Ok(l) => {
+                        let mut st = lock(&self.st);
+                        st.worker_id = worker_id;
+                        st.link = Some(l);
+                        st.phase = Phase::Attaching;
+                        0
+                    }
+                    Err(e) => self.finish_start(ctx, Err(e)),
+                }
+            }
+            None => {
+                // Attaching.
+                let (msgs, failed) = {
+                    let mut st = lock(&self.st);
+                    let link = st.link.as_mut().expect("attaching has a link");
+                    let m = link.poll();
+                    (m, link.failed())
+                };
+                for m in msgs {
+                    match m {
+                        Msg::Attached { dest_id, addrs } => {
+                            let mut st = lock(&self.st);
+                            st.dest_id = dest_id;
+                            st.addrs = addrs;
+                            drop(st);
+                            return self.finish_start(ctx, Ok(()));
+                        }
+                        Msg::Error { code, .. } => {
+                            return self.finish_start(ctx, Err(DocaError(code)))
+                        }
+                        _ => {}
+                    }
+                }
+                match failed {
+                    Some(e) => self.finish_start(ctx, Err(e)),
+                    None => 0,
+                }
+            }
+        }
+    }
+
+    fn submit(&self, _ctx: &Ctx, task: *mut Task) -> DocaResult<()> {
+        let t = task as *mut CmdTask;
+        let max_tasks = lock(&self.cfg).max_tasks as usize;
+        let mut st = lock(&self.st);
+        if st.inflight.len() >= max_tasks {
+            return Err(DocaError::AGAIN);
+        }
+        // SAFETY: every task of a worker context is a CmdTask; live while submitted.
+        let (plugin, payload) = unsafe {
+            if (*t).busy {
+                return Err(DocaError::IN_USE);
+            }
+            ((*t).plugin, data_bytes(&(*t).payload))
+        };
+        st.next_cookie += 1;
+        let cookie = st.next_cookie;
+        let link = st.link.as_mut().ok_or(DocaError::NOT_CONNECTED)?;
+        if link.failed().is_some() {
+            return Err(DocaError::NOT_CONNECTED);
+        }
+        // The frame is built in place in a reused send buffer (no allocation per command).
+        link.send_with(|f| push_cmd(f, plugin, cookie, payload))?;
+        st.inflight.insert(cookie, t as usize);
+        // SAFETY: as above.
+        unsafe { (*t).busy = true };
+        Ok(())
+    }
+}
+
+/// The C `struct doca_urom_worker` (host side).
+pub struct UromWorker {
+    ctx: Box<Ctx>,
+    pub(crate) shared: Arc<WorkerShared>,
+}
+
+impl UromWorker {
+    /// A new worker context (IDLE, id ANY, one task in flight at most).
+    pub(crate) fn new() -> UromWorker {
+        let shared = Arc::new(WorkerShared {
+            cfg: Mutex::new(Cfg {
+                service: None,
+                id: WORKER_ID_ANY,
+                plugins: 0,
+                cpuset: Vec::new(),
+                gid: 0,
+                max_tasks: 1,
+                env: Vec::new(),
+            }),
+            st: Mutex::new(St {
+                phase: Phase::Idle,
+                link: None,
+                worker_id: WORKER_ID_ANY,
+                dest_id: 0,
+                addrs: Vec::new(),
+                inflight: HashMap::new(),
+                next_cookie: 0,
+                domain_acks: Vec::new(),
+                reserved: false,
+                done: Vec::new(),
+            }),
+            pool: Mutex::new(Vec::new()),
+        });
+        UromWorker {
+            ctx: Ctx::new(shared.clone()),
+            shared,
+        }
+    }
+
+    /// The worker's context, as the C API hands it out.
+    pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
+        &*self.ctx as *const Ctx as *mut Ctx
+    }
+
+    /// Whether it may be destroyed now: IN_USE unless IDLE. When it may, it leaves its
+    /// progress engine and its service.
+    pub(crate) fn prepare_destroy(&self) -> DocaResult<()> {
+        if self.ctx.state() != STATE_IDLE {
+            return Err(DocaError::IN_USE);
+        }
+        self.ctx.detach_from_pe();
+        if let Some(s) = lock(&self.shared.cfg).service.take() {
+            s.detach();
+        }
+        Ok(())
+    }
+
+    /// Changes the configuration (IDLE only).
+    fn configure(&self, f: impl FnOnce(&mut Cfg) -> DocaResult<()>) -> DocaResult<()> {
+        self.ctx.require_idle()?;
+        f(&mut lock(&self.shared.cfg))
+    }
+
+    /// The service that spawns the worker process.
+    pub(crate) fn set_service(&self, service: &UromService) -> DocaResult<()> {
+        let svc = service.shared.clone();
+        self.configure(|c| {
+            svc.attach();
+            if let Some(old) = c.service.replace(svc) {
+                old.detach();
+            }
+            Ok(())
+        })
+    }
+
+    /// The worker id (ANY lets the service choose).
+    pub(crate) fn set_id(&self, id: u64) -> DocaResult<()> {
+        self.configure(|c| {
+            c.id = id;
+            Ok(())
+        })
+    }
+
+    /// The plugins the worker runs (bit mask of plugin ids, non-zero).
+    pub(crate) fn set_plugins(&self, plugins: u64) -> DocaResult<()> {
+        self.configure(|c| {
+            if plugins == 0 {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            c.plugins = plugins;
+            Ok(())
+        })
+    }
+
+    /// The CPUs of the worker process (16 words of a `ucs_cpu_set_t`, not all zero).
+    pub(crate) fn set_cpuset(&self, words: [u64; 16]) -> DocaResult<()> {
+        self.configure(|c| {
+            if words.iter().all(|w| *w == 0) {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            c.cpuset = words.to_vec();
+            Ok(())
+        })
+    }
+
+    /// The worker's group.
+    pub(crate) fn set_gid(&self, gid: u32) -> DocaResult<()> {
+        self.configure(|c| {
+            c.gid = gid;
+            Ok(())
+        })
+    }
+
+    /// How many commands may be in flight (a power of two).
+    pub(crate) fn set_max_inflight_tasks(&self, n: u32) -> DocaResult<()> {
+        self.configure(|c| {
+            if !n.is_power_of_two() {
+                return Err(DocaError::INVALID_VALUE);
+            }
+            c.max_tasks = n;
+            Ok(())
+        })
+    }
+
+    /// Environment of the worker process: `NAME=value` entries without spaces.
+    pub(crate) fn set_env(&self, env: Vec<String>) -> DocaResult<()> {
+        if env
+            .iter()
+            .any(|e| crate::urom::daemon::valid_env(e).is_none())
+        {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        self.configure(|c| {
+            c.env = env;
+            Ok(())
+        })
+    }
+
+    /// The worker id: the one generated by the service after an ANY start, else the one
+    /// set.
+    pub(crate) fn id(&self) -> u64 {
+        match lock(&self.shared.st).worker_id {
+            WORKER_ID_ANY => lock(&self.shared.cfg).id,
+            v => v,
+        }
+    }
+
+    /// The worker's group.
+    pub(crate) fn gid(&self) -> u32 {
+        lock(&self.shared.cfg).gid
+    }
+
+    /// A command task (reused from the pool when one of the right size is there); its
+    /// payload capacity is the message size less the command header.
+    pub(crate) fn allocate_task(&self) -> *mut CmdTask {
+        let max = self.shared.max_msg();
+        let (plen, rlen) = (max - CMD_HEADER_LEN, max - NOTIFY_HEADER_LEN);
+        let reused = lock(&self.shared.pool).pop().map(|p| p as *mut CmdTask);
+        match reused {
+            // SAFETY: pooled tasks are released CmdTasks nobody else holds.
+            Some(t) if unsafe { fits(&*t, plen, rlen) } => {
+                // SAFETY: as above; every field is reset to a freshly allocated task's value.
+                let c = unsafe { &mut *t };
+                c.task = Task::new(&*self.ctx, free_cmd_task);
+                c.plugin = 0;
+                c.user = [0; TASK_USER_DATA_LEN];
+                c.busy = false;
+                c.payload = task_buf(&mut c.payload_mem);
+                c.response = task_buf(&mut c.response_mem);
+                t
+            }
+            stale => {
+                if let Some(s) = stale {
+                    // SAFETY: a pooled task of another message size: ours to free.
+                    drop(unsafe { Box::from_raw(s) });
+                }
+                let mut pm = vec![0u8; plen].into_boxed_slice();
+                let mut rm = vec![0u8; rlen].into_boxed_slice();
+                Box::into_raw(Box::new(CmdTask {
+                    task: Task::new(&*self.ctx, free_cmd_task),
+                    plugin: 0,
+                    user: [0; TASK_USER_DATA_LEN],
+                    busy: false,
+                    payload: task_buf(&mut pm),
+                    response: task_buf(&mut rm),
+                    payload_mem: pm,
+                    response_mem: rm,
+                    owner: Arc::downgrade(&self.shared),
+                }))
+            }
+        }
+    }
+}
+
+/// `doca_urom_worker_cmd_task_completion_cb_t` as a task callback.
+pub type CmdTaskCb = Option<unsafe extern "C" fn(*mut CmdTask, DocaData, DocaData)>;
+
+/// The C `struct doca_urom_worker_cmd_task`.
+#[repr(C)]
+pub struct CmdTask {
+    task: Task,
+    plugin: u64,
+    user: [u8; TASK_USER_DATA_LEN],
+    busy: bool,
+    payload: Buf,
+    response: Buf,
+    // Backing memory of the two bufs (boxed slices never move).
+    payload_mem: Box<[u8]>,
+    response_mem: Box<[u8]>,
+    // The worker whose pool takes the task back on release.
+    owner: Weak<WorkerShared>,
+}
+
+/// Whether a pooled task's buffers have the sizes a new task would get.
+fn fits(t: &CmdTask, plen: usize, rlen: usize) -> bool {
+    t.payload_mem.len() == plen && t.response_mem.len() == rlen
+}
+
+unsafe fn free_cmd_task(t: *mut Task) {
+    let ct = t as *mut CmdTask;
+    // SAFETY: a live CmdTask being released (once); `owner` is read before it can move.
+    if let Some(owner) = unsafe { (*ct).owner.upgrade() } {
+        if owner.recycle(ct) {
+            return;
+        }
+    }
+    // SAFETY: allocated by Box in allocate_task; freed once.
+    drop(unsafe { Box::from_raw(ct) });
+}
+
+impl CmdTask {
+    /// The plugin the command goes to.
+    pub(crate) fn set_plugin(&mut self, plugin: u64) {
+        self.plugin = plugin;
+    }
+
+    /// The completion callback.
+    pub(crate) fn set_cb(&mut self, cb: CmdTaskCb) {
+        // SAFETY: same ABI; only the first argument's pointee type differs (a CmdTask
+        // starts with its Task).
+        self.task
+            .set_cb(unsafe { std::mem::transmute::<CmdTaskCb, TaskCompletionCb>(cb) });
+    }
+
+    /// The buffer the command is packed into.
+    pub(crate) fn payload(&mut self) -> *mut Buf {
+        &mut self.payload
+    }
+
+    /// The buffer holding the notification body after completion.
+    pub(crate) fn response(&mut self) -> *mut Buf {
+        &mut self.response
+    }
+
+    /// The caller's scratch area ([`TASK_USER_DATA_LEN`] bytes).
+    pub(crate) fn user_data(&mut self) -> *mut u8 {
+        self.user.as_mut_ptr()
+    }
+
+    /// Releases a task (back to its worker's pool, or freed): NOT_PERMITTED while in
+    /// flight.
+    ///
+    /// # Safety
+    /// `t` is a live task from [`UromWorker::allocate_task`], not used after success.
+    pub(crate) unsafe fn release(t: *mut CmdTask) -> DocaResult<()> {
+        // SAFETY: caller contract.
+        if unsafe { (*t).busy } {
+            return Err(DocaError::NOT_PERMITTED);
+        }
+        // SAFETY: live, idle task released once.
+        unsafe { free_cmd_task(t as *mut Task) };
+        Ok(())
+    }
+}
