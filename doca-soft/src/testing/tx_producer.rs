@@ -151,7 +151,7 @@ impl CpuTxq {
     /// Posts a WQE written by the caller (`bytes`: whole 64-byte blocks, as many as its DS
     /// needs); the control segment's index is set to the reserved one. Returns the index.
     pub fn post_raw(&self, bytes: &[u8]) -> u64 {
-        assert!(!bytes.is_empty() && bytes.len() % wqe::WQE_BB == 0);
+        assert!(!bytes.is_empty() && bytes.len().is_multiple_of(wqe::WQE_BB));
         let bbs = (bytes.len() / wqe::WQE_BB) as u64;
         let idx = self.reserve(bbs);
         let mut w = bytes.to_vec();
