@@ -1,6 +1,6 @@
 //! Figure 1: the device API ceiling. Rings live in GPU memory and a GPU-resident producer
 //! (`bench_produce` in kernels/bench_rx.cu) plays the NIC: it writes whole frames and their
-//! completions and publishes them; the receive kernel (`bench_rx`: device API receive, block
+//! mlx5 completions (DOCA 3.3's 64-byte CQEs, owner bit last, as doca-soft's RX proxy does); the receive kernel (`bench_rx`: device API receive, block
 //! scope, every packet's headers parsed, a (sender, seq) bitmap for the loss check) consumes
 //! them. No CPU is in the loop. 64 B and 1024 B packets, 1 to 16 queues (one producer block
 //! and one receive block per queue), bursts of 2048 packets on blocks of 1024 threads (as a
@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
-use doca_soft::testing::{RxqHandle, RING_VERSION};
+use doca_soft::testing::RxqHandle;
 use support::args::{self, Common};
 use support::gpu_rx::GpuEnv;
 use support::report::{Figure, Status};
@@ -128,7 +128,7 @@ fn ceiling(env: &GpuEnv, shape: Shape) -> Result<Ceiling, String> {
         burst,
         threads,
     } = shape;
-    let slots = MIN_SLOTS.max(4 * burst as usize);
+    let slots = MIN_SLOTS.max(4 * burst as usize).next_power_of_two();
     let ctx = env.ctx();
     let ps = ctx.new_stream().map_err(err("producer stream"))?;
     let cs = ctx.new_stream().map_err(err("consumer stream"))?;
@@ -139,16 +139,27 @@ fn ceiling(env: &GpuEnv, shape: Shape) -> Result<Ceiling, String> {
         let pkts = ps
             .alloc_zeros::<u8>(slots * slot as usize)
             .map_err(err("packets"))?;
-        let cqes = ps
-            .alloc_zeros::<u8>(slots * 16)
-            .map_err(err("completions"))?;
+        // mlx5 CQEs, every op_own "not written yet" (opcode INVALID, owner 1).
+        let mut cq_init = vec![0u8; slots * 64];
+        for c in cq_init.chunks_mut(64) {
+            c[63] = 0xf1;
+        }
+        let cqes = ps.clone_htod(&cq_init).map_err(err("completions"))?;
+        // The receiver's doorbell records (RQ, CQ): written, never read here.
+        let dbrs = ps.alloc_zeros::<u64>(2).map_err(err("doorbell records"))?;
+        let dbr = dbrs.device_ptr(&ps).0;
         let mut h = RxqHandle::default();
         h.pkt_addr = pkts.device_ptr(&ps).0;
-        h.cqe_addr = cqes.device_ptr(&ps).0;
         h.pkt_num = slots as u32;
         h.max_pkt_sz = slot;
+        h.wqe_num = slots as u32;
+        h.wqe_mask = slots as u32 - 1;
+        h.wqe_pi = slots as u64;
+        h.wqe_db_rec = dbr;
+        h.cqe_addr = cqes.device_ptr(&ps).0;
         h.cqe_num = slots as u32;
-        h.version = RING_VERSION;
+        h.cqe_mask = slots as u32 - 1;
+        h.cq_db_rec = dbr + 8;
         // SAFETY: RxqHandle is repr(C) plain data; the slice covers exactly its bytes.
         let bytes = unsafe {
             std::slice::from_raw_parts(
@@ -158,7 +169,7 @@ fn ceiling(env: &GpuEnv, shape: Shape) -> Result<Ceiling, String> {
         };
         let handle = ps.clone_htod(bytes).map_err(err("handle"))?;
         handles.push(handle.device_ptr(&ps).0);
-        rings.push((pkts, cqes, handle));
+        rings.push((pkts, cqes, dbrs, handle));
     }
     let mut frame = vec![0u8; size];
     udp::build_frame(&mut frame, 40000, udp::BASE_PORT, 0, 0);
@@ -256,7 +267,8 @@ fn run_point(
     let c = ceiling(env, shape)?;
     let size = shape.size;
     let zero = c.lost == 0 && c.dup == 0 && c.foreign == 0 && c.timeouts == 0;
-    let moved = c.pps * (size as f64 + 96.0);
+    // Frame and 64-byte completion written, headers (64 B) and completion fields read.
+    let moved = c.pps * (size as f64 + 160.0);
     let share = hbm.map_or(String::new(), |bw| {
         format!(
             "; HBM traffic {:.1} GB/s = {:.1}% of the measured bandwidth",

@@ -6,7 +6,9 @@
 //
 // bench_produce is the GPU-resident producer of the device API ceiling (figure 1,
 // benches/device_ceiling.rs): it plays the NIC on rings that live in GPU memory, writing
-// whole frames and completions and publishing them, so that no CPU is in the loop.
+// whole frames and their mlx5 completions (DOCA 3.3's CQE format, as doca-soft's RX proxy
+// writes them: byte count, timestamp, slot in wqe_counter, op_own with the owner bit last),
+// so that no CPU is in the loop.
 #include <doca_gpunetio_dev_eth_rxq.cuh>
 
 #define RECV_TIMEOUT_NS 100000ULL
@@ -183,7 +185,7 @@ extern "C" __global__ void bench_produce(const uint64_t *rxqs,
 	__shared__ int give_up;
 	uint64_t start = doca_gpu_dev_eth_query_globaltimer();
 	if (threadIdx.x == 0) {
-		pi = DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_pi.value);
+		pi = DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_ci);
 		give_up = 0;
 	}
 	__syncthreads();
@@ -194,7 +196,7 @@ extern "C" __global__ void bench_produce(const uint64_t *rxqs,
 	for (uint64_t done = 0; done < per_queue;) {
 		uint32_t n = per_queue - done < burst ? (uint32_t)(per_queue - done) : burst;
 		if (threadIdx.x == 0) {
-			while (pi + n - DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_ci.value) > limit) {
+			while (pi + n - DOCA_GPUNETIO_ETH_VOLATILE(rxq->cqe_ci) > limit) {
 				if (doca_gpu_dev_eth_query_globaltimer() - start > max_ns) {
 					give_up = 1;
 					atomicAdd(out_timeouts, 1ULL);
@@ -206,27 +208,36 @@ extern "C" __global__ void bench_produce(const uint64_t *rxqs,
 		if (give_up)
 			return;
 		uint64_t now = doca_gpu_dev_eth_query_globaltimer();
+		// mlx5 CQE timestamp: seconds << 32 | nanoseconds, big-endian.
+		uint64_t ts_be = doca_gpu_dev_eth_bswap64(((now / DOCA_GPUNETIO_NS_PER_S) << 32) | (now % DOCA_GPUNETIO_NS_PER_S));
 		for (uint32_t c = threadIdx.x; c < n * words; c += blockDim.x) {
 			uint32_t k = c / words;
 			uint32_t w = c - k * words;
 			uint64_t idx = pi + k;
 			uint64_t seq = done + k;
-			uint32_t slot = (uint32_t)(idx % rxq->pkt_num);
+			uint32_t slot = (uint32_t)(idx & rxq->wqe_mask);
 			uint4 *d = (uint4 *)(rxq->pkt_addr + (uint64_t)rxq->max_pkt_sz * slot);
 			d[w] = frame_word(t4, w, sender, seq);
 			if (w == 0) {
-				struct doca_soft_rx_cqe *cq = (struct doca_soft_rx_cqe *)rxq->cqe_addr + (idx % rxq->cqe_num);
-				cq->slot = slot;
-				cq->bytes = size;
-				cq->timestamp_ns = now;
+				struct mlx5_cqe64 *cq = (struct mlx5_cqe64 *)rxq->cqe_addr + (idx & rxq->cqe_mask);
+				cq->byte_cnt = doca_gpu_dev_eth_bswap32(size);
+				cq->timestamp = ts_be;
+				cq->wqe_counter = DOCA_GPUNETIO_ETH_BSWAP16(slot);
 			}
 		}
+		// Frames and completion bodies first; then each completion's op_own (opcode
+		// RESP_SEND, owner bit = pass parity), which is what the receiver polls.
 		__syncthreads();
-		if (threadIdx.x == 0) {
-			__threadfence();
-			doca_gpu_dev_eth_store_release_sys(&rxq->cqe_pi.value, pi + n);
-			pi += n;
+		__threadfence();
+		for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
+			uint64_t idx = pi + k;
+			struct mlx5_cqe64 *cq = (struct mlx5_cqe64 *)rxq->cqe_addr + (idx & rxq->cqe_mask);
+			uint8_t owner = (idx & rxq->cqe_num) ? 1 : 0;
+			DOCA_GPUNETIO_ETH_WRITE_ONCE(cq->op_own, (uint8_t)((MLX5_CQE_RESP_SEND << 4) | owner));
 		}
+		__syncthreads();
+		if (threadIdx.x == 0)
+			pi += n;
 		done += n;
 		__syncthreads();
 	}

@@ -94,7 +94,8 @@ fn queue_id_once_and_wait_on_time_values() {
     let h = q.gpu_handle().unwrap();
     // SAFETY: host data path: the handle is a CPU pointer to the runtime's ring handle.
     let raw = unsafe { &*(h.as_raw() as *const doca_soft::testing::TxqHandle) };
-    assert_eq!((raw.l3_csum, raw.l4_csum, raw.wait_on_time), (1, 1, 1));
+    // Ethernet segment checksum flags L3 (0x40) | L4 (0x80), wait-on-time on.
+    assert_eq!((raw.cs_flags, raw.wait_on_time), (0xc0, 1));
     q.cpu_proxy_progress().unwrap();
     q.stop().unwrap();
     assert!(take_drop_errors().is_empty());

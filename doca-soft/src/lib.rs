@@ -79,8 +79,11 @@
 //! The engine behind the C API is crate-private. From the top down (a folder never imports
 //! one above it; `tests/module_loops.rs` derives the import graph and checks it):
 //!
-//! * `eth/`: Ethernet RX/TX queue contexts, their rings (`ring`, the layout the device
-//!   headers share) and the CPU proxies that play the NIC between the rings and a port.
+//! * `eth/`: Ethernet RX/TX queue contexts, their rings (`ring`, the mirror of the public
+//!   GPU-side structs the device headers read) and the CPU proxies that play the NIC
+//!   between the rings and a port.
+//! * `mlx5/`: byte-exact builders and parsers of mlx5 WQE segments and CQEs, the formats
+//!   the rings hold.
 //! * `flow/`: the DOCA Flow objects behind the C handles, their registry (stale handles are
 //!   errors), and the translation of the C match and forward structs into tables.
 //! * `port/`: one soft NIC port per device: backends (AF_PACKET, pcap files, in-memory
@@ -151,10 +154,24 @@
 //!   counts with drops split by reason ([`capi::doca_soft_port::doca_soft_port_get_counters`]).
 //! * `doca_soft_queue.h`: `doca_soft_eth_rxq_get_counters` and
 //!   `doca_soft_eth_txq_get_counters`, per-queue counters.
-//! * `doca_soft_ring.h`: the memory layout of the Ethernet queue rings shared by the CPU
-//!   proxies and the GPU device functions.
+//! * `doca_soft_ring.h`: the cache-line counter doca-soft's own rings share (the GPU DMA
+//!   ring). The Ethernet rings are DOCA 3.3's mlx5 rings (see "Ethernet ring formats").
 //! * `doca_devinfo_is_equal_pci_addr` also matches interface and ibdev names, so sample
 //!   command lines such as `-n lo` work.
+//!
+//! ## Ethernet ring formats
+//!
+//! The Ethernet queues hold DOCA 3.3's rings, byte for byte, as the GPU verbs queues do:
+//! the public GPU-side structs of `doca_gpunetio_eth_def.h` (`doca_gpu_eth_rxq` 232 bytes,
+//! `doca_gpu_eth_txq` 176, `doca_gpu_eth_mcst_qp` 112), RX completions as `mlx5_cqe64`
+//! (byte count, `sec << 32 | ns` timestamp, the packet slot in `wqe_counter`, owner bit),
+//! sends as 64-byte mlx5 WQEs (control, Ethernet with checksum flags, data, wait-on-time
+//! and enhanced multi-packet WQEs) with `mlx5_cqe64` completions, doorbell records and a
+//! CPU proxy producer slot. Kernels that use the low-level device helpers or read ring
+//! fields see what they see on hardware; the RX and TX proxies play the ConnectX, with
+//! the encodings of one module (`mlx5`). The byte tables, what doca-soft does where a NIC
+//! cannot (producers wait for room, the RX proxy reads the 64-bit `cqe_ci`), and the
+//! measured cost of the change are in `include/README.md`, "Ethernet ring formats".
 //!
 //! ## Library dependency
 //!
@@ -213,6 +230,7 @@ pub(crate) mod error;
 pub(crate) mod eth;
 pub(crate) mod flow;
 pub(crate) mod gpu;
+pub(crate) mod mlx5;
 pub(crate) mod mmap;
 pub(crate) mod nic;
 pub(crate) mod packet;

@@ -448,6 +448,7 @@ fn send_kernels_per_mode_deliver_exact_frames_and_completions() {
     tx_case(&env, "tx_block", 128, "gputx_b", None);
     tx_case(&env, "tx_lowlevel", 64, "gputx_l", None);
     tx_case(&env, "tx_legacy", 64, "gputx_lg", None);
+    tx_case(&env, "tx_empw", 32, "gputx_e", None);
     let at = doca_soft::testing::realtime_ns() + 50_000_000;
     let got = tx_case(&env, "tx_wait_block", 32, "gputx_wt", Some(at));
     assert!(

@@ -468,3 +468,167 @@ fn frames_behind_a_pending_wait_are_read_once_ahead_and_sent_on_time() {
         assert_eq!(f, &frames[i], "frame {i}");
     }
 }
+
+#[test]
+fn completions_are_mlx5_cqes_naming_their_wqe() {
+    use doca_soft::testing::mlx5::{cqe_opcode, syndrome};
+    let frames: Vec<Vec<u8>> = (0..3).map(|i| udp_frame(i, 10 + i as usize)).collect();
+    let r = rig(
+        TxRingCfg {
+            max_burst: 16,
+            completion_on_gpu: true,
+            ..Default::default()
+        },
+        frames,
+    );
+    let before = realtime_ns();
+    for (i, f) in r.frames.iter().enumerate() {
+        r.q.send(f.as_ptr() as u64, 0, f.len() as u32, i >= 1);
+    }
+    r.q.send(0xdead_0000, 0, 64, false); // not registered: an error completion
+    drain(&r);
+    let c0 = r.q.completion(0);
+    assert_eq!(c0.opcode, cqe_opcode::REQ);
+    assert_eq!(
+        (c0.wqe_counter, c0.owner),
+        (1, 0),
+        "first CQE: WQE 1, pass 0"
+    );
+    assert_eq!(c0.byte_cnt as usize, r.frames[1].len());
+    let ts = doca_soft::testing::mlx5::sec_ns_to_time(c0.timestamp);
+    assert!(
+        ts >= before && ts <= realtime_ns(),
+        "timestamp {ts} is CLOCK_REALTIME"
+    );
+    assert_eq!(r.q.completion(1).wqe_counter, 2);
+    let e = r.q.completion(2);
+    assert_eq!(e.opcode, cqe_opcode::REQ_ERR);
+    assert_eq!(e.syndrome, syndrome::LOCAL_PROT_ERR);
+    assert_eq!(e.wqe_counter, 3);
+    assert_eq!(r.q.poll_completion(3, true), Err(DocaError::UNEXPECTED));
+}
+
+#[test]
+fn multi_packet_wqe_wrapping_the_ring_sends_each_segment_as_a_frame() {
+    let frames: Vec<Vec<u8>> = (0..70).map(|i| udp_frame(i, 16 + i as usize)).collect();
+    let r = rig(
+        TxRingCfg {
+            max_burst: 64,
+            completion_on_gpu: true,
+            ..Default::default()
+        },
+        frames,
+    );
+    // 62 single sends put the next WQE two slots before the end of the 64-slot ring.
+    for f in &r.frames[..62] {
+        r.q.send(f.as_ptr() as u64, 0, f.len() as u32, false);
+    }
+    drain(&r);
+    let pkts: Vec<(u64, u32, u32)> = r.frames[62..69]
+        .iter()
+        .map(|f| (f.as_ptr() as u64, 0, f.len() as u32))
+        .collect();
+    let t = r.q.send_multi(&pkts, true);
+    assert_eq!(t, 62);
+    let f = &r.frames[69];
+    assert_eq!(
+        r.q.send(f.as_ptr() as u64, 0, f.len() as u32, true),
+        65,
+        "DS 9 took three slots (62, 63 and 0 of the ring)"
+    );
+    drain(&r);
+    let sent: Vec<Vec<u8>> = r
+        .port
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.1.clone())
+        .collect();
+    assert_eq!(sent, r.frames, "every frame once, in order");
+    assert_eq!(
+        r.q.completion(0).wqe_counter,
+        62,
+        "one CQE for the whole WQE"
+    );
+    assert_eq!(r.q.completion(1).wqe_counter, 65);
+    assert_eq!(r.q.poll_completion(2, true), Ok(2));
+}
+
+#[test]
+fn unsupported_and_malformed_wqes_complete_with_errors_and_the_queue_goes_on() {
+    use doca_soft::testing::mlx5::{self, cqe_opcode, syndrome, wqe};
+    let frames = vec![udp_frame(7, 40)];
+    let r = rig(
+        TxRingCfg {
+            max_burst: 16,
+            completion_on_gpu: true,
+            ..Default::default()
+        },
+        frames,
+    );
+    let f = &r.frames[0];
+    // An RDMA write (this NIC sends Ethernet only), and a SEND without data (DS 2).
+    let mut rdma = [0u8; 64];
+    rdma[..16].copy_from_slice(
+        &wqe::Ctrl {
+            opcode: 0x08,
+            ds: 3,
+            ..wqe::Ctrl::default()
+        }
+        .encode(),
+    );
+    let mut empty = [0u8; 64];
+    empty[..16].copy_from_slice(
+        &wqe::Ctrl {
+            opcode: mlx5::opcode::SEND,
+            ds: 2,
+            ..wqe::Ctrl::default()
+        }
+        .encode(),
+    );
+    // A SEND whose Ethernet header travels inline (14 bytes: 2 in the Ethernet segment,
+    // 12 in the next segment), the rest from memory.
+    let mut inline = [0u8; 64];
+    inline[..16].copy_from_slice(
+        &wqe::Ctrl {
+            opcode: mlx5::opcode::SEND,
+            ds: 4,
+            fm_ce_se: mlx5::CTRL_CQ_UPDATE,
+            ..wqe::Ctrl::default()
+        }
+        .encode(),
+    );
+    let eth = wqe::EthSeg {
+        inline_hdr_sz: 14,
+        inline_hdr_start: [f[0], f[1]],
+        ..wqe::EthSeg::default()
+    };
+    inline[16..32].copy_from_slice(&eth.encode());
+    inline[32..44].copy_from_slice(&f[2..14]);
+    let rest = wqe::DataSeg {
+        byte_count: (f.len() - 14) as u32,
+        lkey_raw: 0,
+        addr: f.as_ptr() as u64 + 14,
+    };
+    inline[48..64].copy_from_slice(&rest.encode());
+    assert_eq!(r.q.post_raw(&rdma), 0);
+    assert_eq!(r.q.post_raw(&empty), 1);
+    assert_eq!(r.q.post_raw(&inline), 2);
+    drain(&r);
+    for (k, idx) in [(0, 0), (1, 1)] {
+        let c = r.q.completion(k);
+        assert_eq!(
+            (c.opcode, c.syndrome, c.wqe_counter),
+            (cqe_opcode::REQ_ERR, syndrome::LOCAL_QP_OP_ERR, idx)
+        );
+    }
+    let ok = r.q.completion(2);
+    assert_eq!((ok.opcode, ok.wqe_counter), (cqe_opcode::REQ, 2));
+    assert_eq!(
+        r.port.sent.lock().unwrap()[0].1,
+        *f,
+        "inline header + data = the frame"
+    );
+    assert_eq!(r.proxy.counters().snapshot().errors, 2);
+}

@@ -271,7 +271,7 @@ pub unsafe extern "C" fn doca_eth_rxq_cap_get_max_packet_size(
 #[no_mangle]
 pub unsafe extern "C" fn doca_eth_rxq_cap_get_max_metadata_num(
     devinfo: *const DevInfo,
-    out: *mut u32,
+    out: *mut u8,
 ) -> u32 {
     call("doca_eth_rxq_cap_get_max_metadata_num", || {
         // SAFETY: C API contract (null or a live devinfo; null or writable).

@@ -180,7 +180,7 @@ pub unsafe extern "C" fn doca_eth_txq_cap_get_max_send_buf_list_len(
 #[no_mangle]
 pub unsafe extern "C" fn doca_eth_txq_cap_get_max_metadata_num(
     devinfo: *const DevInfo,
-    out: *mut u32,
+    out: *mut u8,
 ) -> u32 {
     call("doca_eth_txq_cap_get_max_metadata_num", || {
         // SAFETY: C API contract (null or a live devinfo; null or writable).

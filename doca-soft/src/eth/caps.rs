@@ -6,8 +6,8 @@ use crate::error::{DocaError, DocaResult};
 pub const MAX_BURST_SIZE: u32 = 1 << 17;
 /// Largest RX packet size (slot size).
 pub(crate) const MAX_PACKET_SIZE: u32 = 16384;
-/// Largest metadata count.
-pub(crate) const MAX_METADATA_NUM: u32 = 1;
+/// Largest metadata count (a `uint8_t` in DOCA 3.3's caps getters).
+pub(crate) const MAX_METADATA_NUM: u8 = 1;
 /// Largest RX packet headroom / tailroom.
 pub(crate) const MAX_ROOM: u16 = 0;
 /// Largest receive buffer list length (scatter entries).

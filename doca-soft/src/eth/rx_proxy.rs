@@ -1,8 +1,13 @@
 //! The producer side of an RX ring: what the port's dispatcher calls for frames classified
-//! to a queue. Frames are staged into consecutive packet slots; at the end of a dispatcher
-//! batch (`flush`) staged runs of contiguous slots reach device memory in one copy each, and
-//! the completions are published with release ordering. A frame that does not fit the
-//! completion ring is dropped and counted; unconsumed entries are never overwritten.
+//! to a queue. It plays a ConnectX receive queue on DOCA 3.3's ring format: packet slot k
+//! is RQ WQE k (one mlx5 data segment each), and every frame gets an `mlx5_cqe64`
+//! (RESP_SEND, byte count, `sec << 32 | ns` timestamp, the slot in `wqe_counter`, owner bit
+//! = pass parity). Frames are staged into consecutive packet slots; at the end of a
+//! dispatcher batch (`flush`) staged runs of contiguous slots reach device memory in one
+//! copy each, then their completions are written, each one's `op_own` byte last with
+//! release ordering (that byte is what the receiver polls). A frame that does not fit
+//! (`pkt_num` completions not yet consumed, per the receiver's 64-bit `cqe_ci`) is dropped
+//! and counted; unconsumed entries are never overwritten.
 //!
 //! Several receive lanes may feed one ring: `push` and `flush` serialize on the staging
 //! lock, each push takes the next index and writes its slot and completion under it, and a
@@ -14,8 +19,9 @@
 
 use super::counters::RxqCounters;
 use super::mem::{DeviceMem, PktBuf, SharedBlock};
-use super::ring::{self, BufDesc, RxCqe, RxqHandle, RING_VERSION};
+use super::ring::{self, BufDesc, Doorbells, RxqHandle, RX_MAX_SLOTS, SOFT_QPN};
 use crate::error::{DocaError, DocaResult};
+use crate::mlx5::{self, cqe, Cqe, DataSeg};
 use crate::port::{DropReason, RxSink};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,14 +38,20 @@ struct Staging {
     /// Bytes of the staged run: `run_len` slots of `max_pkt` bytes (device buffers).
     run: Vec<u8>,
     run_len: u32,
+    /// Completions below this index are published (op_own written); those from here to
+    /// `next` have their bodies written and are published at flush.
+    published: u64,
 }
 
 /// An RX queue's ring and its producer state.
 pub struct RxRing {
     handle: SharedBlock,
     cqes: SharedBlock,
-    /// Per-slot buffer descriptors for the legacy device API (kept alive with the ring).
+    /// RQ WQEs, per-slot buffer descriptors for the legacy device API and the doorbell
+    /// records (kept alive with the ring).
+    _rq: SharedBlock,
     _bufs: SharedBlock,
+    _dbs: SharedBlock,
     pkt: PktBuf,
     pkt_num: u32,
     max_pkt: u32,
@@ -50,7 +62,9 @@ pub struct RxRing {
 
 impl RxRing {
     /// A ring over `pkt` with slots of `max_pkt` bytes; rings and the handle live in
-    /// device-mapped memory of `device` (host memory when None).
+    /// device-mapped memory of `device` (host memory when None). The slot count is the
+    /// largest power of two that fits the buffer (at most [`RX_MAX_SLOTS`]): mlx5 rings are
+    /// powers of two, and completion k then names slot k & mask, as 3.3 reads it.
     pub fn new(
         pkt: PktBuf,
         max_pkt: u32,
@@ -59,32 +73,59 @@ impl RxRing {
         if max_pkt == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
-        let pkt_num = pkt.len / max_pkt as usize;
-        if pkt_num == 0 {
+        let fit = pkt.len / max_pkt as usize;
+        if fit == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
-        let pkt_num = u32::try_from(pkt_num).map_err(|_| DocaError::INVALID_VALUE)?;
+        let fit = u32::try_from(fit).unwrap_or(u32::MAX).min(RX_MAX_SLOTS);
+        let pkt_num = 1u32 << (31 - fit.leading_zeros());
+        let n = pkt_num as usize;
         let handle = SharedBlock::new(std::mem::size_of::<RxqHandle>(), device)?;
-        let cqes = SharedBlock::new(pkt_num as usize * std::mem::size_of::<RxCqe>(), device)?;
-        let bufs = SharedBlock::new(pkt_num as usize * std::mem::size_of::<BufDesc>(), device)?;
-        for slot in 0..pkt_num as usize {
+        let cqes = SharedBlock::new(n * mlx5::CQE_SIZE, device)?;
+        let rq = SharedBlock::new(n * 16, device)?;
+        let bufs = SharedBlock::new(n * std::mem::size_of::<BufDesc>(), device)?;
+        let dbs = SharedBlock::new(std::mem::size_of::<Doorbells>(), device)?;
+        // SAFETY: the block holds `n` 64-byte completions (device-mapped: CPU-writable).
+        unsafe { cqe::init_ring(cqes.cpu(), pkt_num) };
+        for slot in 0..n {
+            let addr = pkt.addr + (slot * max_pkt as usize) as u64;
             let d = BufDesc {
-                addr: pkt.addr + (slot * max_pkt as usize) as u64,
+                addr,
                 mkey: pkt.mkey.to_be(),
                 rsvd: 0,
             };
-            // SAFETY: slot < pkt_num entries of the block (device-mapped: CPU-writable).
-            unsafe { std::ptr::write((bufs.cpu() as *mut BufDesc).add(slot), d) };
+            let w = DataSeg {
+                byte_count: max_pkt,
+                lkey_raw: pkt.mkey.to_be(),
+                addr,
+            }
+            .encode();
+            // SAFETY: slot < n entries of each block (device-mapped: CPU-writable).
+            unsafe {
+                std::ptr::write((bufs.cpu() as *mut BufDesc).add(slot), d);
+                std::ptr::copy_nonoverlapping(w.as_ptr(), rq.cpu().add(slot * 16), 16);
+            }
         }
+        // Every slot is posted: the RQ doorbell record holds the producer index pkt_num.
+        let db = dbs.cpu() as *mut Doorbells;
+        // SAFETY: the block holds a zeroed Doorbells.
+        unsafe { (*db).wq_db_rec.value = u64::from((pkt_num & 0xffff).to_be()) };
+        let at = |off: usize| dbs.dev() + off as u64;
         let h = RxqHandle {
             pkt_addr: pkt.addr,
-            cqe_addr: cqes.dev(),
-            buf_addr: bufs.dev(),
             pkt_mkey: pkt.mkey.to_be(),
             pkt_num,
             max_pkt_sz: max_pkt,
+            wqe_addr: rq.dev(),
+            wqe_db_rec: at(std::mem::offset_of!(Doorbells, wq_db_rec)),
+            wqe_pi: u64::from(pkt_num),
+            wqe_num: pkt_num,
+            wqe_mask: pkt_num - 1,
             cqe_num: pkt_num,
-            version: RING_VERSION,
+            cqe_mask: pkt_num - 1,
+            cqe_addr: cqes.dev(),
+            cq_db_rec: at(std::mem::offset_of!(Doorbells, cq_db_rec)),
+            buf_addr: bufs.dev(),
             ..Default::default()
         };
         // SAFETY: the block is at least size_of::<RxqHandle>() bytes and page aligned (or
@@ -93,7 +134,9 @@ impl RxRing {
         Ok(RxRing {
             handle,
             cqes,
+            _rq: rq,
             _bufs: bufs,
+            _dbs: dbs,
             pkt,
             pkt_num,
             max_pkt,
@@ -104,6 +147,7 @@ impl RxRing {
                 run_first_slot: 0,
                 run: Vec::new(),
                 run_len: 0,
+                published: 0,
             }),
             stopped: AtomicBool::new(false),
             counters: RxqCounters::default(),
@@ -140,10 +184,10 @@ impl RxRing {
         self.staging.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn cqe_ptr(&self, idx: u64) -> *mut RxCqe {
-        let i = (idx % u64::from(self.pkt_num)) as usize;
+    fn cqe_ptr(&self, idx: u64) -> *mut u8 {
+        let i = (idx & u64::from(self.pkt_num - 1)) as usize;
         // SAFETY: i < pkt_num entries of the completion block.
-        unsafe { (self.cqes.cpu() as *mut RxCqe).add(i) }
+        unsafe { self.cqes.cpu().add(i * mlx5::CQE_SIZE) }
     }
 
     /// One frame for this queue. Counted as received; dropped when too big, when the ring
@@ -167,7 +211,7 @@ impl RxRing {
         st.received += 1;
         if st.next.wrapping_sub(st.ci) >= u64::from(self.pkt_num) {
             // SAFETY: the handle block holds an RxqHandle for the ring's lifetime.
-            st.ci = unsafe { ring::load_acquire(&mut (*self.handle_cpu()).cqe_ci) };
+            st.ci = unsafe { ring::load_word(&mut (*self.handle_cpu()).cqe_ci) };
         }
         if st.next.wrapping_sub(st.ci) >= u64::from(self.pkt_num) {
             self.counters
@@ -175,7 +219,7 @@ impl RxRing {
                 .fetch_add(1, Ordering::Relaxed);
             return Err(DropReason::RingFull);
         }
-        let slot = (st.next % u64::from(self.pkt_num)) as u32;
+        let slot = (st.next & u64::from(self.pkt_num - 1)) as u32;
         let slot_off = slot as usize * self.max_pkt as usize;
         if self.pkt.host.is_some() {
             if self.pkt.write(slot_off, frame).is_err() {
@@ -195,14 +239,18 @@ impl RxRing {
             st.run[base..base + frame.len()].copy_from_slice(frame);
             st.run_len += 1;
         }
-        let cqe = RxCqe {
-            slot,
-            bytes: frame.len() as u32,
-            timestamp_ns,
+        let c = Cqe {
+            opcode: mlx5::cqe_opcode::RESP_SEND,
+            owner: cqe::owner_of(st.next, self.pkt_num),
+            byte_cnt: frame.len() as u32,
+            timestamp: mlx5::time_to_sec_ns(timestamp_ns),
+            qpn: SOFT_QPN,
+            wqe_counter: slot as u16,
+            syndrome: 0,
         };
-        // SAFETY: entry `next` is not visible to the consumer until cqe_pi passes it, and
-        // the full check above guarantees the consumer is done with its previous use.
-        unsafe { std::ptr::write_volatile(self.cqe_ptr(st.next), cqe) };
+        // SAFETY: entry `next` is free (the full check above) and not present until its
+        // op_own is written at flush; only this producer, under the lock, writes it.
+        unsafe { cqe::write_body(self.cqe_ptr(st.next), &c) };
         st.next += 1;
         Ok(())
     }
@@ -230,18 +278,20 @@ impl RxRing {
                 .fetch_add(st.received, Ordering::Relaxed);
             st.received = 0;
         }
-        // SAFETY: the handle block holds an RxqHandle for the ring's lifetime.
-        let pi_ptr = unsafe { &mut (*self.handle_cpu()).cqe_pi as *mut _ };
-        // SAFETY: as above.
-        let old = unsafe { ring::load_acquire(pi_ptr) };
-        if st.next != old {
-            std::sync::atomic::fence(Ordering::SeqCst);
-            // SAFETY: as above; release publishes the slots and entries written before.
-            unsafe { ring::store_release(pi_ptr, st.next) };
-            self.counters
-                .delivered
-                .fetch_add(st.next - old, Ordering::Relaxed);
+        if st.published == st.next {
+            return;
         }
+        // The frames' bytes are in place (host slots written at push, device runs copied
+        // above): publish their completions in order, each op_own with release ordering.
+        for idx in st.published..st.next {
+            let op_own = (mlx5::cqe_opcode::RESP_SEND << 4) | cqe::owner_of(idx, self.pkt_num);
+            // SAFETY: the body of entry `idx` was written at push, under this lock.
+            unsafe { cqe::publish(self.cqe_ptr(idx), op_own) };
+        }
+        self.counters
+            .delivered
+            .fetch_add(st.next - st.published, Ordering::Relaxed);
+        st.published = st.next;
     }
 }
 

@@ -219,7 +219,7 @@ impl EthRxq {
     /// `set_metadata_num` (IDLE only).
     pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if u32::from(v) > caps::MAX_METADATA_NUM {
+        if v > caps::MAX_METADATA_NUM {
             return Err(DocaError::INVALID_VALUE);
         }
         c.metadata_num = v;

@@ -1,10 +1,16 @@
-//! The consumer side of a TX ring: the proxy that plays the NIC. It takes descriptors the
-//! producers published (`sq_ready`), reads the frame bytes (host memory directly, device
-//! memory through copies), applies checksum offload, honours wait-on-time descriptors against
-//! CLOCK_REALTIME, sends on the port, and reports NOTIFY sends and errors: CQ entries when
-//! completions are on the GPU, else events the queue raises on its PE.
+//! The consumer side of a TX ring: the proxy that plays the NIC on DOCA 3.3's ring format.
+//! It takes the WQEs producers submitted (the producer index in the CPU proxy slot,
+//! `*cpu_proxy_pi`), parses each like a ConnectX send queue would (`crate::mlx5`: control
+//! segment, Ethernet segment with checksum flags and optional inline header, data segments;
+//! wait-on-time WAITs; enhanced multi-packet sends; NOPs), reads the frame bytes (host
+//! memory directly, device memory through copies), applies checksum offload, holds at a
+//! wait-on-time WQE until CLOCK_REALTIME reaches it, sends on the port, and reports WQEs
+//! that asked for a completion (CQ_UPDATE) and failures: `mlx5_cqe64` entries (REQ, or
+//! REQ_ERR with a syndrome) in the CQ when completions are on the GPU, else events the
+//! queue raises on its PE. It returns consumed WQE slots to the producers through
+//! `*cpu_proxy_ci`.
 //!
-//! Frames are read a batch of descriptors at a time ([`FrameSource::read_many`]): frames in
+//! Frames are read a batch of WQEs at a time ([`FrameSource::read_many`]): frames in
 //! device-only GPU memory come over in one gather (nearby frames as one span, one stream
 //! synchronisation for the batch), since a synchronised copy costs about 10 us whatever its
 //! size. Frames behind a WAIT whose time has not come are read with the batch, ahead of
@@ -13,10 +19,10 @@
 
 use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
-use super::ring::{self, TxCqe, TxDesc, TxqHandle, RING_VERSION};
-use super::ring::{TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_NOP};
-use super::ring::{TX_OP_SEND, TX_OP_WAIT};
+use super::ring::{self, Doorbells, TxqHandle, NIC_HANDLER_CPU_PROXY, SOFT_QPN, TX_MAX_WQES};
 use crate::error::{DocaError, DocaResult};
+use crate::mlx5::wqe::{self, Kind, WqeError};
+use crate::mlx5::{self, cqe, cqe_opcode, syndrome, Cqe, Ctrl};
 use crate::packet::checksum;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -55,46 +61,71 @@ pub struct TxEvent {
     pub status: u32,
 }
 
-/// A TX ring (handle, descriptors, completions).
+/// A TX ring (handle, WQE slots, completions, doorbells).
 pub struct TxRing {
     handle: SharedBlock,
-    descs: SharedBlock,
-    cqs: SharedBlock,
-    desc_num: u32,
+    wqes: SharedBlock,
+    cqes: SharedBlock,
+    dbs: SharedBlock,
+    wqe_num: u32,
 }
 
 impl TxRing {
-    /// Allocates the ring in device-mapped memory of `device` (host memory when None).
+    /// Allocates the ring in device-mapped memory of `device` (host memory when None):
+    /// `max_burst` rounded up to a power of two WQE slots (64 to [`TX_MAX_WQES`]), as many
+    /// completions.
     pub fn new(cfg: TxRingCfg, device: Option<&Arc<dyn DeviceMem>>) -> DocaResult<TxRing> {
         if cfg.max_burst == 0 || cfg.max_burst > 1 << 20 {
             return Err(DocaError::INVALID_VALUE);
         }
-        let desc_num = cfg.max_burst.next_power_of_two().max(64);
+        let wqe_num = cfg.max_burst.next_power_of_two().clamp(64, TX_MAX_WQES);
+        let n = wqe_num as usize;
         let handle = SharedBlock::new(std::mem::size_of::<TxqHandle>(), device)?;
-        let descs = SharedBlock::new(desc_num as usize * std::mem::size_of::<TxDesc>(), device)?;
-        let cqs = SharedBlock::new(desc_num as usize * std::mem::size_of::<TxCqe>(), device)?;
+        let wqes = SharedBlock::new(n * wqe::WQE_BB, device)?;
+        let cqes = SharedBlock::new(n * mlx5::CQE_SIZE, device)?;
+        let dbs = SharedBlock::new(std::mem::size_of::<Doorbells>(), device)?;
+        // SAFETY: the block holds `n` completions (device-mapped: CPU-writable).
+        unsafe { cqe::init_ring(cqes.cpu(), wqe_num) };
+        let at = |off: usize| dbs.dev() + off as u64;
+        let shift8 = |ds: u32| ((SOFT_QPN << 8) | ds).to_be();
+        let mut cs_flags = 0;
+        if cfg.l3_csum {
+            cs_flags |= mlx5::CS_L3;
+        }
+        if cfg.l4_csum {
+            cs_flags |= mlx5::CS_L4;
+        }
         let h = TxqHandle {
-            desc_addr: descs.dev(),
-            cq_addr: cqs.dev(),
-            desc_num,
-            desc_mask: desc_num - 1,
-            cq_num: desc_num,
-            cq_mask: desc_num - 1,
-            l3_csum: u8::from(cfg.l3_csum),
-            l4_csum: u8::from(cfg.l4_csum),
-            completion_on_gpu: u8::from(cfg.completion_on_gpu),
+            sq_wqe_addr: wqes.dev(),
+            sq_db_rec: at(std::mem::offset_of!(Doorbells, wq_db_rec)),
+            sq_db: at(std::mem::offset_of!(Doorbells, db)),
+            sq_num: SOFT_QPN,
+            sq_num_shift8_be: shift8(0),
+            sq_num_shift8_be_2ds: shift8(2),
+            sq_num_shift8_be_3ds: shift8(3),
+            sq_num_shift8_be_4ds: shift8(4),
+            sq_wqe_num: wqe_num as u16,
+            sq_wqe_mask: (wqe_num - 1) as u16,
+            cs_flags,
             wait_on_time: u8::from(cfg.wait_on_time),
-            nic_handler: 1,
-            version: RING_VERSION,
+            completion_on_gpu: u8::from(cfg.completion_on_gpu),
+            cqe_addr: cqes.dev(),
+            cq_db_rec: at(std::mem::offset_of!(Doorbells, cq_db_rec)),
+            cqe_num: wqe_num,
+            cqe_mask: wqe_num - 1,
+            cpu_proxy_pi: at(std::mem::offset_of!(Doorbells, proxy_pi)),
+            cpu_proxy_ci: at(std::mem::offset_of!(Doorbells, proxy_ci)),
+            nic_handler: NIC_HANDLER_CPU_PROXY,
             ..Default::default()
         };
         // SAFETY: the block holds at least one TxqHandle and is suitably aligned.
         unsafe { std::ptr::write(handle.cpu() as *mut TxqHandle, h) };
         Ok(TxRing {
             handle,
-            descs,
-            cqs,
-            desc_num,
+            wqes,
+            cqes,
+            dbs,
+            wqe_num,
         })
     }
 
@@ -108,10 +139,10 @@ impl TxRing {
         self.handle.cpu() as *mut TxqHandle
     }
 
-    /// Descriptor ring entries.
+    /// WQE slots.
     #[cfg(any(test, feature = "testing"))]
     pub fn desc_num(&self) -> u32 {
-        self.desc_num
+        self.wqe_num
     }
 
     fn h(&self) -> &TxqHandle {
@@ -120,16 +151,28 @@ impl TxRing {
         unsafe { &*self.handle_cpu() }
     }
 
-    fn desc(&self, idx: u64) -> TxDesc {
-        let i = (idx & u64::from(self.desc_num - 1)) as usize;
-        // SAFETY: i < desc_num entries; the producer published it through sq_ready.
-        unsafe { std::ptr::read_volatile((self.descs.cpu() as *const TxDesc).add(i)) }
+    fn dbs(&self) -> *mut Doorbells {
+        self.dbs.cpu() as *mut Doorbells
     }
 
-    fn write_cqe(&self, idx: u64, cqe: TxCqe) {
-        let i = (idx & u64::from(self.desc_num - 1)) as usize;
-        // SAFETY: i < cq_num entries; entry `idx` is not visible until cq_pi passes it.
-        unsafe { std::ptr::write_volatile((self.cqs.cpu() as *mut TxCqe).add(i), cqe) };
+    /// Copies WQE slot `idx` (64 bytes) into `out`.
+    fn read_bb(&self, idx: u64, out: &mut [u8]) {
+        let i = (idx & u64::from(self.wqe_num - 1)) as usize;
+        // SAFETY: i < wqe_num slots; the producer submitted it (below the proxy slot, read
+        // with acquire ordering, which orders this copy after the producer's writes).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.wqes.cpu().add(i * wqe::WQE_BB),
+                out.as_mut_ptr(),
+                wqe::WQE_BB,
+            );
+        }
+    }
+
+    fn cqe_slot(&self, idx: u64) -> *mut u8 {
+        let i = (idx & u64::from(self.wqe_num - 1)) as usize;
+        // SAFETY: i < cqe_num entries.
+        unsafe { self.cqes.cpu().add(i * mlx5::CQE_SIZE) }
     }
 }
 
@@ -153,28 +196,69 @@ fn trace_on() -> bool {
     *ON.get_or_init(|| std::env::var_os("DOCA_SOFT_TX_TRACE").is_some_and(|v| v != "0"))
 }
 
-/// Descriptors whose frames are read together: device memory is copied in one gather (one
+/// WQEs whose frames are read together: device memory is copied in one gather (one
 /// stream synchronisation, ~10 us whatever the size) per batch instead of one per frame.
 const READ_BATCH: usize = 256;
+
+/// What one staged WQE asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Work {
+    /// Frames: `frames` consecutive entries of `Pass::frames`.
+    Send {
+        cs_flags: u8,
+        first: usize,
+        frames: usize,
+    },
+    /// Hold until this CLOCK_REALTIME (ns).
+    Wait(u64),
+    /// Nothing to send.
+    Nop,
+    /// Cannot be executed: complete with this syndrome.
+    Fail(u8),
+}
+
+/// One staged WQE.
+#[derive(Debug, Clone, Copy)]
+struct Staged {
+    /// WQE index (64-bit; the control segment carries its low 16 bits).
+    idx: u64,
+    /// Basic blocks it takes.
+    bbs: u32,
+    notify: bool,
+    work: Work,
+}
+
+/// One frame of a staged send: inline header bytes in `Pass::inline`, then segments
+/// `segs[first..first + n]`.
+#[derive(Debug, Clone)]
+struct Frame {
+    inline: Range<usize>,
+    first: usize,
+    n: usize,
+}
 
 /// The staged batch and the working state of progress passes, reused so steady-state
 /// sending allocates nothing. A batch outlives the pass that staged it when that pass stops
 /// at a WAIT: its frames were read ahead, so when the time comes only the sends remain
-/// (published descriptors and their frames do not change until completed).
+/// (submitted WQEs and their frames do not change until consumed).
 #[derive(Default)]
 struct Pass {
-    /// Descriptor index of `descs[0]`.
-    base: u64,
-    /// Next entry of `descs` to process.
+    /// Next entry of `wqes` to process.
     pos: usize,
+    /// Completions written so far (the proxy's CQ producer index).
+    cq_pi: u64,
     /// Trace of the last WAIT passed (`DOCA_SOFT_TX_TRACE`): (due, passed at) ns.
     trace_wait: Option<(u64, u64)>,
     /// The frame being sent (offloads are applied here).
     frame: Vec<u8>,
-    /// The batch's descriptors.
-    descs: Vec<TxDesc>,
-    /// Per descriptor: its first segment in `segs` and how many (0 for non-SEND).
-    desc_segs: Vec<(usize, usize)>,
+    /// One WQE's bytes (several blocks when it spans them).
+    raw: Vec<u8>,
+    /// The batch's WQEs.
+    wqes: Vec<Staged>,
+    frames: Vec<Frame>,
+    inline: Vec<u8>,
+    /// The batch's data segments as the WQEs hold them.
+    dsegs: Vec<mlx5::DataSeg>,
     segs: Vec<FrameSeg>,
     /// The segments' bytes, and where each landed (or why it could not be read).
     bytes: Vec<u8>,
@@ -184,18 +268,25 @@ struct Pass {
 impl Pass {
     fn clear(&mut self) {
         self.pos = 0;
-        self.descs.clear();
-        self.desc_segs.clear();
+        self.wqes.clear();
+        self.frames.clear();
+        self.inline.clear();
+        self.dsegs.clear();
         self.segs.clear();
         self.bytes.clear();
         self.got.clear();
+    }
+
+    /// Index of the next WQE to process, if one is staged.
+    fn next_idx(&self) -> Option<u64> {
+        self.wqes.get(self.pos).map(|w| w.idx)
     }
 }
 
 /// Why a progress pass stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stall {
-    WaitOnTime,
+    WaitOnTime(u64),
     CqFull,
 }
 
@@ -246,117 +337,167 @@ impl TxProxy {
         }
     }
 
-    /// Processes every published descriptor it can; returns how many it consumed. Stops at
-    /// a WAIT whose time has not come and when the CQ ring is full; never blocks.
+    /// Processes every submitted WQE it can; returns how many WQE slots it consumed.
+    /// Stops at a WAIT whose time has not come and when the CQ is full; never blocks.
     pub fn progress(&self) -> u32 {
         // One pass at a time (a proxy thread and the application's progress calls may race).
         let Ok(mut pass) = self.busy.try_lock() else {
             return 0;
         };
         let pass = &mut *pass;
-        let hp = self.ring.handle_cpu();
-        // SAFETY: the handle is live for the ring's lifetime; sq_done is written only here.
-        let mut done = unsafe { ring::load_acquire(&mut (*hp).sq_done) };
+        let db = self.ring.dbs();
+        // SAFETY: the doorbell block is live for the ring's lifetime; proxy_ci is written
+        // only here, proxy_pi by the producers.
+        let mut done = unsafe { ring::load_acquire(&mut (*db).proxy_ci) };
         // SAFETY: as above.
-        let ready = unsafe { ring::load_acquire(&mut (*hp).sq_ready) };
+        let pi = unsafe { ring::load_acquire(&mut (*db).proxy_pi) };
         let mut consumed = 0u32;
-        while done < ready || pass.pos < pass.descs.len() {
+        loop {
             // Keep the batch staged by an earlier pass when it starts where we are.
-            if pass.pos >= pass.descs.len() || pass.base + pass.pos as u64 != done {
-                if done >= ready {
+            if pass.next_idx() != Some(done) {
+                if done >= pi {
                     break;
                 }
-                self.stage(pass, done, ready);
+                self.stage(pass, done, pi);
+                if pass.wqes.is_empty() {
+                    break; // a WQE not wholly submitted yet
+                }
             }
-            while pass.pos < pass.descs.len() {
-                let k = pass.pos;
-                let d = pass.descs[k];
-                if let Err(stall) = self.process(done, &d, pass, k) {
+            while pass.pos < pass.wqes.len() {
+                let w = pass.wqes[pass.pos];
+                if let Err(stall) = self.process(&w, pass) {
                     let until = match stall {
-                        Stall::WaitOnTime => ring::wait_on_time_to_ns(d.wait_on_time).max(1),
+                        Stall::WaitOnTime(t) => t.max(1),
                         Stall::CqFull => 0,
                     };
                     self.stalled_until.store(until, Ordering::Release);
                     return consumed;
                 }
                 pass.pos += 1;
-                done += 1;
-                consumed += 1;
-                // SAFETY: as above; releases the slot to the producers.
-                unsafe { ring::store_release(&mut (*hp).sq_done, done) };
+                done += u64::from(w.bbs);
+                consumed += w.bbs;
+                // SAFETY: as above; releases the slots to the producers.
+                unsafe { ring::store_release(&mut (*db).proxy_ci, done) };
             }
         }
         self.stalled_until.store(0, Ordering::Release);
         consumed
     }
 
-    /// Takes up to [`READ_BATCH`] published descriptors from `done` and reads their frames,
-    /// including frames behind a WAIT whose time has not come (read once, ahead of time).
-    fn stage(&self, pass: &mut Pass, done: u64, ready: u64) {
+    /// Parses up to [`READ_BATCH`] submitted WQEs from `done` (below `pi`) and reads their
+    /// frames, including frames behind a WAIT whose time has not come (read once, ahead).
+    fn stage(&self, pass: &mut Pass, done: u64, pi: u64) {
         pass.clear();
-        pass.base = done;
         let mut idx = done;
-        while idx < ready && pass.descs.len() < READ_BATCH {
-            let d = self.ring.desc(idx);
-            idx += 1;
-            pass.descs.push(d);
-            if d.opcode == TX_OP_SEND {
-                let first = pass.segs.len();
-                pass.segs.push(FrameSeg {
-                    addr: d.addr,
-                    mkey_be: d.mkey,
-                    len: d.len as usize,
-                });
-                if d.len2 != 0 {
-                    pass.segs.push(FrameSeg {
-                        addr: d.addr2,
-                        mkey_be: d.mkey2,
-                        len: d.len2 as usize,
-                    });
-                }
-                pass.desc_segs.push((first, pass.segs.len() - first));
-            } else {
-                pass.desc_segs.push((0, 0));
+        while idx < pi && pass.wqes.len() < READ_BATCH {
+            pass.raw.resize(wqe::WQE_BB, 0);
+            self.ring.read_bb(idx, &mut pass.raw[..wqe::WQE_BB]);
+            let ctrl = Ctrl::decode(&pass.raw);
+            let bbs = wqe::wqe_bbs(ctrl.ds);
+            if idx + u64::from(bbs) > pi {
+                break;
             }
+            pass.raw.resize(bbs as usize * wqe::WQE_BB, 0);
+            for k in 1..bbs as usize {
+                let (_, rest) = pass.raw.split_at_mut(k * wqe::WQE_BB);
+                self.ring.read_bb(idx + k as u64, &mut rest[..wqe::WQE_BB]);
+            }
+            let seg0 = pass.dsegs.len();
+            let inl0 = pass.inline.len();
+            let work = match wqe::parse_into(&ctrl, &pass.raw, &mut pass.inline, &mut pass.dsegs) {
+                Ok(Kind::Send { cs_flags }) => {
+                    let first = pass.frames.len();
+                    self.push_frame(pass, inl0, seg0, pass.dsegs.len());
+                    Work::Send {
+                        cs_flags,
+                        first,
+                        frames: 1,
+                    }
+                }
+                Ok(Kind::MultiPacket { cs_flags }) => {
+                    let first = pass.frames.len();
+                    let end = pass.dsegs.len();
+                    let no_inline = pass.inline.len();
+                    for k in seg0..end {
+                        self.push_frame(pass, no_inline, k, k + 1);
+                    }
+                    Work::Send {
+                        cs_flags,
+                        first,
+                        frames: end - seg0,
+                    }
+                }
+                Ok(Kind::WaitOnTime(t)) => Work::Wait(mlx5::sec_ns_to_time(t)),
+                Ok(Kind::Nop) => Work::Nop,
+                Err(WqeError::Unsupported(_) | WqeError::Malformed) => {
+                    Work::Fail(syndrome::LOCAL_QP_OP_ERR)
+                }
+            };
+            pass.wqes.push(Staged {
+                idx,
+                bbs,
+                notify: ctrl.notify(),
+                work,
+            });
+            idx += u64::from(bbs);
         }
         self.src
             .read_many(&pass.segs, &mut pass.bytes, &mut pass.got);
     }
 
-    /// Handles descriptor `idx` (entry `k` of the staged batch).
-    fn process(&self, idx: u64, d: &TxDesc, pass: &mut Pass, k: usize) -> Result<(), Stall> {
-        match d.opcode {
-            TX_OP_NOP => Ok(()),
-            TX_OP_WAIT => {
-                let (now, due) = (
-                    ring::realtime_ns(),
-                    ring::wait_on_time_to_ns(d.wait_on_time),
-                );
+    /// Adds a frame made of inline bytes `pass.inline[inl0..]` and data segments
+    /// `pass.dsegs[s0..s1]`.
+    fn push_frame(&self, pass: &mut Pass, inl0: usize, s0: usize, s1: usize) {
+        let first = pass.segs.len();
+        for d in &pass.dsegs[s0..s1] {
+            pass.segs.push(FrameSeg {
+                addr: d.addr,
+                mkey_be: d.lkey_raw,
+                len: d.byte_count as usize,
+            });
+        }
+        pass.frames.push(Frame {
+            inline: inl0..pass.inline.len(),
+            first,
+            n: s1 - s0,
+        });
+    }
+
+    /// Handles one staged WQE.
+    fn process(&self, w: &Staged, pass: &mut Pass) -> Result<(), Stall> {
+        // A completion may be needed (CQ_UPDATE, or an error): make sure it fits first.
+        if self.ring.h().completion_on_gpu != 0 && self.cq_full(pass.cq_pi) {
+            return Err(Stall::CqFull);
+        }
+        let status = match w.work {
+            Work::Nop => 0,
+            Work::Wait(due) => {
+                let now = ring::realtime_ns();
                 if now < due {
-                    Err(Stall::WaitOnTime)
-                } else {
-                    if trace_on() {
-                        pass.trace_wait = Some((due, now));
-                    }
-                    Ok(())
+                    return Err(Stall::WaitOnTime(due));
                 }
+                if trace_on() {
+                    pass.trace_wait = Some((due, now));
+                }
+                0
             }
-            TX_OP_SEND => {
-                let notify = d.flags & TX_FLAG_NOTIFY != 0;
-                // A completion may be needed (NOTIFY, or an error): make sure it fits first.
-                if self.ring.h().completion_on_gpu != 0 && self.cq_full() {
-                    return Err(Stall::CqFull);
+            Work::Send {
+                cs_flags,
+                first,
+                frames,
+            } => {
+                let mut status = 0;
+                for f in first..first + frames {
+                    match self.send_one(f, cs_flags, pass) {
+                        Ok(()) => {
+                            self.counters.sent.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                            status = e;
+                        }
+                    }
                 }
-                let status = match self.send_one(d, pass, k) {
-                    Ok(()) => {
-                        self.counters.sent.fetch_add(1, Ordering::Relaxed);
-                        0
-                    }
-                    Err(e) => {
-                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                        e.0
-                    }
-                };
                 if let Some((due, passed)) = pass.trace_wait.take() {
                     let sent = ring::realtime_ns();
                     eprintln!(
@@ -365,74 +506,79 @@ impl TxProxy {
                         sent.saturating_sub(due)
                     );
                 }
-                if notify || status != 0 {
-                    self.complete(idx, status, pass.frame.len() as u32);
-                }
-                Ok(())
+                status
             }
-            _ => {
+            Work::Fail(syn) => {
                 self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                if self.ring.h().completion_on_gpu != 0 && self.cq_full() {
-                    return Err(Stall::CqFull);
-                }
-                self.complete(idx, DocaError::INVALID_VALUE.0, 0);
-                Ok(())
+                syn
             }
-        }
-    }
-
-    fn cq_full(&self) -> bool {
-        let hp = self.ring.handle_cpu();
-        // SAFETY: the handle is live for the ring's lifetime.
-        let (pi, ci) = unsafe {
-            (
-                ring::load_acquire(&mut (*hp).cq_pi),
-                ring::load_acquire(&mut (*hp).cq_ci),
-            )
         };
-        pi.wrapping_sub(ci) >= u64::from(self.ring.desc_num)
+        if w.notify || status != 0 {
+            let bytes = pass.frame.len() as u32;
+            self.complete(w.idx, status, bytes, pass);
+        }
+        Ok(())
     }
 
-    fn send_one(&self, d: &TxDesc, pass: &mut Pass, k: usize) -> DocaResult<()> {
-        let (first, n) = pass.desc_segs[k];
+    fn cq_full(&self, cq_pi: u64) -> bool {
+        let hp = self.ring.handle_cpu();
+        // SAFETY: the handle is live for the ring's lifetime; pollers write cqe_ci.
+        let ci = unsafe { ring::load_word(&mut (*hp).cqe_ci) };
+        cq_pi.wrapping_sub(ci) >= u64::from(self.ring.wqe_num)
+    }
+
+    /// Sends frame `f` of the batch; Err is the error syndrome.
+    fn send_one(&self, f: usize, cs_flags: u8, pass: &mut Pass) -> Result<(), u8> {
+        let fr = pass.frames[f].clone();
         pass.frame.clear();
-        for got in &pass.got[first..first + n] {
-            let r = got.as_ref().map_err(|e| *e)?;
+        pass.frame.extend_from_slice(&pass.inline[fr.inline]);
+        for got in &pass.got[fr.first..fr.first + fr.n] {
+            let r = got.as_ref().map_err(|_| syndrome::LOCAL_PROT_ERR)?;
             pass.frame.extend_from_slice(&pass.bytes[r.clone()]);
         }
         let frame = &mut pass.frame;
         if frame.is_empty() {
-            return Err(DocaError::INVALID_VALUE);
+            return Err(syndrome::LOCAL_LENGTH_ERR);
         }
-        let h = self.ring.h();
-        let l3 = h.l3_csum != 0 || d.flags & TX_FLAG_L3_CSUM != 0;
-        let l4 = h.l4_csum != 0 || d.flags & TX_FLAG_L4_CSUM != 0;
+        let l3 = cs_flags & mlx5::CS_L3 != 0;
+        let l4 = cs_flags & mlx5::CS_L4 != 0;
         if l3 || l4 {
             checksum::apply_offloads(frame, l3, l4);
         }
-        self.out.send(frame)
+        self.out.send(frame).map_err(|_| syndrome::LOCAL_LENGTH_ERR)
     }
 
-    fn complete(&self, idx: u64, status: u32, bytes: u32) {
+    /// Reports WQE `idx`: a CQE (REQ, or REQ_ERR with syndrome `syn`) when completions are
+    /// on the GPU, else a PE event (status 0, or the doca_error_t of the failure).
+    fn complete(&self, idx: u64, syn: u8, bytes: u32, pass: &mut Pass) {
         let ts = ring::realtime_ns();
         self.counters.completed.fetch_add(1, Ordering::Relaxed);
         if self.ring.h().completion_on_gpu != 0 {
-            let hp = self.ring.handle_cpu();
-            // SAFETY: the handle is live; cq_pi is written only by this proxy.
-            let pi = unsafe { ring::load_acquire(&mut (*hp).cq_pi) };
-            self.ring.write_cqe(
-                pi,
-                TxCqe {
-                    wqe_index: idx,
-                    timestamp_ns: ts,
-                    status,
-                    bytes,
-                    rsvd: 0,
+            let n = pass.cq_pi;
+            let c = Cqe {
+                opcode: if syn == 0 {
+                    cqe_opcode::REQ
+                } else {
+                    cqe_opcode::REQ_ERR
                 },
-            );
-            // SAFETY: as above; release publishes the entry.
-            unsafe { ring::store_release(&mut (*hp).cq_pi, pi + 1) };
+                owner: cqe::owner_of(n, self.ring.wqe_num),
+                byte_cnt: bytes,
+                timestamp: mlx5::time_to_sec_ns(ts),
+                qpn: SOFT_QPN,
+                wqe_counter: idx as u16,
+                syndrome: syn,
+            };
+            // SAFETY: entry n is free (cq_full checked before processing) and only this
+            // proxy, under the pass lock, writes completions.
+            unsafe { cqe::write(self.ring.cqe_slot(n), &c) };
+            pass.cq_pi = n + 1;
         } else if self.events_enabled.load(Ordering::Acquire) {
+            let status = match syn {
+                0 => 0,
+                syndrome::LOCAL_PROT_ERR => DocaError::INVALID_VALUE.0,
+                syndrome::LOCAL_QP_OP_ERR => DocaError::NOT_SUPPORTED.0,
+                _ => DocaError::IO_FAILED.0,
+            };
             let mut e = self.events.lock().unwrap_or_else(|p| p.into_inner());
             e.push_back(TxEvent {
                 wqe_index: idx,

@@ -40,10 +40,25 @@ pub use crate::eth::caps::MAX_BURST_SIZE;
 pub use crate::eth::glue::{register_host_range, unregister_host_range, RuntimeFrames};
 pub use crate::eth::mem::{DeviceMem, FrameSeg, FrameSource, MemRanges, PktBuf};
 pub use crate::eth::ring::{
-    ns_to_wait_on_time, realtime_ns, wait_on_time_to_ns, BufDesc, RxCqe, RxqHandle, TxCqe, TxDesc,
-    TxqHandle, RING_VERSION, TX_FLAG_L3_CSUM, TX_FLAG_L4_CSUM, TX_FLAG_NOTIFY, TX_OP_SEND,
-    TX_OP_WAIT,
+    ns_to_wait_on_time, realtime_ns, wait_on_time_to_ns, BufDesc, Doorbells, McstQp, RxqHandle,
+    TxqHandle, NIC_HANDLER_CPU_PROXY, RX_MAX_SLOTS, SOFT_QPN, TX_MAX_WQES,
 };
+pub use crate::mlx5::wqe::EthSeg;
+pub use crate::mlx5::{Cqe, Ctrl, DataSeg};
+
+/// The mlx5 WQE and CQE encodings the rings hold (`crate::mlx5`), for tests that build or
+/// check ring bytes.
+pub mod mlx5 {
+    pub use crate::mlx5::*;
+    /// `struct mlx5_cqe64`.
+    pub mod cqe {
+        pub use crate::mlx5::cqe::*;
+    }
+    /// Send WQE segments.
+    pub mod wqe {
+        pub use crate::mlx5::wqe::*;
+    }
+}
 pub use crate::eth::rx_proxy::RxRing;
 pub use crate::eth::tx_proxy::{FrameOut, TxProxy, TxRing, TxRingCfg};
 pub use crate::gpu::cuda_available;

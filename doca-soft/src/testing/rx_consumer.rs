@@ -1,9 +1,13 @@
 //! The consumer side of an RX ring, on the CPU: the same algorithm as
 //! `doca_gpu_dev_eth_rxq_recv` (thread scope) in `include/doca_gpunetio_dev_eth_rxq.cuh`,
-//! reading the same structs. Tests drive the ring protocol with it; it also lets a host-memory
-//! queue be consumed without a GPU.
+//! on the same mlx5 ring: completions are present when their owner bit matches the pass,
+//! the first packet's slot is the first completion's `wqe_counter & wqe_mask`, and the
+//! receiver hands entries back by advancing `cqe_ci` and the CQ/RQ doorbell records. Tests
+//! drive the ring protocol with it; it also lets a host-memory queue be consumed without a
+//! GPU.
 
-use crate::eth::ring::{self, RxCqe, RxqHandle};
+use crate::eth::ring::{self, RxqHandle};
+use crate::mlx5::{self, cqe, Cqe};
 use std::time::Instant;
 
 /// `DOCA_GPUNETIO_ETH_RX_NO_PKT`: first index reported when nothing was received.
@@ -32,8 +36,8 @@ impl CpuRxq {
     /// Wraps a handle.
     ///
     /// # Safety
-    /// `h` points to a live handle whose `pkt_addr` and `cqe_addr` are CPU pointers to the
-    /// packet ring and completion ring, alive as long as this value; there is one consumer.
+    /// `h` points to a live handle whose `pkt_addr`, `cqe_addr` and doorbell record
+    /// addresses are CPU pointers, alive as long as this value; there is one consumer.
     pub unsafe fn new(h: *mut RxqHandle) -> CpuRxq {
         CpuRxq { h }
     }
@@ -43,12 +47,34 @@ impl CpuRxq {
         unsafe { &*self.h }
     }
 
-    fn cqe(&self, idx: u64) -> RxCqe {
+    fn slot(&self, idx: u64) -> *const u8 {
         let h = self.handle();
-        let i = (idx % u64::from(h.cqe_num)) as usize;
-        // SAFETY: `cqe_addr` points to `cqe_num` entries (per `new`); entries below cqe_pi
-        // are not written by the producer until consumed.
-        unsafe { std::ptr::read_volatile((h.cqe_addr as *const RxCqe).add(i)) }
+        let i = (idx & u64::from(h.cqe_mask)) as usize;
+        (h.cqe_addr as usize + i * mlx5::CQE_SIZE) as *const u8
+    }
+
+    /// The completion in the slot of completion (or packet) index `idx`, as
+    /// `doca_gpu_dev_eth_rxq_get_pkt_cqe` returns it (it may be stale once the ring laps).
+    pub fn cqe_at(&self, idx: u64) -> Cqe {
+        // SAFETY: `cqe_addr` points to `cqe_num` 64-byte entries (per `new`).
+        Cqe::decode(&unsafe { cqe::read(self.slot(idx)) })
+    }
+
+    fn present(&self, idx: u64) -> bool {
+        // SAFETY: as in `cqe_at`.
+        let op = unsafe { cqe::load_op_own(self.slot(idx)) };
+        cqe::present(op, idx, self.handle().cqe_num)
+    }
+
+    /// The attributes of completion `idx` (only its byte count and timestamp are read).
+    fn attr_at(&self, idx: u64) -> RxAttr {
+        // SAFETY: as in `cqe_at`.
+        let (bytes, ts) = unsafe { cqe::read_len_ts(self.slot(idx)) };
+        RxAttr {
+            timestamp_ns: mlx5::sec_ns_to_time(ts),
+            bytes,
+            padding: 0,
+        }
     }
 
     /// Like [`CpuRxq::recv`], but runs `f(k, attr, payload)` for each received packet before
@@ -61,36 +87,76 @@ impl CpuRxq {
     ) -> u32 {
         let (first, n, ci) = self.wait(max_rx_pkts, timeout_ns);
         for k in 0..n {
-            let c = self.cqe(ci + u64::from(k));
-            let attr = RxAttr {
-                timestamp_ns: c.timestamp_ns,
-                bytes: c.bytes,
-                padding: 0,
-            };
-            f(k, attr, self.pkt(first + u64::from(k), c.bytes));
+            let a = self.attr_at(ci + u64::from(k));
+            f(k, a, self.pkt(first + u64::from(k), a.bytes));
         }
         self.release(ci, n);
         n
     }
 
+    /// Hands `n` completions (and their slots) back: consumer index, CQ doorbell record,
+    /// RQ producer index and doorbell record, as the device receive does.
     fn release(&self, ci: u64, n: u32) {
-        // SAFETY: the handle is live; only this consumer writes cqe_ci. Release hands the
-        // entries back to the producer.
-        unsafe { ring::store_release(&mut (*self.h).cqe_ci, ci + u64::from(n)) };
+        if n == 0 {
+            return;
+        }
+        let h = self.h;
+        let next = ci + u64::from(n);
+        // SAFETY: the handle and its doorbell records are live; only this consumer writes
+        // them. Release hands the entries back to the producer.
+        unsafe {
+            let pi = (*h).wqe_pi + u64::from(n);
+            (*h).wqe_pi = pi;
+            ring::store_word(
+                (*h).cq_db_rec as *mut u64,
+                u64::from(((next & 0xff_ffff) as u32).to_be()),
+            );
+            ring::store_word(
+                (*h).wqe_db_rec as *mut u64,
+                u64::from(((pi & 0xffff) as u32).to_be()),
+            );
+            ring::store_word(&mut (*h).cqe_ci, next);
+        }
+    }
+
+    /// Present completions from `ci` on, up to `limit` (<= cqe_num), `have` known present:
+    /// as the device receive counts them (completions arrive in order): one read when all
+    /// `limit` are there, else a binary search.
+    fn count(&self, ci: u64, have: u64, limit: u64) -> u64 {
+        if have >= limit {
+            return have;
+        }
+        if self.present(ci + limit - 1) {
+            return limit;
+        }
+        let (mut lo, mut hi) = (have, limit - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.present(ci + mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Waits per the recv rules; returns (first slot, count, consumer index).
     fn wait(&self, max_rx_pkts: u32, timeout_ns: u64) -> (u64, u32, u64) {
-        let h = self.h;
         // SAFETY: the handle is live; only this consumer writes cqe_ci.
-        let ci = unsafe { ring::load_acquire(&mut (*h).cqe_ci) };
+        let ci = unsafe { ring::load_word(&mut (*self.h).cqe_ci) };
+        let ring = u64::from(self.handle().cqe_num);
+        let limit = match u64::from(max_rx_pkts) {
+            0 => ring,
+            m => m.min(ring),
+        };
         let start = Instant::now();
+        let mut have = 0;
         let avail = loop {
-            // SAFETY: as above.
-            let pi = unsafe { ring::load_acquire(&mut (*h).cqe_pi) };
-            let avail = pi.wrapping_sub(ci);
-            if max_rx_pkts != 0 && avail >= u64::from(max_rx_pkts) {
-                break u64::from(max_rx_pkts);
+            let avail = self.count(ci, have, limit);
+            have = avail;
+            if max_rx_pkts != 0 && avail >= limit {
+                break limit;
             }
             if timeout_ns != 0 && start.elapsed().as_nanos() as u64 >= timeout_ns {
                 break avail;
@@ -103,7 +169,8 @@ impl CpuRxq {
         if avail == 0 {
             return (RX_NO_PKT, 0, ci);
         }
-        (u64::from(self.cqe(ci).slot), avail as u32, ci)
+        let first = u64::from(self.cqe_at(ci).wqe_counter) & u64::from(self.handle().wqe_mask);
+        (first, avail as u32, ci)
     }
 
     /// Receives up to `max_rx_pkts` (0 = no count limit) waiting at most `timeout_ns`
@@ -119,12 +186,7 @@ impl CpuRxq {
         let (first, n, ci) = self.wait(max_rx_pkts, timeout_ns);
         if let Some(a) = attrs {
             for (k, out) in a.iter_mut().take(n as usize).enumerate() {
-                let c = self.cqe(ci + k as u64);
-                *out = RxAttr {
-                    timestamp_ns: c.timestamp_ns,
-                    bytes: c.bytes,
-                    padding: 0,
-                };
+                *out = self.attr_at(ci + k as u64);
             }
         }
         self.release(ci, n);
@@ -145,12 +207,12 @@ impl CpuRxq {
 
     /// `doca_gpu_dev_eth_rxq_get_pkt_bytes`.
     pub fn pkt_bytes(&self, packet_idx: u64) -> u32 {
-        self.cqe(packet_idx).bytes
+        self.cqe_at(packet_idx).byte_cnt
     }
 
     /// `doca_gpu_dev_eth_rxq_get_pkt_ts`.
     pub fn pkt_ts(&self, packet_idx: u64) -> u64 {
-        self.cqe(packet_idx).timestamp_ns
+        mlx5::sec_ns_to_time(self.cqe_at(packet_idx).timestamp)
     }
 
     /// The payload of packet `packet_idx` (`bytes` long).

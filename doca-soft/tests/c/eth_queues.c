@@ -82,6 +82,20 @@ int main(int argc, char **argv)
 	CHECK(doca_eth_txq_cap_get_wait_on_time_offload_supported(info, &mode), DOCA_SUCCESS);
 	if (mode != DOCA_ETH_WAIT_ON_TIME_TYPE_NATIVE)
 		return 1;
+	/* The metadata caps write one uint8_t: the bytes after it stay as they were. */
+	uint8_t meta[4] = {0xa5, 0xa5, 0xa5, 0xa5};
+	CHECK(doca_eth_rxq_cap_get_max_metadata_num(info, &meta[0]), DOCA_SUCCESS);
+	if (meta[0] != 1 || meta[1] != 0xa5 || meta[2] != 0xa5 || meta[3] != 0xa5) {
+		fprintf(stderr, "rxq metadata caps wrote %02x %02x %02x %02x\n", meta[0], meta[1], meta[2], meta[3]);
+		return 1;
+	}
+	memset(meta, 0x5a, sizeof(meta));
+	CHECK(doca_eth_txq_cap_get_max_metadata_num(info, &meta[0]), DOCA_SUCCESS);
+	if (meta[0] != 1 || meta[1] != 0x5a || meta[2] != 0x5a || meta[3] != 0x5a) {
+		fprintf(stderr, "txq metadata caps wrote %02x %02x %02x %02x\n", meta[0], meta[1], meta[2], meta[3]);
+		return 1;
+	}
+	CHECK(doca_eth_rxq_cap_get_max_metadata_num(info, NULL), DOCA_ERROR_INVALID_VALUE);
 
 	/* Buffer estimate as the samples call it. */
 	uint32_t sz = 0;

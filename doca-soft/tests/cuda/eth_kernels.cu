@@ -44,6 +44,11 @@ __device__ void rx_body(struct doca_gpu_eth_rxq *rxq, uint32_t want, unsigned lo
 			uint32_t bytes = attr[k].bytes;
 			if (bytes != doca_gpu_dev_eth_rxq_get_pkt_bytes(rxq, first + k))
 				atomicAdd(&out[3], 1ULL);
+			// The packet's mlx5 completion: a receive, its length, its slot.
+			const struct mlx5_cqe64 *cqe = doca_gpu_dev_eth_rxq_get_pkt_cqe(rxq, first + k);
+			if ((cqe->op_own >> 4) != MLX5_CQE_RESP_SEND || doca_gpu_dev_eth_bswap32(cqe->byte_cnt) != bytes ||
+			    (DOCA_GPUNETIO_ETH_BSWAP16(cqe->wqe_counter) & rxq->wqe_mask) != (first + k) % rxq->pkt_num)
+				atomicAdd(&out[3], 1ULL);
 			unsigned long long s = 0;
 			for (uint32_t i = 0; i < bytes; i++)
 				s += p[i];
@@ -217,6 +222,36 @@ extern "C" __global__ void tx_lowlevel(struct doca_gpu_eth_txq *txq,
 	}
 }
 
+// One enhanced multi-packet WQE carrying every thread's frame (blockDim <= 61), built by
+// thread 0 with the low-level helpers; NOTIFY on it; thread 0 waits for its completion.
+extern "C" __global__ void tx_empw(struct doca_gpu_eth_txq *txq, uint64_t base, uint32_t mkey, uint32_t size, unsigned long long *out)
+{
+	__shared__ uint64_t addr[DOCA_GPUNETIO_ETH_EMPW_DSEG_MAX_NUM];
+	__shared__ uint32_t keys[DOCA_GPUNETIO_ETH_EMPW_DSEG_MAX_NUM];
+	__shared__ uint32_t lens[DOCA_GPUNETIO_ETH_EMPW_DSEG_MAX_NUM];
+	uint32_t tid = threadIdx.x;
+	if (tid < DOCA_GPUNETIO_ETH_EMPW_DSEG_MAX_NUM) {
+		addr[tid] = base + (uint64_t)tid * size;
+		keys[tid] = mkey;
+		lens[tid] = size;
+	}
+	__syncthreads();
+	if (tid == 0) {
+		uint32_t n = blockDim.x;
+		uint32_t slots = (2 + n + DOCA_GPUNETIO_ETH_EMPW_SEGMENTS_PER_WQE - 1) / DOCA_GPUNETIO_ETH_EMPW_SEGMENTS_PER_WQE;
+		uint64_t idx = doca_gpu_dev_eth_txq_reserve_wq_slots<DOCA_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU>(txq, slots);
+		struct doca_gpu_dev_eth_txq_wqe *w = doca_gpu_dev_eth_txq_get_wqe_ptr(txq, (uint16_t)idx);
+		doca_error_t r = doca_gpu_dev_eth_txq_wqe_prepare_send_empw(txq, w, (uint16_t)idx, addr, keys, lens, n,
+									    DOCA_GPUNETIO_ETH_SEND_FLAG_NOTIFY);
+		doca_gpu_dev_eth_txq_mark_wqes_ready(txq, idx, idx + slots - 1);
+		doca_gpu_dev_eth_txq_submit(txq, idx + slots);
+		uint32_t done = 0;
+		out[0] = r != DOCA_SUCCESS ? r : wait_one_completion(txq, &done);
+		out[1] = done;
+		out[2] = idx + slots;
+	}
+}
+
 // Semaphore items: thread i sets item i READY with packet info (i, 100 + i) and writes i
 // into its custom info.
 extern "C" __global__ void sem_fill(struct doca_gpu_semaphore_gpu *sem, unsigned long long *out)
@@ -253,7 +288,7 @@ extern "C" __global__ void tx_legacy(struct doca_gpu_eth_txq *txq, const struct 
 		uint32_t n = 0;
 		doca_error_t r;
 		do {
-			r = doca_gpu_dev_eth_txq_wait_completion(txq, 1, DOCA_GPU_DEV_ETH_TXQ_WAIT_FLAG_NB, &n);
+			r = doca_gpu_dev_eth_txq_wait_completion(txq, 1, DOCA_GPU_ETH_TXQ_WAIT_FLAG_NB, &n);
 		} while (r == DOCA_SUCCESS && n == 0 && doca_gpu_dev_eth_query_globaltimer() < deadline);
 		out[0] = r;
 		out[1] = n;

@@ -75,13 +75,6 @@ pub const DOCA_GPUNETIO_VERBS_CQE_SIZE: u32 = 64;
 pub const DOCA_GPUNETIO_VERBS_WQE_IDX_SHIFT: u32 = 8;
 pub const DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE_SHIFT: u32 = 30;
 pub const DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE: u32 = 1073741824;
-pub const DOCA_SOFT_RING_VERSION: u32 = 1;
-pub const DOCA_SOFT_TX_OP_NOP: u32 = 0;
-pub const DOCA_SOFT_TX_OP_SEND: u32 = 1;
-pub const DOCA_SOFT_TX_OP_WAIT: u32 = 2;
-pub const DOCA_SOFT_TX_FLAG_NOTIFY: u32 = 1;
-pub const DOCA_SOFT_TX_FLAG_L3_CSUM: u32 = 64;
-pub const DOCA_SOFT_TX_FLAG_L4_CSUM: u32 = 128;
 pub const DOCA_GPUNETIO_ETH_WARP_SIZE: u32 = 32;
 pub const DOCA_GPUNETIO_ETH_WARP_FULL_MASK: u32 = 4294967295;
 pub const DOCA_GPUNETIO_ETH_PAGE_SIZE: u32 = 65536;
@@ -1886,105 +1879,6 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn doca_gpu_verbs_cpu_proxy_progress(qp_cpu: *mut doca_gpu_verbs_qp) -> doca_error_t;
 }
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_soft_ring_index {
-    pub value: u64,
-    pub pad: [u64; 7usize],
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_soft_ring_index"][::core::mem::size_of::<doca_soft_ring_index>() - 64usize];
-    ["Alignment of doca_soft_ring_index"][::core::mem::align_of::<doca_soft_ring_index>() - 8usize];
-    ["Offset of field: doca_soft_ring_index::value"]
-        [::core::mem::offset_of!(doca_soft_ring_index, value) - 0usize];
-    ["Offset of field: doca_soft_ring_index::pad"]
-        [::core::mem::offset_of!(doca_soft_ring_index, pad) - 8usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_soft_rx_cqe {
-    pub slot: u32,
-    pub bytes: u32,
-    pub timestamp_ns: u64,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_soft_rx_cqe"][::core::mem::size_of::<doca_soft_rx_cqe>() - 16usize];
-    ["Alignment of doca_soft_rx_cqe"][::core::mem::align_of::<doca_soft_rx_cqe>() - 8usize];
-    ["Offset of field: doca_soft_rx_cqe::slot"]
-        [::core::mem::offset_of!(doca_soft_rx_cqe, slot) - 0usize];
-    ["Offset of field: doca_soft_rx_cqe::bytes"]
-        [::core::mem::offset_of!(doca_soft_rx_cqe, bytes) - 4usize];
-    ["Offset of field: doca_soft_rx_cqe::timestamp_ns"]
-        [::core::mem::offset_of!(doca_soft_rx_cqe, timestamp_ns) - 8usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_soft_tx_desc {
-    pub addr: u64,
-    pub len: u32,
-    pub mkey: u32,
-    pub opcode: u32,
-    pub flags: u32,
-    pub wait_on_time: u64,
-    pub addr2: u64,
-    pub len2: u32,
-    pub mkey2: u32,
-    pub wqe_index: u64,
-    pub rsvd: u64,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_soft_tx_desc"][::core::mem::size_of::<doca_soft_tx_desc>() - 64usize];
-    ["Alignment of doca_soft_tx_desc"][::core::mem::align_of::<doca_soft_tx_desc>() - 8usize];
-    ["Offset of field: doca_soft_tx_desc::addr"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, addr) - 0usize];
-    ["Offset of field: doca_soft_tx_desc::len"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, len) - 8usize];
-    ["Offset of field: doca_soft_tx_desc::mkey"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, mkey) - 12usize];
-    ["Offset of field: doca_soft_tx_desc::opcode"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, opcode) - 16usize];
-    ["Offset of field: doca_soft_tx_desc::flags"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, flags) - 20usize];
-    ["Offset of field: doca_soft_tx_desc::wait_on_time"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, wait_on_time) - 24usize];
-    ["Offset of field: doca_soft_tx_desc::addr2"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, addr2) - 32usize];
-    ["Offset of field: doca_soft_tx_desc::len2"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, len2) - 40usize];
-    ["Offset of field: doca_soft_tx_desc::mkey2"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, mkey2) - 44usize];
-    ["Offset of field: doca_soft_tx_desc::wqe_index"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, wqe_index) - 48usize];
-    ["Offset of field: doca_soft_tx_desc::rsvd"]
-        [::core::mem::offset_of!(doca_soft_tx_desc, rsvd) - 56usize];
-};
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct doca_soft_tx_cqe {
-    pub wqe_index: u64,
-    pub timestamp_ns: u64,
-    pub status: u32,
-    pub bytes: u32,
-    pub rsvd: u64,
-}
-#[allow(clippy::unnecessary_operation, clippy::identity_op)]
-const _: () = {
-    ["Size of doca_soft_tx_cqe"][::core::mem::size_of::<doca_soft_tx_cqe>() - 32usize];
-    ["Alignment of doca_soft_tx_cqe"][::core::mem::align_of::<doca_soft_tx_cqe>() - 8usize];
-    ["Offset of field: doca_soft_tx_cqe::wqe_index"]
-        [::core::mem::offset_of!(doca_soft_tx_cqe, wqe_index) - 0usize];
-    ["Offset of field: doca_soft_tx_cqe::timestamp_ns"]
-        [::core::mem::offset_of!(doca_soft_tx_cqe, timestamp_ns) - 8usize];
-    ["Offset of field: doca_soft_tx_cqe::status"]
-        [::core::mem::offset_of!(doca_soft_tx_cqe, status) - 16usize];
-    ["Offset of field: doca_soft_tx_cqe::bytes"]
-        [::core::mem::offset_of!(doca_soft_tx_cqe, bytes) - 20usize];
-    ["Offset of field: doca_soft_tx_cqe::rsvd"]
-        [::core::mem::offset_of!(doca_soft_tx_cqe, rsvd) - 24usize];
-};
 impl doca_gpu_dev_eth_exec_scope {
     pub const DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD: doca_gpu_dev_eth_exec_scope =
         doca_gpu_dev_eth_exec_scope(0);
@@ -2074,142 +1968,259 @@ impl doca_gpu_eth_send_flags {
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct doca_gpu_eth_send_flags(pub core::ffi::c_uint);
 #[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
+#[derive(Debug, Copy, Clone)]
 pub struct doca_gpu_eth_mcst_qp {
-    pub rsvd: [u64; 8usize],
+    pub sq_rsvd_index: u64,
+    pub sq_ready_index: u64,
+    pub sq_wqe_pi: u64,
+    pub sq_wqe_addr: *mut u8,
+    pub sq_db_rec: *mut __be32,
+    pub sq_db: *mut u64,
+    pub sq_num: u32,
+    pub sq_num_shift8_be: __be32,
+    pub sq_wqe_num: u16,
+    pub sq_wqe_mask: u16,
+    pub sq_lock: core::ffi::c_int,
+    pub cqe_addr: *mut u8,
+    pub cq_db_rec: *mut __be32,
+    pub cqe_ci: u64,
+    pub cqe_num: u32,
+    pub cqe_mask: u32,
+    pub dump_mkey: __be32,
+    pub rsvd0: u32,
+    pub dump_addr: u64,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_gpu_eth_mcst_qp"][::core::mem::size_of::<doca_gpu_eth_mcst_qp>() - 64usize];
+    ["Size of doca_gpu_eth_mcst_qp"][::core::mem::size_of::<doca_gpu_eth_mcst_qp>() - 112usize];
     ["Alignment of doca_gpu_eth_mcst_qp"][::core::mem::align_of::<doca_gpu_eth_mcst_qp>() - 8usize];
-    ["Offset of field: doca_gpu_eth_mcst_qp::rsvd"]
-        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, rsvd) - 0usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_rsvd_index"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_rsvd_index) - 0usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_ready_index"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_ready_index) - 8usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_wqe_pi"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_wqe_pi) - 16usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_wqe_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_wqe_addr) - 24usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_db_rec"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_db_rec) - 32usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_db"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_db) - 40usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_num) - 48usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_num_shift8_be"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_num_shift8_be) - 52usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_wqe_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_wqe_num) - 56usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_wqe_mask"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_wqe_mask) - 58usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::sq_lock"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, sq_lock) - 60usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::cqe_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, cqe_addr) - 64usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::cq_db_rec"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, cq_db_rec) - 72usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::cqe_ci"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, cqe_ci) - 80usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::cqe_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, cqe_num) - 88usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::cqe_mask"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, cqe_mask) - 92usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::dump_mkey"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, dump_mkey) - 96usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::rsvd0"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, rsvd0) - 100usize];
+    ["Offset of field: doca_gpu_eth_mcst_qp::dump_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_mcst_qp, dump_addr) - 104usize];
 };
+impl Default for doca_gpu_eth_mcst_qp {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 #[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
+#[derive(Debug, Copy, Clone)]
 pub struct doca_gpu_eth_rxq {
     pub pkt_addr: u64,
-    pub cqe_addr: u64,
-    pub pkt_mkey: u32,
+    pub pkt_mkey: __be32,
     pub pkt_num: u32,
     pub max_pkt_sz: u32,
-    pub cqe_num: u32,
-    pub need_mcst: u8,
     pub striding_rq: u8,
+    pub need_mcst: u8,
     pub rsvd0: u16,
-    pub version: u32,
+    pub wqe_addr: *mut u8,
+    pub wqe_db_rec: *mut __be32,
+    pub wqe_pi: u64,
+    pub wqe_num: u32,
+    pub wqe_mask: u32,
+    pub stride_num: u32,
+    pub stride_sz: u32,
+    pub cqe_ci: u64,
+    pub cqe_num: u32,
+    pub cqe_mask: u32,
+    pub cqe_addr: *mut u8,
+    pub cq_db_rec: *mut __be32,
+    pub mcst_qp: doca_gpu_eth_mcst_qp,
     pub buf_addr: u64,
     pub rsvd1: [u64; 2usize],
-    pub cqe_pi: doca_soft_ring_index,
-    pub cqe_ci: doca_soft_ring_index,
-    pub mcst_qp: doca_gpu_eth_mcst_qp,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_gpu_eth_rxq"][::core::mem::size_of::<doca_gpu_eth_rxq>() - 256usize];
+    ["Size of doca_gpu_eth_rxq"][::core::mem::size_of::<doca_gpu_eth_rxq>() - 232usize];
     ["Alignment of doca_gpu_eth_rxq"][::core::mem::align_of::<doca_gpu_eth_rxq>() - 8usize];
     ["Offset of field: doca_gpu_eth_rxq::pkt_addr"]
         [::core::mem::offset_of!(doca_gpu_eth_rxq, pkt_addr) - 0usize];
-    ["Offset of field: doca_gpu_eth_rxq::cqe_addr"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_addr) - 8usize];
     ["Offset of field: doca_gpu_eth_rxq::pkt_mkey"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, pkt_mkey) - 16usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, pkt_mkey) - 8usize];
     ["Offset of field: doca_gpu_eth_rxq::pkt_num"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, pkt_num) - 20usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, pkt_num) - 12usize];
     ["Offset of field: doca_gpu_eth_rxq::max_pkt_sz"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, max_pkt_sz) - 24usize];
-    ["Offset of field: doca_gpu_eth_rxq::cqe_num"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_num) - 28usize];
-    ["Offset of field: doca_gpu_eth_rxq::need_mcst"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, need_mcst) - 32usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, max_pkt_sz) - 16usize];
     ["Offset of field: doca_gpu_eth_rxq::striding_rq"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, striding_rq) - 33usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, striding_rq) - 20usize];
+    ["Offset of field: doca_gpu_eth_rxq::need_mcst"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, need_mcst) - 21usize];
     ["Offset of field: doca_gpu_eth_rxq::rsvd0"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, rsvd0) - 34usize];
-    ["Offset of field: doca_gpu_eth_rxq::version"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, version) - 36usize];
-    ["Offset of field: doca_gpu_eth_rxq::buf_addr"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, buf_addr) - 40usize];
-    ["Offset of field: doca_gpu_eth_rxq::rsvd1"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, rsvd1) - 48usize];
-    ["Offset of field: doca_gpu_eth_rxq::cqe_pi"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_pi) - 64usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, rsvd0) - 22usize];
+    ["Offset of field: doca_gpu_eth_rxq::wqe_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, wqe_addr) - 24usize];
+    ["Offset of field: doca_gpu_eth_rxq::wqe_db_rec"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, wqe_db_rec) - 32usize];
+    ["Offset of field: doca_gpu_eth_rxq::wqe_pi"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, wqe_pi) - 40usize];
+    ["Offset of field: doca_gpu_eth_rxq::wqe_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, wqe_num) - 48usize];
+    ["Offset of field: doca_gpu_eth_rxq::wqe_mask"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, wqe_mask) - 52usize];
+    ["Offset of field: doca_gpu_eth_rxq::stride_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, stride_num) - 56usize];
+    ["Offset of field: doca_gpu_eth_rxq::stride_sz"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, stride_sz) - 60usize];
     ["Offset of field: doca_gpu_eth_rxq::cqe_ci"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_ci) - 128usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_ci) - 64usize];
+    ["Offset of field: doca_gpu_eth_rxq::cqe_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_num) - 72usize];
+    ["Offset of field: doca_gpu_eth_rxq::cqe_mask"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_mask) - 76usize];
+    ["Offset of field: doca_gpu_eth_rxq::cqe_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, cqe_addr) - 80usize];
+    ["Offset of field: doca_gpu_eth_rxq::cq_db_rec"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, cq_db_rec) - 88usize];
     ["Offset of field: doca_gpu_eth_rxq::mcst_qp"]
-        [::core::mem::offset_of!(doca_gpu_eth_rxq, mcst_qp) - 192usize];
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, mcst_qp) - 96usize];
+    ["Offset of field: doca_gpu_eth_rxq::buf_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, buf_addr) - 208usize];
+    ["Offset of field: doca_gpu_eth_rxq::rsvd1"]
+        [::core::mem::offset_of!(doca_gpu_eth_rxq, rsvd1) - 216usize];
 };
+impl Default for doca_gpu_eth_rxq {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct doca_gpu_eth_txq {
-    pub desc_addr: u64,
-    pub cq_addr: u64,
-    pub desc_num: u32,
-    pub desc_mask: u32,
-    pub cq_num: u32,
-    pub cq_mask: u32,
-    pub l3_csum: u8,
-    pub l4_csum: u8,
-    pub completion_on_gpu: u8,
+    pub sq_rsvd_index: u64,
+    pub sq_ready_index: u64,
+    pub sq_wqe_pi: u64,
+    pub sq_wqe_addr: *mut u8,
+    pub sq_db_rec: *mut __be32,
+    pub sq_db: *mut u64,
+    pub sq_num: u32,
+    pub sq_num_shift8_be: __be32,
+    pub sq_num_shift8_be_2ds: __be32,
+    pub sq_num_shift8_be_3ds: __be32,
+    pub sq_num_shift8_be_4ds: __be32,
+    pub sq_wqe_num: u16,
+    pub sq_wqe_mask: u16,
+    pub sq_lock: core::ffi::c_int,
+    pub cs_flags: u8,
     pub wait_on_time: u8,
+    pub completion_on_gpu: u8,
+    pub rsvd0: u8,
+    pub cqe_addr: *mut u8,
+    pub cq_db_rec: *mut __be32,
+    pub cqe_ci: u64,
+    pub cqe_rsvd: u64,
+    pub cqe_num: u32,
+    pub cqe_mask: u32,
+    pub cpu_proxy_pi: *mut u64,
+    pub cpu_proxy_ci: *mut u64,
     pub nic_handler: doca_gpu_dev_eth_nic_handler,
-    pub version: u32,
-    pub rsvd0: u32,
-    pub rsvd1: [u64; 2usize],
-    pub sq_rsvd: doca_soft_ring_index,
-    pub sq_ready: doca_soft_ring_index,
-    pub sq_done: doca_soft_ring_index,
-    pub cq_pi: doca_soft_ring_index,
-    pub cq_rsvd: doca_soft_ring_index,
-    pub cq_ci: doca_soft_ring_index,
-    pub lock: doca_soft_ring_index,
+    pub rsvd1: u32,
+    pub rsvd2: [u64; 4usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of doca_gpu_eth_txq"][::core::mem::size_of::<doca_gpu_eth_txq>() - 512usize];
+    ["Size of doca_gpu_eth_txq"][::core::mem::size_of::<doca_gpu_eth_txq>() - 176usize];
     ["Alignment of doca_gpu_eth_txq"][::core::mem::align_of::<doca_gpu_eth_txq>() - 8usize];
-    ["Offset of field: doca_gpu_eth_txq::desc_addr"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, desc_addr) - 0usize];
-    ["Offset of field: doca_gpu_eth_txq::cq_addr"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_addr) - 8usize];
-    ["Offset of field: doca_gpu_eth_txq::desc_num"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, desc_num) - 16usize];
-    ["Offset of field: doca_gpu_eth_txq::desc_mask"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, desc_mask) - 20usize];
-    ["Offset of field: doca_gpu_eth_txq::cq_num"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_num) - 24usize];
-    ["Offset of field: doca_gpu_eth_txq::cq_mask"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_mask) - 28usize];
-    ["Offset of field: doca_gpu_eth_txq::l3_csum"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, l3_csum) - 32usize];
-    ["Offset of field: doca_gpu_eth_txq::l4_csum"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, l4_csum) - 33usize];
-    ["Offset of field: doca_gpu_eth_txq::completion_on_gpu"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, completion_on_gpu) - 34usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_rsvd_index"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_rsvd_index) - 0usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_ready_index"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_ready_index) - 8usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_wqe_pi"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_wqe_pi) - 16usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_wqe_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_wqe_addr) - 24usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_db_rec"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_db_rec) - 32usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_db"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_db) - 40usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_num) - 48usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_num_shift8_be"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_num_shift8_be) - 52usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_num_shift8_be_2ds"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_num_shift8_be_2ds) - 56usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_num_shift8_be_3ds"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_num_shift8_be_3ds) - 60usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_num_shift8_be_4ds"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_num_shift8_be_4ds) - 64usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_wqe_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_wqe_num) - 68usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_wqe_mask"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_wqe_mask) - 70usize];
+    ["Offset of field: doca_gpu_eth_txq::sq_lock"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_lock) - 72usize];
+    ["Offset of field: doca_gpu_eth_txq::cs_flags"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cs_flags) - 76usize];
     ["Offset of field: doca_gpu_eth_txq::wait_on_time"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, wait_on_time) - 35usize];
-    ["Offset of field: doca_gpu_eth_txq::nic_handler"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, nic_handler) - 36usize];
-    ["Offset of field: doca_gpu_eth_txq::version"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, version) - 40usize];
+        [::core::mem::offset_of!(doca_gpu_eth_txq, wait_on_time) - 77usize];
+    ["Offset of field: doca_gpu_eth_txq::completion_on_gpu"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, completion_on_gpu) - 78usize];
     ["Offset of field: doca_gpu_eth_txq::rsvd0"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, rsvd0) - 44usize];
+        [::core::mem::offset_of!(doca_gpu_eth_txq, rsvd0) - 79usize];
+    ["Offset of field: doca_gpu_eth_txq::cqe_addr"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cqe_addr) - 80usize];
+    ["Offset of field: doca_gpu_eth_txq::cq_db_rec"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_db_rec) - 88usize];
+    ["Offset of field: doca_gpu_eth_txq::cqe_ci"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cqe_ci) - 96usize];
+    ["Offset of field: doca_gpu_eth_txq::cqe_rsvd"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cqe_rsvd) - 104usize];
+    ["Offset of field: doca_gpu_eth_txq::cqe_num"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cqe_num) - 112usize];
+    ["Offset of field: doca_gpu_eth_txq::cqe_mask"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cqe_mask) - 116usize];
+    ["Offset of field: doca_gpu_eth_txq::cpu_proxy_pi"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cpu_proxy_pi) - 120usize];
+    ["Offset of field: doca_gpu_eth_txq::cpu_proxy_ci"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, cpu_proxy_ci) - 128usize];
+    ["Offset of field: doca_gpu_eth_txq::nic_handler"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, nic_handler) - 136usize];
     ["Offset of field: doca_gpu_eth_txq::rsvd1"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, rsvd1) - 48usize];
-    ["Offset of field: doca_gpu_eth_txq::sq_rsvd"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_rsvd) - 64usize];
-    ["Offset of field: doca_gpu_eth_txq::sq_ready"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_ready) - 128usize];
-    ["Offset of field: doca_gpu_eth_txq::sq_done"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, sq_done) - 192usize];
-    ["Offset of field: doca_gpu_eth_txq::cq_pi"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_pi) - 256usize];
-    ["Offset of field: doca_gpu_eth_txq::cq_rsvd"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_rsvd) - 320usize];
-    ["Offset of field: doca_gpu_eth_txq::cq_ci"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, cq_ci) - 384usize];
-    ["Offset of field: doca_gpu_eth_txq::lock"]
-        [::core::mem::offset_of!(doca_gpu_eth_txq, lock) - 448usize];
+        [::core::mem::offset_of!(doca_gpu_eth_txq, rsvd1) - 140usize];
+    ["Offset of field: doca_gpu_eth_txq::rsvd2"]
+        [::core::mem::offset_of!(doca_gpu_eth_txq, rsvd2) - 144usize];
 };
 impl Default for doca_gpu_eth_txq {
     fn default() -> Self {
