@@ -213,6 +213,7 @@ pub(crate) mod error;
 pub(crate) mod eth;
 pub(crate) mod flow;
 pub(crate) mod gpu;
+pub(crate) mod gpuqp;
 pub(crate) mod mmap;
 pub(crate) mod nic;
 pub(crate) mod packet;
