@@ -218,6 +218,7 @@ pub(crate) mod mmap;
 pub(crate) mod nic;
 pub(crate) mod packet;
 pub(crate) mod port;
+pub(crate) mod rdma;
 pub(crate) mod semaphore;
 pub(crate) mod sync;
 pub(crate) mod types;

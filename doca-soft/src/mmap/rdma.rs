@@ -104,13 +104,12 @@ impl RdmaState {
         if perms & RDMA_BITS == 0 {
             return Ok(());
         }
-        let reg = gpuqp::register_as(mkey, addr, len, nic_access(perms)).map_err(|e| {
+        let reg = gpuqp::register_as(mkey, addr, len, nic_access(perms)).inspect_err(|e| {
             sdk_err!(
                 "mmap",
                 "could not register {addr:#x}+{len} for RDMA: {}",
                 crate::error::name_of(e.0).unwrap_or("?")
             );
-            e
         })?;
         self.reg = Some(reg);
         Ok(())
@@ -215,13 +214,6 @@ impl Mmap {
     }
 }
 
-impl MmapShared {
-    /// Whether this mmap stands for a peer's memory (`doca_mmap_create_from_export`).
-    pub(crate) fn is_remote(&self) -> bool {
-        self.lock().rdma.is_remote()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::tests::test_dev;
@@ -287,7 +279,6 @@ mod tests {
             assert_eq!(doca_mmap_get_memrange(r, &mut a, &mut l), 0);
             assert_eq!((a as u64, l), (e.addr, 8192));
             assert_eq!((*r).mkey(), key);
-            assert!((*r).is_remote());
             assert_eq!((*r).user_data().u64, 77);
             assert_eq!(doca_mmap_start(r), DocaError::BAD_STATE.0);
             assert_eq!(doca_mmap_stop(r), DocaError::BAD_STATE.0);
