@@ -209,6 +209,7 @@ pub(crate) mod argp;
 pub(crate) mod buf;
 pub(crate) mod ctx;
 pub(crate) mod dev;
+pub(crate) mod dma;
 pub(crate) mod error;
 pub(crate) mod eth;
 pub(crate) mod flow;

@@ -49,7 +49,10 @@ fn capabilities_of_a_device() {
     // SAFETY: a live list entry; valid out-pointers; NULL is rejected.
     unsafe {
         assert_eq!(doca_rdma_cap_task_write_is_supported(lo), 0);
-        assert_eq!(doca_rdma_cap_task_write_is_supported(std::ptr::null()), INVAL);
+        assert_eq!(
+            doca_rdma_cap_task_write_is_supported(std::ptr::null()),
+            INVAL
+        );
         assert_eq!(doca_rdma_cap_get_max_send_queue_size(lo, &mut v), 0);
         assert_eq!(v, 32768);
         assert_eq!(doca_rdma_cap_get_max_recv_queue_size(lo, &mut v), 0);
@@ -61,12 +64,24 @@ fn capabilities_of_a_device() {
         assert_eq!(doca_rdma_cap_get_gid_table_size(lo, &mut v), 0);
         assert_eq!(v, 1);
         assert_eq!(doca_rdma_cap_get_gid(lo, 0, 1, gid.as_mut_ptr()), 0);
-        assert_eq!(gid[0].raw, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1]);
+        assert_eq!(
+            gid[0].raw,
+            [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1]
+        );
         assert_eq!(doca_rdma_cap_get_gid(lo, 0, 2, gid.as_mut_ptr()), INVAL);
         assert_eq!(doca_rdma_cap_get_gid(lo, 1, 1, gid.as_mut_ptr()), INVAL);
-        assert_eq!(doca_rdma_cap_get_gid_table_size(lo, std::ptr::null_mut()), INVAL);
-        assert_eq!(doca_rdma_cap_transport_type_is_supported(lo, TRANSPORT_RC), 0);
-        assert_eq!(doca_rdma_cap_transport_type_is_supported(lo, TRANSPORT_DC), UNSUP);
+        assert_eq!(
+            doca_rdma_cap_get_gid_table_size(lo, std::ptr::null_mut()),
+            INVAL
+        );
+        assert_eq!(
+            doca_rdma_cap_transport_type_is_supported(lo, TRANSPORT_RC),
+            0
+        );
+        assert_eq!(
+            doca_rdma_cap_transport_type_is_supported(lo, TRANSPORT_DC),
+            UNSUP
+        );
         assert_eq!(doca_rdma_cap_transport_type_is_supported(lo, 9), INVAL);
         assert_eq!(doca_devinfo_destroy_list(list), 0);
     }
@@ -87,7 +102,11 @@ fn settings_state_rules_and_malformed_blobs() {
         let ctx = doca_rdma_as_ctx(r);
         assert!(!ctx.is_null());
         assert!(doca_rdma_as_ctx(std::ptr::null_mut()).is_null());
-        assert_eq!(doca_dev_close(dev), DocaError::IN_USE.0, "the context uses it");
+        assert_eq!(
+            doca_dev_close(dev),
+            DocaError::IN_USE.0,
+            "the context uses it"
+        );
 
         // Settings and their checks.
         assert_eq!(doca_rdma_set_send_queue_size(r, 0), UNSUP);
@@ -135,7 +154,11 @@ fn settings_state_rules_and_malformed_blobs() {
         assert_eq!(doca_rdma_set_transport_type(r, TRANSPORT_RC), 0);
 
         assert_eq!(doca_ctx_start(ctx), 0);
-        assert_eq!(doca_rdma_set_send_queue_size(r, 64), BAD, "setters after start");
+        assert_eq!(
+            doca_rdma_set_send_queue_size(r, 64),
+            BAD,
+            "setters after start"
+        );
         assert_eq!(doca_rdma_set_permissions(r, 1), BAD);
         assert_eq!(doca_rdma_destroy(r), BAD, "destroy a running context");
         assert_eq!(doca_rdma_get_gpu_handle(r, &mut h), 0);
@@ -147,11 +170,17 @@ fn settings_state_rules_and_malformed_blobs() {
         let blob = std::slice::from_raw_parts(p, n).to_vec();
         assert_eq!(&blob[..4], b"DSRC");
         let (mut p2, mut n2, mut c2) = (std::ptr::null(), 0usize, std::ptr::null_mut());
-        assert_eq!(doca_rdma_export(r, &mut p2, &mut n2, &mut c2), DocaError::FULL.0);
+        assert_eq!(
+            doca_rdma_export(r, &mut p2, &mut n2, &mut c2),
+            DocaError::FULL.0
+        );
         let mut id = 9u32;
         assert_eq!(doca_rdma_connection_get_id(c, &mut id), 0);
         assert_eq!(id, 0);
-        assert_eq!(doca_rdma_connection_set_user_data(c, DocaData { u64: 42 }), 0);
+        assert_eq!(
+            doca_rdma_connection_set_user_data(c, DocaData { u64: 42 }),
+            0
+        );
         let mut ud = DocaData { u64: 0 };
         assert_eq!(doca_rdma_connection_get_user_data(c, &mut ud), 0);
         assert_eq!(ud.u64, 42);
@@ -167,7 +196,10 @@ fn settings_state_rules_and_malformed_blobs() {
         bad_qpn[24..28].copy_from_slice(&[0, 0, 0, 0]);
         assert_eq!(doca_rdma_connect(r, bad_qpn.as_ptr(), 32, c), conn_aborted);
         assert_eq!(doca_rdma_connect(r, std::ptr::null(), 32, c), INVAL);
-        assert_eq!(doca_rdma_connect(r, blob.as_ptr(), 32, std::ptr::null_mut()), INVAL);
+        assert_eq!(
+            doca_rdma_connect(r, blob.as_ptr(), 32, std::ptr::null_mut()),
+            INVAL
+        );
         // A connection of another context is not ours.
         let mut other = std::ptr::null_mut();
         assert_eq!(doca_rdma_create(dev, &mut other), 0);
@@ -182,8 +214,14 @@ fn settings_state_rules_and_malformed_blobs() {
         assert_eq!(doca_rdma_connect(r, oblob.as_ptr(), 32, c), BAD);
 
         // Not supported: the librdmacm bridge.
-        assert_eq!(doca_rdma_bridge_prepare_connection(r, std::ptr::null_mut(), &mut c2), UNSUP);
-        assert_eq!(doca_rdma_bridge_accept(r, std::ptr::null_mut(), 0, c), UNSUP);
+        assert_eq!(
+            doca_rdma_bridge_prepare_connection(r, std::ptr::null_mut(), &mut c2),
+            UNSUP
+        );
+        assert_eq!(
+            doca_rdma_bridge_accept(r, std::ptr::null_mut(), 0, c),
+            UNSUP
+        );
         assert_eq!(doca_rdma_bridge_established(r, c), UNSUP);
 
         // Stop, then everything of a running context is BAD_STATE again.
@@ -202,12 +240,24 @@ fn addresses() {
     let (mut t, mut text, mut port) = (9u32, std::ptr::null(), 0u16);
     // SAFETY: valid strings and out-pointers; NULL is rejected.
     unsafe {
-        assert_eq!(doca_rdma_addr_create(0, c"127.0.0.1".as_ptr(), 13579, &mut a), 0);
-        assert_eq!(doca_rdma_addr_get_params(a, &mut t, &mut text, &mut port), 0);
+        assert_eq!(
+            doca_rdma_addr_create(0, c"127.0.0.1".as_ptr(), 13579, &mut a),
+            0
+        );
+        assert_eq!(
+            doca_rdma_addr_get_params(a, &mut t, &mut text, &mut port),
+            0
+        );
         assert_eq!((t, port), (0, 13579));
-        assert_eq!(std::ffi::CStr::from_ptr(text).to_str().unwrap(), "127.0.0.1");
+        assert_eq!(
+            std::ffi::CStr::from_ptr(text).to_str().unwrap(),
+            "127.0.0.1"
+        );
         assert_eq!(doca_rdma_addr_destroy(a), 0);
-        assert_eq!(doca_rdma_addr_create(0, c"not-an-ip".as_ptr(), 1, &mut a), INVAL);
+        assert_eq!(
+            doca_rdma_addr_create(0, c"not-an-ip".as_ptr(), 1, &mut a),
+            INVAL
+        );
         assert_eq!(doca_rdma_addr_create(1, c"::1".as_ptr(), 1, &mut a), 0);
         assert_eq!(doca_rdma_addr_destroy(a), 0);
         assert_eq!(doca_rdma_addr_create(7, c"::1".as_ptr(), 1, &mut a), INVAL);
@@ -230,7 +280,10 @@ unsafe extern "C" fn on_request(c: *mut RdmaConnection, ctx_ud: DocaData) {
     // SAFETY: the connection handed to the callback is live.
     unsafe {
         assert_eq!(doca_rdma_connection_accept(c, std::ptr::null_mut(), 0), 0);
-        assert_eq!(doca_rdma_connection_set_user_data(c, DocaData { u64: 77 }), 0);
+        assert_eq!(
+            doca_rdma_connection_set_user_data(c, DocaData { u64: 77 }),
+            0
+        );
     }
 }
 
@@ -303,15 +356,22 @@ fn rdma_cm_emulation_connects_refuses_and_disconnects() {
         let (cli, cpe) = cm_context(dev, 2, 3);
         let port = 20000 + (std::process::id() % 20000) as u16;
         assert_eq!(doca_rdma_start_listen_to_port(srv, port), 0);
-        assert_eq!(doca_rdma_start_listen_to_port(srv, port), DocaError::ALREADY_EXIST.0);
+        assert_eq!(
+            doca_rdma_start_listen_to_port(srv, port),
+            DocaError::ALREADY_EXIST.0
+        );
         let mut addr = std::ptr::null_mut();
-        assert_eq!(doca_rdma_addr_create(0, c"127.0.0.1".as_ptr(), port, &mut addr), 0);
+        assert_eq!(
+            doca_rdma_addr_create(0, c"127.0.0.1".as_ptr(), port, &mut addr),
+            0
+        );
 
         // Two connections, like the sample's CM mode.
         for k in 1..=2usize {
             assert_eq!(doca_rdma_connect_to_addr(cli, addr, DocaData { u64: 5 }), 0);
             progress_until(&[spe, cpe], "established on both sides", || {
-                ESTABLISHED[1].load(Ordering::SeqCst) == k && ESTABLISHED[2].load(Ordering::SeqCst) == k
+                ESTABLISHED[1].load(Ordering::SeqCst) == k
+                    && ESTABLISHED[2].load(Ordering::SeqCst) == k
             });
         }
         assert_eq!(REQUESTS.load(Ordering::SeqCst), 2);
@@ -324,25 +384,46 @@ fn rdma_cm_emulation_connects_refuses_and_disconnects() {
         let remote = Remote::new(dev, &target.blob, 1, 256);
         sc.recv(None, 0, 0, 0, None).unwrap();
         sc.recv_commit_strong().unwrap();
-        cc.write(1, &remote.bufs()[0], 0, &src.bufs()[0], 0, 256, 0x1234, FLAG_IMM, None)
-            .unwrap();
+        cc.write(
+            1,
+            &remote.bufs()[0],
+            0,
+            &src.bufs()[0],
+            0,
+            256,
+            0x1234,
+            FLAG_IMM,
+            None,
+        )
+        .unwrap();
         cc.commit_strong(1).unwrap();
         assert_eq!(cc.wait_all().unwrap(), 1);
         let mut got = Vec::new();
         sc.recv_wait_all(RECV_WAIT_B, &mut got).unwrap();
-        assert_eq!(got, vec![(0x1234, 1)], "connection index 1 on the server too");
+        assert_eq!(
+            got,
+            vec![(0x1234, 1)],
+            "connection index 1 on the server too"
+        );
         assert!(target.snapshot().iter().all(|&b| b == 0x6b));
 
         // The server has no third connection: the client's third attempt fails.
         assert_eq!(doca_rdma_connect_to_addr(cli, addr, DocaData { u64: 6 }), 0);
-        progress_until(&[spe, cpe], "refused", || FAILED[2].load(Ordering::SeqCst) == 1);
+        progress_until(&[spe, cpe], "refused", || {
+            FAILED[2].load(Ordering::SeqCst) == 1
+        });
         // Nobody listens any more: a connect fails through the callback, not the call.
         assert_eq!(doca_rdma_stop_listen_to_port(srv, port), 0);
-        assert_eq!(doca_rdma_stop_listen_to_port(srv, port), DocaError::NOT_FOUND.0);
+        assert_eq!(
+            doca_rdma_stop_listen_to_port(srv, port),
+            DocaError::NOT_FOUND.0
+        );
 
         // The client stops: the server sees both connections go.
         assert_eq!(doca_ctx_stop(doca_rdma_as_ctx(cli)), 0);
-        progress_until(&[spe], "disconnected", || DISCONNECTED[1].load(Ordering::SeqCst) == 2);
+        progress_until(&[spe], "disconnected", || {
+            DISCONNECTED[1].load(Ordering::SeqCst) == 2
+        });
         assert_eq!(doca_rdma_addr_destroy(addr), 0);
         drop((target, src, remote));
         assert_eq!(doca_rdma_destroy(cli), 0);

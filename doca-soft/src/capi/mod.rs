@@ -21,6 +21,7 @@ pub mod doca_buf_array;
 pub mod doca_buf_inventory;
 pub mod doca_ctx;
 pub mod doca_dev;
+pub mod doca_dma;
 pub mod doca_error;
 pub mod doca_eth_rxq;
 pub mod doca_eth_rxq_gpu_data_path;

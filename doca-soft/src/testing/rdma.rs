@@ -758,3 +758,141 @@ impl CpuRdma {
         Ok(self.recv_qp()?.rq_pi().load(Ordering::Acquire))
     }
 }
+
+// ---- DMA -------------------------------------------------------------------------------------
+
+/// Puts an IDLE `doca_dma` on the GPU data path with its request ring in host memory and
+/// CPU copies (no GPU), so [`CpuDma`] can play the kernel.
+///
+/// # Safety
+/// `dma` is a live `struct doca_dma *`.
+pub unsafe fn dma_set_host_datapath(dma: *mut c_void) -> DocaResult<()> {
+    // SAFETY: caller contract.
+    let d = unsafe { (dma as *const crate::dma::Dma).as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    d.set_host_datapath()
+}
+
+/// Requests the DMA proxy skipped (bad key or range) since start.
+///
+/// # Safety
+/// `dma` is a live `struct doca_dma *`.
+pub unsafe fn dma_skipped(dma: *mut c_void) -> DocaResult<u64> {
+    // SAFETY: caller contract.
+    let d = unsafe { (dma as *const crate::dma::Dma).as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
+    Ok(d.skipped())
+}
+
+/// The GPU DMA device functions (`doca_gpu_dev_dma_memcpy`, `doca_gpu_dev_dma_commit`)
+/// run by CPU threads on a host-memory handle.
+pub struct CpuDma {
+    h: *mut u8,
+}
+
+// SAFETY: shared memory meant for concurrent use through atomics.
+unsafe impl Send for CpuDma {}
+// SAFETY: as above.
+unsafe impl Sync for CpuDma {}
+
+impl CpuDma {
+    /// Wraps a handle from `doca_dma_get_gpu_handle` of a context on the host data path.
+    ///
+    /// # Safety
+    /// `handle` is such a handle and its context stays started while this value is used.
+    pub unsafe fn new(handle: *mut c_void) -> DocaResult<CpuDma> {
+        if handle.is_null() {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        // SAFETY: caller contract: the 256-byte handle.
+        if unsafe { std::ptr::read_volatile(handle as *const u32) }
+            != crate::dma::ring::RING_VERSION
+        {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        Ok(CpuDma { h: handle.cast() })
+    }
+
+    fn u32_at(&self, off: usize) -> u32 {
+        // SAFETY: inside the handle (caller contract of `new`).
+        unsafe { std::ptr::read_volatile(self.h.add(off) as *const u32) }
+    }
+
+    fn counter(&self, off: usize) -> &AtomicU64 {
+        // SAFETY: an aligned counter of the handle.
+        unsafe { &*(self.h.add(off) as *const AtomicU64) }
+    }
+
+    /// Requests finished so far (`done`).
+    pub fn done(&self) -> u64 {
+        self.counter(192).load(Ordering::Acquire)
+    }
+
+    /// `doca_gpu_dev_dma_memcpy`: enqueues a copy (waits, up to `timeout`, for a free
+    /// slot); a zero length enqueues nothing.
+    pub fn memcpy(
+        &self,
+        src: &GpuBufEntry,
+        src_off: u64,
+        dst: &GpuBufEntry,
+        dst_off: u64,
+        len: usize,
+        timeout: Duration,
+    ) -> DocaResult<()> {
+        let s = src
+            .addr
+            .checked_add(src_off)
+            .ok_or(DocaError::INVALID_VALUE)?;
+        let d = dst
+            .addr
+            .checked_add(dst_off)
+            .ok_or(DocaError::INVALID_VALUE)?;
+        s.checked_add(len as u64).ok_or(DocaError::INVALID_VALUE)?;
+        d.checked_add(len as u64).ok_or(DocaError::INVALID_VALUE)?;
+        if len == 0 {
+            return Ok(());
+        }
+        let num = self.u32_at(4) as u64;
+        let mask = self.u32_at(8) as u64;
+        // SAFETY: desc_addr of the handle.
+        let base = unsafe { std::ptr::read_volatile(self.h.add(16) as *const u64) };
+        let idx = self.counter(64).fetch_add(1, Ordering::Relaxed);
+        let end = Instant::now() + timeout;
+        while idx - self.done() >= num {
+            if Instant::now() > end {
+                return Err(DocaError::TIME_OUT);
+            }
+            std::hint::spin_loop();
+        }
+        let slot = (base + (idx & mask) * 64) as *mut u8;
+        let mut w = [0u8; 32];
+        w[0..8].copy_from_slice(&s.to_ne_bytes());
+        w[8..16].copy_from_slice(&d.to_ne_bytes());
+        w[16..24].copy_from_slice(&(len as u64).to_ne_bytes());
+        w[24..28].copy_from_slice(&src.mkey_be.to_ne_bytes());
+        w[28..32].copy_from_slice(&dst.mkey_be.to_ne_bytes());
+        // SAFETY: the descriptor slot of `idx` in the host ring; seq (offset 32) after it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(w.as_ptr(), slot, 32);
+            (*(slot.add(32) as *const AtomicU64)).store(idx + 1, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// `doca_gpu_dev_dma_commit`: submits everything enqueued so far.
+    pub fn commit(&self) {
+        fence(Ordering::SeqCst);
+        let target = self.counter(64).load(Ordering::Relaxed);
+        self.counter(128).fetch_max(target, Ordering::Release);
+    }
+
+    /// Waits (up to `timeout`) until `done` reaches `n`.
+    pub fn wait_done(&self, n: u64, timeout: Duration) -> DocaResult<()> {
+        let end = Instant::now() + timeout;
+        while self.done() < n {
+            if Instant::now() > end {
+                return Err(DocaError::TIME_OUT);
+            }
+            std::thread::yield_now();
+        }
+        Ok(())
+    }
+}
