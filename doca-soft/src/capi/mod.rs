@@ -33,6 +33,7 @@ pub mod doca_log;
 pub mod doca_mmap;
 pub mod doca_pe;
 pub mod doca_rdma;
+pub mod doca_rdma_bridge;
 pub mod doca_soft_port;
 pub mod doca_soft_queue;
 pub mod doca_types;
