@@ -38,6 +38,7 @@ enum DataPath {
     #[default]
     Cpu,
     Gpu(Arc<GpuShared>),
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host,
 }
 
@@ -139,6 +140,7 @@ impl Dma {
     }
 
     /// Testing: the GPU data path with its ring in host memory and CPU copies (IDLE only).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
         self.ctx.require_idle()?;
         *lock(&self.inner.datapath) = DataPath::Host;
@@ -163,6 +165,7 @@ impl Dma {
     }
 
     /// Requests the proxy skipped so far (testing).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn skipped(&self) -> u64 {
         match &*lock(&self.inner.run) {
             Some(Run::Gpu(p)) => p.stats().skipped.load(std::sync::atomic::Ordering::Relaxed),

@@ -169,6 +169,7 @@ pub(crate) struct DmaStats {
 /// The proxy thread of a started GPU-datapath context.
 pub(crate) struct DmaProxy {
     ring: Arc<DmaRing>,
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     stats: Arc<DmaStats>,
     stop: Arc<AtomicBool>,
     join: Option<JoinHandle<()>>,
@@ -203,6 +204,7 @@ impl DmaProxy {
     }
 
     /// The counters.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn stats(&self) -> &DmaStats {
         &self.stats
     }

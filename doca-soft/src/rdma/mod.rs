@@ -68,6 +68,7 @@ enum DataPath {
     /// `doca_ctx_set_datapath_on_gpu`.
     Gpu(Arc<GpuShared>),
     /// Testing: rings and handle in host memory.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host,
 }
 
@@ -162,6 +163,7 @@ impl Rdma {
 
     /// Testing: puts the data path in host memory (IDLE only), so a CPU thread plays the
     /// GPU.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
         self.ctx.require_idle()?;
         *lock(&self.inner.datapath) = DataPath::Host;
