@@ -747,6 +747,23 @@ impl RemoteMmap {
     }
 }
 
+impl std::fmt::Debug for RemoteMmap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteMmap")
+            .field("raw", &self.as_raw())
+            .finish()
+    }
+}
+
+impl<S: MemSide> std::fmt::Debug for GpuBufArr<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuBufArr")
+            .field("len", &self.len())
+            .field("elem_size", &self.elem_size())
+            .finish()
+    }
+}
+
 /// Memory of this process (a [`GpuBufArr`] over an [`Mmap`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Local {}
