@@ -127,7 +127,7 @@ fn run(
         packet::build_frame(f, &spec, i as u64, (i / BURST) as u32, true);
     }
     let (buf, mmap, mkey_be) = txq::frame_buffer(&gpu, &nic, &frames)?;
-    let times = GpuBuffer::<u64>::new(&gpu, bursts, MemType::CpuGpu)
+    let mut times = GpuBuffer::<u64>::new(&gpu, bursts, MemType::CpuGpu)
         .map_err(|e| format!("timestamp buffer: {e}"))?;
     let kernels = Kernels::load(&gpu).map_err(|e| e.to_string())?;
     let exit = ExitFlag::new(&gpu).map_err(|e| e.to_string())?;
@@ -155,8 +155,9 @@ fn run(
     let proxy_stop = AtomicBool::new(false);
     let result = std::thread::scope(|s| {
         let proxy_thread = proxy.then(|| s.spawn(|| txq::proxy_loop(&txq, &proxy_stop)));
-        let r = kernels
-            .launch_send_wait_time(
+        // The kernel runs in a scope that joins it before the queue and buffers can go.
+        let r = kernels.scope(|ks| {
+            ks.launch_send_wait_time(
                 handle,
                 &buf,
                 mkey_be,
@@ -186,7 +187,8 @@ fn run(
                     ));
                 }
                 Ok(())
-            });
+            })
+        });
         proxy_stop.store(true, Ordering::Relaxed);
         let p = proxy_thread.map_or(Ok(()), |t| {
             t.join()

@@ -150,54 +150,58 @@ fn run(
     let handle = rxq
         .gpu_handle()
         .map_err(|e| format!("queue GPU handle: {e}"))?;
-    let running = kernels
-        .launch_simple_receive(handle, scope, &exit, &counters)
-        .map_err(|e| e.to_string())?;
-    let start = Instant::now();
-    println!(
-        "Receiving UDP on {} with GPU {} ({scope:?} scope); Ctrl-C to stop",
-        nic.info().iface_name(),
-        gpu.pci_bus_id()
-    );
-    if let Some(f) = cli.get::<String>("ready-file") {
-        std::fs::write(&f, b"ready\n").map_err(|e| format!("{f}: {e}"))?;
-    }
-    let mut last_print = Instant::now();
-    let mut why = "signal";
-    // The window in which packets arrived, for the rates (the sample may idle before and
-    // after the traffic).
-    let (mut first_seen, mut last_seen, mut last_count) = (None::<Instant>, start, 0u64);
-    loop {
-        if signal::stop_requested() {
-            break;
+    // Teardown in order: kernel (the scope joins it before the queue can go), Flow entries
+    // and pipes, port, queue, Flow library.
+    let (kernel_result, start, why, first_seen, last_seen) = kernels.scope(|ks| {
+        let running = ks
+            .launch_simple_receive(handle, scope, &exit, &counters)
+            .map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        println!(
+            "Receiving UDP on {} with GPU {} ({scope:?} scope); Ctrl-C to stop",
+            nic.info().iface_name(),
+            gpu.pci_bus_id()
+        );
+        if let Some(f) = cli.get::<String>("ready-file") {
+            std::fs::write(&f, b"ready\n").map_err(|e| format!("{f}: {e}"))?;
         }
-        if running.is_finished() {
-            // Only an error ends this kernel early; stop() below reports it.
-            why = "kernel-ended";
-            break;
+        let mut last_print = Instant::now();
+        let mut why = "signal";
+        // The window in which packets arrived, for the rates (the sample may idle before and
+        // after the traffic).
+        let (mut first_seen, mut last_seen, mut last_count) = (None::<Instant>, start, 0u64);
+        loop {
+            if signal::stop_requested() {
+                break;
+            }
+            if running.is_finished() {
+                // Only an error ends this kernel early; stop() below reports it.
+                why = "kernel-ended";
+                break;
+            }
+            if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+                why = "duration";
+                break;
+            }
+            let c = counters.read();
+            if c.packets != last_count {
+                first_seen.get_or_insert_with(Instant::now);
+                last_seen = Instant::now();
+                last_count = c.packets;
+            }
+            if count.is_some_and(|n| c.packets >= n) {
+                why = "count";
+                break;
+            }
+            if last_print.elapsed() >= Duration::from_secs(1) {
+                println!("... {} packets", c.packets);
+                last_print = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
-        if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
-            why = "duration";
-            break;
-        }
-        let c = counters.read();
-        if c.packets != last_count {
-            first_seen.get_or_insert_with(Instant::now);
-            last_seen = Instant::now();
-            last_count = c.packets;
-        }
-        if count.is_some_and(|n| c.packets >= n) {
-            why = "count";
-            break;
-        }
-        if last_print.elapsed() >= Duration::from_secs(1) {
-            println!("... {} packets", c.packets);
-            last_print = Instant::now();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // Teardown in order: kernel, Flow entries and pipes, port, queue, Flow library.
-    let kernel_result = gpu::kernel_stopped(PROG, running.stop());
+        let kernel_result = gpu::kernel_stopped(PROG, running.stop());
+        Ok::<_, String>((kernel_result, start, why, first_seen, last_seen))
+    })?;
     let secs = start.elapsed().as_secs_f64();
     let c = counters.read();
     let q = common::queue_stats::rxq(&rxq);

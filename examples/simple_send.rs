@@ -213,48 +213,51 @@ fn run(a: &Args) -> Result<(), String> {
         let handle = txq
             .gpu_handle()
             .map_err(|e| format!("queue GPU handle: {e}"))?;
-        let running = kernels
-            .launch_simple_send(
-                handle, a.shared, a.scope, a.threads, &buf, mkey_be, a.size, a.rounds, &exit,
-                &counters,
-            )
-            .map_err(|e| e.to_string());
-        let outcome = running.and_then(|running| {
-            println!(
-                "Sending {}-byte frames from {} threads ({} queue{}) on {}; Ctrl-C to stop",
-                a.size,
-                a.threads,
-                if a.shared { "shared" } else { "exclusive" },
-                if a.shared {
-                    format!(", {:?} scope", a.scope)
-                } else {
-                    String::new()
-                },
-                nic.info().iface_name()
-            );
-            loop {
-                if signal::stop_requested() {
-                    break;
+        // The kernel runs in a scope that joins it before the queue and buffers can go.
+        let outcome = kernels.scope(|ks| {
+            let running = ks
+                .launch_simple_send(
+                    handle, a.shared, a.scope, a.threads, &buf, mkey_be, a.size, a.rounds, &exit,
+                    &counters,
+                )
+                .map_err(|e| e.to_string());
+            running.and_then(|running| {
+                println!(
+                    "Sending {}-byte frames from {} threads ({} queue{}) on {}; Ctrl-C to stop",
+                    a.size,
+                    a.threads,
+                    if a.shared { "shared" } else { "exclusive" },
+                    if a.shared {
+                        format!(", {:?} scope", a.scope)
+                    } else {
+                        String::new()
+                    },
+                    nic.info().iface_name()
+                );
+                loop {
+                    if signal::stop_requested() {
+                        break;
+                    }
+                    if a.duration
+                        .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+                    {
+                        why = "duration";
+                        break;
+                    }
+                    let c = counters.read();
+                    if a.rounds != 0 && c.packets >= a.rounds * u64::from(a.threads) {
+                        why = "count";
+                        break;
+                    }
+                    if running.is_finished() {
+                        // Before its rounds are done only an error ends it; stop() reports.
+                        why = "kernel-ended";
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
                 }
-                if a.duration
-                    .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
-                {
-                    why = "duration";
-                    break;
-                }
-                let c = counters.read();
-                if a.rounds != 0 && c.packets >= a.rounds * u64::from(a.threads) {
-                    why = "count";
-                    break;
-                }
-                if running.is_finished() {
-                    // Before its rounds are done only an error ends it; stop() reports.
-                    why = "kernel-ended";
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            gpu::kernel_stopped(PROG, running.stop())
+                gpu::kernel_stopped(PROG, running.stop())
+            })
         });
         proxy_stop.store(true, Ordering::Relaxed);
         if let Some(p) = proxy {

@@ -23,13 +23,16 @@
 //! ## Sample kernels
 //!
 //! The ported GPUNetIO samples (`examples/simple_receive.rs`, `simple_send.rs`,
-//! `send_wait_time.rs`) run kernels written against the DOCA device headers:
-//! [`Kernels::launch_simple_receive`], [`Kernels::launch_simple_send`] and
-//! [`Kernels::launch_send_wait_time`] take the queues' GPU handles ([`doca_gpunetio::RxqHandle`],
-//! [`doca_gpunetio::TxqHandle`]), an [`ExecScope`] where the sample has one, and an
-//! [`ExitFlag`] the kernel polls; they return a [`RunningKernel`] that sets the flag and
-//! waits for the kernel when dropped, so no error path leaves a kernel touching freed
-//! queues. Progress is read from [`RxCounters`] / [`TxCounters`] in CPU-visible memory.
+//! `send_wait_time.rs`) run kernels written against the DOCA device headers. Kernels that
+//! borrow queues and buffers run inside [`Kernels::scope`], which joins them before it
+//! returns (as `std::thread::scope` does threads): the borrows last the whole scope, so
+//! no path, not even a leaked guard, frees a queue a kernel still uses.
+//! [`KernelScope::launch_simple_receive`], [`KernelScope::launch_simple_send`] and
+//! [`KernelScope::launch_send_wait_time`] take the queues' GPU handles
+//! ([`doca_gpunetio::RxqHandle`], [`doca_gpunetio::TxqHandle`]), an [`ExecScope`] where the
+//! sample has one, and an [`ExitFlag`] the kernel polls; they return a [`RunningKernel`]
+//! that sets the flag and waits for the kernel when stopped or dropped. Progress is read
+//! from [`RxCounters`] / [`TxCounters`] in CPU-visible memory.
 //! The device templates are instantiated per scope and exported under `extern "C"` names
 //! (`doca_rs_simple_receive_{thread,warp,block}`, ...).
 //!
@@ -57,6 +60,7 @@
 mod gpp;
 mod launch;
 mod samples;
+mod scope;
 
 pub use gpp::{
     CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
@@ -66,9 +70,9 @@ pub use gpp::{
 };
 pub use launch::{KernelError, Kernels};
 pub use samples::{
-    ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts, JOIN_TIMEOUT,
-    MAX_THREADS_PER_BLOCK,
+    ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,
 };
+pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 
 /// The embedded fatbin holding every kernel.
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));

@@ -30,7 +30,11 @@ pub const WORKER_BIN: &str = "doca_urom_worker";
 /// What the daemon's first line of stdout starts with, followed by `IP:PORT`.
 pub const BANNER: &str = "doca_urom_daemon listening on ";
 /// The UROM examples of the facade package that [`UromBinaries::build_for_tests`] builds.
-pub const EXAMPLES: [&str; 2] = ["urom_multi_workers_bootstrap", "urom_ping_pong"];
+pub const EXAMPLES: [&str; 3] = [
+    "urom_multi_workers_bootstrap",
+    "urom_ping_pong",
+    "urom_async",
+];
 
 /// A folder holding the daemon and worker binaries and the Rust plugins (`lib<name>.so`,
 /// as cargo names cdylibs); examples, when built, in `examples/` under it.
