@@ -41,6 +41,8 @@ const DEFAULT_CM_PORT: u16 = 13579;
 /// How long RDMA-CM connection set-up may take.
 const CM_TIMEOUT: Duration = Duration::from_secs(30);
 const PAGE: usize = 4096;
+/// How long the server kernel may wait for the client's writes and sends.
+const SERVER_KERNEL_WAIT: Duration = Duration::from_secs(60);
 
 /// One option of DOCA argp's kind: short names may be several letters (`-gpu`).
 struct Flag {
@@ -409,8 +411,10 @@ fn server_connection(
         let k = s
             .launch_rdma_cs_server(handle, conn, ah, fh, &exit, &report)
             .map_err(|e| e.to_string())?;
-        // The kernel returns once every receive completed.
-        while !k.is_finished() {
+        // The kernel returns once every receive completed; a client that never comes
+        // leaves it waiting, and then the process exits without teardown.
+        let t0 = Instant::now();
+        while !k.is_finished() && t0.elapsed() < SERVER_KERNEL_WAIT {
             std::thread::sleep(Duration::from_millis(1));
         }
         kernel_done(k.stop())
