@@ -19,7 +19,7 @@ mod common;
 
 use common::cli::{fail, Cli, Opt};
 use common::gpu::{kernel_stopped, open_gpu, open_nic};
-use cuda_kernels::{DmaStatus, ExitFlag, Kernels};
+use cuda_kernels::{DeviceStatus, ExitFlag, Kernels};
 use doca::gpunetio::dma::Dma;
 use doca::gpunetio::rdma::{GpuBufArr, Local};
 use doca::gpunetio::{AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap, ProgressEngine};
@@ -118,7 +118,7 @@ fn gpu_copy(
     let dst_arr = GpuBufArr::<Local>::new(&dst_map, gpu, 1, BUF_LEN).map_err(e2s)?;
     let dma = Dma::gpu(dev, gpu).map_err(e2s)?;
     let exit = ExitFlag::new(gpu).map_err(e2s)?;
-    let status = DmaStatus::new(gpu).map_err(e2s)?;
+    let status = DeviceStatus::new(gpu).map_err(e2s)?;
     let handle = dma.gpu_handle().map_err(e2s)?;
     let (sh, dh) = (
         src_arr.gpu_handle().map_err(e2s)?,

@@ -1,33 +1,14 @@
-//! Launcher of the gpunetio_dma_memcpy kernel (`kernels/dma_memcpy.cu`), a method of
-//! [`KernelScope`], and the status word it leaves in CPU-visible memory.
+//! Launchers of the gpunetio_dma_memcpy kernel (`kernels/dma_memcpy.cu`) and of the DMA
+//! bench kernel (`kernels/rdma_bench.cu`), methods of [`KernelScope`].
 
 use crate::launch::KernelError;
 use crate::samples::{launch_err, ExitFlag};
 use crate::scope::{KernelScope, RunningKernel};
+use crate::status::DeviceStatus;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use doca_gpunetio::dma::DmaHandle;
 use doca_gpunetio::rdma::{BufArrHandle, Local};
-use doca_gpunetio::{Gpu, GpuAtomicBuffer, GpuBuffer, MemType};
-use std::sync::atomic::{AtomicU32, Ordering};
-
-/// The first `doca_error_t` a DMA kernel's device calls returned (0: none).
-pub struct DmaStatus {
-    word: GpuAtomicBuffer<AtomicU32>,
-}
-
-impl DmaStatus {
-    /// A cleared status on `gpu`.
-    pub fn new(gpu: &Gpu) -> Result<DmaStatus, KernelError> {
-        let word = GpuAtomicBuffer::new(gpu, 1, MemType::CpuGpu)
-            .map_err(|e| KernelError::Invalid(format!("status allocation: {e}")))?;
-        Ok(DmaStatus { word })
-    }
-
-    /// The first error, 0 when every call succeeded.
-    pub fn first_error(&self) -> u32 {
-        self.word[0].load(Ordering::Acquire)
-    }
-}
+use doca_gpunetio::GpuBuffer;
 
 impl<'scope> KernelScope<'scope, '_> {
     /// Starts the sample's DMA kernel with `threads` threads (at most 1024): thread t
@@ -45,7 +26,7 @@ impl<'scope> KernelScope<'scope, '_> {
         length: u64,
         threads: u32,
         exit: &'scope ExitFlag,
-        status: &'scope DmaStatus,
+        status: &'scope DeviceStatus,
     ) -> Result<RunningKernel<'scope>, KernelError> {
         if threads == 0 || threads > crate::MAX_THREADS_PER_BLOCK {
             return Err(KernelError::Invalid(format!(
@@ -58,7 +39,7 @@ impl<'scope> KernelScope<'scope, '_> {
         let stream = self.kernels().sample_stream()?;
         let text = cpu_copied_text.map_or(0, |t| t.device_ptr());
         let text_len = cpu_copied_text.map_or(0, |t| t.len() as u64);
-        let st = status.word.device_ptr();
+        let st = status.device_ptr();
         let mut b = stream.launch_builder(&f);
         b.arg(&text)
             .arg(&text_len)
@@ -75,6 +56,56 @@ impl<'scope> KernelScope<'scope, '_> {
         // SAFETY: the arguments match (const char *, u64, doca_gpu_dma *, 2 x doca_gpu_buf_arr *,
         // u64, u32 *status); the copies' ranges are the arrays' own (the proxy checks them
         // against their registrations); all borrowed for 'scope, joined by the scope.
+        unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
+        self.track(stream, exit, None)
+    }
+
+    /// Starts the DMA bench kernel (1 block of `threads`): `iters` copies of `size` bytes
+    /// from buffer 0 of `src` to buffer 0 of `dst`, committed every `batch` (1..=512, so a
+    /// batch fits the request ring), then the 8 bytes of `marker_src` to `marker_dst`.
+    /// Copies complete in order: the marker's arrival means all are done.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_dma_bench_copy(
+        &self,
+        dma: DmaHandle<'scope>,
+        src: BufArrHandle<'scope, Local>,
+        dst: BufArrHandle<'scope, Local>,
+        size: u64,
+        iters: u32,
+        batch: u32,
+        threads: u32,
+        markers: (BufArrHandle<'scope, Local>, BufArrHandle<'scope, Local>),
+        exit: &'scope ExitFlag,
+        status: &'scope DeviceStatus,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
+        if !(1..=512).contains(&batch) || threads == 0 || threads > crate::MAX_THREADS_PER_BLOCK {
+            return Err(KernelError::Invalid(format!(
+                "batch {batch} (1..=512), threads {threads} (1..={})",
+                crate::MAX_THREADS_PER_BLOCK
+            )));
+        }
+        let name = "doca_rs_dma_bench_copy";
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
+        let st = status.device_ptr();
+        let mut b = stream.launch_builder(&f);
+        b.arg(&dma)
+            .arg(&src)
+            .arg(&dst)
+            .arg(&size)
+            .arg(&iters)
+            .arg(&batch)
+            .arg(&markers.0)
+            .arg(&markers.1)
+            .arg(&st);
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the arguments match (doca_gpu_dma *, 2 x doca_gpu_buf_arr *, u64, u32,
+        // u32, 2 x doca_gpu_buf_arr *, u32 *status); the proxy checks every copy against
+        // its registrations; all borrowed for 'scope, joined by the scope.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
         self.track(stream, exit, None)
     }

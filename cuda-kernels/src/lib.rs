@@ -57,7 +57,9 @@
 //! context's [`doca_gpunetio::rdma::RdmaHandle`] and buffer arrays typed local or remote
 //! (a local array cannot be passed where the kernel writes to the peer), and leave an
 //! [`RdmaCsReport`]; [`KernelScope::launch_dma_memcpy`] takes a
-//! [`doca_gpunetio::dma::DmaHandle`] and leaves a [`DmaStatus`].
+//! [`doca_gpunetio::dma::DmaHandle`] and leaves a [`DeviceStatus`]. `kernels/rdma_bench.cu` holds the kernels of the
+//! RDMA write and DMA copy benches ([`KernelScope::launch_rdma_bench_write`],
+//! [`KernelScope::launch_dma_bench_copy`]).
 //!
 //! ## Build requirements
 //!
@@ -74,8 +76,8 @@ mod launch;
 mod rdma;
 mod samples;
 mod scope;
+mod status;
 
-pub use dma::DmaStatus;
 pub use gpp::{
     CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
     RelayCounters, RelayCounts, StatsTcp, StatsUdp, GPP_CPU_FRAME_BYTES, GPP_CPU_TX_SLOTS,
@@ -88,6 +90,7 @@ pub use samples::{
     ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,
 };
 pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
+pub use status::DeviceStatus;
 
 /// The embedded fatbin holding every kernel.
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));

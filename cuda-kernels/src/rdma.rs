@@ -1,10 +1,12 @@
 //! Launchers of the gpunetio_rdma_client_server_write kernels
-//! (`kernels/rdma_client_server_write.cu`), methods of [`KernelScope`], and the report the
+//! (`kernels/rdma_client_server_write.cu`) and of the RDMA write bench kernel
+//! (`kernels/rdma_bench.cu`), methods of [`KernelScope`], and the report the sample
 //! kernels leave in CPU-visible memory.
 
 use crate::launch::KernelError;
 use crate::samples::{launch_err, ExitFlag};
 use crate::scope::{KernelScope, RunningKernel};
+use crate::status::DeviceStatus;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use doca_gpunetio::rdma::{BufArrHandle, Local, RdmaHandle, Remote};
 use doca_gpunetio::{Gpu, GpuAtomicBuffer, MemType};
@@ -162,6 +164,57 @@ impl<'scope> KernelScope<'scope, '_> {
         // SAFETY: the arguments match (doca_gpu_dev_rdma *, u32, 4 x doca_gpu_buf_arr *,
         // const u32 *exit, u32 *report); all borrowed for 'scope, joined by the scope.
         unsafe { b.launch(two_threads()) }.map_err(launch_err(name))?;
+        self.track(stream, exit, None)
+    }
+
+    /// Starts the RDMA write bench kernel (1 block of `threads`): `iters` writes of `size`
+    /// bytes from buffer 0 of `local` to buffer 0 of `remote`, committed every `batch`
+    /// (at most the send queue's size; later writes wait for queue slots), then a wait for
+    /// every completion. One thread and batch 1: a latency loop (each write waited for).
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_rdma_bench_write(
+        &self,
+        rdma: RdmaHandle<'scope>,
+        connection_index: u32,
+        remote: BufArrHandle<'scope, Remote>,
+        local: BufArrHandle<'scope, Local>,
+        size: u64,
+        iters: u32,
+        batch: u32,
+        threads: u32,
+        exit: &'scope ExitFlag,
+        status: &'scope DeviceStatus,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
+        if batch == 0 || threads == 0 || threads > crate::MAX_THREADS_PER_BLOCK {
+            return Err(KernelError::Invalid(format!(
+                "batch {batch} (>= 1), threads {threads} (1..={})",
+                crate::MAX_THREADS_PER_BLOCK
+            )));
+        }
+        check_arrays("remote", &remote)?;
+        check_arrays("local", &local)?;
+        let name = "doca_rs_rdma_bench_write";
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
+        let st = status.device_ptr();
+        let mut b = stream.launch_builder(&f);
+        b.arg(&rdma)
+            .arg(&connection_index)
+            .arg(&remote)
+            .arg(&local)
+            .arg(&size)
+            .arg(&iters)
+            .arg(&batch)
+            .arg(&st);
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the arguments match (doca_gpu_dev_rdma *, u32, 2 x doca_gpu_buf_arr *,
+        // u64, u32, u32, u32 *status); the NIC checks every range against the keys; all
+        // borrowed for 'scope, joined by the scope.
+        unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
         self.track(stream, exit, None)
     }
 }

@@ -12,7 +12,7 @@
 //! GPU tests skip with a printed reason without a CUDA driver.
 
 use cuda_kernels::{
-    DmaStatus, ExitFlag, Kernels, RdmaCsReport, RDMA_CS_BUFS as BUFS, RDMA_CS_HALF as HALF,
+    DeviceStatus, ExitFlag, Kernels, RdmaCsReport, RDMA_CS_BUFS as BUFS, RDMA_CS_HALF as HALF,
 };
 use doca_gpunetio::dma::Dma;
 use doca_gpunetio::rdma::{self, GpuBufArr, Local, Rdma, Remote, RemoteMmap};
@@ -24,6 +24,8 @@ const KERNELS: &[&str] = &[
     "doca_rs_rdma_cs_server",
     "doca_rs_rdma_cs_client",
     "doca_rs_dma_memcpy",
+    "doca_rs_rdma_bench_write",
+    "doca_rs_dma_bench_copy",
 ];
 
 /// How long a copy or a kernel may take before the test fails instead of hanging.
@@ -52,7 +54,7 @@ fn gpu_rdma_and_dma_kernels_load_and_reports_start_clear() {
     let r = RdmaCsReport::new(&gpu).unwrap();
     assert_eq!((r.first_error(), r.commits()), (0, 0));
     assert!(r.rounds().iter().all(|x| *x == Default::default()));
-    assert_eq!(DmaStatus::new(&gpu).unwrap().first_error(), 0);
+    assert_eq!(DeviceStatus::new(&gpu).unwrap().first_error(), 0);
 }
 
 fn filled(gpu: &Gpu, len: usize, mem: MemType, f: impl Fn(usize) -> u8) -> GpuBuffer<u8> {
@@ -204,7 +206,7 @@ fn dma_run(
     let da = GpuBufArr::<Local>::new(&dm, gpu, n, elem).unwrap();
     let dma = Dma::gpu(dev, gpu).unwrap();
     let exit = ExitFlag::new(gpu).unwrap();
-    let status = DmaStatus::new(gpu).unwrap();
+    let status = DeviceStatus::new(gpu).unwrap();
     let (h, sh, dh) = (
         dma.gpu_handle().unwrap(),
         sa.gpu_handle().unwrap(),
@@ -263,4 +265,109 @@ fn gpu_dma_copy_beyond_its_registration_is_refused() {
     let err = dma_run(&kernels, &dev, &gpu, &src, &dst, 1, 4096, 8192, false);
     assert_eq!(err, 0, "the device call only enqueues");
     assert_eq!(bytes_of(&dst), vec![0; 4096], "nothing copied");
+}
+
+#[test]
+fn gpu_rdma_bench_write_moves_every_byte_and_completes() {
+    let Some(gpu) = gpu() else { return };
+    let kernels = Kernels::load(&gpu).unwrap();
+    let dev = Device::open("lo").unwrap();
+    let perms = AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE;
+    let (a, b) = (rdma_ctx(&dev, &gpu), rdma_ctx(&dev, &gpu));
+    let (da, ca) = a.export().unwrap();
+    let (db, cb) = b.export().unwrap();
+    a.connect(&ca, db.as_bytes()).unwrap();
+    b.connect(&cb, da.as_bytes()).unwrap();
+    const SIZE: usize = 64 * 1024;
+    let local = filled(&gpu, SIZE, MemType::Gpu, |i| (i % 251) as u8 + 1);
+    let remote = filled(&gpu, SIZE, MemType::Gpu, |_| 0);
+    let lmap = Mmap::from_gpu_buffer(&local, &[&dev], perms).unwrap();
+    let rmap = Mmap::from_gpu_buffer(&remote, &[&dev], perms).unwrap();
+    let rimp =
+        RemoteMmap::from_export(&dev, rdma::export_mmap(&rmap, &dev).unwrap().as_bytes()).unwrap();
+    let larr = GpuBufArr::<Local>::new(&lmap, &gpu, 1, SIZE).unwrap();
+    let rarr = GpuBufArr::<Remote>::new(&rimp, &gpu, 1, SIZE).unwrap();
+    let exit = ExitFlag::new(&gpu).unwrap();
+    let status = DeviceStatus::new(&gpu).unwrap();
+    let (h, rh, lh) = (
+        a.gpu_handle().unwrap(),
+        rarr.gpu_handle().unwrap(),
+        larr.gpu_handle().unwrap(),
+    );
+    // Batches of 16 over a queue of 256: the queue wraps several times.
+    kernels.scope(|s| {
+        s.launch_rdma_bench_write(
+            h,
+            ca.id(),
+            rh,
+            lh,
+            SIZE as u64,
+            1000,
+            16,
+            32,
+            &exit,
+            &status,
+        )
+        .unwrap()
+        .stop()
+        .unwrap();
+    });
+    assert_eq!(status.first_error(), 0, "device calls");
+    assert_eq!(bytes_of(&remote), bytes_of(&local), "every byte written");
+}
+
+#[test]
+fn gpu_dma_bench_copy_completes_in_order_behind_its_marker() {
+    let Some(gpu) = gpu() else { return };
+    let kernels = Kernels::load(&gpu).unwrap();
+    let dev = Device::open("lo").unwrap();
+    let rw = AccessFlags::LOCAL_READ_WRITE;
+    const SIZE: usize = 1 << 20;
+    let src = filled(&gpu, SIZE, MemType::Gpu, |i| (i % 253) as u8 + 1);
+    let dst = filled(&gpu, SIZE, MemType::Gpu, |_| 0);
+    let msrc = filled(&gpu, 8, MemType::Gpu, |_| 0xa5);
+    let mdst = filled(&gpu, 8, MemType::CpuGpu, |_| 0);
+    let map = |b: &GpuBuffer<u8>| Mmap::from_gpu_buffer(b, &[&dev], rw).unwrap();
+    let (sm, dm, msm, mdm) = (map(&src), map(&dst), map(&msrc), map(&mdst));
+    let arr = |m: &Mmap, n| GpuBufArr::<Local>::new(m, &gpu, 1, n).unwrap();
+    let (sa, da, msa, mda) = (arr(&sm, SIZE), arr(&dm, SIZE), arr(&msm, 8), arr(&mdm, 8));
+    let dma = Dma::gpu(&dev, &gpu).unwrap();
+    let exit = ExitFlag::new(&gpu).unwrap();
+    let status = DeviceStatus::new(&gpu).unwrap();
+    let h = dma.gpu_handle().unwrap();
+    let hs = (
+        sa.gpu_handle().unwrap(),
+        da.gpu_handle().unwrap(),
+        msa.gpu_handle().unwrap(),
+        mda.gpu_handle().unwrap(),
+    );
+    // 600 copies in batches of 100 by 32 threads: more than half the request ring.
+    kernels.scope(|s| {
+        s.launch_dma_bench_copy(
+            h,
+            hs.0,
+            hs.1,
+            SIZE as u64,
+            600,
+            100,
+            32,
+            (hs.2, hs.3),
+            &exit,
+            &status,
+        )
+        .unwrap()
+        .stop()
+        .unwrap();
+    });
+    let t0 = Instant::now();
+    while mdst.read(0) != Some(0xa5) {
+        assert!(t0.elapsed() < LIMIT, "the marker never arrived");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(status.first_error(), 0, "device calls");
+    assert_eq!(
+        bytes_of(&dst),
+        bytes_of(&src),
+        "every byte before the marker"
+    );
 }
