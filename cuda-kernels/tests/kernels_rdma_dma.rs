@@ -7,7 +7,9 @@
 //!   immediates and connection indices the server kernel saw and the client's commits;
 //!   GPU-initiated DMA copies GPU->GPU, GPU->host and host->GPU by 32 threads at once,
 //!   every byte checked, and a copy beyond its registration refused without touching the
-//!   destination.
+//!   destination; the bench kernels move every byte (write queue wrapping, copies behind
+//!   their in-order marker); a write beyond the peer's registration ends the kernel with
+//!   IO_FAILED from wait_all, nothing written.
 //!
 //! GPU tests skip with a printed reason without a CUDA driver.
 
@@ -369,5 +371,51 @@ fn gpu_dma_bench_copy_completes_in_order_behind_its_marker() {
         bytes_of(&dst),
         bytes_of(&src),
         "every byte before the marker"
+    );
+}
+
+#[test]
+fn gpu_rdma_write_beyond_the_remote_registration_completes_in_error() {
+    let Some(gpu) = gpu() else { return };
+    let kernels = Kernels::load(&gpu).unwrap();
+    let dev = Device::open("lo").unwrap();
+    let perms = AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE;
+    let (a, b) = (rdma_ctx(&dev, &gpu), rdma_ctx(&dev, &gpu));
+    let (da, ca) = a.export().unwrap();
+    let (db, cb) = b.export().unwrap();
+    a.connect(&ca, db.as_bytes()).unwrap();
+    b.connect(&cb, da.as_bytes()).unwrap();
+    // The peer registered 4 KiB; the kernel writes 8 KiB into it.
+    let local = filled(&gpu, 8192, MemType::Gpu, |_| 0x77);
+    let remote = filled(&gpu, 4096, MemType::Gpu, |_| 0);
+    let lmap = Mmap::from_gpu_buffer(&local, &[&dev], perms).unwrap();
+    let rmap = Mmap::from_gpu_buffer(&remote, &[&dev], perms).unwrap();
+    let rimp =
+        RemoteMmap::from_export(&dev, rdma::export_mmap(&rmap, &dev).unwrap().as_bytes()).unwrap();
+    let larr = GpuBufArr::<Local>::new(&lmap, &gpu, 1, 8192).unwrap();
+    let rarr = GpuBufArr::<Remote>::new(&rimp, &gpu, 1, 4096).unwrap();
+    let exit = ExitFlag::new(&gpu).unwrap();
+    let status = DeviceStatus::new(&gpu).unwrap();
+    let (h, rh, lh) = (
+        a.gpu_handle().unwrap(),
+        rarr.gpu_handle().unwrap(),
+        larr.gpu_handle().unwrap(),
+    );
+    kernels.scope(|s| {
+        // The kernel returns (no hang) once the error completion is seen.
+        s.launch_rdma_bench_write(h, ca.id(), rh, lh, 8192, 4, 4, 4, &exit, &status)
+            .unwrap()
+            .stop()
+            .unwrap();
+    });
+    assert_eq!(
+        status.first_error(),
+        doca_gpunetio::DocaError::IO_FAILED.raw().0,
+        "wait_all reports the error completion"
+    );
+    assert_eq!(
+        bytes_of(&remote),
+        vec![0; 4096],
+        "nothing written past the check"
     );
 }
