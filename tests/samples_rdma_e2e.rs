@@ -6,6 +6,9 @@
 //!   immediate, the client's 4 commits;
 //! - the same between two network namespaces joined by a veth pair (UCX over TCP, as
 //!   between two hosts; needs root and `ip`);
+//! - a client that goes away after connecting (this test plays it, without a kernel): the
+//!   server kernel's flag write fails, its receives are flushed, and the server reports the
+//!   error completion and exits 1 well before its own timeout;
 //! - gpunetio_dma_memcpy: the CPU-datapath text seen by the kernel in GPU memory, the
 //!   GPU-datapath text received by the CPU, both checked byte for byte;
 //! - bad flags: a clear message and exit status 2 (no GPU needed).
@@ -267,6 +270,59 @@ fn rdma_client_server_write_between_two_namespaces_over_veth() {
     let s = server.wait(60);
     check_client(&c, 1);
     check_server(&s, "After launching CUDA kernel, buffer array A is:");
+}
+
+/// Connects to the sample's server as its client would, hands it a flag buffer, then
+/// destroys the buffer and the context without ever writing.
+fn vanishing_client(oob_port: u16) {
+    use doca::gpunetio::rdma::{self, oob::OobStream, Rdma, RemoteMmap};
+    use doca::gpunetio::{AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap};
+    let dev = Device::open("lo").unwrap();
+    let gpu = Gpu::by_ordinal(0).unwrap();
+    let perms = AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE;
+    let ctx = Rdma::builder(&dev)
+        .permissions(perms)
+        .send_queue_size(64)
+        .recv_queue_size(64)
+        .gpu_datapath(&gpu)
+        .start()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let mut oob = loop {
+        match OobStream::connect("127.0.0.1", oob_port) {
+            Ok(s) => break s,
+            Err(e) if t0.elapsed().as_secs() > 30 => panic!("server never listened: {e}"),
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(100)),
+        }
+    };
+    let theirs = oob.recv_blob().unwrap();
+    let (ours, conn) = ctx.export().unwrap();
+    oob.send_blob(ours.as_bytes()).unwrap();
+    ctx.connect(&conn, &theirs).unwrap();
+    let a = RemoteMmap::from_export(&dev, &oob.recv_blob().unwrap()).unwrap();
+    let f = GpuBuffer::<u8>::with_alignment(&gpu, 4, 4096, MemType::Gpu).unwrap();
+    let f_map = Mmap::from_gpu_buffer(&f, &[&dev], perms).unwrap();
+    oob.send_blob(rdma::export_mmap(&f_map, &dev).unwrap().as_bytes())
+        .unwrap();
+    // Gone: the flag's key is revoked, the connection's queue pair destroyed.
+    drop((f_map, f, a, conn, ctx));
+}
+
+#[test]
+fn rdma_server_reports_a_client_that_vanished_without_hanging() {
+    let Some(exe) = gpu_example(RDMA) else { return };
+    let _p = ports_lock();
+    let (oob, _) = ports();
+    let server = Proc::spawn(&exe, &["-d", "lo", "-gpu", "0", "-o", &oob]);
+    vanishing_client(oob.parse().unwrap());
+    // Below the server's own 60 s wait for its kernel: the error ended it, not a timeout.
+    let out = server.wait(50);
+    assert_eq!(out.code, Some(1), "{out}");
+    assert!(
+        out.stderr.contains("a device call failed with DOCA error"),
+        "the kernel saw an error completion:\n{out}"
+    );
+    assert!(out.stdout.contains("Sample finished with errors"), "{out}");
 }
 
 #[test]

@@ -14,6 +14,7 @@
 // (CPU-visible memory): report[0] the first failing doca_error_t (0 = none), then per
 // buffer i at 1 + 5*i: the server's completed receives, the two immediates and the two
 // connection indices; the client's report[1] is the number of commits wait_all returned.
+// The server stops after a round whose receives failed (a peer gone flushes them).
 #include <doca_gpunetio_dev_buf.cuh>
 #include <doca_gpunetio_dev_rdma.cuh>
 
@@ -41,6 +42,13 @@ extern "C" __global__ void doca_rs_rdma_cs_server(struct doca_gpu_dev_rdma *rdma
 	uint32_t conn[2];
 	uint8_t flag = 1;
 	doca_error_t err;
+	// Set by thread 0 when a round's receives failed: later rounds would wait on a queue
+	// that completes nothing more, so the kernel ends instead.
+	__shared__ bool failed;
+
+	if (threadIdx.x == 0)
+		failed = false;
+	__syncthreads();
 
 	err = doca_gpu_dev_rdma_get_recv(rdma, &rdma_r);
 	if (err != DOCA_SUCCESS) {
@@ -96,6 +104,7 @@ extern "C" __global__ void doca_rs_rdma_cs_server(struct doca_gpu_dev_rdma *rdma
 			if (err != DOCA_SUCCESS) {
 				printf("Error %d doca_gpu_dev_rdma_recv_wait_all\n", err);
 				rdma_cs_fail(report, err);
+				failed = true;
 			}
 			printf("RDMA Recv %d ops completed with immediate values %d and %d! Connections %d and %d\n",
 			       num_ops,
@@ -111,6 +120,8 @@ extern "C" __global__ void doca_rs_rdma_cs_server(struct doca_gpu_dev_rdma *rdma
 			row[4] = conn[1];
 		}
 		__syncthreads();
+		if (failed)
+			break;
 	}
 	__threadfence_system();
 }
