@@ -28,9 +28,8 @@ use common::gpu::{kernel_stopped, open_gpu, open_nic};
 use cuda_kernels::{
     ExitFlag, Kernels, RdmaCsReport, RecvRound, RDMA_CS_BUFS as BUFS, RDMA_CS_HALF as HALF,
 };
-use doca::gpunetio::rdma::RemoteMmap;
 use doca::gpunetio::rdma::{
-    self, oob::OobStream, AddrType, BufArrHandle, GpuBufArr, Local, Rdma, Remote,
+    self, oob::OobStream, AddrType, BufArrHandle, GpuBufArr, Local, Rdma, Remote, RemoteMmap,
 };
 use doca::gpunetio::{AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap, ProgressEngine};
 use std::time::{Duration, Instant};
