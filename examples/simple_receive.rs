@@ -16,7 +16,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::{fail, Cli, Opt};
+use clap::Parser;
+use common::cli::{self, fail, General};
 use common::{gpu, signal};
 use cuda_kernels::{ExecScope, ExitFlag, Kernels, RxCounters};
 use doca::gpunetio::{EthRxq, Flow, FlowConfig, FlowPort, Pipe, RssFlags, RxqType};
@@ -24,50 +25,36 @@ use std::time::{Duration, Instant};
 
 const PROG: &str = "simple_receive";
 
-const OPTS: &[Opt] = &[
-    Opt {
-        short: 'g',
-        long: "gpu",
-        takes_value: true,
-        help: "GPU PCIe address (or ordinal), mandatory",
-    },
-    Opt {
-        short: 'n',
-        long: "nic",
-        takes_value: true,
-        help: "NIC PCIe address or interface name, mandatory",
-    },
-    Opt {
-        short: 'e',
-        long: "exec-scope",
-        takes_value: true,
-        help: "receive scope: 0 thread, 1 warp, 2 block (default 2)",
-    },
-    Opt {
-        short: 'd',
-        long: "duration",
-        takes_value: true,
-        help: "stop after this many seconds",
-    },
-    Opt {
-        short: 'c',
-        long: "count",
-        takes_value: true,
-        help: "stop after this many packets",
-    },
-    Opt {
-        short: 'm',
-        long: "max-pkt-size",
-        takes_value: true,
-        help: "largest frame the queue takes (default 2048; larger ones are dropped)",
-    },
-    Opt {
-        short: 'R',
-        long: "ready-file",
-        takes_value: true,
-        help: "create this file once receiving",
-    },
-];
+/// The command line: the original sample's flags, a few for scripts, DOCA's general flags.
+#[derive(Parser, Debug)]
+#[command(name = PROG, about = "GPU receive sample: UDP frames to a CUDA kernel")]
+struct Args {
+    /// GPU PCIe address (or ordinal)
+    #[arg(short = 'g', long)]
+    gpu: String,
+    /// NIC PCIe address or interface name
+    #[arg(short = 'n', long)]
+    nic: String,
+    /// Receive scope: 0 thread, 1 warp, 2 block
+    #[arg(short = 'e', long = "exec-scope", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(0..=2))]
+    exec_scope: u32,
+    /// Stop after this many seconds
+    #[arg(short = 'd', long, value_parser = cli::positive_seconds)]
+    duration: Option<f64>,
+    /// Stop after this many packets
+    #[arg(short = 'c', long)]
+    count: Option<u64>,
+    /// Largest frame the queue takes (larger ones are dropped)
+    #[arg(short = 'm', long = "max-pkt-size", default_value_t = 2048,
+          value_parser = clap::value_parser!(u32).range(64..=9216))]
+    max_pkt_size: u32,
+    /// Create this file once receiving
+    #[arg(short = 'R', long = "ready-file")]
+    ready_file: Option<String>,
+    #[command(flatten)]
+    general: General,
+}
 
 /// Ring slots of the receive queue (as the original sample).
 const RX_PACKETS: u32 = 16384;
@@ -75,42 +62,17 @@ const RX_PACKETS: u32 = 16384;
 fn main() {
     // First: a Ctrl-C during setup must still lead to an orderly teardown.
     signal::install();
-    let cli = Cli::parse(
-        PROG,
-        "GPU receive sample: UDP frames to a CUDA kernel",
-        OPTS,
-    );
-    let gpu_sel: String = cli.require("gpu");
-    let nic_sel: String = cli.require("nic");
-    let scope_idx: u32 = cli.get_or("exec-scope", 2);
-    let scope = ExecScope::from_index(scope_idx).unwrap_or_else(|| {
-        cli.usage_error(&format!("--exec-scope {scope_idx}: must be 0, 1 or 2"))
-    });
-    let duration: Option<f64> = cli.get("duration");
-    if duration.is_some_and(|d| d.is_nan() || d <= 0.0) {
-        cli.usage_error("--duration must be > 0");
-    }
-    let count: Option<u64> = cli.get("count");
-    let max_pkt: u32 = cli.get_or("max-pkt-size", 2048);
-    if !(64..=9216).contains(&max_pkt) {
-        cli.usage_error(&format!("--max-pkt-size {max_pkt}: must be 64..=9216"));
-    }
-    if let Err(e) = run(&cli, &gpu_sel, &nic_sel, scope, duration, count, max_pkt) {
+    let args: Args = cli::parse(|a: &Args| &a.general);
+    let scope = ExecScope::from_index(args.exec_scope).expect("0..=2, checked by the parser");
+    if let Err(e) = run(&args, scope) {
         fail(PROG, e);
     }
 }
 
-fn run(
-    cli: &Cli,
-    gpu_sel: &str,
-    nic_sel: &str,
-    scope: ExecScope,
-    duration: Option<f64>,
-    count: Option<u64>,
-    max_pkt: u32,
-) -> Result<(), String> {
-    let nic = gpu::open_nic(nic_sel)?;
-    let gpu = gpu::open_gpu(gpu_sel)?;
+fn run(args: &Args, scope: ExecScope) -> Result<(), String> {
+    let (duration, count, max_pkt) = (args.duration, args.count, args.max_pkt_size);
+    let nic = gpu::open_nic(&args.nic)?;
+    let gpu = gpu::open_gpu(&args.gpu)?;
     let flow = Flow::init(FlowConfig {
         pipe_queues: 1,
         mode_args: "vnf".into(),
@@ -162,8 +124,8 @@ fn run(
             nic.info().iface_name(),
             gpu.pci_bus_id()
         );
-        if let Some(f) = cli.get::<String>("ready-file") {
-            std::fs::write(&f, b"ready\n").map_err(|e| format!("{f}: {e}"))?;
+        if let Some(f) = &args.ready_file {
+            std::fs::write(f, b"ready\n").map_err(|e| format!("{f}: {e}"))?;
         }
         let mut last_print = Instant::now();
         let mut why = "signal";

@@ -252,7 +252,7 @@ impl<'scope> KernelScope<'scope, '_> {
             (1, threads)
         };
         if threads == 0
-            || threads % 32 != 0
+            || !threads.is_multiple_of(32)
             || block > MAX_THREADS_PER_BLOCK
             || (shared && block % 32 != 0)
         {

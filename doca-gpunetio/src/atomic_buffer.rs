@@ -80,7 +80,7 @@ impl<A: GpuAtomic> GpuAtomicBuffer<A> {
             .ok_or_else(|| Error::InvalidArgument(format!("atomic buffer of {len} words")))?;
         let alloc = GpuAlloc::new(gpu, bytes, align, mem_type)?;
         match alloc.cpu_ptr() {
-            Some(p) if p.as_ptr() as usize % align == 0 => {}
+            Some(p) if (p.as_ptr() as usize).is_multiple_of(align) => {}
             Some(_) => {
                 return Err(Error::InvalidArgument(format!(
                     "the CPU mapping of {mem_type:?} memory is not {align}-byte aligned"

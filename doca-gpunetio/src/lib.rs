@@ -163,6 +163,9 @@ pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
 pub use handles::{RxqHandle, SemaphoreHandle, TxqHandle};
 pub use semaphore::{NoInfo, SemStatus, Semaphore, SemaphoreBuilder};
 
+/// The cudarc this crate is built on: its handle types implement this cudarc's
+/// `DeviceRepr`, and [`Gpu::cuda`] is this cudarc's context: launch kernels with it.
+pub use cudarc;
 /// The crate every safe DOCA crate shares these types with.
 pub use doca_common as common;
 /// The raw bindings this crate is built on.

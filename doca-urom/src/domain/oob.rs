@@ -135,7 +135,7 @@ unsafe extern "C" fn oob_allgather(
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| info.allgather(&send, recv)));
     // The gather completed synchronously: any non-null request means "done".
     // SAFETY: `req` is non-null and writable (the callback contract).
-    unsafe { *req = 1usize as *mut c_void };
+    unsafe { *req = std::ptr::dangling_mut::<c_void>() };
     match res {
         Ok(Ok(())) => sys::doca_error_t::DOCA_SUCCESS,
         Ok(Err(e)) => e.raw(),
