@@ -12,12 +12,14 @@
 //! PCIe address, interface or IB device name), both mandatory. Differences: the host
 //! buffers are pinned host memory (`MemType::CpuGpu`, what the safe API maps), and every
 //! byte of both destinations is checked (the CPU copy in GPU memory, the GPU copy in host
-//! memory); a failed check exits with 1.
+//! memory); a failed check exits with 1. DOCA's general flags too (`-l/--log-level`,
+//! `--sdk-log-level`, `-v/--version`, `-h`).
 
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::{fail, Cli, Opt};
+use clap::Parser;
+use common::cli::{self, fail, usage_error, General};
 use common::gpu::{kernel_stopped, open_gpu, open_nic};
 use cuda_kernels::{DeviceStatus, ExitFlag, Kernels};
 use doca::gpunetio::dma::Dma;
@@ -34,20 +36,18 @@ const GPU_TEXT: &str = "This is a sample piece of text from GPU";
 /// How long the CPU waits for a copy to land.
 const COPY_TIMEOUT: Duration = Duration::from_secs(10);
 
-const OPTS: &[Opt] = &[
-    Opt {
-        short: 'g',
-        long: "gpu",
-        takes_value: true,
-        help: "GPU PCIe address (or ordinal), mandatory",
-    },
-    Opt {
-        short: 'n',
-        long: "nic",
-        takes_value: true,
-        help: "NIC PCIe address (or interface name), mandatory",
-    },
-];
+#[derive(Parser, Debug)]
+#[command(name = PROG, about = "DOCA GPUNetIO DMA memcpy sample")]
+struct Cli {
+    /// GPU PCIe address (or ordinal)
+    #[arg(short = 'g', long)]
+    gpu: String,
+    /// NIC PCIe address (or interface name)
+    #[arg(short = 'n', long)]
+    nic: String,
+    #[command(flatten)]
+    general: General,
+}
 
 fn info(msg: impl std::fmt::Display) {
     println!("[INFO] {msg}");
@@ -189,15 +189,13 @@ fn run(gpu_sel: &str, nic_sel: &str) -> Result<(), String> {
 }
 
 fn main() {
-    let cli = Cli::parse(PROG, "DOCA GPUNetIO DMA memcpy sample", OPTS);
-    let gpu: String = cli.require("gpu");
-    let nic: String = cli.require("nic");
-    for (name, v) in [("gpu", &gpu), ("nic", &nic)] {
+    let c: Cli = cli::parse(|c: &Cli| &c.general);
+    for (name, v) in [("gpu", &c.gpu), ("nic", &c.nic)] {
         if v.len() >= 13 {
-            cli.usage_error(&format!("--{name} {v:?}: at most 12 characters"));
+            usage_error::<Cli>(format!("--{name} {v:?}: at most 12 characters"));
         }
     }
-    match run(&gpu, &nic) {
+    match run(&c.gpu, &c.nic) {
         Ok(()) => info("Sample finished successfully"),
         Err(e) => {
             info("Sample finished with errors");

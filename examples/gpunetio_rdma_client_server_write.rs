@@ -16,6 +16,7 @@
 //! takes), `-gpu/--gpu` (PCIe address or ordinal), `-c/--client <server OOB IP>`,
 //! `-gid/--gid-index`, `-cm/--use-rdma-cm`, `-p/--port` (RDMA-CM port, 13579),
 //! `-sa/--server-addr` and `-sat/--server-addr-type` (ip4|ipv4|ip6|ipv6|gid; CM client).
+//! DOCA's general flags too (`-l/--log-level`, `--sdk-log-level`, `-v/--version`, `-h`).
 //! Extra: `-o/--oob-port` (default 2000). Differences: the client retries the out-of-band
 //! connect for up to 20 s (the server may still be starting), and the checks of A, of the
 //! immediates and of every device call's result are ours; a failed check exits with 1.
@@ -23,7 +24,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::fail;
+use clap::Parser;
+use common::cli::{self, fail, usage_error, General};
 use common::gpu::{kernel_stopped, open_gpu, open_nic};
 use cuda_kernels::{
     ExitFlag, Kernels, RdmaCsReport, RecvRound, RDMA_CS_BUFS as BUFS, RDMA_CS_HALF as HALF,
@@ -43,70 +45,52 @@ const PAGE: usize = 4096;
 /// How long the server kernel may wait for the client's writes and sends.
 const SERVER_KERNEL_WAIT: Duration = Duration::from_secs(60);
 
-/// One option of DOCA argp's kind: short names may be several letters (`-gpu`).
-struct Flag {
-    short: &'static str,
-    long: &'static str,
-    value: bool,
-    help: &'static str,
-}
-
-const FLAGS: &[Flag] = &[
-    Flag {
-        short: "d",
-        long: "device",
-        value: true,
-        help: "IB device name (mandatory)",
-    },
-    Flag {
-        short: "gpu",
-        long: "gpu",
-        value: true,
-        help: "GPU PCIe address (mandatory)",
-    },
-    Flag {
-        short: "c",
-        long: "client",
-        value: true,
-        help: "client mode: the server's out-of-band IPv4 address",
-    },
-    Flag {
-        short: "gid",
-        long: "gid-index",
-        value: true,
-        help: "GID index of the device (>= 0)",
-    },
-    Flag {
-        short: "cm",
-        long: "use-rdma-cm",
-        value: false,
-        help: "connect through RDMA-CM",
-    },
-    Flag {
-        short: "p",
-        long: "port",
-        value: true,
-        help: "RDMA-CM port (default 13579)",
-    },
-    Flag {
-        short: "sa",
-        long: "server-addr",
-        value: true,
-        help: "RDMA-CM client: the server's address",
-    },
-    Flag {
-        short: "sat",
-        long: "server-addr-type",
-        value: true,
-        help: "ip4|ipv4|ip6|ipv6|gid (default ipv4)",
-    },
-    Flag {
-        short: "o",
-        long: "oob-port",
-        value: true,
-        help: "out-of-band TCP port (default 2000)",
-    },
+/// DOCA argp's multi-letter short flags and the long flags clap knows them by.
+const ARGP_SHORT: [(&str, &str); 5] = [
+    ("-gpu", "--gpu"),
+    ("-gid", "--gid-index"),
+    ("-cm", "--use-rdma-cm"),
+    ("-sa", "--server-addr"),
+    ("-sat", "--server-addr-type"),
 ];
+
+#[derive(Parser, Debug)]
+#[command(
+    name = PROG,
+    about = "DOCA GPUNetIO RDMA client/server write sample (-gpu, -gid, -cm, -sa and -sat \
+             as the original's short flags)"
+)]
+struct Cli {
+    /// IB device name (or any name or PCIe address of a device)
+    #[arg(short = 'd', long)]
+    device: String,
+    /// GPU PCIe address (or ordinal); short form -gpu
+    #[arg(long)]
+    gpu: String,
+    /// Client mode: the server's out-of-band IPv4 address
+    #[arg(short = 'c', long)]
+    client: Option<String>,
+    /// GID index of the device; short form -gid
+    #[arg(long = "gid-index", allow_hyphen_values = true)]
+    gid_index: Option<u32>,
+    /// Connect through RDMA-CM; short form -cm
+    #[arg(long = "use-rdma-cm")]
+    use_rdma_cm: bool,
+    /// RDMA-CM port
+    #[arg(short = 'p', long, default_value_t = DEFAULT_CM_PORT)]
+    port: u16,
+    /// RDMA-CM client: the server's address; short form -sa
+    #[arg(long = "server-addr")]
+    server_addr: Option<String>,
+    /// ip4|ipv4|ip6|ipv6|gid (any case); short form -sat [default: ipv4]
+    #[arg(long = "server-addr-type")]
+    server_addr_type: Option<String>,
+    /// Out-of-band TCP port (an addition; the original's is fixed)
+    #[arg(short = 'o', long = "oob-port", default_value_t = rdma::oob::DEFAULT_PORT)]
+    oob_port: u16,
+    #[command(flatten)]
+    general: General,
+}
 
 struct Args {
     device: String,
@@ -120,122 +104,54 @@ struct Args {
     oob_port: u16,
 }
 
-fn usage_error(msg: &str) -> ! {
-    eprintln!("{PROG}: {msg} (see {PROG} --help)");
-    std::process::exit(2);
-}
-
-fn usage() -> String {
-    let mut u =
-        format!("DOCA GPUNetIO RDMA client/server write sample\n\nusage: {PROG} [options]\n");
-    for f in FLAGS {
-        let v = if f.value { " <value>" } else { "" };
-        u.push_str(&format!(
-            "  -{}, --{}{v}\n        {}\n",
-            f.short, f.long, f.help
-        ));
-    }
-    u
-}
-
-fn parse_values(
-    args: impl IntoIterator<Item = String>,
-) -> std::collections::HashMap<&'static str, String> {
-    let mut values = std::collections::HashMap::new();
-    let mut it = args.into_iter();
-    while let Some(a) = it.next() {
-        if a == "-h" || a == "--help" {
-            print!("{}", usage());
-            std::process::exit(0);
-        }
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (a.clone(), None),
-        };
-        let flag = if let Some(l) = name.strip_prefix("--") {
-            FLAGS.iter().find(|f| f.long == l)
-        } else if let Some(s) = name.strip_prefix('-') {
-            FLAGS.iter().find(|f| f.short == s)
-        } else {
-            None
-        };
-        let Some(flag) = flag else {
-            usage_error(&format!("unknown option {a:?}"));
-        };
-        let v = if flag.value {
-            match inline.or_else(|| it.next()) {
-                Some(v) => v,
-                None => usage_error(&format!("-{}/--{} needs a value", flag.short, flag.long)),
-            }
-        } else {
-            "1".to_string()
-        };
-        values.insert(flag.long, v);
-    }
-    values
+/// The process arguments with DOCA argp's multi-letter short flags in their long form.
+fn argp_args() -> Vec<std::ffi::OsString> {
+    std::env::args_os()
+        .map(|a| {
+            ARGP_SHORT
+                .iter()
+                .find(|(short, _)| a == *short)
+                .map_or(a, |(_, long)| (*long).into())
+        })
+        .collect()
 }
 
 fn parse() -> Args {
-    let v = parse_values(std::env::args().skip(1));
-    let num = |k: &str| -> Option<i64> {
-        v.get(k).map(|s| {
-            s.parse()
-                .unwrap_or_else(|_| usage_error(&format!("invalid value {s:?} for --{k}")))
-        })
-    };
-    let device = v
-        .get("device")
-        .cloned()
-        .unwrap_or_else(|| usage_error("missing mandatory option --device"));
-    if device.len() > 63 {
-        usage_error("--device: at most 63 characters");
+    let c: Cli = cli::try_parse_from::<Cli, _, _>(argp_args()).unwrap_or_else(|e| e.exit());
+    c.general.apply();
+    if c.device.len() > 63 {
+        usage_error::<Cli>("--device: at most 63 characters");
     }
-    let gpu = v
-        .get("gpu")
-        .cloned()
-        .unwrap_or_else(|| usage_error("missing mandatory option --gpu"));
-    if gpu.len() >= 32 {
-        usage_error("--gpu: fewer than 32 characters");
+    if c.gpu.len() >= 32 {
+        usage_error::<Cli>("--gpu: fewer than 32 characters");
     }
-    let gid_index = num("gid-index").map(|g| {
-        u32::try_from(g).unwrap_or_else(|_| usage_error(&format!("--gid-index {g}: must be >= 0")))
-    });
-    let cm = v.contains_key("use-rdma-cm");
-    let cm_port = num("port").map_or(DEFAULT_CM_PORT, |p| {
-        u16::try_from(p).unwrap_or_else(|_| usage_error(&format!("--port {p}: not a port")))
-    });
-    let oob_port = num("oob-port").map_or(rdma::oob::DEFAULT_PORT, |p| {
-        u16::try_from(p).unwrap_or_else(|_| usage_error(&format!("--oob-port {p}: not a port")))
-    });
-    let client = v.get("client").cloned();
-    let server_addr = v.get("server-addr").cloned();
-    if server_addr.is_some() && !cm {
-        usage_error("--server-addr needs --use-rdma-cm");
+    if c.server_addr.is_some() && !c.use_rdma_cm {
+        usage_error::<Cli>("--server-addr needs --use-rdma-cm");
     }
-    if server_addr.is_some() && client.is_none() {
-        usage_error("--server-addr is for the RDMA-CM client only");
+    if c.server_addr.is_some() && c.client.is_none() {
+        usage_error::<Cli>("--server-addr is for the RDMA-CM client only");
     }
-    if cm && client.is_some() && server_addr.is_none() {
-        usage_error("the RDMA-CM client needs --server-addr");
+    if c.use_rdma_cm && c.client.is_some() && c.server_addr.is_none() {
+        usage_error::<Cli>("the RDMA-CM client needs --server-addr");
     }
-    let addr_type = match v.get("server-addr-type") {
+    let addr_type = match &c.server_addr_type {
         None => AddrType::Ipv4,
         Some(t) => AddrType::parse(t).unwrap_or_else(|| {
-            usage_error(&format!(
+            usage_error::<Cli>(format!(
                 "--server-addr-type {t:?}: ip4, ipv4, ip6, ipv6 or gid"
             ))
         }),
     };
     Args {
-        device,
-        gpu,
-        client,
-        gid_index,
-        cm,
-        cm_port,
-        server_addr,
+        device: c.device,
+        gpu: c.gpu,
+        client: c.client,
+        gid_index: c.gid_index,
+        cm: c.use_rdma_cm,
+        cm_port: c.port,
+        server_addr: c.server_addr,
         addr_type,
-        oob_port,
+        oob_port: c.oob_port,
     }
 }
 

@@ -347,8 +347,8 @@ fn bad_flags_get_a_message_and_status_2() {
         return;
     };
     let cases: &[(&PathBuf, &[&str], &str)] = &[
-        (&rdma, &["-gpu", "0"], "missing mandatory option --device"),
-        (&rdma, &["-d", "lo"], "missing mandatory option --gpu"),
+        (&rdma, &["-gpu", "0"], "--device"),
+        (&rdma, &["-d", "lo"], "--gpu"),
         (
             &rdma,
             &["-d", "lo", "-gpu", "0", "-sa", "1.2.3.4"],
@@ -372,10 +372,14 @@ fn bad_flags_get_a_message_and_status_2() {
         (
             &rdma,
             &["-d", "lo", "-gpu", "0", "-gid", "-1"],
-            "--gid-index -1",
+            "--gid-index",
         ),
-        (&rdma, &["-d", "lo", "-gpu", "0", "-x"], "unknown option"),
-        (&dma, &["-g", "0"], "missing mandatory option --nic"),
+        (
+            &rdma,
+            &["-d", "lo", "-gpu", "0", "-x"],
+            "unexpected argument",
+        ),
+        (&dma, &["-g", "0"], "--nic"),
         (
             &dma,
             &["-g", "0000:17:00.0.0", "-n", "lo"],
