@@ -28,15 +28,33 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use cuda_kernels::{DeviceStatus, ExitFlag, Kernels};
 use doca::gpunetio::dma::Dma;
 use doca::gpunetio::rdma::{self, GpuBufArr, Local, Rdma, Remote, RemoteMmap};
 use doca::gpunetio::{AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap};
-use support::args::Args;
+use support::args::{self, Common};
 use support::report::{gpu_present, Figure, Status};
 
-const USAGE: &str = "rdma_dma [--sizes 8,64,...] [--mib N per size] [--lat-iters N] [--quick]
-  env UCX_PERFTEST: path of ucx_perftest (default: on PATH)";
+#[derive(Parser, Debug)]
+#[command(
+    name = "rdma_dma",
+    about = "GPU-initiated RDMA writes and DMA copies against ucx_perftest and cudaMemcpyAsync \
+             (env UCX_PERFTEST: path of ucx_perftest, default: on PATH)"
+)]
+struct Cli {
+    /// Message sizes in bytes (1 to 4 MiB)
+    #[arg(long, value_delimiter = ',')]
+    sizes: Option<Vec<usize>>,
+    /// MiB moved per size for the bandwidth figures
+    #[arg(long)]
+    mib: Option<usize>,
+    /// Writes of the latency loop
+    #[arg(long = "lat-iters")]
+    lat_iters: Option<u32>,
+    #[command(flatten)]
+    common: Common,
+}
 
 const DEFAULT_SIZES: &[usize] = &[8, 64, 512, 4096, 65536, 1 << 20, 4 << 20];
 const QUICK_SIZES: &[usize] = &[8, 65536, 4 << 20];
@@ -425,15 +443,18 @@ fn dma_figures(sizes: &[usize], mib: usize) {
 }
 
 fn main() {
-    let args = Args::parse(USAGE);
-    let quick = args.quick();
-    let sizes = args.list("sizes", if quick { QUICK_SIZES } else { DEFAULT_SIZES });
+    let a: Cli = args::parse();
+    let c = &a.common;
+    let sizes = a
+        .sizes
+        .clone()
+        .unwrap_or_else(|| c.pick(QUICK_SIZES, DEFAULT_SIZES).to_vec());
     if let Some(&s) = sizes.iter().find(|&&s| s == 0 || s > MAX_SIZE) {
         eprintln!("--sizes: {s} is outside 1..={MAX_SIZE}");
         std::process::exit(2);
     }
-    let mib = args.num("mib", if quick { 16 } else { 512 });
-    let lat_iters = args.num("lat-iters", if quick { 100u32 } else { 2000 });
+    let mib = a.mib.unwrap_or(c.pick(16, 512));
+    let lat_iters = a.lat_iters.unwrap_or(c.pick(100, 2000));
     if !gpu_present() {
         let why = "needs GPU: skipped (no CUDA driver on this machine)";
         for &s in &sizes {
