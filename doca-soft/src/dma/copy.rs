@@ -5,7 +5,7 @@
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::{cu, registry};
-use cudarc::driver::sys;
+use crate::gpu::driver as sys;
 
 /// Copies `len` bytes from `src` to `dst`.
 pub(crate) fn copy(dst: u64, src: u64, len: usize) -> DocaResult<()> {

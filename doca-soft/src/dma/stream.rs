@@ -11,7 +11,7 @@
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::{cu, GpuShared};
-use cudarc::driver::sys;
+use crate::gpu::driver as sys;
 use std::sync::Arc;
 
 /// Events kept in flight at most (each marks the end of a batch of copies).
