@@ -4,8 +4,8 @@
 //! with the owning GPU's context (unified addressing).
 
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::{cu, registry};
 use crate::gpu::driver as sys;
+use crate::gpu::{cu, registry};
 
 /// Copies `len` bytes from `src` to `dst`.
 pub(crate) fn copy(dst: u64, src: u64, len: usize) -> DocaResult<()> {

@@ -10,8 +10,8 @@
 //! memory and device-mapped memory in any direction.
 
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::{cu, GpuShared};
 use crate::gpu::driver as sys;
+use crate::gpu::{cu, GpuShared};
 use std::sync::Arc;
 
 /// Events kept in flight at most (each marks the end of a batch of copies).
