@@ -185,13 +185,13 @@ impl BufArr {
         let mmap = s.mmap.clone().ok_or(DocaError::BAD_STATE)?;
         let (base, _) = mmap.range()?;
         let dev_base = mmap.gpu_range().map_or(base as u64, |g| g.gpu_addr);
-        Ok(entries(
+        entries(
             dev_base,
             s.start_offset,
             s.elem_size,
             self.num_elem,
             mmap.mkey(),
-        ))
+        )
     }
 
     /// An array of `num_elem` elements (INVALID_VALUE for 0), not configured.
