@@ -1,12 +1,14 @@
 //! UCX for this crate's own binaries.
 //!
 //! `ucx-sys` finds UCX (>= 1.15: the pinned `libucx-cu13` wheel through `UCX_HOME`, or
-//! pkg-config) and links it dynamically; its metadata says where (`DEP_UCP_LIBDIR`). The
-//! daemon, the worker and `libdoca_soft.so` get an rpath to that directory, so they never
-//! pick Debian's older UCX of the same soname; other binaries that link doca-soft (tests,
-//! examples) get it from `LD_LIBRARY_PATH` (`.tools/env.sh`) or from an rpath of their own,
-//! built from `DEP_DOCA_SOFT_UCX_LIBDIR` (re-exported below). Either way the runtime checks
-//! the version it loaded when it first starts UCX (`ucx_sys::check_version`).
+//! pkg-config); its metadata says where (`DEP_UCP_LIBDIR`). On x86-64 Linux ucx-sys loads
+//! that UCX itself at run time (from the directory recorded at build time, unless the
+//! process has a UCX already or `LD_LIBRARY_PATH` names one), so every binary linking
+//! doca-soft runs with it, whatever its crate depends on; elsewhere UCX is linked, and the
+//! daemon, the worker and `libdoca_soft.so` need this rpath to avoid an older UCX of the
+//! same soname. The directory is re-exported (`DEP_DOCA_SOFT_UCX_LIBDIR`) for build
+//! scripts of other targets. Either way the runtime checks the version it runs with when
+//! it first starts UCX (`ucx_sys::check_version`).
 
 /// Emits the rpath and re-exports the UCX library directory to dependants.
 pub fn rpath() {

@@ -17,7 +17,10 @@
  * becomes readable when the plugin has work (e.g. its own UCP worker's event descriptor, after
  * ucp_worker_arm), or to -1 when the plugin only acts on commands; return DOCA_ERROR_AGAIN
  * when work is pending now. Without it (or on any other result) the worker wakes the plugin
- * by a short timeout.
+ * by a short timeout. A second extension,
+ *   const char *doca_soft_urom_plugin_name(void);
+ * returning "foo", lets the soft daemon offer a file named libfoo.so as plugin "foo" (plugin
+ * names are file names without .so otherwise).
  */
 #ifndef DOCA_UROM_PLUGIN_H_
 #define DOCA_UROM_PLUGIN_H_

@@ -15,7 +15,9 @@ use doca_soft::capi::doca_pe::{
 };
 use doca_soft::capi::doca_types::DocaData;
 use doca_soft::capi::doca_urom::*;
-use doca_soft::testing::urom::{set_service_addr, DEFAULT_MAX_MSG};
+use doca_soft::testing::urom::{
+    set_service_addr, set_service_liveness, worker_on_ucx, DEFAULT_MAX_MSG,
+};
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 use urom_support::*;
@@ -50,12 +52,20 @@ struct Svc {
 }
 
 fn start_service(d: &Daemon) -> Svc {
+    start_service_bounded(d, None)
+}
+
+/// [`start_service`] with a liveness bound for the service and its workers.
+fn start_service_bounded(d: &Daemon, liveness: Option<Duration>) -> Svc {
     let mut pe = std::ptr::null_mut();
     let mut svc = std::ptr::null_mut();
     // SAFETY: out pointers are valid; objects are used as the API says.
     unsafe {
         assert_eq!(doca_pe_create(&mut pe), 0);
         assert_eq!(doca_urom_service_create(&mut svc), 0);
+        if let Some(l) = liveness {
+            set_service_liveness(svc, l).unwrap();
+        }
         assert_eq!(doca_pe_connect_ctx(pe, doca_urom_service_as_ctx(svc)), 0);
         assert_eq!(
             doca_urom_service_set_max_workers(svc, 3),
@@ -269,6 +279,12 @@ fn service_worker_commands_and_gid_query() {
     // SAFETY: out pointer.
     assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
     let w1 = start_worker(&s, pe, 4, 0, plugin.id);
+    // SAFETY: live worker.
+    assert_eq!(
+        unsafe { worker_on_ucx(w1) },
+        Ok(true),
+        "after the attach, commands travel over a UCX endpoint made from the worker's address"
+    );
     let w2 = start_worker(&s, pe, DOCA_UROM_WORKER_ID_ANY, 1, plugin.id);
     let mut id2 = 0;
     // SAFETY: live worker.
@@ -387,6 +403,10 @@ fn killed_worker_fails_inflight_tasks_and_new_workers_start() {
         waited < Duration::from_secs(1),
         "error seen within 1 s (took {waited:?})"
     );
+    // The context moved to IDLE by itself, as a DOCA context does on a fatal error.
+    // SAFETY: live worker.
+    let ctx = unsafe { doca_urom_worker_as_ctx(w) };
+    progress_until(&[s.pe, pe], || state(ctx) == STATE_IDLE);
     let mut late = Cookie {
         done: false,
         status: 99,
@@ -394,9 +414,10 @@ fn killed_worker_fails_inflight_tasks_and_new_workers_start() {
     };
     assert_eq!(
         submit_echo(w, plugin.id, 0, 1, &mut late),
-        DocaError::NOT_CONNECTED.0
+        DocaError::BAD_STATE.0
     );
-    stop_worker(&s, pe, w);
+    // SAFETY: an IDLE worker can be destroyed without a stop.
+    assert_eq!(unsafe { doca_urom_worker_destroy(w) }, 0);
 
     // The daemon serves a new worker with the same id.
     let w = start_worker(&s, pe, 1, 0, plugin.id);
@@ -680,5 +701,261 @@ fn two_contexts_of_one_host_on_one_worker_id_are_counted() {
     assert!(d.worker_pids().is_empty(), "released by its last user");
     // SAFETY: no contexts left.
     assert_eq!(unsafe { doca_pe_destroy(pe) }, 0);
+    stop_service(s);
+}
+
+fn cookie() -> Cookie {
+    Cookie {
+        done: false,
+        status: 99,
+        response: vec![],
+    }
+}
+
+/// Sends `sig` to process `pid` (one the test's daemon started).
+fn signal(pid: i32, sig: i32) {
+    // SAFETY: plain kill(2) of a process this test's daemon spawned (or the daemon).
+    assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+}
+
+const BOUND: Duration = Duration::from_millis(1000);
+/// What a bounded wait may take beyond the bound on a loaded 2-core machine.
+const SLACK: Duration = Duration::from_secs(4);
+
+#[test]
+fn a_stopped_worker_fails_inflight_commands_with_time_out_within_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let s = start_service_bounded(&d, Some(BOUND));
+    let plugin = echo_plugin(&s);
+    let mut pe = std::ptr::null_mut();
+    // SAFETY: out pointer.
+    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let w = start_worker(&s, pe, 1, 0, plugin.id);
+    // SAFETY: live worker.
+    let ctx = unsafe { doca_urom_worker_as_ctx(w) };
+    // A command the plugin holds on a live worker is not cut short: the bound is on the
+    // worker's liveness, not on how long a command may take.
+    let mut held = cookie();
+    assert_eq!(submit_echo(w, plugin.id, 1, 0, &mut held), 0);
+    let t = Instant::now() + BOUND * 3;
+    progress_until(&[s.pe, pe], || Instant::now() > t);
+    assert!(!held.done, "a held command on a live worker waits");
+    assert_eq!(state(ctx), STATE_RUNNING);
+    // The worker stops answering: the command fails with TIME_OUT within the bound.
+    let pid = d.worker_pids()[0];
+    signal(pid, libc::SIGSTOP);
+    let stopped = Instant::now();
+    progress_until(&[s.pe, pe], || held.done);
+    let took = stopped.elapsed();
+    assert_eq!(held.status, DocaError::TIME_OUT.0);
+    assert!(
+        took >= BOUND / 2 && took < BOUND + SLACK,
+        "failed after {took:?}"
+    );
+    progress_until(&[s.pe, pe], || state(ctx) == STATE_IDLE);
+    signal(pid, libc::SIGCONT);
+    // SAFETY: IDLE worker, then no contexts left on this PE.
+    unsafe {
+        assert_eq!(doca_urom_worker_destroy(w), 0);
+        assert_eq!(doca_pe_destroy(pe), 0);
+    }
+    stop_service(s);
+}
+
+#[test]
+fn a_stopped_daemon_fails_gid_queries_and_worker_starts_with_time_out() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let s1 = start_service_bounded(&d, Some(BOUND));
+    let s2 = start_service_bounded(&d, Some(BOUND));
+    let plugin = echo_plugin(&s2);
+    signal(d.pid(), libc::SIGSTOP);
+    // A gid query.
+    let mut t = std::ptr::null_mut();
+    let started = Instant::now();
+    // SAFETY: as the API says.
+    unsafe {
+        assert_eq!(
+            doca_urom_service_get_workers_by_gid_task_allocate_init(
+                s1.svc,
+                0,
+                Some(on_gid_status),
+                &mut t
+            ),
+            0
+        );
+        assert_eq!(
+            doca_task_submit(doca_urom_service_get_workers_by_gid_task_as_task(t)),
+            0
+        );
+    }
+    progress_until(&[s1.pe], || GID_STATUS.lock().unwrap().is_some());
+    let took = started.elapsed();
+    assert_eq!(*GID_STATUS.lock().unwrap(), Some(DocaError::TIME_OUT.0));
+    assert!(took < BOUND + SLACK, "failed after {took:?}");
+    // SAFETY: live service.
+    let sctx = unsafe { doca_urom_service_as_ctx(s1.svc) };
+    progress_until(&[s1.pe], || state(sctx) == STATE_IDLE);
+    // A worker start.
+    let mut pe = std::ptr::null_mut();
+    let mut w = std::ptr::null_mut();
+    let started = Instant::now();
+    // SAFETY: as the API says.
+    unsafe {
+        assert_eq!(doca_pe_create(&mut pe), 0);
+        assert_eq!(doca_urom_worker_create(&mut w), 0);
+        assert_eq!(doca_urom_worker_set_service(w, s2.svc), 0);
+        assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w)), 0);
+        assert_eq!(doca_urom_worker_set_plugins(w, plugin.id), 0);
+        assert_eq!(doca_ctx_start(doca_urom_worker_as_ctx(w)), IN_PROGRESS);
+    }
+    // SAFETY: live worker.
+    let wctx = unsafe { doca_urom_worker_as_ctx(w) };
+    progress_until(&[s2.pe, pe], || state(wctx) == STATE_IDLE);
+    let took = started.elapsed();
+    assert!(took < BOUND + SLACK, "the start failed after {took:?}");
+    // The spawn request waited on the second service's link: that service gave up on the
+    // daemon too.
+    // SAFETY: live service.
+    let sctx2 = unsafe { doca_urom_service_as_ctx(s2.svc) };
+    assert_eq!(state(sctx2), STATE_IDLE);
+    signal(d.pid(), libc::SIGCONT);
+    // SAFETY: IDLE contexts.
+    unsafe {
+        assert_eq!(doca_urom_worker_destroy(w), 0);
+        assert_eq!(doca_pe_destroy(pe), 0);
+        for s in [s1, s2] {
+            assert_eq!(doca_urom_service_destroy(s.svc), 0);
+            assert_eq!(doca_pe_destroy(s.pe), 0);
+        }
+    }
+}
+
+static GID_STATUS: std::sync::Mutex<Option<u32>> = std::sync::Mutex::new(None);
+
+unsafe extern "C" fn on_gid_status(task: *mut GidTask, _ud: DocaData, _c: DocaData) {
+    // SAFETY: the task is live in its callback.
+    unsafe {
+        let st = doca_task_get_status(doca_urom_service_get_workers_by_gid_task_as_task(task));
+        *GID_STATUS.lock().unwrap() = Some(st);
+        assert_eq!(doca_urom_service_get_workers_by_gid_task_release(task), 0);
+    }
+}
+
+#[test]
+fn a_killed_daemon_fails_commands_at_once_and_contexts_go_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let mut d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let s = start_service(&d);
+    let plugin = echo_plugin(&s);
+    let mut pe = std::ptr::null_mut();
+    // SAFETY: out pointer.
+    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let w = start_worker(&s, pe, 1, 0, plugin.id);
+    let mut held = cookie();
+    assert_eq!(submit_echo(w, plugin.id, 1, 0, &mut held), 0);
+    let killed = Instant::now();
+    signal(d.pid(), libc::SIGKILL);
+    let _ = d.child.wait();
+    // The daemon's workers die with it; the held command fails, both contexts go IDLE.
+    // SAFETY: live contexts.
+    let (wctx, sctx) = unsafe { (doca_urom_worker_as_ctx(w), doca_urom_service_as_ctx(s.svc)) };
+    progress_until(&[s.pe, pe], || {
+        held.done && state(wctx) == STATE_IDLE && state(sctx) == STATE_IDLE
+    });
+    assert_eq!(held.status, DocaError::CONNECTION_RESET.0);
+    assert!(
+        killed.elapsed() < SLACK,
+        "seen after {:?}",
+        killed.elapsed()
+    );
+    // SAFETY: IDLE contexts.
+    unsafe {
+        assert_eq!(doca_urom_worker_destroy(w), 0);
+        assert_eq!(doca_pe_destroy(pe), 0);
+        assert_eq!(doca_urom_service_destroy(s.svc), 0);
+        assert_eq!(doca_pe_destroy(s.pe), 0);
+    }
+}
+
+#[test]
+fn add_buffer_refuses_impossible_lengths_without_unwinding() {
+    let mut dom = std::ptr::null_mut();
+    let mut key = [7u8; 8];
+    let k = key.as_mut_ptr() as *mut c_void;
+    let mut mem = [0u8; 64];
+    let p = mem.as_mut_ptr() as *mut c_void;
+    // SAFETY: exercising the C API with lengths no buffer has.
+    unsafe {
+        assert_eq!(doca_urom_domain_create(&mut dom), 0);
+        assert_eq!(doca_urom_domain_set_buffers_count(dom, 4), 0);
+        for (memh_len, mkey_len) in [
+            (usize::MAX, 4),
+            (4, usize::MAX),
+            (isize::MAX as usize + 1, 4),
+            (1 << 40, 4),
+        ] {
+            assert_eq!(
+                doca_urom_domain_add_buffer(dom, p, 64, k, memh_len, k, mkey_len),
+                DocaError::INVALID_VALUE.0,
+                "memh_len {memh_len}, mkey_len {mkey_len}"
+            );
+        }
+        assert_eq!(
+            doca_urom_domain_add_buffer(dom, p, usize::MAX, k, 4, k, 4),
+            DocaError::INVALID_VALUE.0,
+            "a buffer that wraps around the address space"
+        );
+        assert_eq!(doca_urom_domain_add_buffer(dom, p, 64, k, 4, k, 4), 0);
+        assert_eq!(doca_urom_domain_destroy(dom), 0);
+    }
+}
+
+#[test]
+fn the_cpuset_option_is_what_hosts_see_and_worker_cpus_must_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &["--cpuset", "0-7,1000"]);
+    let s = start_service(&d);
+    let plugin = echo_plugin(&s);
+    let mut cpus = ucx_sys::sys::ucs_cpu_set_t::default();
+    // SAFETY: live service.
+    assert_eq!(unsafe { doca_urom_service_get_cpuset(s.svc, &mut cpus) }, 0);
+    assert_eq!(cpus.ucs_bits[0], 0xff, "CPUs 0-7, as the option says");
+    assert_eq!(cpus.ucs_bits[15], 1 << 40, "and CPU 1000");
+    assert!(cpus.ucs_bits[1..15].iter().all(|w| *w == 0));
+    // CPU 1000 is offered but does not exist: the start fails (the daemon refuses it).
+    let mut pe = std::ptr::null_mut();
+    let mut w = std::ptr::null_mut();
+    let mut want = ucx_sys::sys::ucs_cpu_set_t::default();
+    want.ucs_bits[15] = 1 << 40;
+    // SAFETY: as the API says.
+    unsafe {
+        assert_eq!(doca_pe_create(&mut pe), 0);
+        assert_eq!(doca_urom_worker_create(&mut w), 0);
+        assert_eq!(doca_urom_worker_set_service(w, s.svc), 0);
+        assert_eq!(doca_pe_connect_ctx(pe, doca_urom_worker_as_ctx(w)), 0);
+        assert_eq!(doca_urom_worker_set_plugins(w, plugin.id), 0);
+        assert_eq!(doca_urom_worker_set_cpuset(w, want), 0);
+        assert_eq!(doca_ctx_start(doca_urom_worker_as_ctx(w)), IN_PROGRESS);
+    }
+    // SAFETY: live worker.
+    let ctx = unsafe { doca_urom_worker_as_ctx(w) };
+    let mut was_running = false;
+    progress_until(&[s.pe, pe], || {
+        was_running |= state(ctx) == STATE_RUNNING;
+        state(ctx) == STATE_IDLE
+    });
+    assert!(!was_running, "never RUNNING");
+    assert!(d.worker_pids().is_empty(), "no worker process");
+    // SAFETY: IDLE contexts.
+    unsafe {
+        assert_eq!(doca_urom_worker_destroy(w), 0);
+        assert_eq!(doca_pe_destroy(pe), 0);
+    }
     stop_service(s);
 }

@@ -5,7 +5,7 @@
 
 mod urom_support;
 
-use doca_soft::testing::urom::{Msg, SpawnReq};
+use doca_soft::testing::urom::{Decoder, Event, Msg, Node, SpawnReq};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::process::Command;
 use urom_support::*;
@@ -86,23 +86,69 @@ fn dpu_in_a_network_namespace_over_veth() {
         cpuset: vec![],
         env: vec![],
     }));
-    let port = match host.recv(T) {
-        Some(Msg::Spawned { port, .. }) => port,
+    let (port, token) = match host.recv(T) {
+        Some(Msg::Spawned { port, token, .. }) => (port, token),
         other => panic!("{other:?}"),
     };
-    // The worker listens on the namespace's veth address too.
-    let mut w = Raw::connect(SocketAddrV4::new(Ipv4Addr::new(10, 213, 1, 2), port));
-    w.send(&Msg::Attach { worker_id: 9 });
+    let worker = SocketAddrV4::new(Ipv4Addr::new(10, 213, 1, 2), port);
+    // The worker listens on the namespace's veth address too; over TCP first.
+    let mut w = Raw::connect(worker);
+    w.send(&Msg::Attach {
+        worker_id: 9,
+        token: token.clone(),
+        ucx_addr: vec![],
+    });
     assert!(matches!(w.recv(T), Some(Msg::Attached { .. })));
-    let mut cmd = Vec::new();
-    for v in [1u64, 5, 16, 0, 0xabcdef] {
-        cmd.extend_from_slice(&v.to_le_bytes());
-    }
-    w.send(&Msg::Cmd(cmd));
+    w.send(&Msg::Cmd(echo_cmd(1, 5, 0, 0xabcdef)));
     match w.recv(T) {
         Some(Msg::Notify(n)) => assert_eq!(&n[40..48], &0xabcdefu64.to_le_bytes()),
         other => panic!("{other:?}"),
     }
+    // Then moved to UCX: endpoints made from the worker addresses reach across the
+    // namespaces too.
+    let mut node = Node::new();
+    node.enable_ucx().expect("UCX");
+    let c = node.connect(worker).unwrap();
+    let ours = node.ucx_address().unwrap().to_vec();
+    node.send(
+        c,
+        Msg::Attach {
+            worker_id: 9,
+            token,
+            ucx_addr: ours,
+        }
+        .encode(),
+    )
+    .unwrap();
+    let mut dec = Decoder::new(1 << 20);
+    let next = |node: &mut Node, dec: &mut Decoder| -> Msg {
+        let deadline = std::time::Instant::now() + T;
+        loop {
+            if let Ok(Some(m)) = dec.next_msg() {
+                return m;
+            }
+            assert!(std::time::Instant::now() < deadline, "no answer");
+            for e in node.poll() {
+                if let Event::Data(_, b) = e {
+                    dec.push(&b);
+                }
+            }
+        }
+    };
+    match next(&mut node, &mut dec) {
+        Msg::Attached { ucx_addr, .. } => {
+            assert!(!ucx_addr.is_empty(), "the worker moves to UCX");
+            node.upgrade(c, &ucx_addr).expect("upgrade");
+        }
+        other => panic!("{other:?}"),
+    }
+    node.send(c, Msg::Cmd(echo_cmd(1, 6, 0, 0x5151)).encode())
+        .unwrap();
+    match next(&mut node, &mut dec) {
+        Msg::Notify(n) => assert_eq!(&n[40..48], &0x5151u64.to_le_bytes()),
+        other => panic!("{other:?}"),
+    }
+    assert!(node.is_upgraded(c));
     // Not reachable on loopback from the host side: the daemon only listens on the veth.
     drop(w);
     drop(host);

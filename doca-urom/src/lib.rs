@@ -90,11 +90,17 @@
 //!
 //! ## Library dependency
 //!
-//! With `soft`, the runtime links UCX (>= 1.15, `libucp.so` and `libucs.so`) dynamically.
-//! The daemon and worker binaries carry an rpath to it; your own binaries find it through
-//! `LD_LIBRARY_PATH` (`. .tools/env.sh` sets it in this repository), or an rpath your build
-//! script adds from the metadata `doca-soft` publishes to crates that depend on it directly
-//! (see `doca-soft/build/ucx.rs`):
+//! With `soft`, the runtime uses UCX (>= 1.15, `libucp.so.0`). On x86-64 Linux `ucx-sys`
+//! loads it at run time, from the directory the build found it in (recorded as an absolute
+//! path), unless the process has a UCX already or `LD_LIBRARY_PATH` names one: any binary
+//! depending on this crate, or only on the `doca` facade, runs with the UCX it was built
+//! against, without an rpath or `LD_LIBRARY_PATH`. When an older UCX is loaded anyway (an
+//! `LD_LIBRARY_PATH` naming Debian's 1.13, say), the first worker start fails and the log
+//! says `UCX 1.13.1 is loaded from <file> (...), but this program was built against UCX
+//! 1.22 and needs at least that`. Building needs UCX's headers: `UCX_HOME`,
+//! `HPCX_UCX_DIR` or pkg-config's `ucx` (the build names what it found where when none
+//! fits). On other targets UCX is linked at build time; there a build script can add an
+//! rpath from the metadata `doca-soft` publishes to its direct dependants:
 //!
 //! ```no_run
 //! // In `main` of build.rs of a crate with `doca-soft` among its dependencies:

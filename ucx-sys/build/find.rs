@@ -1,19 +1,18 @@
-//! Finding UCX.
+//! Finding UCX at build time.
 //!
-//! The pinned UCX (the `libucx-cu13` wheel that `scripts/setup` installs) is found through
-//! `UCX_HOME` (`.tools/env.sh` sets it); otherwise pkg-config's `ucx` module. Either way the
-//! headers must be at least [`MIN_VERSION`]: Debian 12 ships 1.13, too old for DOCA-style
-//! plugins.
+//! Looked at in order, the first with headers wins: `UCX_HOME`, `HPCX_UCX_DIR` (HPC-X's
+//! own variable), then pkg-config's `ucx`. The headers must be at least
+//! [`MIN_VERSION`](crate::message::MIN_VERSION): Debian 12 ships 1.13, too old for
+//! DOCA-style plugins. When nothing fits, the build stops naming every place it looked,
+//! the version it found there (the system's run-time library too, read by loading it), and
+//! how to point it at another UCX (`message.rs`).
 //!
-//! Linking is dynamic (`libucp.so`, `libucs.so`): UCX loads its transport modules relative
-//! to `libucs.so`, which a static build breaks. Binaries must find the same UCX at run time
-//! (an rpath to `DEP_UCP_LIBDIR`, or `LD_LIBRARY_PATH`); `check_version` in the crate catches
-//! an older one loaded anyway.
+//! The library directory found here is where the program loads UCX from at run time (see
+//! `src/loader.rs`); on targets without the loader it is linked the usual way (`-lucp
+//! -lucs`, an rpath for this crate's own binaries).
 
+use crate::message::{self, MIN_VERSION};
 use std::path::{Path, PathBuf};
-
-/// Oldest UCX accepted (major, minor).
-pub const MIN_VERSION: (u32, u32) = (1, 15);
 
 /// Where UCX is and which version its headers are.
 pub struct Ucx {
@@ -36,87 +35,169 @@ fn header_version(include: &Path) -> Option<(u32, u32)> {
     Some((define("UCP_API_MAJOR")?, define("UCP_API_MINOR")?))
 }
 
-fn from_home(home: &Path) -> Ucx {
+fn from_prefix(var: &str, home: &Path) -> Result<Ucx, String> {
     let include = home.join("include");
-    let version = header_version(&include).unwrap_or_else(|| {
-        panic!(
-            "UCX_HOME={}: no ucp/api/ucp_version.h under include/ (not a UCX installation)",
+    let version = header_version(&include).ok_or_else(|| {
+        format!(
+            "{var}={}: no include/ucp/api/ucp_version.h there (not a UCX installation prefix)",
             home.display()
         )
-    });
-    Ucx {
-        include,
-        libdir: home.join("lib"),
-        version,
-    }
-}
-
-fn from_pkg_config() -> Option<Ucx> {
-    let min = format!("{}.{}", MIN_VERSION.0, MIN_VERSION.1);
-    let lib = pkg_config::Config::new()
-        .atleast_version(&min)
-        .cargo_metadata(false)
-        .probe("ucx")
-        .ok()?;
-    let include = lib
-        .include_paths
+    })?;
+    let libdir = ["lib", "lib64"]
         .iter()
-        .find(|p| p.join("ucp/api/ucp.h").is_file())?
-        .clone();
-    let libdir = lib
-        .link_paths
-        .iter()
-        .find(|p| p.join("libucp.so").exists())
-        .cloned()
-        .unwrap_or_else(|| include.parent().unwrap_or(&include).join("lib"));
-    let version = header_version(&include)?;
-    Some(Ucx {
+        .map(|d| home.join(d))
+        .find(|d| d.join("libucp.so").exists() || d.join("libucp.so.0").exists())
+        .unwrap_or_else(|| home.join("lib"));
+    Ok(Ucx {
         include,
         libdir,
         version,
     })
 }
 
-/// Finds UCX or stops the build with what to do.
+fn from_pkg_config() -> Result<Ucx, String> {
+    let lib = pkg_config::Config::new()
+        .cargo_metadata(false)
+        .probe("ucx")
+        .map_err(|_| {
+            format!(
+                "pkg-config: no ucx.pc (PKG_CONFIG_PATH={})",
+                std::env::var("PKG_CONFIG_PATH").unwrap_or_else(|_| "<unset>".into())
+            )
+        })?;
+    let include = lib
+        .include_paths
+        .iter()
+        .find(|p| p.join("ucp/api/ucp.h").is_file())
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "pkg-config: ucx {} names no directory holding ucp/api/ucp.h",
+                lib.version
+            )
+        })?;
+    let libdir = lib
+        .link_paths
+        .iter()
+        .find(|p| p.join("libucp.so").exists())
+        .cloned()
+        .unwrap_or_else(|| include.parent().unwrap_or(&include).join("lib"));
+    let version = header_version(&include).ok_or_else(|| {
+        format!(
+            "pkg-config: ucx {}: no ucp/api/ucp_version.h in {}",
+            lib.version,
+            include.display()
+        )
+    })?;
+    Ok(Ucx {
+        include,
+        libdir,
+        version,
+    })
+}
+
+/// The version of the system's run-time `libucp.so.0`, read by loading it (a machine can
+/// have the library without its headers: Debian's `libucx0`).
+fn system_runtime() -> Option<String> {
+    // SAFETY: loading the system's UCX runs its initialisers, as any program using it does;
+    // only its version function is called, then it is unloaded.
+    unsafe {
+        let h = libc::dlopen(c"libucp.so.0".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
+        if h.is_null() {
+            return None;
+        }
+        let f = libc::dlsym(h, c"ucp_get_version".as_ptr());
+        let mut text = String::from("a run-time libucp.so.0 without headers");
+        if !f.is_null() {
+            let get: unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) = std::mem::transmute(f);
+            let (mut a, mut b, mut c) = (0, 0, 0);
+            get(&mut a, &mut b, &mut c);
+            text = format!("UCX {a}.{b}.{c}: {text}");
+        }
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if !f.is_null() && libc::dladdr(f, &mut info) != 0 && !info.dli_fname.is_null() {
+            let path = std::ffi::CStr::from_ptr(info.dli_fname).to_string_lossy();
+            text = format!("{text} ({path})");
+        }
+        libc::dlclose(h);
+        Some(format!("the system library search: {text}"))
+    }
+}
+
+/// Finds UCX or stops the build saying what it found and what to do.
 pub fn find_ucx() -> Ucx {
     println!("cargo:rerun-if-env-changed=UCX_HOME");
+    println!("cargo:rerun-if-env-changed=HPCX_UCX_DIR");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
-    let ucx = match std::env::var_os("UCX_HOME") {
-        Some(h) => from_home(Path::new(&h)),
-        None => from_pkg_config().unwrap_or_else(|| {
-            panic!(
-                "UCX >= {}.{} not found: run scripts/setup, then `. .tools/env.sh` (sets UCX_HOME), \
-                 or point PKG_CONFIG_PATH at a ucx.pc",
-                MIN_VERSION.0, MIN_VERSION.1
-            )
-        }),
+    let mut findings = Vec::new();
+    let mut found = None;
+    for var in ["UCX_HOME", "HPCX_UCX_DIR"] {
+        match std::env::var_os(var) {
+            Some(h) => match from_prefix(var, Path::new(&h)) {
+                Ok(u) => {
+                    found = Some((u, format!("{var}={}", Path::new(&h).display())));
+                    break;
+                }
+                Err(e) => findings.push(e),
+            },
+            None => findings.push(format!("{var}: not set")),
+        }
+    }
+    if found.is_none() {
+        match from_pkg_config() {
+            Ok(u) => found = Some((u, "pkg-config's ucx".to_string())),
+            Err(e) => findings.push(e),
+        }
+    }
+    let Some((ucx, via)) = found else {
+        findings.push(
+            system_runtime()
+                .unwrap_or_else(|| "the system library search: no libucp.so.0".to_string()),
+        );
+        panic!("{}", message::not_found(&findings));
     };
     if ucx.version < MIN_VERSION {
         panic!(
-            "UCX {}.{} at {} is too old: UROM needs >= {}.{} (run scripts/setup for the pinned one)",
-            ucx.version.0,
-            ucx.version.1,
-            ucx.include.display(),
-            MIN_VERSION.0,
-            MIN_VERSION.1
+            "{}",
+            message::too_old(ucx.version, &ucx.include.display().to_string(), &via)
         );
     }
     ucx
 }
 
-/// Link lines for this crate and metadata for dependants.
+/// Whether this target loads UCX at run time (`src/loader.rs`) instead of linking it.
+pub fn loads_at_run_time() -> bool {
+    std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64")
+        && std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
+}
+
+/// Link lines (targets without the loader), the loader's recorded directory, and metadata
+/// for dependants.
 pub fn emit_link(ucx: &Ucx) {
-    println!("cargo:rustc-link-search=native={}", ucx.libdir.display());
-    println!("cargo:rustc-link-lib=dylib=ucp");
-    println!("cargo:rustc-link-lib=dylib=ucs");
-    // This crate's own test binaries find the same UCX at run time.
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", ucx.libdir.display());
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
+    if !loads_at_run_time() {
+        println!("cargo:rustc-link-search=native={}", ucx.libdir.display());
+        println!("cargo:rustc-link-lib=dylib=ucp");
+        println!("cargo:rustc-link-lib=dylib=ucs");
+        // This crate's own test binaries find the same UCX at run time.
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", ucx.libdir.display());
+    }
+    // Absolute, so the loader finds it from any working directory.
+    let libdir = std::fs::canonicalize(&ucx.libdir).unwrap_or_else(|_| ucx.libdir.clone());
+    std::fs::write(
+        out.join("build_libdir.rs"),
+        format!(
+            "/// The UCX library directory found at build time.\n\
+             pub const BUILD_LIBDIR: &str = {:?};\n",
+            libdir.display().to_string()
+        ),
+    )
+    .expect("write build_libdir.rs");
     println!("cargo:include={}", ucx.include.display());
-    println!("cargo:libdir={}", ucx.libdir.display());
+    println!("cargo:libdir={}", libdir.display());
     println!("cargo:version={}.{}", ucx.version.0, ucx.version.1);
     println!("cargo:min_version={}.{}", MIN_VERSION.0, MIN_VERSION.1);
     // One source for the floor: the crate's `MIN_VERSION` is generated from this one.
-    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
     std::fs::write(
         out.join("min_version.rs"),
         format!(

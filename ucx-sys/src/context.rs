@@ -117,7 +117,12 @@ impl ContextBuilder {
     }
 
     /// Creates the context (`ucp_config_read`, `ucp_config_modify`, `ucp_init`).
+    /// Fails with `ERR_NO_DEVICE` (op `"load libucp.so.0"`) when no UCX could be loaded
+    /// ([`library`](crate::library) says where it looked).
     pub fn build(self) -> Result<Context> {
+        if crate::loader::library().is_err() {
+            return Err(Error::new("load libucp.so.0", Status::ERR_NO_DEVICE));
+        }
         let mut raw_config: *mut sys::ucp_config_t = std::ptr::null_mut();
         // SAFETY: valid out pointer; null prefix and file mean "from the environment".
         let s =

@@ -50,6 +50,22 @@ pub enum CloseMode {
     Force,
 }
 
+/// Whether UCX watches an endpoint made from a worker address for its peer's failure
+/// (`ucp_err_handling_mode_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeerFailure {
+    /// `UCP_ERR_HANDLING_MODE_PEER`: a peer that dies fails the endpoint
+    /// ([`Endpoint::failure`]). UCX then uses only transports that can tell (keepalive):
+    /// TCP or RDMA, never shared memory, even between processes of one machine.
+    Detected,
+    /// `UCP_ERR_HANDLING_MODE_NONE`: UCX may use shared memory between processes of one
+    /// machine, but nothing reports a dead peer: the caller must learn it another way (a
+    /// socket of its own, say), and should close with [`CloseMode::Force`] only once the
+    /// peer is gone (UCX documents a forced close as undefined for a peer that still uses
+    /// its side without error handling).
+    NotDetected,
+}
+
 /// A connection to a peer.
 pub struct Endpoint {
     raw: sys::ucp_ep_h,
@@ -97,6 +113,51 @@ impl Endpoint {
             flags: sys::ucp_ep_params_flags_field_UCP_EP_PARAMS_FLAGS_CLIENT_SERVER,
             sockaddr: sa.as_ucs(),
             err_mode: sys::ucp_err_handling_mode_t_UCP_ERR_HANDLING_MODE_PEER,
+            err_handler: eh,
+            ..Default::default()
+        })
+    }
+
+    /// Connects to the worker whose address ([`Worker::address`]) is `address`, as peers
+    /// that learned each other's addresses out of band do, with peer failure detection
+    /// ([`PeerFailure::Detected`]): see [`Endpoint::connect_to_address_with`].
+    pub fn connect_to_address(worker: &Worker, address: &[u8]) -> Result<Endpoint> {
+        Self::connect_to_address_with(worker, address, PeerFailure::Detected)
+    }
+
+    /// Connects to the worker whose address ([`Worker::address`]) is `address`. UCX picks
+    /// the transport from everything both workers offer that `failure` allows, where an
+    /// endpoint made through a listener carries its data over the listener's TCP
+    /// connection manager. When both workers connect to each other this way, UCX pairs the
+    /// first endpoint of each into one connection (streams sent on one arrive on the
+    /// other). Completes asynchronously: sends may be posted at once.
+    ///
+    /// UCX parses `address` without defending against malformed bytes: it must come from a
+    /// peer the caller trusts to name a worker (an empty one is refused here).
+    pub fn connect_to_address_with(
+        worker: &Worker,
+        address: &[u8],
+        failure: PeerFailure,
+    ) -> Result<Endpoint> {
+        if address.is_empty() {
+            return Err(Error::new("ucp_ep_create", Status::ERR_INVALID_PARAM));
+        }
+        let (err_mode, handler) = match failure {
+            PeerFailure::Detected => (
+                sys::ucp_err_handling_mode_t_UCP_ERR_HANDLING_MODE_PEER,
+                sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_ERR_HANDLER,
+            ),
+            PeerFailure::NotDetected => {
+                (sys::ucp_err_handling_mode_t_UCP_ERR_HANDLING_MODE_NONE, 0)
+            }
+        };
+        Self::create(&worker.inner, |eh| sys::ucp_ep_params_t {
+            field_mask: (sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
+                | handler
+                | sys::ucp_ep_params_field_UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE)
+                as u64,
+            address: address.as_ptr() as *const sys::ucp_address_t,
+            err_mode,
             err_handler: eh,
             ..Default::default()
         })

@@ -55,20 +55,30 @@
 //! it; the owner of such a group asserts it with an `unsafe impl Send` on the struct holding
 //! them (doca-soft's UROM transport does).
 //!
-//! ## Linking
+//! ## Finding UCX
 //!
-//! `libucp.so` and `libucs.so` are linked dynamically (UCX finds its transport modules next
-//! to `libucs.so`). Dependants read the build's findings from the `links = "ucp"` metadata:
-//! `DEP_UCP_INCLUDE`, `DEP_UCP_LIBDIR` (for an rpath), `DEP_UCP_VERSION`,
-//! `DEP_UCP_MIN_VERSION`. A program can still load another `libucp.so.0` at run time (the
-//! soname never changes); [`check_version`] refuses an older one with a message naming both
-//! versions.
+//! At build time: `UCX_HOME`, `HPCX_UCX_DIR`, then pkg-config's `ucx`, at least 1.15; when
+//! none fits, the build stops naming each place it looked and what it found there (the
+//! system's run-time library too) and how to point it at another UCX (`UCX_HOME`,
+//! `PKG_CONFIG_PATH`, HPC-X, Spack).
+//!
+//! At run time, on x86-64 Linux, this crate loads UCX itself ([`library`]): the UCX the
+//! process already has, else one in `LD_LIBRARY_PATH`, else the one found at build time
+//! (its directory recorded as an absolute path: [`build_libdir`]), else the system's. So
+//! any binary that depends on this crate, directly or through others, runs with the UCX it
+//! was built against, without an rpath or `LD_LIBRARY_PATH`; UCX's own libraries
+//! (`libucs`, `libuct` and the transport modules) come from its directory. When an older
+//! UCX is loaded anyway, [`check_version`] refuses it with a message naming both versions
+//! and the file. Other targets link `libucp`/`libucs` at build time (an rpath for this
+//! crate's own binaries). Dependants read the build's findings from the `links = "ucp"`
+//! metadata: `DEP_UCP_INCLUDE`, `DEP_UCP_LIBDIR`, `DEP_UCP_VERSION`, `DEP_UCP_MIN_VERSION`.
 
 pub mod sys;
 
 mod context;
 mod endpoint;
 mod listener;
+mod loader;
 mod mem;
 mod request;
 mod sockaddr;
@@ -77,8 +87,9 @@ mod version;
 mod worker;
 
 pub use context::{Context, ContextBuilder, Features};
-pub use endpoint::{CloseMode, Endpoint, PendingSend, Sent, StreamData};
+pub use endpoint::{CloseMode, Endpoint, PeerFailure, PendingSend, Sent, StreamData};
 pub use listener::{ConnRequest, Listener};
+pub use loader::{build_libdir, library, Found, Library, LoadError};
 pub use mem::MemMap;
 pub use request::Request;
 pub use status::{ptr_is_err, Error, Result, Status};

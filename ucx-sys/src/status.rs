@@ -59,7 +59,11 @@ statuses! {
 impl Status {
     /// UCX's description of the code (`ucs_status_string`).
     pub fn description(self) -> &'static str {
-        // SAFETY: ucs_status_string returns a static NUL-terminated string for any value.
+        if crate::loader::library().is_err() {
+            return self.name().unwrap_or("unknown UCX status (no UCX loaded)");
+        }
+        // SAFETY: ucs_status_string returns a static NUL-terminated string for any value;
+        // the library is loaded (checked above).
         unsafe { CStr::from_ptr(sys::ucs_status_string(self.0)) }
             .to_str()
             .unwrap_or("(not UTF-8)")

@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use ucx_sys::{
-    CloseMode, Context, Endpoint, Features, Listener, MemMap, Sent, Status, ThreadMode, Worker,
+    CloseMode, Context, Endpoint, Features, Listener, MemMap, PeerFailure, Sent, Status,
+    ThreadMode, Worker,
 };
 
 fn context() -> Context {
@@ -174,4 +175,77 @@ fn bad_configuration_names_the_call() {
     assert_eq!(e.op, "ucp_config_modify");
     assert!(e.status.is_err());
     assert!(e.to_string().starts_with("ucp_config_modify failed: "));
+}
+
+/// Bytes received on `ep` until `n` arrived (progressing both workers).
+fn recv_n(a: &Worker, b: &Worker, ep: &Endpoint, n: usize) -> Vec<u8> {
+    let mut got = Vec::new();
+    until(a, b, || {
+        while let Some(d) = ep.stream_recv() {
+            got.extend_from_slice(&d);
+        }
+        got.len() >= n
+    });
+    got
+}
+
+#[test]
+fn endpoints_made_from_worker_addresses_pair_up_even_when_data_arrives_first() {
+    let ctx = context();
+    let a = Worker::new(&ctx, ThreadMode::Serialized).unwrap();
+    let b = Worker::new(&ctx, ThreadMode::Serialized).unwrap();
+    let (addr_a, addr_b) = (a.address().unwrap(), b.address().unwrap());
+    assert!(
+        Endpoint::connect_to_address(&a, &[]).is_err(),
+        "empty address"
+    );
+    // A connects and sends before B has an endpoint to A: UCX keeps the data for the
+    // endpoint B makes next.
+    let ab = Endpoint::connect_to_address(&a, &addr_b).unwrap();
+    let _pending = ab.stream_send(b"early".to_vec());
+    let settle = Instant::now() + Duration::from_millis(200);
+    until(&a, &b, || Instant::now() > settle);
+    let ba = Endpoint::connect_to_address(&b, &addr_a).unwrap();
+    assert_eq!(recv_n(&a, &b, &ba, 5), b"early");
+    let _back = ba.stream_send(b"reply".to_vec());
+    assert_eq!(recv_n(&a, &b, &ab, 5), b"reply");
+    // B goes away: A's endpoint reports it.
+    drop(ba);
+    drop(b);
+    assert!(
+        until(&a, &a, || ab.failure().is_some()),
+        "peer failure seen"
+    );
+}
+
+#[test]
+fn shared_memory_carries_only_endpoints_that_do_not_watch_their_peer() {
+    // UCX's shared-memory transports cannot tell that a peer died, so an endpoint with
+    // peer failure detection finds a shared-memory-only peer unreachable; without it, the
+    // same addresses connect over shared memory.
+    let shm = || {
+        Context::builder()
+            .features(Features::STREAM | Features::WAKEUP)
+            .config("WARN_UNUSED_ENV_VARS", "n")
+            .config("TLS", "shm")
+            .build()
+            .expect("shared-memory context")
+    };
+    let (ca, cb) = (shm(), shm());
+    let a = Worker::new(&ca, ThreadMode::Serialized).unwrap();
+    let b = Worker::new(&cb, ThreadMode::Serialized).unwrap();
+    let (addr_a, addr_b) = (a.address().unwrap(), b.address().unwrap());
+    // (On a worker of its own: after a failed ucp_ep_create, UCX 1.22 leaves later
+    // endpoints of that worker to the same peer without traffic.)
+    let c = Worker::new(&ca, ThreadMode::Serialized).unwrap();
+    let e = Endpoint::connect_to_address(&c, &addr_b).expect_err("no watched transport");
+    assert_eq!(e.status, Status::ERR_UNREACHABLE, "{e}");
+    let ab = Endpoint::connect_to_address_with(&a, &addr_b, PeerFailure::NotDetected).unwrap();
+    let ba = Endpoint::connect_to_address_with(&b, &addr_a, PeerFailure::NotDetected).unwrap();
+    let _s = ab.stream_send(b"over shm".to_vec());
+    assert_eq!(recv_n(&a, &b, &ba, 8), b"over shm");
+    let _r = ba.stream_send(b"back".to_vec());
+    assert_eq!(recv_n(&a, &b, &ab, 4), b"back");
+    ab.close(CloseMode::Flush);
+    ba.close(CloseMode::Flush);
 }

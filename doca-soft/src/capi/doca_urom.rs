@@ -688,7 +688,12 @@ pub unsafe extern "C" fn doca_urom_domain_set_buffers_count(
     })
 }
 
-/// Copies a packed blob (`len` bytes at `p`; NULL only with length 0).
+/// Largest packed memory handle or key taken (UCX's are a few hundred bytes).
+const MAX_BLOB: usize = 1 << 20;
+
+/// Copies a packed blob (`len` bytes at `p`; NULL only with length 0). INVALID_VALUE for a
+/// length no packed handle has (more than [`MAX_BLOB`]: it is checked before the memory is
+/// touched, so `SIZE_MAX` is refused, not read).
 ///
 /// # Safety
 /// A non-null `p` is readable for `len` bytes.
@@ -696,7 +701,7 @@ unsafe fn blob(p: *const c_void, len: usize) -> DocaResult<Vec<u8>> {
     if len == 0 {
         return Ok(Vec::new());
     }
-    if p.is_null() {
+    if p.is_null() || len > MAX_BLOB {
         return Err(DocaError::INVALID_VALUE);
     }
     // SAFETY: non-null and readable for `len` bytes (caller contract).
@@ -704,7 +709,8 @@ unsafe fn blob(p: *const c_void, len: usize) -> DocaResult<Vec<u8>> {
 }
 
 /// `doca_urom_domain_add_buffer`: BAD_STATE before `set_buffers_count`, FULL once that
-/// many were added. The packed memory handle and key are copied.
+/// many were added, INVALID_VALUE for a buffer that wraps around the address space or a
+/// handle/key length over 1 MiB. The packed memory handle and key are copied.
 ///
 /// # Safety
 /// `domain` null or live; `memh` and `mkey` readable for their lengths.

@@ -45,6 +45,12 @@ pub(crate) type WorkerNotifDesc = generated::urom_worker_notif_desc;
 /// export) and the worker wakes the plugin by a short timeout.
 pub(crate) const ARM_SYMBOL: &[u8] = b"doca_soft_urom_plugin_arm\0";
 
+/// The optional plugin export naming the plugin (doca-soft extension, see the header):
+/// `const char *doca_soft_urom_plugin_name(void)`. The daemon offers a file `lib<name>.so`
+/// whose library returns `<name>` as plugin `<name>` (cargo's naming of a Rust plugin);
+/// without it a plugin is named by its file name without `.so`.
+pub(crate) const NAME_SYMBOL: &[u8] = b"doca_soft_urom_plugin_name\0";
+
 /// An empty list head, to be initialised in place with [`list_init`] (a head links to
 /// itself, so it cannot be built by value).
 pub(crate) fn list_head() -> ListLink {

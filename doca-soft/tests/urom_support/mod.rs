@@ -1,12 +1,16 @@
-//! Shared helpers for the UROM integration tests: build the C plugin, run a daemon, and a
-//! raw protocol client over the runtime's UCX transport (`Node`).
+//! Shared helpers for the UROM integration tests: build the C plugins, run a daemon (its
+//! stdout report collected), and a raw protocol client over the runtime's transport
+//! (`Node`, TCP).
 #![allow(dead_code)]
 
-use doca_soft::testing::urom::{loopback, terminate_child, ConnId, Decoder, Event, Msg, Node};
+use doca_soft::testing::urom::{
+    loopback, terminate_child, ConnId, Decoder, Event, Msg, Node, PluginDesc, SpawnReq,
+};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Compiles `doca-urom/tests/c/<name>.c` into `dir/<name>.so`.
@@ -28,20 +32,31 @@ pub fn build_c_plugin(name: &str, dir: &Path) -> PathBuf {
     out
 }
 
-/// A daemon process killed on drop.
+/// A daemon process killed on drop; its stdout lines are collected.
 pub struct Daemon {
     pub child: Child,
     pub addr: SocketAddrV4,
+    lines: Arc<Mutex<Vec<String>>>,
 }
 
 impl Daemon {
     /// Starts the daemon with `UROM_PLUGIN_PATH=plugin_path` and extra args.
     pub fn start(plugin_path: &str, extra: &[&str]) -> Daemon {
-        Self::start_in(None, plugin_path, extra)
+        Self::start_with(None, plugin_path, extra, &[])
     }
 
     /// Same, optionally inside network namespace `netns`.
     pub fn start_in(netns: Option<&str>, plugin_path: &str, extra: &[&str]) -> Daemon {
+        Self::start_with(netns, plugin_path, extra, &[])
+    }
+
+    /// Same, with extra environment variables for the daemon (and so its workers).
+    pub fn start_with(
+        netns: Option<&str>,
+        plugin_path: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Daemon {
         let bin = env!("CARGO_BIN_EXE_doca_urom_daemon");
         let mut cmd = match netns {
             Some(ns) => {
@@ -57,6 +72,7 @@ impl Daemon {
                 "DOCA_UROM_WORKER_BIN",
                 env!("CARGO_BIN_EXE_doca_urom_worker"),
             )
+            .envs(env.iter().copied())
             .stdout(Stdio::piped());
         let mut child = cmd.spawn().expect("start daemon");
         let mut lines = BufReader::new(child.stdout.take().unwrap());
@@ -68,9 +84,36 @@ impl Daemon {
             .unwrap_or_else(|| panic!("unexpected banner {first:?}"))
             .parse()
             .expect("address");
-        // Keep draining stdout so the daemon never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines.lines() {});
-        Daemon { child, addr }
+        // Keep draining stdout (so the daemon never blocks on a full pipe), keeping lines.
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = seen.clone();
+        std::thread::spawn(move || {
+            for l in lines.lines().map_while(Result::ok) {
+                keep.lock().unwrap().push(l);
+            }
+        });
+        Daemon {
+            child,
+            addr,
+            lines: seen,
+        }
+    }
+
+    /// The daemon's stdout lines after the banner, once `want` of them matched `pred` (or
+    /// after 20 s).
+    pub fn report(&self, pred: impl Fn(&str) -> bool, want: usize) -> Vec<String> {
+        let deadline = Instant::now() + T;
+        loop {
+            let l = self.lines.lock().unwrap().clone();
+            if l.iter().filter(|x| pred(x)).count() >= want || Instant::now() > deadline {
+                return l;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
     }
 
     /// Pids of the daemon's worker processes.
@@ -95,7 +138,18 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
+        // A stopped daemon cannot handle SIGTERM.
+        // SAFETY: signalling the daemon this test started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGCONT) };
+        let workers = self.worker_pids();
         terminate_child(&mut self.child, Duration::from_secs(5));
+        for w in workers {
+            // SAFETY: its former workers (a SIGKILLed daemon cannot stop them).
+            unsafe {
+                libc::kill(w, libc::SIGCONT);
+                libc::kill(w, libc::SIGKILL);
+            }
+        }
     }
 }
 
@@ -109,7 +163,7 @@ pub struct Raw {
 
 impl Raw {
     pub fn connect(addr: SocketAddrV4) -> Raw {
-        let mut node = Node::new().expect("node");
+        let mut node = Node::new();
         let conn = node.connect(addr).expect("connect");
         Raw {
             node,
@@ -160,6 +214,127 @@ impl Raw {
         }
         self.closed
     }
+
+    /// Hello and its answer: the daemon's plugins.
+    pub fn hello(&mut self) -> Vec<PluginDesc> {
+        self.send(&Msg::Hello { max_msg: 4096 });
+        match self.recv(T) {
+            Some(Msg::HelloOk {
+                plugins,
+                cpuset,
+                max_msg,
+            }) => {
+                assert_eq!(cpuset.len(), 16);
+                assert_eq!(max_msg, 4096);
+                plugins
+            }
+            other => panic!("expected HelloOk, got {other:?}"),
+        }
+    }
+
+    /// A spawn request and the daemon's answer.
+    pub fn spawn(
+        &mut self,
+        req: u64,
+        worker_id: u64,
+        gid: u32,
+        plugins: u64,
+        env: Vec<String>,
+    ) -> Msg {
+        self.spawn_on(req, worker_id, gid, plugins, env, vec![])
+    }
+
+    /// [`Raw::spawn`] with a CPU set.
+    pub fn spawn_on(
+        &mut self,
+        req: u64,
+        worker_id: u64,
+        gid: u32,
+        plugins: u64,
+        env: Vec<String>,
+        cpuset: Vec<u64>,
+    ) -> Msg {
+        self.send(&Msg::Spawn(SpawnReq {
+            req,
+            worker_id,
+            gid,
+            plugins,
+            cpuset,
+            env,
+        }));
+        self.recv(T).expect("spawn reply")
+    }
+}
+
+/// The port and token of a `Spawned` answer.
+pub fn spawned(m: Msg) -> (u16, Vec<u8>) {
+    match m {
+        Msg::Spawned { port, token, .. } => (port, token),
+        other => panic!("expected Spawned, got {other:?}"),
+    }
+}
+
+/// Attaches a raw client to a worker (data stays on TCP: no UCX address offered); returns
+/// it with its `Attached` answer.
+pub fn attach(port: u16, worker_id: u64, token: Vec<u8>) -> (Raw, Msg) {
+    let mut w = Raw::local(port);
+    w.send(&Msg::Attach {
+        worker_id,
+        token,
+        ucx_addr: vec![],
+    });
+    let m = w.recv(T).expect("attach answer");
+    (w, m)
+}
+
+/// Descriptor targets (`socket:[..]`, `pipe:[..]`, paths) of process `pid`, by fd.
+pub fn fd_targets(pid: i32) -> Vec<(i32, String)> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        for e in rd.flatten() {
+            let fd = e.file_name().to_string_lossy().parse().unwrap_or(-1);
+            if let Ok(t) = std::fs::read_link(e.path()) {
+                out.push((fd, t.to_string_lossy().into_owned()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// CPU time (user + system) process `pid` used so far.
+pub fn cpu_time(pid: i32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name (which may hold spaces) start at field 3 (state):
+    // utime and stime are fields 14 and 15.
+    let f: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r.split_whitespace().collect())
+        .unwrap_or_default();
+    let field = |n: usize| {
+        f.get(n - 3)
+            .and_then(|x| x.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let ticks = field(14) + field(15);
+    // SAFETY: plain sysconf query.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_millis(ticks * 1000 / hz)
+}
+
+/// The state letter of process `pid` (`R`, `S`, `T`, `Z`, ...).
+pub fn proc_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// A command of the echo C plugin (`kind`: 0 echo, 1 hold, 2 address lookup).
+pub fn echo_cmd(plugin: u64, ctx: u64, kind: u64, data: u64) -> Vec<u8> {
+    let mut c = Vec::new();
+    for v in [plugin, ctx, 16, kind, data] {
+        c.extend_from_slice(&v.to_le_bytes());
+    }
+    c
 }
 
 pub const T: Duration = Duration::from_secs(20);

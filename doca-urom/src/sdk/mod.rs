@@ -13,6 +13,12 @@
 //! sleeps, so a plugin with event sources of its own (a UCP worker, say) can wake the worker
 //! when, for example, a peer's message arrives: see [`UromPlugin::arm_wakeup`] and
 //! [`Wakeup`]. Runtimes that do not know the symbol ignore it.
+//!
+//! Names (a doca-soft extension too): the macro defines `doca_soft_urom_plugin_name`,
+//! returning the crate's name. Cargo builds a plugin crate `foo` as `libfoo.so`; the soft
+//! daemon offers a file `lib<name>.so` whose library returns `<name>` as plugin `<name>`,
+//! so the library can go into `UROM_PLUGIN_PATH` as cargo built it (`foo.so` works too;
+//! DOCA's own daemon names plugins by the file name without `.so`).
 
 pub mod abi;
 
@@ -402,6 +408,13 @@ macro_rules! export_plugin {
         pub unsafe extern "C" fn urom_plugin_get_version(version: *mut u64) -> u32 {
             // SAFETY: forwarded contract.
             unsafe { $crate::sdk::get_version::<$plugin>(version) }
+        }
+
+        /// `doca_soft_urom_plugin_name` (doca-soft extension: see the `sdk` module): the
+        /// crate's name, so the soft daemon offers cargo's `lib<crate>.so` as `<crate>`.
+        #[no_mangle]
+        pub extern "C" fn doca_soft_urom_plugin_name() -> *const ::std::os::raw::c_char {
+            concat!(env!("CARGO_CRATE_NAME"), "\0").as_ptr().cast()
         }
 
         /// `doca_soft_urom_plugin_arm` (doca-soft extension: see the `sdk` module).

@@ -231,7 +231,7 @@ impl DomainShared {
                 };
                 let mut acks = Vec::new();
                 for (_, w) in &st.members {
-                    w.send(&init)?;
+                    w.send_domain(&init)?;
                     acks.push((w.clone(), DOMAIN_REQ));
                 }
                 st.phase = Phase::Acks(acks);
@@ -388,7 +388,7 @@ impl UromDomain {
     ) -> DocaResult<()> {
         self.configure(|st| {
             let count = st.buf_count.ok_or(DocaError::BAD_STATE)?;
-            if va == 0 || len == 0 {
+            if va == 0 || len == 0 || va.checked_add(len).is_none() {
                 return Err(DocaError::INVALID_VALUE);
             }
             if st.bufs.len() >= count {

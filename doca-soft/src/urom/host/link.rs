@@ -1,4 +1,15 @@
-//! A host-side protocol connection: one UCX node, one connection, a strict decoder.
+//! A host-side protocol connection: one node, one connection, a strict decoder, and a
+//! liveness watch.
+//!
+//! A link to the daemon is plain TCP; a link to a worker starts on TCP and moves to UCX
+//! once both ends know each other's worker address ([`Link::upgrade`]).
+//!
+//! Liveness: a peer that stops answering (SIGSTOP, a hung machine) does not close its
+//! connection, so requests would wait forever. While the owner has something outstanding
+//! it calls [`Link::watch`]: the link pings the peer every quarter of the bound, and when
+//! nothing at all has come from the peer for the whole bound since the wait began, the link
+//! fails with TIME_OUT. A live peer answers a ping at once, so commands that legitimately
+//! take long (a receive waiting for its sender) are not cut short.
 
 use crate::error::{DocaError, DocaResult};
 use crate::urom::transport::{ConnId, EventRef, Node};
@@ -6,25 +17,83 @@ use crate::urom::wire::{Decoder, Msg};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 
+/// Environment variable: the liveness bound of UROM requests, in milliseconds (default
+/// [`DEFAULT_LIVENESS`]).
+pub const LIVENESS_ENV: &str = "DOCA_SOFT_UROM_LIVENESS_MS";
+/// How long a peer may stay silent while a request waits for it.
+pub const DEFAULT_LIVENESS: Duration = Duration::from_secs(10);
+
+/// The liveness bound of this process: [`LIVENESS_ENV`], else [`DEFAULT_LIVENESS`] (a bad
+/// value is reported and the default used).
+pub(crate) fn liveness_from_env() -> Duration {
+    match std::env::var(LIVENESS_ENV) {
+        Err(_) => DEFAULT_LIVENESS,
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(ms) if (10..=3_600_000).contains(&ms) => Duration::from_millis(ms),
+            _ => {
+                sdk_warn!(
+                    "urom",
+                    "{LIVENESS_ENV}={v:?}: not 10 to 3600000 milliseconds; using {DEFAULT_LIVENESS:?}"
+                );
+                DEFAULT_LIVENESS
+            }
+        },
+    }
+}
+
 /// A connection to the daemon or to a worker process.
 pub(crate) struct Link {
     node: Node,
     conn: ConnId,
     dec: Decoder,
     failed: Option<DocaError>,
+    peer: SocketAddrV4,
+    last_heard: Instant,
+    // When the current wait began (None: nothing outstanding).
+    waiting_since: Option<Instant>,
+    last_ping: Instant,
+    ping_seq: u64,
 }
 
 impl Link {
-    /// Connects to `addr`; frames larger than `max_payload` are protocol errors.
-    pub(crate) fn connect(addr: SocketAddrV4, max_payload: usize) -> DocaResult<Link> {
-        let mut node = Node::new()?;
+    /// Connects to `addr` over TCP; frames larger than `max_payload` are protocol errors.
+    /// With `ucx`, the link can later move to UCX ([`Link::ucx_address`], [`Link::upgrade`]).
+    pub(crate) fn connect(addr: SocketAddrV4, max_payload: usize, ucx: bool) -> DocaResult<Link> {
+        let mut node = Node::new();
+        if ucx {
+            node.enable_ucx()?;
+        }
         let conn = node.connect(addr)?;
+        let now = Instant::now();
         Ok(Link {
             node,
             conn,
             dec: Decoder::new(max_payload),
             failed: None,
+            peer: addr,
+            last_heard: now,
+            waiting_since: None,
+            last_ping: now,
+            ping_seq: 0,
         })
+    }
+
+    /// This end's UCX worker address (links made with `ucx`).
+    pub(crate) fn ucx_address(&self) -> Option<Vec<u8>> {
+        self.node.ucx_address().map(<[u8]>::to_vec)
+    }
+
+    /// Moves the traffic to a UCX endpoint made from the peer's worker address.
+    pub(crate) fn upgrade(&mut self, peer_address: &[u8]) -> DocaResult<()> {
+        self.node
+            .upgrade(self.conn, peer_address)
+            .inspect_err(|&e| self.failed = Some(e))
+    }
+
+    /// Whether the traffic goes over UCX.
+    #[cfg(feature = "testing")]
+    pub(crate) fn is_upgraded(&self) -> bool {
+        self.node.is_upgraded(self.conn)
     }
 
     /// Sends one message.
@@ -54,17 +123,58 @@ impl Link {
 
     fn pump(&mut self) -> bool {
         let (dec, failed) = (&mut self.dec, &mut self.failed);
-        self.node.poll_with(|e| match e {
-            EventRef::Data(_, b) => dec.push(b),
+        let mut heard = false;
+        let busy = self.node.poll_with(|e| match e {
+            EventRef::Data(_, b) => {
+                heard = true;
+                dec.push(b);
+            }
             EventRef::Closed(_) => {
                 failed.get_or_insert(DocaError::CONNECTION_RESET);
             }
             EventRef::Accepted(_) => {}
-        })
+        });
+        if heard {
+            self.last_heard = Instant::now();
+        }
+        busy
+    }
+
+    /// Keeps the liveness watch (see the module docs); call it from each progress with
+    /// whether a reply is awaited. Returns the error when the peer was given up on.
+    pub(crate) fn watch(&mut self, outstanding: bool, bound: Duration) -> Option<DocaError> {
+        if self.failed.is_some() {
+            return self.failed;
+        }
+        if !outstanding {
+            self.waiting_since = None;
+            return None;
+        }
+        let now = Instant::now();
+        let since = *self.waiting_since.get_or_insert(now);
+        let quiet = now.saturating_duration_since(self.last_heard.max(since));
+        if quiet > bound {
+            sdk_err!(
+                "urom",
+                "{} did not answer for {bound:?} (stopped or hung?): giving up on it (the \
+                 liveness bound; {LIVENESS_ENV} sets it)",
+                self.peer
+            );
+            self.failed = Some(DocaError::TIME_OUT);
+            return self.failed;
+        }
+        if now.saturating_duration_since(self.last_ping) >= bound / 4
+            && now.saturating_duration_since(self.last_heard) >= bound / 4
+        {
+            self.last_ping = now;
+            self.ping_seq += 1;
+            let _ = self.send(&Msg::Ping { seq: self.ping_seq });
+        }
+        None
     }
 
     fn broken(&mut self, e: DocaError) {
-        sdk_err!("urom", "protocol error from peer: {e:?}");
+        sdk_err!("urom", "protocol error from {}: {e:?}", self.peer);
         self.failed.get_or_insert(DocaError::CONNECTION_ABORTED);
     }
 
@@ -103,13 +213,13 @@ impl Link {
         out
     }
 
-    /// Blocks until one message arrives (others before it are returned too) or `timeout`.
+    /// Blocks until one message arrives (others before it are returned too), the link
+    /// fails, or the peer stays silent for `bound` (TIME_OUT).
     pub(crate) fn wait_for(
         &mut self,
-        timeout: Duration,
+        bound: Duration,
         mut done: impl FnMut(&Msg) -> bool,
     ) -> DocaResult<Vec<Msg>> {
-        let deadline = Instant::now() + timeout;
         let mut got = Vec::new();
         loop {
             let msgs = self.poll();
@@ -118,11 +228,8 @@ impl Link {
             if hit {
                 return Ok(got);
             }
-            if let Some(e) = self.failed {
+            if let Some(e) = self.watch(true, bound) {
                 return Err(e);
-            }
-            if Instant::now() > deadline {
-                return Err(DocaError::TIME_OUT);
             }
             self.node.wait(5);
         }

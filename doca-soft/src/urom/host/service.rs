@@ -1,13 +1,18 @@
 //! `doca_urom_service`: the host's connection to the UROM daemon.
 //!
-//! `doca_ctx_start` connects, greets the daemon and fetches the plugin list and CPU set
-//! before returning SUCCESS (RUNNING at once, as DOCA does). Afterwards the service's PE
+//! `doca_ctx_start` connects (TCP), greets the daemon and fetches the plugin list and CPU
+//! set before returning SUCCESS (RUNNING at once, as DOCA does). Afterwards the service's PE
 //! progress handles daemon replies: worker spawn/teardown requests (posted by worker
 //! contexts from any thread: all state is behind one mutex) and get-workers-by-gid tasks.
+//!
+//! Every request is bounded by the liveness watch of the link (`link.rs`): a daemon that
+//! stops answering fails what waits with TIME_OUT after the bound (`DOCA_SOFT_UROM_LIVENESS_MS`,
+//! default 10 s). When the daemon goes away (or is given up on), what waits fails and the
+//! service moves to IDLE inside that progress call, as a DOCA context does on a fatal error.
 
-use super::link::Link;
+use super::link::{liveness_from_env, Link};
 use super::service_file;
-use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE};
+use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
@@ -50,6 +55,7 @@ struct Cfg {
     max_msg: usize,
     max_workers: u32,
     addr: Option<SocketAddrV4>,
+    liveness: Duration,
 }
 
 #[derive(Default)]
@@ -80,6 +86,11 @@ impl ServiceShared {
         lock(&self.cfg).addr
     }
 
+    /// How long a peer (the daemon, a worker) may stay silent while a request waits.
+    pub(crate) fn liveness(&self) -> Duration {
+        lock(&self.cfg).liveness
+    }
+
     /// The CPU set the daemon offers (empty before start).
     pub(crate) fn cpuset(&self) -> Vec<u64> {
         lock(&self.st).cpuset.clone()
@@ -101,7 +112,7 @@ impl ServiceShared {
         let mut st = lock(&self.st);
         st.next_req += 1;
         let req = st.next_req;
-        let link = st.link.as_mut().ok_or(DocaError::BAD_STATE)?;
+        let link = st.link.as_mut().ok_or(DocaError::NOT_CONNECTED)?;
         link.send(&build(req))?;
         let slot: ReplySlot = Arc::new(Mutex::new(None));
         st.waiting.insert(req, Waiter::Reply(slot.clone()));
@@ -126,20 +137,20 @@ impl ServiceShared {
     }
 
     fn connect(&self) -> DocaResult<()> {
-        let (addr, max_msg) = {
+        let (addr, max_msg, liveness) = {
             let c = lock(&self.cfg);
-            (c.addr.ok_or(DocaError::BAD_STATE)?, c.max_msg)
+            (c.addr.ok_or(DocaError::BAD_STATE)?, c.max_msg, c.liveness)
         };
-        let mut link = Link::connect(addr, max_msg + OVERHEAD + 64 * 1024)?;
+        let mut link = Link::connect(addr, max_msg + OVERHEAD + 64 * 1024, false)?;
         link.send(&Msg::Hello {
             max_msg: max_msg as u64,
         })?;
         let msgs = link
-            .wait_for(Duration::from_secs(20), |m| {
+            .wait_for(liveness, |m| {
                 matches!(m, Msg::HelloOk { .. } | Msg::Error { .. })
             })
             .inspect_err(|e| {
-                sdk_err!("urom_service", "no answer from the daemon at {addr}: {e:?}")
+                sdk_err!("urom_service", "no answer from the UROM daemon at {addr}: {e:?} (is it running there? see DOCA_UROM_SERVICE_FILE)")
             })?;
         let mut st = lock(&self.st);
         for m in msgs {
@@ -162,7 +173,14 @@ impl ServiceShared {
                         .collect();
                     st.cpuset = cpuset;
                 }
-                Msg::Error { code, .. } => return Err(DocaError(code)),
+                Msg::Error { code, .. } => {
+                    sdk_err!(
+                        "urom_service",
+                        "the UROM daemon at {addr} refused this host: {:?} (a message size of {max_msg} bytes larger than its -m?)",
+                        DocaError(code)
+                    );
+                    return Err(DocaError(code));
+                }
                 _ => {}
             }
         }
@@ -218,14 +236,14 @@ impl CtxOps for ServiceShared {
     }
 
     fn progress(&self, ctx: &Ctx) -> u32 {
+        let liveness = self.liveness();
         let mut done = Vec::new();
-        {
+        let failed = {
             let mut st = lock(&self.st);
             let Some(link) = st.link.as_mut() else {
                 return 0;
             };
             let msgs = link.poll();
-            let failed = link.failed();
             for m in msgs {
                 let req = match &m {
                     Msg::Spawned { req, .. }
@@ -238,13 +256,18 @@ impl CtxOps for ServiceShared {
                     done.push((w, Ok(m)));
                 }
             }
+            let outstanding = !st.waiting.is_empty();
+            let link = st.link.as_mut().expect("checked above");
+            let failed = link.watch(outstanding, liveness);
             if let Some(e) = failed {
                 for (_, w) in st.waiting.drain() {
                     done.push((w, Err(e)));
                 }
+                st.link = None;
             }
-        }
-        let n = done.len() as u32;
+            failed
+        };
+        let mut n = done.len() as u32;
         for (w, r) in done {
             match w {
                 Waiter::Reply(s) => *lock(&s) = Some(r),
@@ -256,6 +279,17 @@ impl CtxOps for ServiceShared {
                     });
                     complete_gid(ctx, t, ids);
                 }
+            }
+        }
+        if let Some(e) = failed {
+            if ctx.state() == STATE_RUNNING {
+                sdk_err!(
+                    "urom_service",
+                    "lost the UROM daemon at {:?} ({e:?}): the service is IDLE",
+                    self.addr()
+                );
+                ctx.set_state(STATE_IDLE);
+                n += 1;
             }
         }
         n
@@ -276,7 +310,7 @@ impl CtxOps for ServiceShared {
         let req = st.next_req;
         st.link
             .as_mut()
-            .ok_or(DocaError::BAD_STATE)?
+            .ok_or(DocaError::NOT_CONNECTED)?
             .send(&Msg::GidQuery { req, gid })?;
         st.waiting.insert(req, Waiter::Gid(t as usize));
         // SAFETY: as above.
@@ -299,6 +333,7 @@ impl UromService {
                 max_msg: DEFAULT_MAX_MSG,
                 max_workers: 1,
                 addr: None,
+                liveness: liveness_from_env(),
             }),
             st: Mutex::new(St::default()),
             attached: AtomicUsize::new(0),
@@ -361,6 +396,15 @@ impl UromService {
     pub(crate) fn set_addr(&self, addr: SocketAddrV4) -> DocaResult<()> {
         self.ctx.require_idle()?;
         lock(&self.shared.cfg).addr = Some(addr);
+        Ok(())
+    }
+
+    /// Sets the liveness bound of this service and its workers (IDLE only; what
+    /// `DOCA_SOFT_UROM_LIVENESS_MS` sets for a whole process).
+    #[cfg(feature = "testing")]
+    pub(crate) fn set_liveness(&self, bound: Duration) -> DocaResult<()> {
+        self.ctx.require_idle()?;
+        lock(&self.shared.cfg).liveness = bound;
         Ok(())
     }
 

@@ -1,13 +1,21 @@
 //! `doca_urom_worker` (host side): one worker process, driven through its own connection.
 //!
 //! Start (IN_PROGRESS, STARTING): asks the daemon (through the service) to spawn or reuse
-//! the worker id, then, inside this context's progress, connects to the worker process and
-//! attaches; RUNNING is reached inside a progress call that reports it. Commands are sent
-//! as `urom_worker_cmd` frames whose `urom_context` is the task's cookie; notifications
-//! complete the task with the plugin's status and body. If the worker process dies, every
-//! in-flight task completes with CONNECTION_RESET at the next progress and new submissions
-//! fail with NOT_CONNECTED. Stop (IN_PROGRESS) asks the daemon to release the worker and
-//! reaches IDLE inside a later progress (needs the service's PE to be progressed too).
+//! the worker id, then, inside this context's progress, connects to the worker process,
+//! attaches with the token the daemon gave, and moves the connection to a UCX endpoint made
+//! from the worker's address (shared memory on one machine); RUNNING is reached inside a
+//! progress call that reports it. Commands are sent as `urom_worker_cmd` frames whose
+//! `urom_context` is the task's cookie; notifications complete the task with the plugin's
+//! status and body.
+//!
+//! Failures: if the worker process dies, every in-flight task completes with
+//! CONNECTION_RESET at the next progress and the context moves to IDLE in that progress call
+//! (as a DOCA context does on a fatal error; submissions then fail with BAD_STATE). A worker
+//! that stops answering (SIGSTOP, a hung machine) is given up on the same way, with
+//! TIME_OUT, once it was silent for the liveness bound while something waited for it
+//! (`link.rs`; the start and the attach are bounded alike). Stop (IN_PROGRESS) asks the
+//! daemon to release the worker and reaches IDLE inside a later progress (needs the
+//! service's PE to be progressed too).
 
 use super::buf::{data_bytes, fill, task_buf};
 use super::link::Link;
@@ -54,6 +62,10 @@ enum Phase {
 struct St {
     phase: Phase,
     link: Option<Link>,
+    // Why the worker was lost (the context went IDLE because of it).
+    failure: Option<DocaError>,
+    // Domain requests sent and not acknowledged yet.
+    domain_pending: usize,
     worker_id: u64,
     dest_id: u64,
     addrs: Vec<(u64, Vec<u8>)>,
@@ -112,13 +124,16 @@ impl WorkerShared {
         lock(&self.st).addrs.clone()
     }
 
-    /// Sends a message on the worker connection (domain setup).
-    pub(crate) fn send(&self, m: &Msg) -> DocaResult<()> {
-        lock(&self.st)
-            .link
-            .as_mut()
-            .ok_or(DocaError::NOT_CONNECTED)?
-            .send(m)
+    /// Sends a domain request on the worker connection; its acknowledgement is awaited
+    /// (and the worker watched) until [`WorkerShared::take_domain_ack`] takes it.
+    pub(crate) fn send_domain(&self, m: &Msg) -> DocaResult<()> {
+        let mut st = lock(&self.st);
+        if let Some(e) = st.failure {
+            return Err(e);
+        }
+        st.link.as_mut().ok_or(DocaError::NOT_CONNECTED)?.send(m)?;
+        st.domain_pending += 1;
+        Ok(())
     }
 
     /// Whether the worker acknowledged domain request `req` (consumes the ack).
@@ -126,7 +141,11 @@ impl WorkerShared {
         let mut st = lock(&self.st);
         let before = st.domain_acks.len();
         st.domain_acks.retain(|r| *r != req);
-        st.domain_acks.len() != before
+        let took = st.domain_acks.len() != before;
+        if took {
+            st.domain_pending = st.domain_pending.saturating_sub(1);
+        }
+        took
     }
 
     /// Whether the worker is attached and running.
@@ -134,9 +153,24 @@ impl WorkerShared {
         matches!(lock(&self.st).phase, Phase::Running)
     }
 
-    /// Whether the worker connection broke.
+    /// Whether the commands travel over UCX (the connection moved after the attach).
+    #[cfg(feature = "testing")]
+    pub(crate) fn on_ucx(&self) -> bool {
+        lock(&self.st).link.as_ref().is_some_and(Link::is_upgraded)
+    }
+
+    /// Whether the worker connection broke (or the worker was given up on).
     pub(crate) fn link_failed(&self) -> Option<DocaError> {
-        lock(&self.st).link.as_ref().and_then(Link::failed)
+        let st = lock(&self.st);
+        st.failure
+            .or_else(|| st.link.as_ref().and_then(Link::failed))
+    }
+
+    fn liveness(&self) -> std::time::Duration {
+        lock(&self.cfg)
+            .service
+            .as_ref()
+            .map_or(super::link::DEFAULT_LIVENESS, |s| s.liveness())
     }
 
     fn max_msg(&self) -> usize {
@@ -161,6 +195,7 @@ impl WorkerShared {
     }
 
     fn progress_running(&self, ctx: &Ctx) -> u32 {
+        let liveness = self.liveness();
         let (mut done, failed) = {
             let mut g = lock(&self.st);
             let st = &mut *g;
@@ -178,7 +213,9 @@ impl WorkerShared {
                     acks.push(req);
                 }
             });
-            (done, link.failed())
+            let outstanding = !st.inflight.is_empty() || st.domain_pending > st.domain_acks.len();
+            let failed = link.watch(outstanding, liveness);
+            (done, failed)
         };
         // Callbacks run without the lock: they may submit the next command.
         let mut n = done.len() as u32;
@@ -188,8 +225,37 @@ impl WorkerShared {
         lock(&self.st).done = done;
         if let Some(e) = failed {
             n += self.fail_inflight(ctx, e);
+            n += self.lose(ctx, e);
         }
         n
+    }
+
+    /// The worker is gone (or given up on): the context moves to IDLE now, its use of the
+    /// worker is released at the daemon (without waiting), and its reservation returned.
+    fn lose(&self, ctx: &Ctx, e: DocaError) -> u32 {
+        let svc = lock(&self.cfg).service.clone();
+        let id = {
+            let mut st = lock(&self.st);
+            st.link = None;
+            st.failure = Some(e);
+            st.phase = Phase::Idle;
+            if std::mem::take(&mut st.reserved) {
+                if let Some(s) = &svc {
+                    s.unreserve_worker();
+                }
+            }
+            st.worker_id
+        };
+        sdk_err!(
+            "urom_worker",
+            "lost worker {id} ({e:?}): the worker context is IDLE; in-flight commands failed"
+        );
+        if let Some(s) = svc {
+            // Nobody waits for the answer: the daemon drops this host's use of the worker.
+            let _ = s.request(|req| Msg::Destroy { req, worker_id: id });
+        }
+        ctx.set_state(STATE_IDLE);
+        1
     }
 
     /// Puts a released task in the pool; false when the pool is full.
@@ -239,6 +305,12 @@ impl CtxOps for WorkerShared {
     fn start(&self, _ctx: &Ctx) -> DocaResult<Transition> {
         let cfg = lock(&self.cfg).clone();
         let svc = cfg.service.ok_or(DocaError::BAD_STATE)?;
+        {
+            let mut st = lock(&self.st);
+            st.failure = None;
+            st.domain_pending = 0;
+            st.domain_acks.clear();
+        }
         if cfg.plugins == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
@@ -253,6 +325,10 @@ impl CtxOps for WorkerShared {
             .enumerate()
             .any(|(i, w)| w & !offered.get(i).copied().unwrap_or(0) != 0)
         {
+            sdk_err!(
+                "urom_worker",
+                "the worker CPU set names CPUs the service does not offer (doca_urom_service_get_cpuset)"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         svc.reserve_worker()?;
@@ -333,12 +409,15 @@ impl CtxOps for WorkerShared {
             Some(Some(reply)) => {
                 let r = reply.and_then(|m| match m {
                     Msg::Spawned {
-                        worker_id, port, ..
-                    } => Ok((worker_id, port)),
+                        worker_id,
+                        port,
+                        token,
+                        ..
+                    } => Ok((worker_id, port, token)),
                     Msg::Error { code, .. } => Err(DocaError(code)),
                     _ => Err(DocaError::UNEXPECTED),
                 });
-                let (worker_id, port) = match r {
+                let (worker_id, port, token) = match r {
                     Ok(v) => v,
                     Err(e) => return self.finish_start(ctx, Err(e)),
                 };
@@ -348,8 +427,17 @@ impl CtxOps for WorkerShared {
                 let link = Link::connect(
                     SocketAddrV4::new(ip, port),
                     svc.max_msg() + OVERHEAD + 64 * 1024,
+                    true,
                 )
-                .and_then(|mut l| l.send(&Msg::Attach { worker_id }).map(|_| l));
+                .and_then(|mut l| {
+                    let ucx_addr = l.ucx_address().unwrap_or_default();
+                    l.send(&Msg::Attach {
+                        worker_id,
+                        token,
+                        ucx_addr,
+                    })
+                    .map(|_| l)
+                });
                 match link {
                     Ok(l) => {
                         let mut st = lock(&self.st);
@@ -363,18 +451,35 @@ impl CtxOps for WorkerShared {
             }
             None => {
                 // Attaching.
+                let liveness = self.liveness();
                 let (msgs, failed) = {
                     let mut st = lock(&self.st);
                     let link = st.link.as_mut().expect("attaching has a link");
                     let m = link.poll();
-                    (m, link.failed())
+                    let failed = if m.is_empty() {
+                        link.watch(true, liveness)
+                    } else {
+                        link.failed()
+                    };
+                    (m, failed)
                 };
                 for m in msgs {
                     match m {
-                        Msg::Attached { dest_id, addrs } => {
+                        Msg::Attached {
+                            dest_id,
+                            addrs,
+                            ucx_addr,
+                        } => {
                             let mut st = lock(&self.st);
                             st.dest_id = dest_id;
                             st.addrs = addrs;
+                            if !ucx_addr.is_empty() {
+                                let link = st.link.as_mut().expect("attaching has a link");
+                                if let Err(e) = link.upgrade(&ucx_addr) {
+                                    drop(st);
+                                    return self.finish_start(ctx, Err(e));
+                                }
+                            }
                             drop(st);
                             return self.finish_start(ctx, Ok(()));
                         }
@@ -412,6 +517,7 @@ impl CtxOps for WorkerShared {
         if link.failed().is_some() {
             return Err(DocaError::NOT_CONNECTED);
         }
+
         // The frame is built in place in a reused send buffer (no allocation per command).
         link.send_with(|f| push_cmd(f, plugin, cookie, payload))?;
         st.inflight.insert(cookie, t as usize);
@@ -443,6 +549,8 @@ impl UromWorker {
             st: Mutex::new(St {
                 phase: Phase::Idle,
                 link: None,
+                failure: None,
+                domain_pending: 0,
                 worker_id: WORKER_ID_ANY,
                 dest_id: 0,
                 addrs: Vec::new(),

@@ -16,9 +16,11 @@
 //! [`Msg::Error`] when it can and drops the connection (it never trusts the peer further).
 //!
 //! Flows: host -> daemon `Hello`/`HelloOk`, `Spawn`/`Spawned`, `Destroy`/`Destroyed`,
-//! `GidQuery`/`GidList`; host -> worker `Attach`/`Attached`, `Cmd`/`Notify`,
-//! `DomainInit`/`DomainOk`. Requests carry a `req` cookie echoed by their reply. The
-//! payloads of `Cmd` and `Notify` have a codec of their own: [`command`].
+//! `GidQuery`/`GidList`; host -> worker `Attach`/`Attached` (the worker's token, and both
+//! UCX worker addresses: the connection then moves to UCX, see `urom::transport`),
+//! `Cmd`/`Notify`, `DomainInit`/`DomainOk`; `Ping`/`Pong` on either (liveness). Requests
+//! carry a `req` cookie echoed by their reply. The payloads of `Cmd` and `Notify` have a
+//! codec of their own: [`command`].
 
 pub(crate) mod command;
 
@@ -27,7 +29,7 @@ use crate::error::{DocaError, DocaResult};
 /// Frame magic.
 pub(crate) const MAGIC: u32 = 0x4d4f_5255;
 /// Protocol version.
-pub(crate) const VERSION: u16 = 1;
+pub(crate) const VERSION: u16 = 2;
 /// Frame header size.
 pub const HEADER_LEN: usize = 16;
 /// Room a frame needs beyond the UROM message size limit (our own fields).
@@ -123,8 +125,14 @@ pub enum Msg {
     },
     /// Spawn (or reuse) a worker.
     Spawn(SpawnReq),
-    /// Worker is up and listens on `port` of the daemon's address.
-    Spawned { req: u64, worker_id: u64, port: u16 },
+    /// Worker is up and listens on `port` of the daemon's address; `token` is what
+    /// attaching to it takes.
+    Spawned {
+        req: u64,
+        worker_id: u64,
+        port: u16,
+        token: Vec<u8>,
+    },
     /// Tear a worker down (this host's use of it).
     Destroy { req: u64, worker_id: u64 },
     /// Worker torn down.
@@ -133,12 +141,20 @@ pub enum Msg {
     GidQuery { req: u64, gid: u32 },
     /// Reply to `GidQuery`.
     GidList { req: u64, ids: Vec<u64> },
-    /// Host attaches to a worker process.
-    Attach { worker_id: u64 },
-    /// Worker's reply: the connection's `dest_id` and plugin addresses.
+    /// Host attaches to a worker process, with the token the daemon gave it and its UCX
+    /// worker address (empty: keep the data on this connection).
+    Attach {
+        worker_id: u64,
+        token: Vec<u8>,
+        ucx_addr: Vec<u8>,
+    },
+    /// Worker's reply: the connection's `dest_id`, plugin addresses, and the worker's UCX
+    /// address (empty: the data stays on this connection; else both sides move to UCX
+    /// endpoints made from each other's address).
     Attached {
         dest_id: u64,
         addrs: Vec<(u64, Vec<u8>)>,
+        ucx_addr: Vec<u8>,
     },
     /// A `urom_worker_cmd` (24-byte header + plugin command).
     Cmd(Vec<u8>),
@@ -152,6 +168,10 @@ pub enum Msg {
     },
     /// Domain setup accepted.
     DomainOk { req: u64 },
+    /// Are you there? (answered at once by `Pong` with the same `seq`).
+    Ping { seq: u64 },
+    /// Answer to `Ping`.
+    Pong { seq: u64 },
 }
 
 struct W(Vec<u8>);
@@ -258,6 +278,8 @@ impl Msg {
             Msg::Notify(_) => KIND_NOTIFY,
             Msg::DomainInit { .. } => 14,
             Msg::DomainOk { .. } => 15,
+            Msg::Ping { .. } => 16,
+            Msg::Pong { .. } => 17,
         }
     }
 
@@ -297,10 +319,12 @@ impl Msg {
                 req,
                 worker_id,
                 port,
+                token,
             } => {
                 w.u64(*req);
                 w.u64(*worker_id);
                 w.u16(*port);
+                w.bytes(token);
             }
             Msg::Destroy { req, worker_id } | Msg::Destroyed { req, worker_id } => {
                 w.u64(*req);
@@ -314,10 +338,23 @@ impl Msg {
                 w.u64(*req);
                 w.u64s(ids);
             }
-            Msg::Attach { worker_id } => w.u64(*worker_id),
-            Msg::Attached { dest_id, addrs } => {
+            Msg::Attach {
+                worker_id,
+                token,
+                ucx_addr,
+            } => {
+                w.u64(*worker_id);
+                w.bytes(token);
+                w.bytes(ucx_addr);
+            }
+            Msg::Attached {
+                dest_id,
+                addrs,
+                ucx_addr,
+            } => {
                 w.u64(*dest_id);
                 w.addrs(addrs);
+                w.bytes(ucx_addr);
             }
             Msg::Cmd(b) | Msg::Notify(b) => w.0.extend_from_slice(b),
             Msg::DomainInit { req, peers, bufs } => {
@@ -337,6 +374,7 @@ impl Msg {
                 }
             }
             Msg::DomainOk { req } => w.u64(*req),
+            Msg::Ping { seq } | Msg::Pong { seq } => w.u64(*seq),
         }
         let payload = w.0;
         let mut f = W(Vec::with_capacity(HEADER_LEN + payload.len()));
@@ -395,6 +433,7 @@ impl Msg {
                 req: r.u64()?,
                 worker_id: r.u64()?,
                 port: r.u16()?,
+                token: r.bytes()?,
             },
             6 => Msg::Destroy {
                 req: r.u64()?,
@@ -414,10 +453,13 @@ impl Msg {
             },
             10 => Msg::Attach {
                 worker_id: r.u64()?,
+                token: r.bytes()?,
+                ucx_addr: r.bytes()?,
             },
             11 => Msg::Attached {
                 dest_id: r.u64()?,
                 addrs: r.addrs()?,
+                ucx_addr: r.bytes()?,
             },
             KIND_CMD => Msg::Cmd(r.take(payload.len())?.to_vec()),
             KIND_NOTIFY => Msg::Notify(r.take(payload.len())?.to_vec()),
@@ -445,6 +487,8 @@ impl Msg {
                 Msg::DomainInit { req, peers, bufs }
             }
             15 => Msg::DomainOk { req: r.u64()? },
+            16 => Msg::Ping { seq: r.u64()? },
+            17 => Msg::Pong { seq: r.u64()? },
             _ => return Err(DocaError::NOT_SUPPORTED),
         };
         r.end()?;
@@ -586,7 +630,15 @@ mod tests {
             req: 1,
             worker_id: 9,
             port: 4444,
+            token: vec![7; 16],
         });
+        roundtrip(Msg::Attach {
+            worker_id: 9,
+            token: vec![7; 16],
+            ucx_addr: vec![1, 2, 3],
+        });
+        roundtrip(Msg::Ping { seq: 5 });
+        roundtrip(Msg::Pong { seq: 5 });
         roundtrip(Msg::GidList {
             req: 2,
             ids: vec![1, 3],
@@ -594,6 +646,7 @@ mod tests {
         roundtrip(Msg::Attached {
             dest_id: 5,
             addrs: vec![(1, vec![9, 8])],
+            ucx_addr: vec![],
         });
         roundtrip(Msg::Cmd(vec![1, 2, 3]));
         roundtrip(Msg::DomainInit {

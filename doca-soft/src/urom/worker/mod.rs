@@ -1,10 +1,13 @@
 //! The worker runtime (`doca_urom_worker`): one process per worker id, spawned by the
-//! daemon. It loads the plugins named on its command line (`so_path:id`), listens on the
-//! daemon's address, writes `UROM_WORKER_PORT <port>` to the file descriptor given by `--port-fd`
-//! (stdout by default; the daemon passes a private pipe so plugin/UCX logs on stdout cannot
-//! interfere), and serves any number of
-//! host connections (each one is a `dest_id`): `Attach`, `Cmd` -> plugin `worker_cmd`,
-//! plugin `progress` -> `notif_pack` -> `Notify` to the command's `dest_id`, `DomainInit`.
+//! daemon. It loads the plugins named on its command line (`so_path:id`), listens (TCP) on
+//! the daemon's address, writes `UROM_WORKER_PORT <port>` to the file descriptor given by
+//! `--port-fd` (the daemon passes a private pipe so plugin/UCX logs on stdout cannot
+//! interfere), and serves any number of host connections (each one is a `dest_id`):
+//! `Attach` (with the token the daemon set in `DOCA_UROM_WORKER_TOKEN`, and the host's UCX
+//! worker address: the connection then moves to a UCX endpoint made from it, see
+//! `urom::transport`), `Cmd` -> plugin `worker_cmd`, plugin `progress` -> `notif_pack` ->
+//! `Notify` to the command's `dest_id`, `DomainInit`, `Ping`. `--probe PATH` only loads a
+//! library and reports whether it is a plugin (how the daemon vets `UROM_PLUGIN_PATH`).
 //!
 //! Memory: command descs are allocated with libc `malloc` (plugins free them), notification
 //! descs come from the plugins' `malloc` and are freed here with `free`, as the ABI says.
@@ -14,25 +17,30 @@
 //! Idle policy (see [`spin`] and [`AdaptiveSpin`]): after its last activity the worker keeps
 //! polling for up to `DOCA_SOFT_UROM_SPIN_US` microseconds (a window that shrinks while
 //! spinning does not pay or is preempted), then arms UCX's event descriptor and those of
-//! plugins with the wake-up extension (`doca_soft_urom_plugin_arm`) and sleeps in `poll()`.
-//! Plugins without the extension are progressed on every loop iteration and woken by a
-//! [`IDLE_TIMEOUT_MS`] timeout while the worker sleeps.
+//! plugins with the wake-up extension (`doca_soft_urom_plugin_arm`) and sleeps in `poll()`
+//! (the TCP sockets included). Plugins without the extension are progressed on every loop
+//! iteration and woken by a [`IDLE_TIMEOUT_MS`] timeout while the worker sleeps.
 
+pub(crate) mod args;
 pub(crate) mod domain;
 pub(crate) mod plugin;
 pub(crate) mod spin;
 
 use crate::error::{DocaError, DocaResult};
+use crate::urom::daemon::plugins::{PROBE_ERR, PROBE_OK};
+use crate::urom::daemon::procs::{unhex, TOKEN_ENV};
 use crate::urom::plugin_abi::{self, ListLink, WorkerCmdDesc};
 use crate::urom::stop::{install_stop_signals, stop_requested};
-use crate::urom::transport::{ConnId, EventRef, Node};
+use crate::urom::transport::{ConnId, EventRef, Limits, Node};
 use crate::urom::wire::command::{push_status_notify, CmdHeader};
 use crate::urom::wire::{frame_begin, frame_end, Decoder, Msg, KIND_CMD, KIND_NOTIFY, OVERHEAD};
+use args::WorkerArgs;
+use clap::Parser;
 use plugin::{Arm, LoadedPlugin};
 use std::collections::HashMap;
 use std::io::Write;
-use std::net::{Ipv4Addr, SocketAddrV4};
-use std::path::PathBuf;
+use std::net::SocketAddrV4;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Longest sleep while a plugin without the wake-up extension is loaded (its own events
@@ -44,54 +52,6 @@ const PREEMPTED: Duration = Duration::from_micros(50);
 /// Longest sleep when every event source can wake the worker (bounds how late a stop
 /// request that did not interrupt `poll()` is seen).
 pub(crate) const ARMED_TIMEOUT_MS: i32 = 20;
-
-/// Worker command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct WorkerArgs {
-    /// Worker id.
-    pub id: u64,
-    /// Group id.
-    pub gid: u32,
-    /// Address to listen on.
-    pub listen: Ipv4Addr,
-    /// Message size limit (UROM messages).
-    pub max_msg: usize,
-    /// Plugins: (path, id).
-    pub plugins: Vec<(PathBuf, u64)>,
-    /// Where to announce the port (default 1 = stdout).
-    pub port_fd: i32,
-}
-
-impl WorkerArgs {
-    /// Parses `--id N --gid G --listen IP --max-msg N so_path:id...`.
-    pub(crate) fn parse(args: &[String]) -> DocaResult<WorkerArgs> {
-        let mut w = WorkerArgs {
-            id: 0,
-            gid: 0,
-            listen: Ipv4Addr::LOCALHOST,
-            max_msg: 4096,
-            plugins: Vec::new(),
-            port_fd: 1,
-        };
-        let mut it = args.iter();
-        let bad = || DocaError::INVALID_VALUE;
-        while let Some(a) = it.next() {
-            match a.as_str() {
-                "--id" => w.id = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
-                "--gid" => w.gid = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
-                "--listen" => w.listen = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
-                "--max-msg" => w.max_msg = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
-                "--port-fd" => w.port_fd = it.next().ok_or_else(bad)?.parse().map_err(|_| bad())?,
-                p => {
-                    let (path, id) = p.rsplit_once(':').ok_or_else(bad)?;
-                    w.plugins
-                        .push((PathBuf::from(path), id.parse().map_err(|_| bad())?));
-                }
-            }
-        }
-        Ok(w)
-    }
-}
 
 fn send_status(
     node: &mut Node,
@@ -159,6 +119,8 @@ fn on_cmd(
 
 struct Worker {
     args: WorkerArgs,
+    // What an Attach must present (None: started by hand, any token is taken).
+    token: Option<Vec<u8>>,
     node: Node,
     plugins: Vec<LoadedPlugin>,
     conns: HashMap<ConnId, Decoder>,
@@ -178,28 +140,58 @@ impl Worker {
     }
 
     fn on_msg(&mut self, conn: ConnId, m: Msg) -> DocaResult<()> {
+        let attached = self.node.is_admitted(conn);
         match m {
-            Msg::Attach { worker_id } => {
-                if worker_id != self.args.id {
+            Msg::Attach {
+                worker_id,
+                token,
+                ucx_addr,
+            } => {
+                if attached || worker_id != self.args.id {
                     return Err(DocaError::INVALID_VALUE);
                 }
-                let addrs = self
+                if self.token.as_ref().is_some_and(|t| *t != token) {
+                    sdk_warn!(
+                        "urom_worker",
+                        "connection {conn} ({:?}): attach with a wrong token",
+                        self.node.peer(conn)
+                    );
+                    return Err(DocaError::AUTHENTICATION);
+                }
+                self.node.admit(conn);
+                let addrs: Vec<(u64, Vec<u8>)> = self
                     .plugins
                     .iter()
                     .map(|p| (p.id, p.addr.clone()))
                     .collect();
-                self.send(
-                    conn,
-                    &Msg::Attached {
-                        dest_id: conn,
-                        addrs,
-                    },
-                );
+                // Move to UCX when the host offers an address and this worker reaches it;
+                // otherwise the data stays on this connection. The reply goes over TCP
+                // either way; what follows an upgrade goes over UCX.
+                let mut ours = Vec::new();
+                if let Some(a) = self.node.ucx_address().filter(|_| !ucx_addr.is_empty()) {
+                    let a = a.to_vec();
+                    match self.node.upgrade(conn, &ucx_addr) {
+                        Ok(()) => ours = a,
+                        Err(e) => {
+                            sdk_warn!("urom_worker", "connection {conn}: staying on TCP ({e:?})")
+                        }
+                    }
+                }
+                let reply = Msg::Attached {
+                    dest_id: conn,
+                    addrs,
+                    ucx_addr: ours,
+                };
+                if self.node.send_tcp(conn, &reply.encode()).is_err() {
+                    self.conns.remove(&conn);
+                }
             }
+            _ if !attached => return Err(DocaError::BAD_STATE),
             Msg::DomainInit { req, peers, bufs } => {
                 domain::install(peers, bufs);
                 self.send(conn, &Msg::DomainOk { req });
             }
+            Msg::Ping { seq } => self.send(conn, &Msg::Pong { seq }),
             _ => return Err(DocaError::NOT_SUPPORTED),
         }
         Ok(())
@@ -224,6 +216,9 @@ impl Worker {
             };
             let msg = match dec.next_frame() {
                 Ok(None) => return,
+                Ok(Some((KIND_CMD, _))) if !self.node.is_admitted(conn) => {
+                    Err(dec.reject(DocaError::BAD_STATE))
+                }
                 Ok(Some((KIND_CMD, bytes))) => {
                     if on_cmd(&mut self.node, &mut self.plugins, conn, bytes).is_err() {
                         self.conns.remove(&conn);
@@ -243,7 +238,7 @@ impl Worker {
 
     /// Progresses the host connections; true if anything happened.
     fn poll_hosts(&mut self) -> bool {
-        let max = self.args.max_msg + OVERHEAD;
+        let max = self.args.max_msg as usize + OVERHEAD;
         let (conns, touched, closed) = (&mut self.conns, &mut self.touched, &mut self.closed);
         let busy = self.node.poll_with(|e| match e {
             EventRef::Accepted(c) => {
@@ -275,7 +270,7 @@ impl Worker {
 
     /// Progresses the plugins and sends their notifications; true if there were any.
     fn progress_plugins(&mut self) -> bool {
-        let cap = self.args.max_msg;
+        let cap = self.args.max_msg as usize;
         let (node, conns) = (&mut self.node, &self.conns);
         let mut n = 0;
         for p in self.plugins.iter_mut() {
@@ -317,37 +312,31 @@ impl Worker {
     /// Arms every event source and sleeps until one fires or the timeout passes; returns
     /// at once when a source has work pending.
     fn sleep(&mut self) {
-        let Some(efd) = self.node.event_fd() else {
-            std::thread::sleep(Duration::from_millis(IDLE_TIMEOUT_MS as u64));
-            return;
-        };
-        if !self.node.arm() {
+        let mut pfds = std::mem::take(&mut self.pfds);
+        if !self.node.sleep_fds(&mut pfds) {
+            self.pfds = pfds;
             return;
         }
-        self.pfds.clear();
         let pfd = |fd| libc::pollfd {
             fd,
             events: libc::POLLIN,
             revents: 0,
         };
-        self.pfds.push(pfd(efd));
         let mut timeout = ARMED_TIMEOUT_MS;
         for p in self.plugins.iter_mut() {
             match p.arm() {
-                Arm::Fd(fd) => self.pfds.push(pfd(fd)),
+                Arm::Fd(fd) => pfds.push(pfd(fd)),
                 Arm::CommandsOnly => {}
-                Arm::Busy => return,
+                Arm::Busy => {
+                    self.pfds = pfds;
+                    return;
+                }
                 Arm::Unknown => timeout = IDLE_TIMEOUT_MS,
             }
         }
         // SAFETY: pfds holds valid pollfds for its length.
-        unsafe {
-            libc::poll(
-                self.pfds.as_mut_ptr(),
-                self.pfds.len() as libc::nfds_t,
-                timeout,
-            )
-        };
+        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout) };
+        self.pfds = pfds;
     }
 
     fn run(&mut self) {
@@ -438,8 +427,32 @@ impl AdaptiveSpin {
     }
 }
 
-fn announce_port(fd: i32, port: u16) {
-    let line = format!("UROM_WORKER_PORT {port}\n");
+/// `--probe PATH`: loads the library and reports on `fd` whether it is a plugin.
+fn probe_main(path: &Path, fd: i32) -> i32 {
+    let line = match load_for_probe(path) {
+        Ok((version, name)) => format!("{PROBE_OK} {version} {}\n", name.as_deref().unwrap_or("-")),
+        Err(why) => format!("{PROBE_ERR} {why}\n"),
+    };
+    write_fd(fd, &line);
+    0
+}
+
+fn load_for_probe(path: &Path) -> Result<(u64, Option<String>), String> {
+    // SAFETY: loading runs the library's initialisers: that is what this child is for (the
+    // daemon probes in a process of its own).
+    let lib =
+        unsafe { libloading::Library::new(path) }.map_err(|e| format!("cannot load it: {e}"))?;
+    let (version, _) = plugin::probe(&lib).map_err(|e| match e {
+        DocaError::NOT_SUPPORTED => {
+            "it does not export urom_plugin_get_version and urom_plugin_get_iface".to_string()
+        }
+        e => format!("its urom_plugin_get_version/get_iface failed: {e:?}"),
+    })?;
+    Ok((version, plugin::declared_name(&lib)))
+}
+
+/// Writes `line` to `fd` (stdout for 1), then closes it (unless stdout).
+fn write_fd(fd: i32, line: &str) {
     if fd == 1 {
         let mut out = std::io::stdout();
         let _ = out.write_all(line.as_bytes());
@@ -453,16 +466,32 @@ fn announce_port(fd: i32, port: u16) {
     }
 }
 
-/// Entry point of `doca_urom_worker`; returns the process exit code.
-pub(crate) fn main_with_args(args: &[String]) -> i32 {
-    install_stop_signals();
-    let args = match WorkerArgs::parse(args) {
+/// The attach token the daemon set (removed from the environment, so plugins and their
+/// children do not see it).
+fn take_token() -> Option<Vec<u8>> {
+    let t = std::env::var(TOKEN_ENV).ok()?;
+    std::env::remove_var(TOKEN_ENV);
+    unhex(&t)
+}
+
+/// Entry point of `doca_urom_worker`; returns the process exit code (2: bad command line;
+/// 3: a plugin failed to load or open; 4: UCX failed; 5: cannot listen).
+pub(crate) fn main_with_args(argv: &[String]) -> i32 {
+    let args = match WorkerArgs::try_parse_from(
+        std::iter::once("doca_urom_worker".to_string()).chain(argv.iter().cloned()),
+    ) {
         Ok(a) => a,
-        Err(_) => {
-            eprintln!("usage: doca_urom_worker --id N [--gid G] [--listen IP] [--max-msg N] so_path:id...");
-            return 2;
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
         }
     };
+    if let Some(p) = &args.probe {
+        return probe_main(p, args.port_fd);
+    }
+    // Before any thread exists (changing the environment is not thread-safe).
+    let token = take_token();
+    install_stop_signals();
     let mut plugins = Vec::new();
     for (path, id) in &args.plugins {
         match LoadedPlugin::load(path, *id) {
@@ -473,17 +502,18 @@ pub(crate) fn main_with_args(args: &[String]) -> i32 {
             }
         }
     }
-    let mut node = match Node::new() {
-        Ok(n) => n,
-        Err(_) => return 4,
-    };
-    let port = match node.listen(SocketAddrV4::new(args.listen, 0)) {
+    let mut node = Node::new();
+    if node.enable_ucx().is_err() {
+        return 4;
+    }
+    let port = match node.listen(SocketAddrV4::new(args.listen, 0), Limits::for_worker()) {
         Ok(p) => p,
         Err(_) => return 5,
     };
-    announce_port(args.port_fd, port);
+    write_fd(args.port_fd, &format!("UROM_WORKER_PORT {port}\n"));
     let mut w = Worker {
         args,
+        token,
         node,
         plugins,
         conns: HashMap::new(),
@@ -547,20 +577,5 @@ mod tests {
         let mut z = AdaptiveSpin::new(Duration::ZERO);
         assert!(z.keep_polling(true, t0));
         assert!(!z.keep_polling(false, t0 + us(1)));
-    }
-
-    #[test]
-    fn args_parse_and_reject() {
-        let a: Vec<String> = ["--id", "7", "--gid", "1", "/p/worker_graph.so:2"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let w = WorkerArgs::parse(&a).unwrap();
-        assert_eq!((w.id, w.gid), (7, 1));
-        assert_eq!(w.plugins, vec![(PathBuf::from("/p/worker_graph.so"), 2)]);
-        let bad: Vec<String> = ["--id", "x"].iter().map(|s| s.to_string()).collect();
-        assert!(WorkerArgs::parse(&bad).is_err());
-        let bad: Vec<String> = ["nocolon"].iter().map(|s| s.to_string()).collect();
-        assert!(WorkerArgs::parse(&bad).is_err());
     }
 }

@@ -97,6 +97,34 @@ pub(crate) fn probe(lib: &libloading::Library) -> DocaResult<(u64, PluginIface)>
     Ok((version, iface))
 }
 
+/// The name a plugin library declares through the doca-soft extension
+/// ([`plugin_abi::NAME_SYMBOL`]), if it does and the name is plain (letters, digits, `_`,
+/// `-`, `.`; at most 47 bytes).
+pub(crate) fn declared_name(lib: &libloading::Library) -> Option<String> {
+    type NameFn = unsafe extern "C" fn() -> *const libc::c_char;
+    // SAFETY: the extension's signature; absent in most plugins.
+    let f = unsafe { lib.get::<NameFn>(plugin_abi::NAME_SYMBOL) }.ok()?;
+    // SAFETY: the plugin returns a static NUL-terminated string (or null).
+    let p = unsafe { f() };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-null and NUL-terminated (extension contract); strnlen reads up to the
+    // NUL, 48 bytes at most.
+    let n = unsafe { libc::strnlen(p, 48) };
+    if n >= 48 {
+        return None;
+    }
+    // SAFETY: the `n` bytes before the NUL are readable.
+    let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, n) };
+    let name = std::str::from_utf8(bytes).ok()?;
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    plain.then(|| name.to_owned())
+}
+
 impl LoadedPlugin {
     /// dlopens `path`, gets its interface, opens it and fetches its address.
     pub(crate) fn load(path: &Path, id: u64) -> DocaResult<LoadedPlugin> {
