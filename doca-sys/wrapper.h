@@ -62,6 +62,12 @@
 #if DOCA_SYS_TRY(<doca_eth_txq_gpu_data_path.h>)
 #include <doca_eth_txq_gpu_data_path.h>
 #endif
+#if DOCA_SYS_TRY(<doca_rdma.h>)
+#include <doca_rdma.h>
+#endif
+#if DOCA_SYS_TRY(<doca_dma.h>)
+#include <doca_dma.h>
+#endif
 #if DOCA_SYS_TRY(<doca_flow.h>)
 #include <doca_flow.h>
 #endif

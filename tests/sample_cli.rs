@@ -115,8 +115,10 @@ fn the_version_names_the_backend_and_the_urom_default_device_exists() {
 /// The facade's example binaries (cargo test builds them).
 /// (gpu_packet_processing takes them too, with the original's exit status 1 for bad input:
 /// tests/gpu_packet_processing.rs.)
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 9] = [
     "devices",
+    "gpunetio_dma_memcpy",
+    "gpunetio_rdma_client_server_write",
     "pktgen",
     "send_wait_time",
     "simple_receive",

@@ -48,6 +48,19 @@
 //! from the CPU threads). The semaphore records are `#[repr(C)]` mirrors of
 //! `gpp_common.cuh`, their layouts asserted on both sides.
 //!
+//! ## RDMA and DMA sample kernels
+//!
+//! `kernels/rdma_client_server_write.cu` and `kernels/dma_memcpy.cu` are the kernels of
+//! DOCA's `gpunetio_rdma_client_server_write` and `gpunetio_dma_memcpy`
+//! (`examples/gpunetio_*.rs`), written against the legacy GPU RDMA and DMA device API:
+//! [`KernelScope::launch_rdma_cs_server`] / [`KernelScope::launch_rdma_cs_client`] take the
+//! context's [`doca_gpunetio::rdma::RdmaHandle`] and buffer arrays typed local or remote
+//! (a local array cannot be passed where the kernel writes to the peer), and leave an
+//! [`RdmaCsReport`]; [`KernelScope::launch_dma_memcpy`] takes a
+//! [`doca_gpunetio::dma::DmaHandle`] and leaves a [`DeviceStatus`]. `kernels/rdma_bench.cu` holds the kernels of the
+//! RDMA write and DMA copy benches ([`KernelScope::launch_rdma_bench_write`],
+//! [`KernelScope::launch_dma_bench_copy`]).
+//!
 //! ## Build requirements
 //!
 //! The build script compiles the kernels with `doca-build` (the same recipe your own build
@@ -57,10 +70,13 @@
 
 #![warn(missing_docs)]
 
+mod dma;
 mod gpp;
 mod launch;
+mod rdma;
 mod samples;
 mod scope;
+mod status;
 
 pub use gpp::{
     CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
@@ -69,10 +85,12 @@ pub use gpp::{
     GPP_TX_BUF_NUM,
 };
 pub use launch::{KernelError, Kernels};
+pub use rdma::{RdmaCsReport, RecvRound, RDMA_CS_BUFS, RDMA_CS_HALF};
 pub use samples::{
     ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,
 };
 pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
+pub use status::DeviceStatus;
 
 /// The embedded fatbin holding every kernel (empty in documentation builds under `DOCS_RS`,
 /// where nvcc is not run).

@@ -76,6 +76,8 @@
 //! * DOCA Flow ([`flow`]): [`Flow`], [`FlowPort`], [`Pipe`] (BASIC and CONTROL),
 //!   [`Entry`], [`flow::Match`], [`flow::Forward`], [`RssFlags`], [`TcpFlags`].
 //! * Semaphores: [`Semaphore`] with typed per-item information, [`SemStatus`].
+//! * GPU-initiated RDMA ([`rdma`]: [`rdma::Rdma`], connections, memory exports, typed
+//!   local/remote buffer arrays, the samples' out-of-band exchange) and DMA ([`dma`]).
 //! * GPU handle types, kernel arguments through `cudarc`'s `DeviceRepr`, borrowed from a
 //!   started object: [`RxqHandle`], [`TxqHandle`], [`SemaphoreHandle`].
 //! * Software-runtime extensions (only when `doca-soft` is the backend): the module `soft`,
@@ -135,12 +137,14 @@
 #![warn(missing_docs)]
 
 mod atomic_buffer;
+pub mod dma;
 mod eth_rxq;
 mod eth_txq;
 pub mod flow;
 mod gpu;
 mod handles;
 mod mmap;
+pub mod rdma;
 mod semaphore;
 #[cfg(doca_backend = "soft")]
 pub mod soft;

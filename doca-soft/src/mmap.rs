@@ -10,6 +10,8 @@
 //! [`MmapShared::read_at`] reach it through the CPU mapping when there is one, else with a
 //! device copy. A dmabuf range that is not such memory is INVALID_VALUE at start.
 
+mod rdma;
+
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};
@@ -38,6 +40,8 @@ struct State {
     devs: Vec<usize>,
     gpu: Option<GpuRange>,
     user_data: DocaData,
+    /// RDMA: the NIC registration, exports, or the peer's memory this mmap stands for.
+    rdma: rdma::RdmaState,
 }
 
 /// The shared state of a memory map; buffers and queues keep an `Arc` of it.
@@ -65,7 +69,9 @@ impl std::ops::Deref for Mmap {
     }
 }
 
-static NEXT_MKEY: AtomicU32 = AtomicU32::new(0x1000);
+/// mkeys are the soft NIC's caller-chosen keys (see `rdma`), so that an mmap registered
+/// for RDMA is known to the NIC under the key programs read from it.
+static NEXT_MKEY: AtomicU32 = AtomicU32::new(crate::nic::keys::CALLER_KEYS);
 static BY_MKEY: Mutex<Option<HashMap<u32, Weak<MmapShared>>>> = Mutex::new(None);
 
 fn mkey_table() -> MutexGuard<'static, Option<HashMap<u32, Weak<MmapShared>>>> {
@@ -95,8 +101,9 @@ impl Mmap {
                     devs: Vec::new(),
                     gpu: None,
                     user_data: DocaData { u64: 0 },
+                    rdma: rdma::RdmaState::default(),
                 }),
-                mkey: NEXT_MKEY.fetch_add(0x100, Ordering::Relaxed),
+                mkey: rdma::next_mkey(&NEXT_MKEY),
                 users: AtomicUsize::new(0),
             }),
         }
@@ -124,6 +131,8 @@ impl Mmap {
             return Err(DocaError::INVALID_VALUE);
         }
         s.gpu = gpu;
+        let (addr, len, perms) = (s.addr as u64, s.len as u64, s.permissions);
+        s.rdma.on_start(self.mkey, addr, len, perms)?;
         s.started = true;
         mkey_table()
             .get_or_insert_with(HashMap::new)
@@ -140,8 +149,12 @@ impl Mmap {
         if self.users() > 0 {
             return Err(DocaError::IN_USE);
         }
+        if s.rdma.is_remote() {
+            return Err(DocaError::BAD_STATE);
+        }
         s.started = false;
         s.gpu = None;
+        s.rdma.on_stop();
         if let Some(t) = mkey_table().as_mut() {
             t.remove(&self.mkey);
         }
@@ -245,18 +258,23 @@ impl Mmap {
 
     /// Releases everything before the mmap goes away (destroy): devices, mkey.
     pub(crate) fn teardown(&self) {
-        let devs: Vec<usize> = {
+        let (devs, remote) = {
             let mut s = self.lock();
             s.started = false;
             s.gpu = None;
-            std::mem::take(&mut s.devs)
+            let remote = s.rdma.is_remote();
+            s.rdma.on_stop();
+            (std::mem::take(&mut s.devs), remote)
         };
         for d in devs {
             // SAFETY: an added device is IN_USE, so it cannot have been closed; it is live.
             unsafe { (*(d as *const Dev)).remove_user() };
         }
-        if let Some(t) = mkey_table().as_mut() {
-            t.remove(&self.mkey);
+        // A peer's key may equal one of ours: only local mmaps are in the table.
+        if !remote {
+            if let Some(t) = mkey_table().as_mut() {
+                t.remove(&self.mkey);
+            }
         }
     }
 }

@@ -174,6 +174,26 @@ impl BufArr {
 }
 
 impl BufArr {
+    /// The element entries of a started array as the device would see them (testing: the
+    /// CPU playing the GPU on the host data path, where no GPU copy exists).
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn host_entries(&self) -> DocaResult<Vec<GpuBufEntry>> {
+        let s = self.lock();
+        if !s.started {
+            return Err(DocaError::BAD_STATE);
+        }
+        let mmap = s.mmap.clone().ok_or(DocaError::BAD_STATE)?;
+        let (base, _) = mmap.range()?;
+        let dev_base = mmap.gpu_range().map_or(base as u64, |g| g.gpu_addr);
+        entries(
+            dev_base,
+            s.start_offset,
+            s.elem_size,
+            self.num_elem,
+            mmap.mkey(),
+        )
+    }
+
     /// An array of `num_elem` elements (INVALID_VALUE for 0), not configured.
     pub(crate) fn new(num_elem: usize) -> DocaResult<BufArr> {
         if num_elem == 0 {

@@ -204,3 +204,58 @@ pub unsafe extern "C" fn doca_mmap_get_max_num_devices(
         unsafe { write_out(max_num_devices, handle(mmap)?.max_num_devices()) }
     })
 }
+
+/// `doca_mmap_export_rdma(mmap, dev, &desc, &len)`: the blob a peer passes to
+/// `doca_mmap_create_from_export`; valid until the mmap is stopped or destroyed.
+/// BAD_STATE before start, NOT_PERMITTED without an RDMA permission, NOT_FOUND when `dev`
+/// was not added.
+#[no_mangle]
+pub unsafe extern "C" fn doca_mmap_export_rdma(
+    mmap: *mut Mmap,
+    dev: *const Dev,
+    export_desc: *mut *const c_void,
+    export_desc_len: *mut usize,
+) -> u32 {
+    call("doca_mmap_export_rdma", || {
+        // SAFETY: C API contract (null or live, both).
+        let (m, d) = unsafe { (handle(mmap)?, handle(dev)?) };
+        non_null(export_desc)?;
+        non_null(export_desc_len)?;
+        let (p, n) = m.export_rdma(d)?;
+        // SAFETY: C API contract (checked non-null, writable).
+        unsafe {
+            write_out(export_desc, p.cast())?;
+            write_out(export_desc_len, n)
+        }
+    })
+}
+
+/// `doca_mmap_create_from_export(user_data, desc, len, dev, &mmap)`: an mmap standing for
+/// a peer's memory, usable without start; INVALID_VALUE for bytes that are not an export.
+#[no_mangle]
+pub unsafe extern "C" fn doca_mmap_create_from_export(
+    user_data: *const DocaData,
+    export_desc: *const c_void,
+    export_desc_len: usize,
+    dev: *mut Dev,
+    mmap: *mut *mut Mmap,
+) -> u32 {
+    call("doca_mmap_create_from_export", || {
+        // SAFETY: C API contract.
+        let d = unsafe { handle(dev) }?;
+        non_null(export_desc)?;
+        non_null(mmap)?;
+        if export_desc_len == 0 {
+            return Err(crate::error::DocaError::INVALID_VALUE);
+        }
+        // SAFETY: C API contract: `export_desc_len` readable bytes (null checked).
+        let blob = unsafe { std::slice::from_raw_parts(export_desc.cast::<u8>(), export_desc_len) };
+        // SAFETY: C API contract (null or readable).
+        let ud = unsafe { user_data.as_ref() }
+            .copied()
+            .unwrap_or(DocaData { u64: 0 });
+        let m = Mmap::from_export(ud, blob, d)?;
+        // SAFETY: C API contract (checked non-null, writable).
+        unsafe { new_handle(mmap, m) }
+    })
+}

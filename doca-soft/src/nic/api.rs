@@ -128,6 +128,24 @@ pub(crate) struct Nic {
     core: Arc<Core>,
 }
 
+/// A NIC reference that does not keep it running (registries of NICs hold these).
+#[derive(Clone)]
+pub(crate) struct WeakNic {
+    core: std::sync::Weak<Core>,
+}
+
+impl WeakNic {
+    /// The NIC, while something still holds it.
+    pub(crate) fn upgrade(&self) -> Option<Nic> {
+        self.core.upgrade().map(|core| Nic { core })
+    }
+
+    /// Whether the NIC still runs.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.core.strong_count() > 0
+    }
+}
+
 impl Nic {
     /// Starts a NIC whose listener binds `bind` (port chosen by the system).
     pub(crate) fn start(bind: Ipv4Addr) -> DocaResult<Nic> {
@@ -166,6 +184,13 @@ impl Nic {
                 thread: Mutex::new(Some(thread)),
             }),
         })
+    }
+
+    /// A reference that does not keep the NIC running.
+    pub(crate) fn downgrade(&self) -> WeakNic {
+        WeakNic {
+            core: Arc::downgrade(&self.core),
+        }
     }
 
     /// The GID peers connect to (see `gid.rs` for the format).

@@ -4,7 +4,9 @@
 //!
 //! Keys start at 0x1000 and only grow (a key is never reused in a process, so a peer's
 //! cached key can never name a later registration); `MLX5_INVALID_LKEY` (0x100) and 0 are
-//! never handed out. Lookups take a read lock; engines cache what they looked up and drop
+//! never handed out. Keys from 0x8000_0000 on are the caller's to choose
+//! ([`register_as`]: the C layer registers an mmap under its own mkey; a peer's cached key
+//! of an earlier registration under the same key was revoked when it was deregistered). Lookups take a read lock; engines cache what they looked up and drop
 //! their cache when [`generation`] moves (every deregistration bumps it).
 //!
 //! GPU memory is registered as UCX CUDA memory (UCX then moves it with its CUDA
@@ -168,8 +170,12 @@ pub(crate) fn register(
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
     let key = loop {
         let k = REGISTRY.next.fetch_add(1, Ordering::Relaxed);
-        if k >= 0x1000 {
+        if (0x1000..CALLER_KEYS).contains(&k) {
             break k;
+        }
+        if k >= CALLER_KEYS {
+            // 2^31 registrations in one process: start over (older keys are long gone).
+            REGISTRY.next.store(0x1000, Ordering::Relaxed);
         }
     };
     let region = Arc::new(Region {
@@ -186,6 +192,49 @@ pub(crate) fn register(
         .write()
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, region.clone());
+    Ok(Registration { region })
+}
+
+/// Keys from here on are chosen by callers ([`register_as`]); [`register`] hands out
+/// keys below.
+pub(crate) const CALLER_KEYS: u32 = 0x8000_0000;
+
+/// Registers `[addr, addr + len)` under `key` (at least [`CALLER_KEYS`]): the C layer
+/// gives an mmap's own mkey, so the keys programs read from the mmap name this
+/// registration. ALREADY_EXIST while `key` is registered.
+pub(crate) fn register_as(
+    key: u32,
+    addr: u64,
+    len: u64,
+    access: Access,
+    kind: MemKind,
+) -> DocaResult<Registration> {
+    if key < CALLER_KEYS
+        || addr == 0
+        || len == 0
+        || addr.checked_add(len).is_none()
+        || access.0 & !0xf != 0
+    {
+        return Err(DocaError::INVALID_VALUE);
+    }
+    if lookup(key).is_some() {
+        return Err(DocaError::ALREADY_EXIST);
+    }
+    let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    let region = Arc::new(Region {
+        key,
+        addr,
+        len,
+        access,
+        kind,
+        memh,
+        packed,
+    });
+    let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
+    if map.contains_key(&key) {
+        return Err(DocaError::ALREADY_EXIST);
+    }
+    map.insert(key, region.clone());
     Ok(Registration { region })
 }
 

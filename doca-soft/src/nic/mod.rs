@@ -125,7 +125,7 @@ mod wqe;
 mod tests;
 
 #[allow(unused_imports)]
-pub(crate) use api::{Cq, Nic, NicEvent, Qp, QpState, Rq, Stats};
+pub(crate) use api::{Cq, Nic, NicEvent, Qp, QpState, Rq, Stats, WeakNic};
 #[allow(unused_imports)]
 pub(crate) use bench::WriteBench;
 #[allow(unused_imports)]
@@ -140,7 +140,16 @@ pub(crate) use rq::{MAX_UNEXPECTED, MAX_UNEXPECTED_BYTES};
 /// The memory-key registry.
 pub(crate) mod keys {
     #[allow(unused_imports)]
-    pub(crate) use super::mkey::{lookup, register, set_device_memory};
+    pub(crate) use super::mkey::{lookup, register, register_as, set_device_memory, CALLER_KEYS};
+}
+
+/// WQE builders and CQE readers of the CPU playing the GPU (tests and the testing hooks).
+#[allow(unused_imports)]
+pub(crate) mod host_build {
+    pub(crate) use super::host::{
+        cqe_bytes, cqe_counter, cqe_opcode, cqe_syndrome, wqe_atomic, wqe_read, wqe_send,
+        wqe_write, wqe_write_inline, Seg,
+    };
 }
 
 /// CQE opcodes and error syndromes, for the C layer's error reporting.

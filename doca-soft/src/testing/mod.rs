@@ -18,6 +18,7 @@
 //! * the soft NIC's largest burst ([`MAX_BURST_SIZE`]), which the capability getters report.
 
 pub mod frames;
+pub mod rdma;
 mod rx_consumer;
 mod tx_producer;
 pub mod urom;

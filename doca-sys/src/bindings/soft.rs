@@ -2646,6 +2646,483 @@ unsafe extern "C" {
         packet_timestamp: *mut u64,
     ) -> doca_error_t;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct rdma_cm_id {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_rdma {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_rdma_addr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_rdma_connection {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_gpu_dev_rdma {
+    _unused: [u8; 0],
+}
+pub type doca_dpa_dev_rdma_t = u64;
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_rdma_gid {
+    pub raw: [u8; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_rdma_gid"][::core::mem::size_of::<doca_rdma_gid>() - 16usize];
+    ["Alignment of doca_rdma_gid"][::core::mem::align_of::<doca_rdma_gid>() - 1usize];
+    ["Offset of field: doca_rdma_gid::raw"][::core::mem::offset_of!(doca_rdma_gid, raw) - 0usize];
+};
+impl doca_rdma_transport_type {
+    pub const DOCA_RDMA_TRANSPORT_TYPE_RC: doca_rdma_transport_type = doca_rdma_transport_type(0);
+    pub const DOCA_RDMA_TRANSPORT_TYPE_DC: doca_rdma_transport_type = doca_rdma_transport_type(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_rdma_transport_type(pub core::ffi::c_uint);
+impl doca_rdma_addr_type {
+    pub const DOCA_RDMA_ADDR_TYPE_IPv4: doca_rdma_addr_type = doca_rdma_addr_type(0);
+    pub const DOCA_RDMA_ADDR_TYPE_IPv6: doca_rdma_addr_type = doca_rdma_addr_type(1);
+    pub const DOCA_RDMA_ADDR_TYPE_GID: doca_rdma_addr_type = doca_rdma_addr_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_rdma_addr_type(pub core::ffi::c_uint);
+impl doca_rdma_opcode {
+    pub const DOCA_RDMA_OPCODE_RECV_SEND: doca_rdma_opcode = doca_rdma_opcode(0);
+    pub const DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM: doca_rdma_opcode = doca_rdma_opcode(1);
+    pub const DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM: doca_rdma_opcode = doca_rdma_opcode(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_rdma_opcode(pub core::ffi::c_uint);
+pub type doca_rdma_connection_request_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(rdma_connection: *mut doca_rdma_connection, ctx_user_data: doca_data),
+>;
+pub type doca_rdma_connection_established_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        rdma_connection: *mut doca_rdma_connection,
+        connection_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+pub type doca_rdma_connection_failure_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        rdma_connection: *mut doca_rdma_connection,
+        connection_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+pub type doca_rdma_connection_disconnection_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        rdma_connection: *mut doca_rdma_connection,
+        connection_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+unsafe extern "C" {
+    pub fn doca_rdma_cap_task_write_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_get_max_recv_queue_size(
+        devinfo: *const doca_devinfo,
+        max_recv_queue_size: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_get_max_send_queue_size(
+        devinfo: *const doca_devinfo,
+        max_send_queue_size: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_get_max_send_buf_list_len(
+        devinfo: *const doca_devinfo,
+        max_send_buf_list_len: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_get_max_message_size(
+        devinfo: *const doca_devinfo,
+        max_message_size: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_get_gid_table_size(
+        devinfo: *const doca_devinfo,
+        gid_table_size: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_get_gid(
+        devinfo: *const doca_devinfo,
+        start_index: u32,
+        num_entries: u32,
+        gid_array: *mut doca_rdma_gid,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_cap_transport_type_is_supported(
+        devinfo: *const doca_devinfo,
+        transport_type: doca_rdma_transport_type,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_create(dev: *mut doca_dev, rdma: *mut *mut doca_rdma) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_destroy(rdma: *mut doca_rdma) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_as_ctx(rdma: *mut doca_rdma) -> *mut doca_ctx;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_permissions(rdma: *mut doca_rdma, permissions: u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_permissions(rdma: *mut doca_rdma, permissions: *mut u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_gid_index(rdma: *mut doca_rdma, gid_index: u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_gid_index(rdma: *const doca_rdma, gid_index: *mut u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_grh_enabled(rdma: *mut doca_rdma, grh_enabled: u8) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_grh_enabled(rdma: *const doca_rdma, grh_enabled: *mut u8) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_send_queue_size(
+        rdma: *mut doca_rdma,
+        send_queue_size: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_send_queue_size(
+        rdma: *const doca_rdma,
+        send_queue_size: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_recv_queue_size(
+        rdma: *mut doca_rdma,
+        recv_queue_size: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_recv_queue_size(
+        rdma: *const doca_rdma,
+        recv_queue_size: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_max_num_connections(
+        rdma: *mut doca_rdma,
+        max_num_connections: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_max_num_connections(
+        rdma: *mut doca_rdma,
+        max_num_connections: *mut u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_transport_type(
+        rdma: *mut doca_rdma,
+        transport_type: doca_rdma_transport_type,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_transport_type(
+        rdma: *const doca_rdma,
+        transport_type: *mut doca_rdma_transport_type,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_mtu(rdma: *mut doca_rdma, mtu: doca_mtu_size) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_mtu(rdma: *const doca_rdma, mtu: *mut doca_mtu_size) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_sl(rdma: *mut doca_rdma, sl: u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_sl(rdma: *const doca_rdma, sl: *mut u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_connection_request_timeout(
+        rdma: *mut doca_rdma,
+        timeout: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_connection_request_timeout(
+        rdma: *const doca_rdma,
+        timeout: *mut u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_rnr_retry_count(rdma: *mut doca_rdma, rnr_retry_count: u8)
+    -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_rnr_retry_count(
+        rdma: *const doca_rdma,
+        rnr_retry_count: *mut u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_max_send_buf_list_len(
+        rdma: *mut doca_rdma,
+        max_send_buf_list_len: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_max_send_buf_list_len(
+        rdma: *const doca_rdma,
+        max_send_buf_list_len: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_export(
+        rdma: *mut doca_rdma,
+        local_rdma_conn_details: *mut *const core::ffi::c_void,
+        local_rdma_conn_details_size: *mut usize,
+        rdma_connection: *mut *mut doca_rdma_connection,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connect(
+        rdma: *mut doca_rdma,
+        remote_rdma_conn_details: *const core::ffi::c_void,
+        remote_rdma_conn_details_size: usize,
+        rdma_connection: *mut doca_rdma_connection,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_get_gpu_handle(
+        rdma: *mut doca_rdma,
+        gpu_rdma: *mut *mut doca_gpu_dev_rdma,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_addr_create(
+        addr_type: doca_rdma_addr_type,
+        address: *const core::ffi::c_char,
+        port: u16,
+        addr: *mut *mut doca_rdma_addr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_addr_destroy(addr: *mut doca_rdma_addr) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_addr_get_params(
+        addr: *mut doca_rdma_addr,
+        addr_type: *mut doca_rdma_addr_type,
+        address: *mut *const core::ffi::c_char,
+        port: *mut u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_start_listen_to_port(rdma: *mut doca_rdma, port: u16) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_stop_listen_to_port(rdma: *mut doca_rdma, port: u16) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connect_to_addr(
+        rdma: *mut doca_rdma,
+        addr: *mut doca_rdma_addr,
+        connection_user_data: doca_data,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_accept(
+        rdma_connection: *mut doca_rdma_connection,
+        private_data: *mut core::ffi::c_void,
+        private_data_len: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_reject(rdma_connection: *mut doca_rdma_connection) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_disconnect(
+        rdma_connection: *mut doca_rdma_connection,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_set_user_data(
+        rdma_connection: *mut doca_rdma_connection,
+        connection_user_data: doca_data,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_get_user_data(
+        rdma_connection: *const doca_rdma_connection,
+        connection_user_data: *mut doca_data,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_get_id(
+        rdma_connection: *const doca_rdma_connection,
+        connection_id: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_connection_get_addr(
+        rdma_connection: *const doca_rdma_connection,
+        addr: *mut *mut doca_rdma_addr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_set_connection_state_callbacks(
+        rdma: *mut doca_rdma,
+        doca_rdma_connect_request_cb: doca_rdma_connection_request_cb_t,
+        doca_rdma_connect_established_cb: doca_rdma_connection_established_cb_t,
+        doca_rdma_connect_failure_cb: doca_rdma_connection_failure_cb_t,
+        doca_rdma_disconnect_cb: doca_rdma_connection_disconnection_cb_t,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_prepare_connection(
+        rdma: *mut doca_rdma,
+        cm_id: *mut rdma_cm_id,
+        rdma_connection: *mut *mut doca_rdma_connection,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_accept(
+        rdma: *mut doca_rdma,
+        private_data: *mut core::ffi::c_void,
+        private_data_len: u8,
+        rdma_connection: *mut doca_rdma_connection,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_established(
+        rdma: *mut doca_rdma,
+        rdma_connection: *mut doca_rdma_connection,
+    ) -> doca_error_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_dma {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_dma_task_memcpy {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_gpu_dma {
+    _unused: [u8; 0],
+}
+pub type doca_dma_task_memcpy_completion_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        task: *mut doca_dma_task_memcpy,
+        task_user_data: doca_data,
+        ctx_user_data: doca_data,
+    ),
+>;
+unsafe extern "C" {
+    pub fn doca_dma_cap_task_memcpy_is_supported(devinfo: *const doca_devinfo) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_cap_get_max_num_tasks(
+        dma: *mut doca_dma,
+        max_num_tasks: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_cap_task_memcpy_get_max_buf_list_len(
+        devinfo: *const doca_devinfo,
+        max_buf_list_len: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_cap_task_memcpy_get_max_buf_size(
+        devinfo: *const doca_devinfo,
+        buf_size: *mut u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_create(dev: *mut doca_dev, dma: *mut *mut doca_dma) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_destroy(dma: *mut doca_dma) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_as_ctx(dma: *mut doca_dma) -> *mut doca_ctx;
+}
+unsafe extern "C" {
+    pub fn doca_dma_set_ordered_completions(
+        dma: *mut doca_dma,
+        ordered_completions: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_get_ordered_completions(
+        dma: *mut doca_dma,
+        ordered_completions: *mut u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_set_conf(
+        dma: *mut doca_dma,
+        task_completion_cb: doca_dma_task_memcpy_completion_cb_t,
+        task_error_cb: doca_dma_task_memcpy_completion_cb_t,
+        num_memcpy_tasks: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_alloc_init(
+        dma: *mut doca_dma,
+        src: *const doca_buf,
+        dst: *mut doca_buf,
+        user_data: doca_data,
+        task: *mut *mut doca_dma_task_memcpy,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_as_task(task: *mut doca_dma_task_memcpy) -> *mut doca_task;
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_set_src(task: *mut doca_dma_task_memcpy, src: *const doca_buf);
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_get_src(task: *const doca_dma_task_memcpy) -> *const doca_buf;
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_set_dst(task: *mut doca_dma_task_memcpy, dst: *mut doca_buf);
+}
+unsafe extern "C" {
+    pub fn doca_dma_task_memcpy_get_dst(task: *const doca_dma_task_memcpy) -> *mut doca_buf;
+}
+unsafe extern "C" {
+    pub fn doca_dma_get_gpu_handle(
+        dma: *mut doca_dma,
+        gpu_dma: *mut *mut doca_gpu_dma,
+    ) -> doca_error_t;
+}
 impl doca_flow_l3_type {
     pub const DOCA_FLOW_L3_TYPE_NONE: doca_flow_l3_type = doca_flow_l3_type(0);
     pub const DOCA_FLOW_L3_TYPE_IP4: doca_flow_l3_type = doca_flow_l3_type(1);

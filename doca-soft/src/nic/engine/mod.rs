@@ -379,9 +379,19 @@ impl Engine {
         for k in 0..self.rq_ids.len() {
             let id = self.rq_ids[k];
             busy |= self.match_rq(id);
-            let owner_failed = self.rqs.get(&id).and_then(|rq| match rq.users.as_slice() {
-                [q] => self.qps.get(q).filter(|qp| qp.error.is_some()).map(|_| *q),
-                _ => None,
+            // Flush once no user can receive any more: at least one in error and the
+            // others in error or never connected (DOCA RDMA shares one RQ among the QPs of
+            // all its connections, some of which may stay unused).
+            let owner_failed = self.rqs.get(&id).and_then(|rq| {
+                let mut failed = None;
+                for q in &rq.users {
+                    match self.qps.get(q) {
+                        Some(qp) if qp.error.is_some() => failed = failed.or(Some(*q)),
+                        Some(qp) if matches!(qp.conn, Conn::None) => {}
+                        _ => return None,
+                    }
+                }
+                failed
             });
             if let Some(q) = owner_failed {
                 busy |= self.flush_rq(id, q);
