@@ -221,6 +221,7 @@ pub(crate) mod port;
 pub(crate) mod semaphore;
 pub(crate) mod sync;
 pub(crate) mod types;
+pub(crate) mod verbs;
 pub(crate) mod version;
 
 // The UROM code names the task header `crate::task` (until its C functions move to capi).

@@ -31,9 +31,14 @@ pub mod doca_gpunetio;
 pub mod doca_log;
 pub mod doca_mmap;
 pub mod doca_pe;
+pub mod doca_rdma_bridge;
 pub mod doca_soft_port;
 pub mod doca_soft_queue;
 pub mod doca_types;
+pub mod doca_uar;
+pub mod doca_umem;
+pub mod doca_verbs;
+pub mod doca_verbs_bridge;
 pub mod doca_version;
 
 pub(crate) mod toolkit;
