@@ -34,6 +34,7 @@ pub mod doca_pe;
 pub mod doca_rdma_bridge;
 pub mod doca_soft_port;
 pub mod doca_soft_queue;
+pub mod doca_soft_verbs;
 pub mod doca_types;
 pub mod doca_uar;
 pub mod doca_umem;

@@ -127,6 +127,8 @@ pub(crate) struct SoftIbvPd {
 pub(crate) struct PdShared {
     ctx: Arc<ContextShared>,
     pdn: u32,
+    /// `VerbsPd` handles of this PD (the first, and those of `..._verbs_pd_import`).
+    handles: std::sync::atomic::AtomicUsize,
 }
 
 impl PdShared {
@@ -165,11 +167,15 @@ impl VerbsPd {
         VerbsPd::wrap(Arc::new(PdShared {
             ctx: ctx.shared.clone(),
             pdn,
+            handles: Default::default(),
         }))
     }
 
     /// Another handle of the PD `shared` (`doca_verbs_bridge_verbs_pd_import`).
     pub(crate) fn wrap(shared: Arc<PdShared>) -> VerbsPd {
+        shared
+            .handles
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         let ibv_pd = Box::new(SoftIbvPd {
             context: shared.ctx.ibv_context(),
             handle: shared.pdn,
@@ -202,7 +208,8 @@ impl VerbsPd {
 
     /// `IN_USE` while a QP made on it lives.
     pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
-        let users = Arc::strong_count(&self.shared) - 1;
+        let handles = self.shared.handles.load(std::sync::atomic::Ordering::Acquire);
+        let users = Arc::strong_count(&self.shared).saturating_sub(handles);
         if users > 0 {
             sdk_err!("verbs", "PD destroy: {users} QPs on it still exist");
             return Err(DocaError::IN_USE);
@@ -214,6 +221,14 @@ impl VerbsPd {
             }
         }
         Ok(())
+    }
+}
+
+impl Drop for VerbsPd {
+    fn drop(&mut self) {
+        self.shared
+            .handles
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

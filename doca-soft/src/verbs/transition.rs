@@ -96,7 +96,8 @@ pub(crate) fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use QpState::*;
+    use QpState::Err as Error;
+    use QpState::{Init, Rst, Rtr, Rts};
 
     // The masks DOCA 3.3's verbs samples use (reference facts §1.3).
     const INIT: u32 = mask::NEXT_STATE
@@ -133,7 +134,7 @@ mod tests {
         assert_eq!(validate(Rst, RTS as i32, Rts, Rst), e, "RST -> RTS");
         assert_eq!(validate(Init, RTS as i32, Rts, Rst), e, "INIT -> RTS");
         assert_eq!(validate(Rts, RTR as i32, Rtr, Rst), e, "RTS -> RTR");
-        assert_eq!(validate(Err, INIT as i32, Init, Rst), e, "ERR -> INIT");
+        assert_eq!(validate(Error, INIT as i32, Init, Rst), e, "ERR -> INIT");
         let no_port = INIT & !mask::PORT_NUM;
         assert_eq!(validate(Rst, no_port as i32, Init, Rst), e);
         let no_ah = RTR & !mask::AH_ATTR;
@@ -151,8 +152,8 @@ mod tests {
         let m = (RTS | mask::CURRENT_STATE) as i32;
         assert_eq!(validate(Rtr, m, Rts, Rtr), Ok(Rts));
         assert_eq!(validate(Rtr, m, Rts, Init), Err(DocaError::INVALID_VALUE));
-        for s in [Rst, Init, Rtr, Rts, Err] {
-            assert_eq!(validate(s, mask::NEXT_STATE as i32, Err, Rst), Ok(Err));
+        for s in [Rst, Init, Rtr, Rts, Error] {
+            assert_eq!(validate(s, mask::NEXT_STATE as i32, Error, Rst), Ok(Error));
             assert_eq!(validate(s, mask::NEXT_STATE as i32, Rst, Rst), Ok(Rst));
         }
         // No NEXT_STATE: attributes changed in place (RTS -> RTS).
