@@ -75,6 +75,8 @@
 //! * DOCA Flow ([`flow`]): [`Flow`], [`FlowPort`], [`Pipe`] (BASIC and CONTROL),
 //!   [`Entry`], [`flow::Match`], [`flow::Forward`], [`RssFlags`], [`TcpFlags`].
 //! * Semaphores: [`Semaphore`] with typed per-item information, [`SemStatus`].
+//! * GPU verbs ([`verbs`]): DOCA Verbs queue pairs exported to CUDA kernels, memory
+//!   regions, and the [`verbs::QpHandle`] kernels take.
 //! * GPU handle types, kernel arguments through `cudarc`'s `DeviceRepr`, borrowed from a
 //!   started object: [`RxqHandle`], [`TxqHandle`], [`SemaphoreHandle`].
 //! * Software-runtime extensions (only when `doca-soft` is the backend): the module `soft`,
@@ -139,6 +141,7 @@ mod mmap;
 mod semaphore;
 #[cfg(doca_backend = "soft")]
 pub mod soft;
+pub mod verbs;
 
 pub use doca_common::context;
 pub use doca_common::{

@@ -203,8 +203,6 @@ pub(crate) const QP_TYPE_RC: u32 = 0;
 pub(crate) const QP_TYPE_UC: u32 = 1;
 /// `DOCA_VERBS_QP_SCATTER_TO_CQE_32B`.
 pub(crate) const SCATTER_TO_CQE_32B: u32 = 1;
-/// `DOCA_VERBS_QP_SEND_DBR_MODE_DBR_VALID`.
-pub(crate) const SEND_DBR_MODE_DBR_VALID: u32 = 0;
 /// `DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_EXT`.
 pub(crate) const SEND_DBR_MODE_NO_DBR_EXT: u32 = 1;
 /// `DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_INT`.

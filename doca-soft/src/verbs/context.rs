@@ -136,11 +136,6 @@ impl PdShared {
     pub(crate) fn ctx(&self) -> &Arc<ContextShared> {
         &self.ctx
     }
-
-    /// The PD number.
-    pub(crate) fn pdn(&self) -> u32 {
-        self.pdn
-    }
 }
 
 /// The C `struct doca_verbs_pd`.

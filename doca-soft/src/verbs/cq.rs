@@ -23,7 +23,6 @@ pub struct VerbsCq {
     ctx: Arc<ContextShared>,
     cq: Arc<GpuCq>,
     attr: CqAttr,
-    place: Placement,
 }
 
 impl VerbsCq {
@@ -45,7 +44,6 @@ impl VerbsCq {
             ctx: ctx.shared().clone(),
             cq,
             attr: *attr,
-            place,
         })
     }
 
@@ -62,11 +60,6 @@ impl VerbsCq {
     /// The attributes it was made with.
     pub(crate) fn attr(&self) -> &CqAttr {
         &self.attr
-    }
-
-    /// Where its ring lives.
-    pub(crate) fn placement(&self) -> &Placement {
-        &self.place
     }
 
     /// CQ number.

@@ -67,6 +67,7 @@ pub(crate) enum ExportTo {
     /// Device memory of this GPU (`doca_gpu_verbs_export_qp`).
     Gpu(Arc<crate::gpu::GpuShared>),
     /// Host memory: a CPU thread plays the GPU (the `testing` hooks).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Host,
 }
 
@@ -192,17 +193,13 @@ impl GpuVerbsQp {
         self.desc.dev()
     }
 
-    /// The concrete NIC handler.
-    pub(crate) fn handler(&self) -> u32 {
-        self.handler
-    }
-
     /// Whether a CPU proxy rings the doorbell.
     pub(crate) fn cpu_proxy(&self) -> bool {
         self.proxy.is_some()
     }
 
     /// The descriptor bytes as they are now (device counters included).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn read_descriptor(&self, out: &mut [u8]) -> DocaResult<()> {
         self.desc.read(0, out)
     }

@@ -190,11 +190,6 @@ impl VerbsQp {
     }
 
     /// The state, ERR once the NIC put the QP in error.
-    pub(crate) fn state(&self) -> QpState {
-        let rt = self.rt();
-        self.effective(&rt)
-    }
-
     fn effective(&self, rt: &Runtime) -> QpState {
         match self.gq.qp().status().0 {
             nic::QpState::Error => QpState::Err,

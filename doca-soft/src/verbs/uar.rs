@@ -25,7 +25,6 @@ static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 /// The C `struct doca_uar`.
 pub struct Uar {
     id: u32,
-    kind: u32,
     page: *mut u8,
     _dev: Arc<DevInfo>,
 }
@@ -49,7 +48,6 @@ impl Uar {
         }
         Ok(Uar {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            kind,
             page,
             _dev: dev,
         })
@@ -58,11 +56,6 @@ impl Uar {
     /// `doca_uar_id_get`.
     pub(crate) fn id(&self) -> u32 {
         self.id
-    }
-
-    /// The allocation type it was created with.
-    pub(crate) fn kind(&self) -> u32 {
-        self.kind
     }
 
     /// `doca_uar_page_get`.

@@ -21,7 +21,6 @@ pub struct Umem {
     id: u32,
     addr: u64,
     size: u32,
-    access: u32,
     gpu: Option<Weak<GpuShared>>,
     _dev: Arc<DevInfo>,
 }
@@ -60,7 +59,6 @@ impl Umem {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             addr,
             size: size32,
-            access,
             gpu: owner,
             _dev: dev,
         })
@@ -81,21 +79,12 @@ impl Umem {
         self.size
     }
 
-    /// The `doca_access_flag` bits it was registered with.
-    pub(crate) fn access(&self) -> u32 {
-        self.access
-    }
-
     /// The GPU owning the memory (`doca_umem_gpu_create`), None for host memory (or a
     /// GPU already destroyed).
     pub(crate) fn gpu(&self) -> Option<Arc<GpuShared>> {
         self.gpu.as_ref().and_then(Weak::upgrade)
     }
 
-    /// Whether it was registered as GPU memory.
-    pub(crate) fn is_gpu(&self) -> bool {
-        self.gpu.is_some()
-    }
 
     /// `INVALID_VALUE` unless `need` bytes fit from `offset` on (what a queue over this umem
     /// at that offset occupies).
@@ -140,7 +129,7 @@ mod tests {
         let v = Umem::new(info(), a, 16, 1, false).unwrap();
         assert_ne!(u.id(), v.id());
         assert_ne!(u.id(), 0);
-        assert_eq!((u.addr(), u.size(), u.access()), (a, 4096, 15));
+        assert_eq!((u.addr(), u.size()), (a, 4096));
         assert!(u.check_room(0, 4096, "t").is_ok());
         assert!(u.check_room(64, 4096, "t").is_err());
         assert!(u.check_room(u64::MAX, 2, "t").is_err());
