@@ -105,7 +105,15 @@ fn one_sided_writes_reads_and_the_write_ping_pong() {
         let pi = d.sq_wqe_pi();
         for tid in 0..threads {
             let idx = pi + tid;
-            let w = wqe_write(idx, q, CQ_UPDATE, peer.at(size * tid), me.mem.at(size * tid), size as u32, None);
+            let w = wqe_write(
+                idx,
+                q,
+                CQ_UPDATE,
+                peer.at(size * tid),
+                me.mem.at(size * tid),
+                size as u32,
+                None,
+            );
             d.write_wqe(idx, &w);
         }
         last = pi + threads - 1;
@@ -115,7 +123,9 @@ fn one_sided_writes_reads_and_the_write_ping_pong() {
     d.sync_after_raw();
     let got = peer.dump(0, (threads * size) as usize);
     assert!(
-        got.iter().enumerate().all(|(i, &b)| b == (i as u64 / size + 1) as u8),
+        got.iter()
+            .enumerate()
+            .all(|(i, &b)| b == (i as u64 / size + 1) as u8),
         "write_bw data"
     );
 
@@ -131,7 +141,11 @@ fn one_sided_writes_reads_and_the_write_ping_pong() {
     for l in 0..32 {
         done(d.wait(base + l, T), base + l);
     }
-    same(&peer.dump(2 << 20, 16384), &pattern(65536, 3)[..16384], "warp put");
+    same(
+        &peer.dump(2 << 20, 16384),
+        &pattern(65536, 3)[..16384],
+        "warp put",
+    );
 
     // p: an inline write of a value.
     let t = d.p(peer.at(3 << 20), 0x1122_3344_5566_7788, T).unwrap();
@@ -143,10 +157,16 @@ fn one_sided_writes_reads_and_the_write_ping_pong() {
     let t = d.get(peer.at(100000), me.mem.at(3 << 20), 3000, T).unwrap();
     done(d.wait(t, T), t);
     same(&me.mem.read(3 << 20, 3000), &pattern(3000, 77), "get");
-    let t = d.get(peer.at(100000), me.mem.at((3 << 20) + 8192), 3000, T).unwrap();
+    let t = d
+        .get(peer.at(100000), me.mem.at((3 << 20) + 8192), 3000, T)
+        .unwrap();
     let dump = d.dump_wait(me.mem.at(4 << 19), T).unwrap();
     assert_eq!(dump, t + 1);
-    same(&me.mem.read((3 << 20) + 8192, 3000), &pattern(3000, 77), "get + dump");
+    same(
+        &me.mem.read((3 << 20) + 8192, 3000),
+        &pattern(3000, 77),
+        "get + dump",
+    );
     assert_eq!(d.cqe_ci(Wq::Sq), dump + 1);
 
     // write_lat: byte ping-pong, 50 round trips (the child mirrors every byte back).
@@ -185,7 +205,10 @@ fn signals_and_counters_reach_the_peer_in_order() {
         std::thread::scope(|s| {
             for gtid in 0..threads {
                 s.spawn(move || {
-                    let m = Addr { addr: maddr, key: mkey };
+                    let m = Addr {
+                        addr: maddr,
+                        key: mkey,
+                    };
                     for i in 0..it {
                         let prev = m.at(flags + 8 * gtid);
                         let t = d
@@ -209,8 +232,14 @@ fn signals_and_counters_reach_the_peer_in_order() {
             }
         });
     }
-    let sum: u64 = (0..threads).map(|g| peer.u64_at((flags + 8 * g) as usize)).sum();
-    assert_eq!(sum, threads * it * 2, "Flag value = 2 * iterations per thread, summed");
+    let sum: u64 = (0..threads)
+        .map(|g| peer.u64_at((flags + 8 * g) as usize))
+        .sum();
+    assert_eq!(
+        sum,
+        threads * it * 2,
+        "Flag value = 2 * iterations per thread, summed"
+    );
 
     // put_signal_lat: the peer mirrors each signal (30 round trips).
     let (lf, ls) = (2u64 << 20, (2u64 << 20) + 64);
@@ -224,7 +253,17 @@ fn signals_and_counters_reach_the_peer_in_order() {
         me.mem.key
     ));
     for i in 1..=30u64 {
-        let t = d.put_signal(peer.at(3 << 20), me.mem.at(0), 64, peer.at(lf), me.mem.at(ls), 1, T).unwrap();
+        let t = d
+            .put_signal(
+                peer.at(3 << 20),
+                me.mem.at(0),
+                64,
+                peer.at(lf),
+                me.mem.at(ls),
+                1,
+                T,
+            )
+            .unwrap();
         d.wait(t, T).unwrap();
         let end = std::time::Instant::now() + T;
         while me.mem.u64_at(lf as usize) != i {
@@ -269,10 +308,18 @@ fn send_and_receive_with_and_without_inline_cqes() {
         let d = me.main.dev;
         // twosided_bw: the server posts receives then writes a flag; the client waits for
         // the flag, then sends.
-        let sizes: &[u32] = if inline { &[1, 4, 8, 12, 16, 20, 24, 28, 30, 32] } else { &[1, 64, 1000, 4096] };
+        let sizes: &[u32] = if inline {
+            &[1, 4, 8, 12, 16, 20, 24, 28, 30, 32]
+        } else {
+            &[1, 64, 1000, 4096]
+        };
         let a = peer.ask(&format!("recv 0 4096 {}", sizes.len()));
         let first: u64 = a.strip_prefix("ok ").expect("recv ticket").parse().unwrap();
-        let flag = peer.ask(&format!("put 4000000 {:x} {} 8", me.mem.addr() + 100, me.mem.key));
+        let flag = peer.ask(&format!(
+            "put 4000000 {:x} {} 8",
+            me.mem.addr() + 100,
+            me.mem.key
+        ));
         assert!(!parse_cqe(&flag).0, "flag write {flag}");
         for (i, &sz) in sizes.iter().enumerate() {
             let src = 65536 * (i as u64 + 1);
@@ -283,13 +330,29 @@ fn send_and_receive_with_and_without_inline_cqes() {
             let r = peer.ask(&format!("rwait {} 20000", first + i as u64));
             let (err, op, ctr, bytes, _, c) = parse_cqe(&r);
             assert!(!err, "{r}");
-            assert_eq!((op, ctr, bytes), (2, (first + i as u64) as u16, sz), "RESP_SEND");
+            assert_eq!(
+                (op, ctr, bytes),
+                (2, (first + i as u64) as u16, sz),
+                "RESP_SEND"
+            );
             assert_eq!(c[63] & 4 != 0, inline, "inline bit");
             if inline {
-                assert_eq!(&c[..sz as usize], &pattern(sz as usize, i as u8 + 1)[..], "data in the CQE");
-                assert_eq!(peer.dump(4096 * i, sz as usize), vec![0; sz as usize], "buffer untouched");
+                assert_eq!(
+                    &c[..sz as usize],
+                    &pattern(sz as usize, i as u8 + 1)[..],
+                    "data in the CQE"
+                );
+                assert_eq!(
+                    peer.dump(4096 * i, sz as usize),
+                    vec![0; sz as usize],
+                    "buffer untouched"
+                );
             } else {
-                same(&peer.dump(4096 * i, sz as usize), &pattern(sz as usize, i as u8 + 1), "received");
+                same(
+                    &peer.dump(4096 * i, sz as usize),
+                    &pattern(sz as usize, i as u8 + 1),
+                    "received",
+                );
             }
         }
     }
@@ -338,10 +401,18 @@ fn errors_complete_with_error_cqes_never_hang() {
     peer2.kill();
     let mut saw_error = false;
     for _ in 0..64 {
-        match me2.main.dev.put(peer2.at(0), me2.mem.at(0), 64, T).and_then(|t| me2.main.dev.wait(t, T)) {
+        match me2
+            .main
+            .dev
+            .put(peer2.at(0), me2.mem.at(0), 64, T)
+            .and_then(|t| me2.main.dev.wait(t, T))
+        {
             Ok(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
             Err(PollError::Error(e)) => {
-                assert!(matches!(cqe_fields(&e).3, 0x15 | 0x05), "TRANSPORT_RETRY_EXC or flush");
+                assert!(
+                    matches!(cqe_fields(&e).3, 0x15 | 0x05),
+                    "TRANSPORT_RETRY_EXC or flush"
+                );
                 saw_error = true;
                 break;
             }

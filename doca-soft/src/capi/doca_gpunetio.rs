@@ -235,8 +235,8 @@ pub unsafe extern "C" fn doca_gpu_semaphore_get_gpu_handle(
 
 // ---- GPU verbs: exporting DOCA Verbs QPs (engine: verbs/export.rs) ------------------------
 
-pub use crate::verbs::GpuVerbsQp;
 use crate::verbs::export::ExportTo;
+pub use crate::verbs::GpuVerbsQp;
 use crate::verbs::{VerbsCq, VerbsQp};
 
 /// `doca_gpu_verbs_export_qp(gpu, dev, qp, nic_handler, umem_dev_ptr, cq_sq, cq_rq, &out)`:
@@ -263,7 +263,10 @@ pub unsafe extern "C" fn doca_gpu_verbs_export_qp(
         non_null(qp_out)?;
         let (a, b) = (d.info(), q.pd().ctx().info());
         if a.pci != b.pci || a.iface != b.iface {
-            sdk_err!("verbs", "export: the doca_dev is not the device of the QP's context");
+            sdk_err!(
+                "verbs",
+                "export: the doca_dev is not the device of the QP's context"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let e = GpuVerbsQp::new(
@@ -281,7 +284,10 @@ pub unsafe extern "C" fn doca_gpu_verbs_export_qp(
 
 /// `doca_gpu_verbs_get_qp_dev(qp, &qp_gpu)`: the device address of the descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn doca_gpu_verbs_get_qp_dev(qp: *mut GpuVerbsQp, qp_gpu: *mut *mut c_void) -> u32 {
+pub unsafe extern "C" fn doca_gpu_verbs_get_qp_dev(
+    qp: *mut GpuVerbsQp,
+    qp_gpu: *mut *mut c_void,
+) -> u32 {
     call("doca_gpu_verbs_get_qp_dev", || {
         // SAFETY: C API contract.
         let e = unsafe { handle(qp) }?;
@@ -344,7 +350,10 @@ pub unsafe extern "C" fn doca_gpu_verbs_bridge_export_qp(
 /// `doca_gpu_verbs_cpu_proxy_enabled(qp, &enabled)`: 1 for QPs exported with
 /// NIC_HANDLER_CPU_PROXY.
 #[no_mangle]
-pub unsafe extern "C" fn doca_gpu_verbs_cpu_proxy_enabled(qp_cpu: *mut GpuVerbsQp, enabled: *mut u8) -> u32 {
+pub unsafe extern "C" fn doca_gpu_verbs_cpu_proxy_enabled(
+    qp_cpu: *mut GpuVerbsQp,
+    enabled: *mut u8,
+) -> u32 {
     call("doca_gpu_verbs_cpu_proxy_enabled", || {
         // SAFETY: C API contract.
         let e = unsafe { handle(qp_cpu) }?;

@@ -17,7 +17,10 @@ use crate::verbs::context::{pd_of_ibv_pd, SoftIbvPd};
 /// `doca_rdma_bridge_open_dev_from_pd(ibv_pd, &dev)`: a doca_dev on the device of a
 /// doca-soft PD stand-in; close it with `doca_dev_close`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_rdma_bridge_open_dev_from_pd(pd: *mut c_void, dev: *mut *mut Dev) -> u32 {
+pub unsafe extern "C" fn doca_rdma_bridge_open_dev_from_pd(
+    pd: *mut c_void,
+    dev: *mut *mut Dev,
+) -> u32 {
     call("doca_rdma_bridge_open_dev_from_pd", || {
         non_null(dev)?;
         // SAFETY: C API contract: NULL, a stand-in of this runtime whose PD lives, or a
@@ -32,7 +35,10 @@ pub unsafe extern "C" fn doca_rdma_bridge_open_dev_from_pd(pd: *mut c_void, dev:
 /// `doca_rdma_bridge_get_dev_pd(dev, &pd)`: `NOT_SUPPORTED` (doca-soft devices have no
 /// rdma-core PD; DOCA Verbs PDs give theirs through `doca_verbs_bridge_verbs_pd_get_ibv_pd`).
 #[no_mangle]
-pub unsafe extern "C" fn doca_rdma_bridge_get_dev_pd(_dev: *const Dev, _pd: *mut *mut c_void) -> u32 {
+pub unsafe extern "C" fn doca_rdma_bridge_get_dev_pd(
+    _dev: *const Dev,
+    _pd: *mut *mut c_void,
+) -> u32 {
     call("doca_rdma_bridge_get_dev_pd", || {
         sdk_err!(
             "verbs",
@@ -45,7 +51,11 @@ pub unsafe extern "C" fn doca_rdma_bridge_get_dev_pd(_dev: *const Dev, _pd: *mut
 /// `doca_rdma_bridge_get_buf_mkey(buf, dev, &mkey)`: the mkey of the buffer's mmap on
 /// `dev` (BAD_STATE before start, NOT_FOUND when `dev` was not added).
 #[no_mangle]
-pub unsafe extern "C" fn doca_rdma_bridge_get_buf_mkey(buf: *const Buf, dev: *mut Dev, mkey: *mut u32) -> u32 {
+pub unsafe extern "C" fn doca_rdma_bridge_get_buf_mkey(
+    buf: *const Buf,
+    dev: *mut Dev,
+    mkey: *mut u32,
+) -> u32 {
     call("doca_rdma_bridge_get_buf_mkey", || {
         // SAFETY: C API contract (null or live).
         let b = unsafe { handle(buf) }?;

@@ -10,7 +10,11 @@ pub use crate::verbs::Uar;
 
 /// `doca_uar_create(dev, type, &uar)`: BLUEFLAME, NONCACHE or NONCACHE_DEDICATED.
 #[no_mangle]
-pub unsafe extern "C" fn doca_uar_create(dev: *const Dev, allocation_type: u32, uar: *mut *mut Uar) -> u32 {
+pub unsafe extern "C" fn doca_uar_create(
+    dev: *const Dev,
+    allocation_type: u32,
+    uar: *mut *mut Uar,
+) -> u32 {
     call("doca_uar_create", || {
         // SAFETY: C API contract (null or an open device).
         let d = unsafe { handle(dev) }?;

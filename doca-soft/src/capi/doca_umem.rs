@@ -23,7 +23,13 @@ pub unsafe extern "C" fn doca_umem_create(
         // SAFETY: C API contract (null or an open device).
         let d = unsafe { handle(dev) }?;
         non_null(umem)?;
-        let u = Umem::new(Arc::clone(d.info()), address as u64, size, access_flags, false)?;
+        let u = Umem::new(
+            Arc::clone(d.info()),
+            address as u64,
+            size,
+            access_flags,
+            false,
+        )?;
         // SAFETY: C API contract (checked non-null).
         unsafe { new_handle(umem, u) }
     })
@@ -50,7 +56,13 @@ pub unsafe extern "C" fn doca_umem_gpu_create(
             sdk_err!("umem", "{address:p}+{size} is not memory of this GPU");
             return Err(crate::error::DocaError::INVALID_VALUE);
         }
-        let u = Umem::new(Arc::clone(d.info()), address as u64, size, access_flags, true)?;
+        let u = Umem::new(
+            Arc::clone(d.info()),
+            address as u64,
+            size,
+            access_flags,
+            true,
+        )?;
         // SAFETY: C API contract (checked non-null).
         unsafe { new_handle(umem, u) }
     })
@@ -86,7 +98,10 @@ pub unsafe extern "C" fn doca_umem_get_size(umem: *const Umem, umem_size: *mut u
 
 /// `doca_umem_get_address(umem, &addr)`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_umem_get_address(umem: *const Umem, umem_addr: *mut *mut c_void) -> u32 {
+pub unsafe extern "C" fn doca_umem_get_address(
+    umem: *const Umem,
+    umem_addr: *mut *mut c_void,
+) -> u32 {
     call("doca_umem_get_address", || {
         // SAFETY: C API contract.
         unsafe { write_out(umem_addr, handle(umem)?.addr() as *mut c_void) }

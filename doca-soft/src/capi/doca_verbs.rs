@@ -17,8 +17,8 @@ use crate::verbs::attr::{QpInitAttr as InitAttr, QpState};
 use crate::verbs::qp::QpParts;
 
 pub use crate::verbs::{
-    AhAttr, CqAttr, DeviceAttr, QpAttr, QpInitAttr, Uar, Umem, VerbsAhAttr, VerbsContext,
-    VerbsCq, VerbsPd, VerbsQp,
+    AhAttr, CqAttr, DeviceAttr, QpAttr, QpInitAttr, Uar, Umem, VerbsAhAttr, VerbsContext, VerbsCq,
+    VerbsPd, VerbsQp,
 };
 
 /// `struct doca_verbs_gid`: 16 raw bytes, passed by value.
@@ -111,7 +111,10 @@ pub unsafe extern "C" fn doca_verbs_pd_destroy(verbs_pd: *mut VerbsPd) -> u32 {
 /// `doca_verbs_pd_as_doca_dev(pd, &dev)`: a doca_dev sharing the PD, owned by the PD (do
 /// not close it; it goes with the PD).
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_pd_as_doca_dev(verbs_pd: *mut VerbsPd, dev: *mut *mut Dev) -> u32 {
+pub unsafe extern "C" fn doca_verbs_pd_as_doca_dev(
+    verbs_pd: *mut VerbsPd,
+    dev: *mut *mut Dev,
+) -> u32 {
     call("doca_verbs_pd_as_doca_dev", || {
         // SAFETY: C API contract.
         let pd = unsafe { handle(verbs_pd) }?;
@@ -187,16 +190,21 @@ pub unsafe extern "C" fn doca_verbs_device_attr_get_is_send_dbr_mode_supported(
     verbs_device_attr: *const DeviceAttr,
     send_dbr_mode: u32,
 ) -> u32 {
-    call("doca_verbs_device_attr_get_is_send_dbr_mode_supported", || {
-        // SAFETY: C API contract.
-        unsafe { handle(verbs_device_attr) }?.send_dbr_mode(send_dbr_mode)
-    })
+    call(
+        "doca_verbs_device_attr_get_is_send_dbr_mode_supported",
+        || {
+            // SAFETY: C API contract.
+            unsafe { handle(verbs_device_attr) }?.send_dbr_mode(send_dbr_mode)
+        },
+    )
 }
 
 /// `doca_verbs_device_attr_get_atomic_cap(attr)`: `DOCA_VERBS_ATOMIC_CAP_HCA` (NONE for
 /// NULL).
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_device_attr_get_atomic_cap(verbs_device_attr: *const DeviceAttr) -> u32 {
+pub unsafe extern "C" fn doca_verbs_device_attr_get_atomic_cap(
+    verbs_device_attr: *const DeviceAttr,
+) -> u32 {
     call_value("doca_verbs_device_attr_get_atomic_cap", 0, || {
         // SAFETY: C API contract.
         unsafe { handle(verbs_device_attr) }.map_or(0, |a| a.atomic_cap())
@@ -439,7 +447,9 @@ pub unsafe extern "C" fn doca_verbs_cq_get_dbr_addr(
 
 /// `doca_verbs_qp_init_attr_create(&attr)`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_qp_init_attr_create(verbs_qp_init_attr: *mut *mut QpInitAttr) -> u32 {
+pub unsafe extern "C" fn doca_verbs_qp_init_attr_create(
+    verbs_qp_init_attr: *mut *mut QpInitAttr,
+) -> u32 {
     call("doca_verbs_qp_init_attr_create", || {
         // SAFETY: C API contract (null or writable).
         unsafe { new_handle(verbs_qp_init_attr, InitAttr::default()) }
@@ -448,7 +458,9 @@ pub unsafe extern "C" fn doca_verbs_qp_init_attr_create(verbs_qp_init_attr: *mut
 
 /// `doca_verbs_qp_init_attr_destroy(attr)`.
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_qp_init_attr_destroy(verbs_qp_init_attr: *mut QpInitAttr) -> u32 {
+pub unsafe extern "C" fn doca_verbs_qp_init_attr_destroy(
+    verbs_qp_init_attr: *mut QpInitAttr,
+) -> u32 {
     call("doca_verbs_qp_init_attr_destroy", || {
         // SAFETY: C API contract (null or a live attribute, given up).
         drop(unsafe { take_handle(verbs_qp_init_attr) }?);
@@ -965,7 +977,10 @@ pub unsafe extern "C" fn doca_verbs_qp_create(
         let init = unsafe { handle(verbs_qp_init_attr) }?;
         non_null(verbs_qp)?;
         if init.pd == 0 || init.send_cq == 0 {
-            sdk_err!("verbs", "QP create: the init attribute has no PD or no send CQ");
+            sdk_err!(
+                "verbs",
+                "QP create: the init attribute has no PD or no send CQ"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         // SAFETY: the program keeps the objects its init attribute names alive.
@@ -1070,9 +1085,9 @@ pub unsafe extern "C" fn doca_verbs_qp_get_wq(
         // SAFETY: C API contract.
         let qp = unsafe { handle(verbs_qp) }?;
         let g = qp.gpu_qp();
-        let (rq, rn) = qp
-            .rq()
-            .map_or((std::ptr::null_mut(), 0), |r| (r.ring_cpu().cast(), r.num()));
+        let (rq, rn) = qp.rq().map_or((std::ptr::null_mut(), 0), |r| {
+            (r.ring_cpu().cast(), r.num())
+        });
         // SAFETY: C API contract (null or writable).
         unsafe {
             maybe_out(sq_buf, g.sq_cpu().cast());
@@ -1123,7 +1138,9 @@ pub unsafe extern "C" fn doca_verbs_qp_set_ece(verbs_qp: *mut VerbsQp, ece: u32)
         // SAFETY: C API contract.
         unsafe { handle(verbs_qp) }?;
         if ece != 0 {
-            return Err(unsupported("enhanced connection establishment (ECE) options"));
+            return Err(unsupported(
+                "enhanced connection establishment (ECE) options",
+            ));
         }
         Ok(())
     })

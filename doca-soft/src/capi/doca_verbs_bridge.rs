@@ -19,7 +19,10 @@ use crate::verbs::context::{ctx_of_ibv_context, pd_of_ibv_pd, SoftIbvContext, So
 use crate::verbs::{DeviceAttr, QpAttr, VerbsContext, VerbsCq, VerbsPd, VerbsQp};
 
 fn unsupported(what: &str) -> DocaError {
-    sdk_err!("verbs", "{what} is not supported by doca-soft (it has no libibverbs)");
+    sdk_err!(
+        "verbs",
+        "{what} is not supported by doca-soft (it has no libibverbs)"
+    );
     DocaError::NOT_SUPPORTED
 }
 
@@ -75,7 +78,10 @@ pub unsafe extern "C" fn doca_verbs_bridge_verbs_query_device(
 /// `doca_verbs_bridge_verbs_pd_import(ibv_pd, &pd)`: another handle of the PD behind a
 /// doca-soft `ibv_pd` stand-in (destroy it with `doca_verbs_pd_destroy`).
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_bridge_verbs_pd_import(ibv_pd: *mut c_void, verbs_pd: *mut *mut VerbsPd) -> u32 {
+pub unsafe extern "C" fn doca_verbs_bridge_verbs_pd_import(
+    ibv_pd: *mut c_void,
+    verbs_pd: *mut *mut VerbsPd,
+) -> u32 {
     call("doca_verbs_bridge_verbs_pd_import", || {
         non_null(verbs_pd)?;
         // SAFETY: as in doca_verbs_bridge_verbs_context_import.
@@ -88,7 +94,9 @@ pub unsafe extern "C" fn doca_verbs_bridge_verbs_pd_import(ibv_pd: *mut c_void, 
 /// `doca_verbs_bridge_verbs_pd_get_ibv_pd(pd)`: doca-soft's `ibv_pd` stand-in (for
 /// `doca_rdma_bridge_*`; never pass it to libibverbs), valid while the PD lives.
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_bridge_verbs_pd_get_ibv_pd(verbs_pd: *const VerbsPd) -> *mut c_void {
+pub unsafe extern "C" fn doca_verbs_bridge_verbs_pd_get_ibv_pd(
+    verbs_pd: *const VerbsPd,
+) -> *mut c_void {
     call_ptr("doca_verbs_bridge_verbs_pd_get_ibv_pd", || {
         // SAFETY: C API contract.
         Ok(unsafe { handle(verbs_pd) }?.ibv_pd().cast())
@@ -97,7 +105,9 @@ pub unsafe extern "C" fn doca_verbs_bridge_verbs_pd_get_ibv_pd(verbs_pd: *const 
 
 /// `doca_verbs_bridge_get_ibv_ctx(ctx)`: doca-soft's `ibv_context` stand-in.
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_bridge_get_ibv_ctx(verbs_ctx: *const VerbsContext) -> *mut c_void {
+pub unsafe extern "C" fn doca_verbs_bridge_get_ibv_ctx(
+    verbs_ctx: *const VerbsContext,
+) -> *mut c_void {
     call_ptr("doca_verbs_bridge_get_ibv_ctx", || {
         // SAFETY: C API contract.
         Ok(unsafe { handle(verbs_ctx) }?.shared().ibv_context().cast())
@@ -131,22 +141,22 @@ pub unsafe extern "C" fn doca_verbs_bridge_qp_attr_get(
 /// is the three DOCA rights; bits without an equivalent, such as QKEY, ALT_PATH,
 /// PATH_MIG_STATE, CAP, EN_SQD_ASYNC_NOTIFY, are dropped).
 const IBV_TO_DOCA: [(u32, u32); 16] = [
-    (1 << 0, 1 << 5),                            // STATE -> NEXT_STATE
-    (1 << 1, 1 << 6),                            // CUR_STATE
-    (1 << 3, (1 << 0) | (1 << 1) | (1 << 15)),   // ACCESS_FLAGS -> rights
-    (1 << 4, 1 << 2),                            // PKEY_INDEX
-    (1 << 5, 1 << 4),                            // PORT
-    (1 << 7, 1 << 14),                           // AV -> AH_ATTR
-    (1 << 8, 1 << 7),                            // PATH_MTU
-    (1 << 9, 1 << 11),                           // TIMEOUT -> ACK_TIMEOUT
-    (1 << 10, 1 << 12),                          // RETRY_CNT
-    (1 << 11, 1 << 13),                          // RNR_RETRY
-    (1 << 12, 1 << 8),                           // RQ_PSN
-    (1 << 13, 1 << 16),                          // MAX_QP_RD_ATOMIC
-    (1 << 15, 1 << 3),                           // MIN_RNR_TIMER
-    (1 << 16, 1 << 9),                           // SQ_PSN
-    (1 << 17, 1 << 17),                          // MAX_DEST_RD_ATOMIC
-    (1 << 20, 1 << 10),                          // DEST_QPN -> DEST_QP_NUM
+    (1 << 0, 1 << 5),                          // STATE -> NEXT_STATE
+    (1 << 1, 1 << 6),                          // CUR_STATE
+    (1 << 3, (1 << 0) | (1 << 1) | (1 << 15)), // ACCESS_FLAGS -> rights
+    (1 << 4, 1 << 2),                          // PKEY_INDEX
+    (1 << 5, 1 << 4),                          // PORT
+    (1 << 7, 1 << 14),                         // AV -> AH_ATTR
+    (1 << 8, 1 << 7),                          // PATH_MTU
+    (1 << 9, 1 << 11),                         // TIMEOUT -> ACK_TIMEOUT
+    (1 << 10, 1 << 12),                        // RETRY_CNT
+    (1 << 11, 1 << 13),                        // RNR_RETRY
+    (1 << 12, 1 << 8),                         // RQ_PSN
+    (1 << 13, 1 << 16),                        // MAX_QP_RD_ATOMIC
+    (1 << 15, 1 << 3),                         // MIN_RNR_TIMER
+    (1 << 16, 1 << 9),                         // SQ_PSN
+    (1 << 17, 1 << 17),                        // MAX_DEST_RD_ATOMIC
+    (1 << 20, 1 << 10),                        // DEST_QPN -> DEST_QP_NUM
 ];
 
 /// `doca_verbs_bridge_get_qp_attr_mask(ibv_mask)`: the equivalent `DOCA_VERBS_QP_ATTR_*`
@@ -163,7 +173,11 @@ pub extern "C" fn doca_verbs_bridge_get_qp_attr_mask(ibv_attr_mask: c_int) -> c_
 /// `doca_verbs_bridge_poll_cq(cq, n, wc)`: `-EOPNOTSUPP` (GPU code and the tests poll the
 /// ring).
 #[no_mangle]
-pub unsafe extern "C" fn doca_verbs_bridge_poll_cq(_verbs_cq: *mut VerbsCq, _num_entries: c_int, _wc: *mut c_void) -> c_int {
+pub unsafe extern "C" fn doca_verbs_bridge_poll_cq(
+    _verbs_cq: *mut VerbsCq,
+    _num_entries: c_int,
+    _wc: *mut c_void,
+) -> c_int {
     call_value("doca_verbs_bridge_poll_cq", -libc::EOPNOTSUPP, || {
         let _ = unsupported("the CPU data path (doca_verbs_bridge_poll_cq)");
         -libc::EOPNOTSUPP
@@ -212,10 +226,14 @@ pub unsafe extern "C" fn doca_verbs_bridge_set_wait_cq_pi_wr(
     _wait_pi: u32,
     _wr: *mut c_void,
 ) -> c_int {
-    call_value("doca_verbs_bridge_set_wait_cq_pi_wr", libc::EOPNOTSUPP, || {
-        let _ = unsupported("the CPU data path (doca_verbs_bridge_set_wait_cq_pi_wr)");
-        libc::EOPNOTSUPP
-    })
+    call_value(
+        "doca_verbs_bridge_set_wait_cq_pi_wr",
+        libc::EOPNOTSUPP,
+        || {
+            let _ = unsupported("the CPU data path (doca_verbs_bridge_set_wait_cq_pi_wr)");
+            libc::EOPNOTSUPP
+        },
+    )
 }
 
 /// `doca_verbs_bridge_post_srq_recv(srq, wr, &bad)`: `EOPNOTSUPP` (no SRQs).

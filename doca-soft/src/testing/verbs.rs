@@ -225,7 +225,15 @@ fn dseg(w: &mut [u8], at: usize, a: Addr, len: u32) {
 }
 
 /// RDMA write (`wqe_prepare_write`, one data segment); `imm` Some: write with immediate.
-pub fn wqe_write(idx: u64, qpn: u32, flags: u8, r: Addr, l: Addr, len: u32, imm: Option<u32>) -> [u8; 64] {
+pub fn wqe_write(
+    idx: u64,
+    qpn: u32,
+    flags: u8,
+    r: Addr,
+    l: Addr,
+    len: u32,
+    imm: Option<u32>,
+) -> [u8; 64] {
     let mut w = [0u8; 64];
     let opc = if imm.is_some() {
         opcode::RDMA_WRITE_IMM
@@ -388,12 +396,14 @@ impl DevQp {
 
     /// `sq_wqe_pi` as the device reads it.
     pub fn sq_wqe_pi(&self) -> u64 {
-        self.u64_at(offset_of!(DevVerbsQp, sq_wqe_pi)).load(Ordering::Acquire)
+        self.u64_at(offset_of!(DevVerbsQp, sq_wqe_pi))
+            .load(Ordering::Acquire)
     }
 
     /// `sq_rsvd_index`.
     pub fn sq_rsvd_index(&self) -> u64 {
-        self.u64_at(offset_of!(DevVerbsQp, sq_rsvd_index)).load(Ordering::Acquire)
+        self.u64_at(offset_of!(DevVerbsQp, sq_rsvd_index))
+            .load(Ordering::Acquire)
     }
 
     fn size(&self, wq: Wq) -> u64 {
@@ -437,11 +447,13 @@ impl DevQp {
             }
             if k < cur + num {
                 // SAFETY: inside the CQE ring of `num` entries.
-                let op_own = unsafe { (*(ring.add(slot + 63) as *const AtomicU8)).load(Ordering::Acquire) };
+                let op_own =
+                    unsafe { (*(ring.add(slot + 63) as *const AtomicU8)).load(Ordering::Acquire) };
                 // SAFETY: as above.
                 let ctr = unsafe { std::ptr::read_volatile(ring.add(slot + 60) as *const [u8; 2]) };
                 let owner_ok = (op_own & 1) as u64 == (k / num) & 1;
-                if owner_ok && u16::from_be_bytes(ctr) == (k & 0xffff) as u16 && op_own >> 4 != 0xf {
+                if owner_ok && u16::from_be_bytes(ctr) == (k & 0xffff) as u16 && op_own >> 4 != 0xf
+                {
                     let mut c = [0u8; 64];
                     // SAFETY: as above; the CQE is complete once op_own is visible.
                     unsafe { std::ptr::copy_nonoverlapping(ring.add(slot), c.as_mut_ptr(), 64) };
@@ -464,8 +476,10 @@ impl DevQp {
     /// to `sq_wqe_pi`, so the high-level calls continue after the raw WQEs.
     pub fn sync_after_raw(&self) {
         let pi = self.sq_wqe_pi();
-        self.u64_at(offset_of!(DevVerbsQp, sq_rsvd_index)).store(pi, Ordering::Release);
-        self.u64_at(offset_of!(DevVerbsQp, sq_ready_index)).store(pi, Ordering::Release);
+        self.u64_at(offset_of!(DevVerbsQp, sq_rsvd_index))
+            .store(pi, Ordering::Release);
+        self.u64_at(offset_of!(DevVerbsQp, sq_ready_index))
+            .store(pi, Ordering::Release);
     }
 
     /// `reserve_wq_slots`: `count` indices, waiting until the last one's slot is free.
@@ -488,7 +502,9 @@ impl DevQp {
         let ring = self.ptr_at(offset_of!(DevVerbsQp, sq_wqe_daddr));
         let mask = self.size(Wq::Sq) - 1;
         // SAFETY: the slot of a reserved index inside the SQ ring.
-        unsafe { std::ptr::copy_nonoverlapping(w.as_ptr(), ring.add(((idx & mask) * 64) as usize), 64) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(w.as_ptr(), ring.add(((idx & mask) * 64) as usize), 64)
+        };
     }
 
     /// Writes a receive WQE (one data segment) in the RQ slot of `idx`.
@@ -498,7 +514,9 @@ impl DevQp {
         let mut b = [0u8; 16];
         dseg(&mut b, 0, l, len);
         // SAFETY: the slot of a reserved index inside the RQ ring.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), ring.add(((idx & mask) * 16) as usize), 16) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.as_ptr(), ring.add(((idx & mask) * 16) as usize), 16)
+        };
     }
 
     /// `mark_wqes_ready` (shared mode): in index order.
@@ -529,7 +547,10 @@ impl DevQp {
         };
         let lock = self.lock_at(offset_of!(DevVerbsQp, sq_lock));
         let take = || {
-            while lock.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            while lock
+                .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+            {
                 std::hint::spin_loop();
             }
         };
@@ -565,7 +586,10 @@ impl DevQp {
         let pi = self.u64_at(offset_of!(DevVerbsQp, rq_wqe_pi));
         let dbrec = self.ptr_at(offset_of!(DevVerbsQp, rq_dbrec)) as *const AtomicU32;
         let lock = self.lock_at(offset_of!(DevVerbsQp, rq_lock));
-        while lock.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        while lock
+            .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
             std::hint::spin_loop();
         }
         if pi.fetch_max(prod, Ordering::AcqRel) < prod {
@@ -577,7 +601,12 @@ impl DevQp {
 
     /// Reserves, writes, marks ready and submits the WQEs `build(index)` returns for
     /// `count` consecutive indices; returns the first index.
-    pub fn post(&self, count: u32, timeout: Duration, build: impl Fn(u64) -> [u8; 64]) -> Result<u64, PollError> {
+    pub fn post(
+        &self,
+        count: u32,
+        timeout: Duration,
+        build: impl Fn(u64) -> [u8; 64],
+    ) -> Result<u64, PollError> {
         let base = self.reserve(Wq::Sq, count, timeout)?;
         for i in 0..count as u64 {
             self.write_wqe(base + i, &build(base + i));
@@ -594,7 +623,12 @@ impl DevQp {
     }
 
     /// `doca_gpu_dev_verbs_put` (warp scope): lane `i` writes `lanes[i]`; tickets base+i.
-    pub fn put_warp(&self, lanes: &[(Addr, Addr)], size: u32, timeout: Duration) -> Result<u64, PollError> {
+    pub fn put_warp(
+        &self,
+        lanes: &[(Addr, Addr)],
+        size: u32,
+        timeout: Duration,
+    ) -> Result<u64, PollError> {
         let q = self.qpn();
         self.post(lanes.len() as u32, timeout, |i| {
             let (r, l) = lanes[(i % lanes.len() as u64) as usize];
@@ -605,7 +639,9 @@ impl DevQp {
     /// `doca_gpu_dev_verbs_p<u64>`: inline write of a value.
     pub fn p(&self, r: Addr, value: u64, timeout: Duration) -> Result<u64, PollError> {
         let q = self.qpn();
-        self.post(1, timeout, |i| wqe_write_inline(i, q, CQ_UPDATE, r, &value.to_ne_bytes()))
+        self.post(1, timeout, |i| {
+            wqe_write_inline(i, q, CQ_UPDATE, r, &value.to_ne_bytes())
+        })
     }
 
     /// `doca_gpu_dev_verbs_get` (thread scope, MCST disabled): one RDMA read; the ticket.
@@ -637,16 +673,27 @@ impl DevQp {
         let q = self.qpn();
         let base = self.reserve(Wq::Sq, 2, timeout)?;
         self.write_wqe(base, &wqe_write(base, q, CQ_UPDATE, r, l, size, None));
-        self.write_wqe(base + 1, &wqe_fetch_add(base + 1, q, CQ_UPDATE, sig_r, sig_l, sig_val));
+        self.write_wqe(
+            base + 1,
+            &wqe_fetch_add(base + 1, q, CQ_UPDATE, sig_r, sig_l, sig_val),
+        );
         self.mark_ready(Wq::Sq, base, base + 1);
         self.submit(base + 2);
         Ok(base + 1)
     }
 
     /// `doca_gpu_dev_verbs_signal<ADD>`: one fetch-add; the ticket.
-    pub fn signal(&self, sig_r: Addr, sig_l: Addr, val: u64, timeout: Duration) -> Result<u64, PollError> {
+    pub fn signal(
+        &self,
+        sig_r: Addr,
+        sig_l: Addr,
+        val: u64,
+        timeout: Duration,
+    ) -> Result<u64, PollError> {
         let q = self.qpn();
-        self.post(1, timeout, |i| wqe_fetch_add(i, q, CQ_UPDATE, sig_r, sig_l, val))
+        self.post(1, timeout, |i| {
+            wqe_fetch_add(i, q, CQ_UPDATE, sig_r, sig_l, val)
+        })
     }
 
     /// `doca_gpu_dev_verbs_put_counter` (thread scope): a write on this QP, then on
@@ -670,7 +717,10 @@ impl DevQp {
         let cqn = self.sq_cqn();
         let c = companion.reserve(Wq::Sq, 2, timeout)?;
         companion.write_wqe(c, &wqe_wait(c, cq, CQ_UPDATE, main as u32, cqn));
-        companion.write_wqe(c + 1, &wqe_fetch_add(c + 1, cq, CQ_UPDATE, cnt_r, cnt_l, val));
+        companion.write_wqe(
+            c + 1,
+            &wqe_fetch_add(c + 1, cq, CQ_UPDATE, cnt_r, cnt_l, val),
+        );
         self.mark_ready(Wq::Sq, main, main);
         companion.mark_ready(Wq::Sq, c, c + 1);
         self.submit(main + 1);

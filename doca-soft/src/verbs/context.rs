@@ -54,7 +54,10 @@ impl VerbsContext {
     /// Opens a context on `info` (starting the device's NIC if none runs).
     pub(crate) fn open(info: Arc<DevInfo>, flags: u32) -> DocaResult<VerbsContext> {
         if flags != CONTEXT_CREATE_FLAGS_NONE {
-            sdk_err!("verbs", "context flags {flags:#x}: only DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE exists");
+            sdk_err!(
+                "verbs",
+                "context flags {flags:#x}: only DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE exists"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let nic = crate::gpuqp::nic_for(&info)?;
@@ -88,7 +91,10 @@ impl VerbsContext {
     pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
         let users = Arc::strong_count(&self.shared) - 1;
         if users > 0 {
-            sdk_err!("verbs", "context destroy: {users} objects made from it still exist");
+            sdk_err!(
+                "verbs",
+                "context destroy: {users} objects made from it still exist"
+            );
             return Err(DocaError::IN_USE);
         }
         Ok(())
@@ -203,7 +209,10 @@ impl VerbsPd {
 
     /// `IN_USE` while a QP made on it lives.
     pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
-        let handles = self.shared.handles.load(std::sync::atomic::Ordering::Acquire);
+        let handles = self
+            .shared
+            .handles
+            .load(std::sync::atomic::Ordering::Acquire);
         let users = Arc::strong_count(&self.shared).saturating_sub(handles);
         if users > 0 {
             sdk_err!("verbs", "PD destroy: {users} QPs on it still exist");
@@ -211,7 +220,11 @@ impl VerbsPd {
         }
         if let Some(d) = self.dev.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             if d.users() > 0 {
-                sdk_err!("verbs", "PD destroy: its doca_dev is still used by {} objects", d.users());
+                sdk_err!(
+                    "verbs",
+                    "PD destroy: its doca_dev is still used by {} objects",
+                    d.users()
+                );
                 return Err(DocaError::IN_USE);
             }
         }
@@ -261,7 +274,10 @@ pub(crate) unsafe fn ctx_of_ibv_context<'a>(
     // SAFETY: caller contract.
     let t = unsafe { p.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
     if t.magic != IBV_CONTEXT_MAGIC || t.ctx.is_null() {
-        sdk_err!("verbs", "not a doca-soft ibv_context (doca-soft has no libibverbs)");
+        sdk_err!(
+            "verbs",
+            "not a doca-soft ibv_context (doca-soft has no libibverbs)"
+        );
         return Err(DocaError::INVALID_VALUE);
     }
     // SAFETY: our token; its context lives (caller contract).

@@ -5,8 +5,8 @@ use super::attr::CqAttr;
 use super::context::{ContextShared, VerbsContext};
 use super::umem::Umem;
 use crate::error::{DocaError, DocaResult};
-use crate::gpuqp::Placement;
 use crate::gpuqp::GpuCq;
+use crate::gpuqp::Placement;
 use std::sync::Arc;
 
 /// Where queue memory goes: next to the GPU memory of the program's umem (pinned memory
@@ -28,9 +28,16 @@ pub struct VerbsCq {
 impl VerbsCq {
     /// A CQ on `ctx` as `attr` describes it. `umem` is the attribute's external umem,
     /// resolved by the caller.
-    pub(crate) fn new(ctx: &VerbsContext, attr: &CqAttr, umem: Option<&Umem>) -> DocaResult<VerbsCq> {
+    pub(crate) fn new(
+        ctx: &VerbsContext,
+        attr: &CqAttr,
+        umem: Option<&Umem>,
+    ) -> DocaResult<VerbsCq> {
         if attr.cq_size == 0 {
-            sdk_err!("verbs", "CQ create: no size (doca_verbs_cq_attr_set_cq_size)");
+            sdk_err!(
+                "verbs",
+                "CQ create: no size (doca_verbs_cq_attr_set_cq_size)"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let num = attr.cq_size.next_power_of_two();

@@ -112,19 +112,32 @@ impl GpuVerbsQp {
         cq_rq: Option<&VerbsCq>,
     ) -> DocaResult<GpuVerbsQp> {
         if !qp.init_attr().external_datapath {
-            sdk_err!("verbs", "export: QP {} was created without the external data path", qp.qpn());
+            sdk_err!(
+                "verbs",
+                "export: QP {} was created without the external data path",
+                qp.qpn()
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         let gq = qp.gpu_qp();
         if !Arc::ptr_eq(gq.send_cq(), cq_sq.gpu_cq()) {
-            sdk_err!("verbs", "export: CQ {} is not the send CQ of QP {}", cq_sq.cqn(), qp.qpn());
+            sdk_err!(
+                "verbs",
+                "export: CQ {} is not the send CQ of QP {}",
+                cq_sq.cqn(),
+                qp.qpn()
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         match (gq.rq(), cq_rq) {
             (Some(rq), Some(c)) if Arc::ptr_eq(rq.cq(), c.gpu_cq()) => {}
             (None, _) => {}
             _ => {
-                sdk_err!("verbs", "export: the receive CQ given is not the one of QP {}", qp.qpn());
+                sdk_err!(
+                    "verbs",
+                    "export: the receive CQ given is not the one of QP {}",
+                    qp.qpn()
+                );
                 return Err(DocaError::INVALID_VALUE);
             }
         }
@@ -223,8 +236,7 @@ impl GpuVerbsQp {
         let prod = slot.load(Ordering::Acquire);
         let last = p.forwarded.load(Ordering::Acquire);
         if prod <= last
-            || p
-                .forwarded
+            || p.forwarded
                 .compare_exchange(last, prod, Ordering::AcqRel, Ordering::Acquire)
                 .is_err()
         {

@@ -67,12 +67,23 @@ fn invalid(what: std::fmt::Arguments<'_>) -> DocaError {
 
 impl VerbsQp {
     /// A QP on context `ctx` as `init` describes it.
-    pub(crate) fn new(ctx: &Arc<ContextShared>, init: &QpInitAttr, p: QpParts<'_>) -> DocaResult<VerbsQp> {
+    pub(crate) fn new(
+        ctx: &Arc<ContextShared>,
+        init: &QpInitAttr,
+        p: QpParts<'_>,
+    ) -> DocaResult<VerbsQp> {
         if init.qp_type != attr::QP_TYPE_RC {
-            sdk_err!("verbs", "QP create: only RC QPs are supported by doca-soft (UC asked)");
+            sdk_err!(
+                "verbs",
+                "QP create: only RC QPs are supported by doca-soft (UC asked)"
+            );
             return Err(DocaError::NOT_SUPPORTED);
         }
-        if init.dbr_umem_id.is_some() || init.wq_umem_id.is_some() || init.uar_id.is_some() || init.pdn.is_some() {
+        if init.dbr_umem_id.is_some()
+            || init.wq_umem_id.is_some()
+            || init.uar_id.is_some()
+            || init.pdn.is_some()
+        {
             sdk_err!(
                 "verbs",
                 "QP create: queues given by umem id, UAR id or PD number (the DPA path) are not supported by doca-soft; use the external umem/UAR/PD setters"
@@ -80,16 +91,28 @@ impl VerbsQp {
             return Err(DocaError::NOT_SUPPORTED);
         }
         if init.send_dbr_mode == attr::SEND_DBR_MODE_NO_DBR_INT {
-            sdk_err!("verbs", "QP create: send DBR mode NO_DBR_INT (DPA) is not supported by doca-soft");
+            sdk_err!(
+                "verbs",
+                "QP create: send DBR mode NO_DBR_INT (DPA) is not supported by doca-soft"
+            );
             return Err(DocaError::NOT_SUPPORTED);
         }
         let same = |c: &Arc<ContextShared>| Arc::ptr_eq(c, ctx);
-        if !same(p.pd.shared().ctx()) || !same(p.send_cq.ctx()) || p.recv_cq.is_some_and(|c| !same(c.ctx())) {
-            return Err(invalid(format_args!("PD and CQs must come from the QP's context")));
+        if !same(p.pd.shared().ctx())
+            || !same(p.send_cq.ctx())
+            || p.recv_cq.is_some_and(|c| !same(c.ctx()))
+        {
+            return Err(invalid(format_args!(
+                "PD and CQs must come from the QP's context"
+            )));
         }
         let ext = init.external_datapath;
-        if p.send_cq.attr().external_datapath != ext || p.recv_cq.is_some_and(|c| c.attr().external_datapath != ext) {
-            return Err(invalid(format_args!("external data path must be the same on the QP and its CQs")));
+        if p.send_cq.attr().external_datapath != ext
+            || p.recv_cq.is_some_and(|c| c.attr().external_datapath != ext)
+        {
+            return Err(invalid(format_args!(
+                "external data path must be the same on the QP and its CQs"
+            )));
         }
         if !ext && (init.core_direct_master || init.cqe_inline != 0 || init.send_dbr_mode != 0) {
             return Err(invalid(format_args!(
@@ -100,7 +123,11 @@ impl VerbsQp {
             return Err(invalid(format_args!("no send queue size (set_sq_wr)")));
         }
         let sq = init.sq_wr.next_power_of_two();
-        let rq = if init.rq_wr == 0 { 0 } else { init.rq_wr.next_power_of_two() };
+        let rq = if init.rq_wr == 0 {
+            0
+        } else {
+            init.rq_wr.next_power_of_two()
+        };
         if p.send_cq.num() < sq {
             return Err(invalid(format_args!(
                 "send CQ of {} entries is smaller than the send queue ({sq} WQEs): GPU pollers need a CQE slot per WQE slot",
@@ -119,7 +146,11 @@ impl VerbsQp {
             (_, Some(c)) => Some(c),
         };
         if let (Some(u), Some((_, off))) = (p.umem, init.umem) {
-            u.check_room(off, rq as u64 * 16 + sq as u64 * 64, "QP create (work queue umem)")?;
+            u.check_room(
+                off,
+                rq as u64 * 16 + sq as u64 * 64,
+                "QP create (work queue umem)",
+            )?;
         }
         if let (Some(u), Some((_, off))) = (p.dbr_umem, init.dbr_umem) {
             u.check_room(off, 8, "QP create (doorbell record umem)")?;
@@ -127,7 +158,13 @@ impl VerbsQp {
         let place = placement_of(p.umem);
         let nic = ctx.nic();
         let grq = match rq_cq {
-            Some(c) => Some(GpuRq::new(nic, &place, rq, c.gpu_cq(), init.cqe_inline != 0)?),
+            Some(c) => Some(GpuRq::new(
+                nic,
+                &place,
+                rq,
+                c.gpu_cq(),
+                init.cqe_inline != 0,
+            )?),
             None => None,
         };
         let handler = if init.send_dbr_mode == attr::SEND_DBR_MODE_NO_DBR_EXT {
@@ -141,10 +178,7 @@ impl VerbsQp {
             gq,
             init: *init,
             place,
-            wq_umem_addr: p
-                .umem
-                .zip(init.umem)
-                .map(|(u, (_, off))| u.addr() + off),
+            wq_umem_addr: p.umem.zip(init.umem).map(|(u, (_, off))| u.addr() + off),
             rt: Mutex::new(Runtime {
                 state: QpState::Rst,
                 attr: QpAttr::default(),
@@ -205,17 +239,28 @@ impl VerbsQp {
         let m = attr_mask as u32;
         let has = |b: u32| m & b != 0;
         if has(mask::PORT_NUM) && a.port_num != 1 {
-            sdk_err!("verbs", "QP modify: port {} does not exist (soft NICs have port 1)", a.port_num);
+            sdk_err!(
+                "verbs",
+                "QP modify: port {} does not exist (soft NICs have port 1)",
+                a.port_num
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         if has(mask::PKEY_INDEX) && a.pkey_index != 0 {
-            sdk_err!("verbs", "QP modify: P_Key index {} does not exist (the table has one entry)", a.pkey_index);
+            sdk_err!(
+                "verbs",
+                "QP modify: P_Key index {} does not exist (the table has one entry)",
+                a.pkey_index
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         if (has(mask::MAX_QP_RD_ATOMIC) && a.max_rd_atomic > MAX_RD_ATOMIC)
             || (has(mask::MAX_DEST_RD_ATOMIC) && a.max_dest_rd_atomic > MAX_RD_ATOMIC)
         {
-            sdk_err!("verbs", "QP modify: read/atomic depth above the device's {MAX_RD_ATOMIC}");
+            sdk_err!(
+                "verbs",
+                "QP modify: read/atomic depth above the device's {MAX_RD_ATOMIC}"
+            );
             return Err(DocaError::INVALID_VALUE);
         }
         if has(mask::DEST_QP_NUM) && a.dest_qp_num == 0 {

@@ -53,15 +53,25 @@ pub(crate) fn validate(
 ) -> DocaResult<QpState> {
     let m = attr_mask as u32;
     if attr_mask < 0 || m & !mask::ALL != 0 {
-        sdk_err!("verbs", "QP modify: unknown attribute mask bits {:#x}", m & !mask::ALL);
+        sdk_err!(
+            "verbs",
+            "QP modify: unknown attribute mask bits {:#x}",
+            m & !mask::ALL
+        );
         return Err(DocaError::INVALID_VALUE);
     }
     if m & mask::CC_GROUP != 0 {
-        sdk_err!("verbs", "QP modify: congestion-control groups are not supported by doca-soft");
+        sdk_err!(
+            "verbs",
+            "QP modify: congestion-control groups are not supported by doca-soft"
+        );
         return Err(DocaError::NOT_SUPPORTED);
     }
     if m & mask::CURRENT_STATE != 0 && claimed != current {
-        sdk_err!("verbs", "QP modify: current state given as {claimed:?}, the QP is in {current:?}");
+        sdk_err!(
+            "verbs",
+            "QP modify: current state given as {claimed:?}, the QP is in {current:?}"
+        );
         return Err(DocaError::INVALID_VALUE);
     }
     let to = if m & mask::NEXT_STATE != 0 {

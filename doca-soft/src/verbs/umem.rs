@@ -85,7 +85,6 @@ impl Umem {
         self.gpu.as_ref().and_then(Weak::upgrade)
     }
 
-
     /// `INVALID_VALUE` unless `need` bytes fit from `offset` on (what a queue over this umem
     /// at that offset occupies).
     pub(crate) fn check_room(&self, offset: u64, need: u64, what: &str) -> DocaResult<()> {

@@ -110,13 +110,19 @@ pub fn child_main() {
                 mem.bytes_mut()[off..off + len].copy_from_slice(&pattern(len, n(3) as u8));
                 answer("ok".into());
             }
-            Some("dump") => answer(format!("data {}", hex(&mem.read(n(1) as usize, n(2) as usize)))),
+            Some("dump") => answer(format!(
+                "data {}",
+                hex(&mem.read(n(1) as usize, n(2) as usize))
+            )),
             Some("u64") => answer(format!("val {}", mem.u64_at(n(1) as usize))),
             Some("recv") => {
                 let (off, len, cnt) = (n(1), n(2) as u32, n(3));
                 let mut first = None;
                 for i in 0..cnt {
-                    let t = main.dev.recv(mem.at(off + i * len as u64), len, T).expect("recv");
+                    let t = main
+                        .dev
+                        .recv(mem.at(off + i * len as u64), len, T)
+                        .expect("recv");
                     first.get_or_insert(t);
                 }
                 answer(format!("ok {}", first.unwrap_or(0)));
@@ -175,12 +181,17 @@ pub fn child_main() {
                 job = Some(std::thread::spawn(move || {
                     for i in 1..=cnt {
                         // SAFETY: an aligned u64 of the child's registered memory.
-                        let f = || unsafe { std::ptr::read_volatile((p + foff as usize) as *const u64) };
+                        let f = || unsafe {
+                            std::ptr::read_volatile((p + foff as usize) as *const u64)
+                        };
                         if !until(|| f() == i) {
                             return Err(format!("signal {i} never came (flag {})", f()));
                         }
-                        let t = dev.put_signal(r, dl, len, rf, sl, 1, T).map_err(|e| format!("{e:?}"))?;
-                        dev.wait(t, T).map_err(|e| format!("signal back {i}: {e:?}"))?;
+                        let t = dev
+                            .put_signal(r, dl, len, rf, sl, 1, T)
+                            .map_err(|e| format!("{e:?}"))?;
+                        dev.wait(t, T)
+                            .map_err(|e| format!("signal back {i}: {e:?}"))?;
                     }
                     Ok(())
                 }));
@@ -198,7 +209,9 @@ pub fn child_main() {
                         }
                         let at = p + doff + (k as usize - 1) * len;
                         // SAFETY: inside the child's registered memory.
-                        let got: Vec<u8> = (0..len).map(|i| unsafe { std::ptr::read_volatile((at + i) as *const u8) }).collect();
+                        let got: Vec<u8> = (0..len)
+                            .map(|i| unsafe { std::ptr::read_volatile((at + i) as *const u8) })
+                            .collect();
                         if got != pattern(len, k as u8) {
                             return Err(format!("counter {k} visible before its data"));
                         }
@@ -238,12 +251,18 @@ impl Peer {
     pub fn spawn(handler: u32, inline: bool) -> Peer {
         let exe = std::env::current_exe().expect("test binary");
         let mut cmd = Command::new(exe);
-        cmd.args(["--exact", "verbs_child", "--ignored", "--nocapture", "--test-threads=1"])
-            .env("DOCA_SOFT_VERBS_CHILD", "1")
-            .env("DOCA_SOFT_VERBS_CHILD_HANDLER", handler.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+        cmd.args([
+            "--exact",
+            "verbs_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("DOCA_SOFT_VERBS_CHILD", "1")
+        .env("DOCA_SOFT_VERBS_CHILD_HANDLER", handler.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
         if inline {
             cmd.env("DOCA_SOFT_VERBS_CHILD_INLINE", "1");
         }
@@ -269,7 +288,9 @@ impl Peer {
             let mut rest = Vec::new();
             let _ = out.read_to_end(&mut rest);
         });
-        let first = rx.recv_timeout(Duration::from_secs(60)).expect("child ready");
+        let first = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("child ready");
         let w: Vec<&str> = first.split_whitespace().collect();
         assert_eq!(w[0], "ready", "{first}");
         Peer {

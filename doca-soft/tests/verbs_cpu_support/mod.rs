@@ -72,7 +72,10 @@ pub fn lo_info() -> *mut DevInfo {
     let mut list = std::ptr::null_mut();
     let mut n = 0u32;
     // SAFETY: valid out-pointers.
-    ok(unsafe { doca_devinfo_create_list(&mut list, &mut n) }, "devinfo list");
+    ok(
+        unsafe { doca_devinfo_create_list(&mut list, &mut n) },
+        "devinfo list",
+    );
     // SAFETY: the list holds n entries.
     let infos = unsafe { std::slice::from_raw_parts(list, n as usize) };
     *infos
@@ -115,7 +118,10 @@ impl Base {
     pub fn dev(&self) -> *mut Dev {
         let mut d = std::ptr::null_mut();
         // SAFETY: a live PD.
-        ok(unsafe { doca_verbs_pd_as_doca_dev(self.pd, &mut d) }, "pd dev");
+        ok(
+            unsafe { doca_verbs_pd_as_doca_dev(self.pd, &mut d) },
+            "pd dev",
+        );
         d
     }
 }
@@ -146,12 +152,18 @@ impl Mem {
         // SAFETY: the buffer outlives the mmap (destroyed in Drop first); live PD.
         unsafe {
             ok(doca_mmap_create(&mut m), "mmap");
-            ok(doca_mmap_set_memrange(m, buf.as_mut_ptr().cast(), len), "range");
+            ok(
+                doca_mmap_set_memrange(m, buf.as_mut_ptr().cast(), len),
+                "range",
+            );
             ok(doca_mmap_set_permissions(m, 1 | 2 | 4 | 8), "perms");
             ok(doca_mmap_add_dev(m, base.dev()), "add dev");
             ok(doca_mmap_start(m), "start");
             let pd = doca_verbs_bridge_verbs_pd_get_ibv_pd(base.pd);
-            ok(doca_rdma_bridge_get_mmap_mkey_from_pd(m, pd, &mut key), "mkey");
+            ok(
+                doca_rdma_bridge_get_mmap_mkey_from_pd(m, pd, &mut key),
+                "mkey",
+            );
         }
         Mem { buf, mmap: m, key }
     }
@@ -266,7 +278,10 @@ impl Qp {
         // SAFETY: live objects; valid out-pointers.
         unsafe {
             ok(doca_verbs_qp_init_attr_create(&mut ia), "init attr");
-            ok(doca_verbs_qp_init_attr_set_external_datapath_en(ia, 1), "ext");
+            ok(
+                doca_verbs_qp_init_attr_set_external_datapath_en(ia, 1),
+                "ext",
+            );
             if o.cqe_inline {
                 ok(doca_verbs_qp_init_attr_set_cqe_inline(ia, 1), "inline");
             }
@@ -291,12 +306,18 @@ impl Qp {
         let export = unsafe { export_qp_host(qp, o.handler, 1, scq, rcq) }.expect("host export");
         let mut d: *mut c_void = std::ptr::null_mut();
         // SAFETY: live export.
-        ok(unsafe { doca_gpu_verbs_get_qp_dev(export, &mut d) }, "qp dev");
+        ok(
+            unsafe { doca_gpu_verbs_get_qp_dev(export, &mut d) },
+            "qp dev",
+        );
         // SAFETY: the descriptor of a live host export, which outlives `dev` (Qp drop).
         let dev = unsafe { DevQp::new(d.cast()) };
         let mut enabled = 0u8;
         // SAFETY: live export.
-        ok(unsafe { doca_gpu_verbs_cpu_proxy_enabled(export, &mut enabled) }, "proxy?");
+        ok(
+            unsafe { doca_gpu_verbs_cpu_proxy_enabled(export, &mut enabled) },
+            "proxy?",
+        );
         let proxy = (enabled == 1).then(|| {
             let stop = Arc::new(AtomicBool::new(false));
             let s = stop.clone();
@@ -340,7 +361,13 @@ impl Qp {
 }
 
 /// The samples' `connect_verbs_qp` (reference facts §1.3); the first failing call's code.
-pub fn modify_to_rts(base: &Base, qp: *mut VerbsQp, gid: [u8; 16], qpn: u32, extra: bool) -> Result<(), u32> {
+pub fn modify_to_rts(
+    base: &Base,
+    qp: *mut VerbsQp,
+    gid: [u8; 16],
+    qpn: u32,
+    extra: bool,
+) -> Result<(), u32> {
     let chk = |rc: u32| if rc == 0 { Ok(()) } else { Err(rc) };
     let mut ah = std::ptr::null_mut();
     let mut a = std::ptr::null_mut();
