@@ -45,6 +45,18 @@
 //! from the CPU threads). The semaphore records are `#[repr(C)]` mirrors of
 //! `gpp_common.cuh`, their layouts asserted on both sides.
 //!
+//! ## GPU verbs kernels
+//!
+//! `kernels/verbs_*.cu` are the kernels of the nine `gpunetio_verbs_*` benchmarks
+//! (`examples/verbs_*.rs`), written against the `doca_gpu_dev_verbs_*` device headers:
+//! [`Kernels::verbs_write_bw`], [`Kernels::verbs_write_lat`], [`Kernels::verbs_put_bw`],
+//! [`Kernels::verbs_get_bw`], [`Kernels::verbs_put_signal_bw`] (with a companion QP: the
+//! put_counter kernel), [`Kernels::verbs_put_signal_lat`], [`Kernels::verbs_twosided_client`]
+//! and [`Kernels::verbs_twosided_server`] take a connected QP's
+//! [`doca_gpunetio::verbs::QpHandle`], local [`doca_gpunetio::verbs::MemoryRegion`]s and the
+//! peer's [`RemoteBuf`]s, and return a [`VerbsRun`] that is waited for before anything it
+//! borrows can go.
+//!
 //! ## Build requirements
 //!
 //! The build script compiles the kernels with `doca-build` (the same recipe your own build
@@ -57,6 +69,7 @@
 mod gpp;
 mod launch;
 mod samples;
+mod verbs;
 
 pub use gpp::{
     CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
@@ -69,6 +82,8 @@ pub use samples::{
     ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts, JOIN_TIMEOUT,
     MAX_THREADS_PER_BLOCK,
 };
+
+pub use verbs::{RemoteBuf, Role, Shape, VerbsErrors, VerbsRun, VerbsScope, VERBS_JOIN_TIMEOUT};
 
 /// The embedded fatbin holding every kernel.
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));

@@ -44,8 +44,15 @@ fn host_memory_regions_have_keys_and_reject_bad_input() {
     assert_ne!(mr.key(), mr2.key(), "each registration its own key");
     // Local-only memory has no NIC registration, so no key.
     // SAFETY: as above.
-    let e = unsafe { MemoryRegion::host(&pd, buf.as_mut_ptr().cast(), 4096, AccessFlags::LOCAL_READ_WRITE) }
-        .unwrap_err();
+    let e = unsafe {
+        MemoryRegion::host(
+            &pd,
+            buf.as_mut_ptr().cast(),
+            4096,
+            AccessFlags::LOCAL_READ_WRITE,
+        )
+    }
+    .unwrap_err();
     assert_eq!(e.doca_code(), Some(DocaError::NOT_PERMITTED), "{e}");
     assert_eq!(e.op(), Some("doca_rdma_bridge_get_mmap_mkey_from_pd"));
     // SAFETY: a NULL range is refused before DOCA is called.

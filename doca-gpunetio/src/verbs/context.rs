@@ -82,7 +82,11 @@ impl Context {
         let mut raw = std::ptr::null_mut();
         // SAFETY: a live devinfo; a valid out-pointer.
         check("doca_verbs_context_create", unsafe {
-            sys::doca_verbs_context_create(info, sys::DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE, &mut raw)
+            sys::doca_verbs_context_create(
+                info,
+                sys::DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE,
+                &mut raw,
+            )
         })?;
         let raw = NonNull::new(raw)
             .ok_or_else(|| Error::NotFound("doca_verbs_context_create returned NULL".into()))?;
@@ -145,7 +149,10 @@ impl Context {
         #[cfg(not(doca_backend = "soft"))]
         {
             let _ = index;
-            Err(Error::doca("ibv_query_gid (not wrapped for the sdk backend)", DocaError::NOT_SUPPORTED))
+            Err(Error::doca(
+                "ibv_query_gid (not wrapped for the sdk backend)",
+                DocaError::NOT_SUPPORTED,
+            ))
         }
     }
 
@@ -170,7 +177,10 @@ impl Context {
         }
         #[cfg(not(doca_backend = "soft"))]
         {
-            Err(Error::doca("ibv_query_port (not wrapped for the sdk backend)", DocaError::NOT_SUPPORTED))
+            Err(Error::doca(
+                "ibv_query_port (not wrapped for the sdk backend)",
+                DocaError::NOT_SUPPORTED,
+            ))
         }
     }
 
@@ -225,8 +235,8 @@ impl Pd {
         check("doca_verbs_pd_create", unsafe {
             sys::doca_verbs_pd_create(ctx.as_raw(), &mut raw)
         })?;
-        let raw =
-            NonNull::new(raw).ok_or_else(|| Error::NotFound("doca_verbs_pd_create returned NULL".into()))?;
+        let raw = NonNull::new(raw)
+            .ok_or_else(|| Error::NotFound("doca_verbs_pd_create returned NULL".into()))?;
         Ok(Pd {
             inner: Arc::new(PdInner {
                 raw,
@@ -249,7 +259,10 @@ impl Pd {
             sys::doca_verbs_pd_as_doca_dev(self.as_raw(), &mut d)
         })?;
         if d.is_null() {
-            return Err(Error::doca("doca_verbs_pd_as_doca_dev", DocaError::NOT_FOUND));
+            return Err(Error::doca(
+                "doca_verbs_pd_as_doca_dev",
+                DocaError::NOT_FOUND,
+            ));
         }
         Ok(d)
     }

@@ -30,7 +30,11 @@ unsafe impl Sync for MemoryRegion {}
 
 impl MemoryRegion {
     /// Registers a GPU buffer (any memory type of `doca_gpu_mem_alloc`).
-    pub fn gpu<T: GpuPod>(pd: &Pd, buf: &GpuBuffer<T>, access: AccessFlags) -> Result<MemoryRegion> {
+    pub fn gpu<T: GpuPod>(
+        pd: &Pd,
+        buf: &GpuBuffer<T>,
+        access: AccessFlags,
+    ) -> Result<MemoryRegion> {
         let alloc = buf.allocation().clone();
         let (ptr, len) = (alloc.gpu_ptr(), alloc.bytes());
         // SAFETY: a live allocation, kept by the region.
@@ -42,7 +46,12 @@ impl MemoryRegion {
     /// # Safety
     /// The range stays valid, and is not moved or freed, while the region (and anything a
     /// peer may still send to it) lives.
-    pub unsafe fn host(pd: &Pd, addr: *mut c_void, len: usize, access: AccessFlags) -> Result<MemoryRegion> {
+    pub unsafe fn host(
+        pd: &Pd,
+        addr: *mut c_void,
+        len: usize,
+        access: AccessFlags,
+    ) -> Result<MemoryRegion> {
         // SAFETY: caller contract.
         unsafe { Self::register(pd, addr, len, access, None) }
     }
@@ -63,7 +72,8 @@ impl MemoryRegion {
         let mut m = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
         check("doca_mmap_create", unsafe { sys::doca_mmap_create(&mut m) })?;
-        let m = NonNull::new(m).ok_or_else(|| Error::NotFound("doca_mmap_create returned NULL".into()))?;
+        let m = NonNull::new(m)
+            .ok_or_else(|| Error::NotFound("doca_mmap_create returned NULL".into()))?;
         let mut region = MemoryRegion {
             mmap: m,
             addr: addr as u64,
@@ -75,8 +85,14 @@ impl MemoryRegion {
         let raw = m.as_ptr();
         // SAFETY: an unstarted mmap; the range is the caller's; the PD's device is open.
         unsafe {
-            check("doca_mmap_set_memrange", sys::doca_mmap_set_memrange(raw, addr, len))?;
-            check("doca_mmap_set_permissions", sys::doca_mmap_set_permissions(raw, access.bits()))?;
+            check(
+                "doca_mmap_set_memrange",
+                sys::doca_mmap_set_memrange(raw, addr, len),
+            )?;
+            check(
+                "doca_mmap_set_permissions",
+                sys::doca_mmap_set_permissions(raw, access.bits()),
+            )?;
             check("doca_mmap_add_dev", sys::doca_mmap_add_dev(raw, dev))?;
             check("doca_mmap_start", sys::doca_mmap_start(raw))?;
         }
@@ -111,6 +127,13 @@ impl MemoryRegion {
     /// Whether the region is empty (never: registration refuses empty ranges).
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Whether kernels may dereference [`addr`](Self::addr) directly: the region was made
+    /// by [`gpu`](Self::gpu) (any `doca_gpu_mem_alloc` type; the address is the device
+    /// one). Host regions are reachable by the NIC only.
+    pub fn is_gpu_accessible(&self) -> bool {
+        self._memory.is_some()
     }
 
     /// The memory map behind it. Valid while `self` lives.

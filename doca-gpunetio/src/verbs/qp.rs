@@ -245,19 +245,39 @@ impl Cq {
         let umem = gpu_umem(gpu, dev, bytes, Some(&init))?;
         let mut a = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
-        check("doca_verbs_cq_attr_create", unsafe { sys::doca_verbs_cq_attr_create(&mut a) })?;
+        check("doca_verbs_cq_attr_create", unsafe {
+            sys::doca_verbs_cq_attr_create(&mut a)
+        })?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: `a` is live until destroyed below; live context, umem and UAR.
         let r = unsafe {
             (|| {
-                check("doca_verbs_cq_attr_set_external_datapath_en", sys::doca_verbs_cq_attr_set_external_datapath_en(a, 1))?;
-                check("doca_verbs_cq_attr_set_external_umem", sys::doca_verbs_cq_attr_set_external_umem(a, umem.raw, 0))?;
-                check("doca_verbs_cq_attr_set_cq_size", sys::doca_verbs_cq_attr_set_cq_size(a, n))?;
-                check("doca_verbs_cq_attr_set_cq_overrun", sys::doca_verbs_cq_attr_set_cq_overrun(a, 1))?;
+                check(
+                    "doca_verbs_cq_attr_set_external_datapath_en",
+                    sys::doca_verbs_cq_attr_set_external_datapath_en(a, 1),
+                )?;
+                check(
+                    "doca_verbs_cq_attr_set_external_umem",
+                    sys::doca_verbs_cq_attr_set_external_umem(a, umem.raw, 0),
+                )?;
+                check(
+                    "doca_verbs_cq_attr_set_cq_size",
+                    sys::doca_verbs_cq_attr_set_cq_size(a, n),
+                )?;
+                check(
+                    "doca_verbs_cq_attr_set_cq_overrun",
+                    sys::doca_verbs_cq_attr_set_cq_overrun(a, 1),
+                )?;
                 if let Some(u) = uar {
-                    check("doca_verbs_cq_attr_set_external_uar", sys::doca_verbs_cq_attr_set_external_uar(a, u.0))?;
+                    check(
+                        "doca_verbs_cq_attr_set_external_uar",
+                        sys::doca_verbs_cq_attr_set_external_uar(a, u.0),
+                    )?;
                 }
-                check("doca_verbs_cq_create", sys::doca_verbs_cq_create(pd.context().as_raw(), a, &mut raw))
+                check(
+                    "doca_verbs_cq_create",
+                    sys::doca_verbs_cq_create(pd.context().as_raw(), a, &mut raw),
+                )
             })()
         };
         // SAFETY: made above, destroyed once.
@@ -284,7 +304,7 @@ struct QpParts {
     _wq: Umem,
     _dbr: Umem,
     cq_sq: Cq,
-    cq_rq: Option<Cq>,
+    _cq_rq: Option<Cq>,
     _uar: Option<Arc<Uar>>,
     gpu: Gpu,
 }
@@ -329,16 +349,29 @@ impl GpuQp {
         Self::build(gpu, pd, cfg, None, false)
     }
 
-    fn build(gpu: &Gpu, pd: &Pd, cfg: QpConfig, shared_uar: Option<&Arc<Uar>>, core_direct: bool) -> Result<GpuQp> {
+    fn build(
+        gpu: &Gpu,
+        pd: &Pd,
+        cfg: QpConfig,
+        shared_uar: Option<&Arc<Uar>>,
+        core_direct: bool,
+    ) -> Result<GpuQp> {
         if cfg.sq_wqes == 0 {
             return Err(Error::InvalidArgument("a QP needs a send queue".into()));
         }
         let sq = (cfg.sq_wqes as u32).next_power_of_two();
-        let rq = if cfg.rq_wqes == 0 { 0 } else { (cfg.rq_wqes as u32).next_power_of_two() };
+        let rq = if cfg.rq_wqes == 0 {
+            0
+        } else {
+            (cfg.rq_wqes as u32).next_power_of_two()
+        };
         let dev = pd.doca_dev()?;
         let attr = pd.context().device_attr()?;
         if cfg.recv_inline && !attr.cqe_inline {
-            return Err(Error::doca("doca_verbs_device_attr_get_is_cqe_inline_supported", DocaError::NOT_SUPPORTED));
+            return Err(Error::doca(
+                "doca_verbs_device_attr_get_is_cqe_inline_supported",
+                DocaError::NOT_SUPPORTED,
+            ));
         }
         let no_dbr = cfg.send_dbr_mode_ext && attr.send_dbr_mode_no_dbr;
         let uar = match shared_uar {
@@ -351,7 +384,12 @@ impl GpuQp {
         } else {
             None
         };
-        let wq = gpu_umem(gpu, dev, round_up(rq as usize * 16 + sq as usize * 64, PAGE), None)?;
+        let wq = gpu_umem(
+            gpu,
+            dev,
+            round_up(rq as usize * 16 + sq as usize * 64, PAGE),
+            None,
+        )?;
         let dbr = if cfg.nic_handler == NicHandler::CpuProxy {
             host_umem(dev)?
         } else {
@@ -359,33 +397,77 @@ impl GpuQp {
         };
         let mut ia = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
-        check("doca_verbs_qp_init_attr_create", unsafe { sys::doca_verbs_qp_init_attr_create(&mut ia) })?;
+        check("doca_verbs_qp_init_attr_create", unsafe {
+            sys::doca_verbs_qp_init_attr_create(&mut ia)
+        })?;
         let mut qp = std::ptr::null_mut();
         // SAFETY: `ia` is live until destroyed below; every object it names is live.
         let r = unsafe {
             (|| {
-                check("doca_verbs_qp_init_attr_set_external_datapath_en", sys::doca_verbs_qp_init_attr_set_external_datapath_en(ia, 1))?;
-                check("doca_verbs_qp_init_attr_set_external_uar", sys::doca_verbs_qp_init_attr_set_external_uar(ia, uar.0))?;
+                check(
+                    "doca_verbs_qp_init_attr_set_external_datapath_en",
+                    sys::doca_verbs_qp_init_attr_set_external_datapath_en(ia, 1),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_external_uar",
+                    sys::doca_verbs_qp_init_attr_set_external_uar(ia, uar.0),
+                )?;
                 if cfg.recv_inline {
                     check(
                         "doca_verbs_qp_init_attr_set_cqe_inline",
-                        sys::doca_verbs_qp_init_attr_set_cqe_inline(ia, sys::doca_verbs_qp_scatter_to_cqe::DOCA_VERBS_QP_SCATTER_TO_CQE_32B),
+                        sys::doca_verbs_qp_init_attr_set_cqe_inline(
+                            ia,
+                            sys::doca_verbs_qp_scatter_to_cqe::DOCA_VERBS_QP_SCATTER_TO_CQE_32B,
+                        ),
                     )?;
                 }
-                check("doca_verbs_qp_init_attr_set_external_umem", sys::doca_verbs_qp_init_attr_set_external_umem(ia, wq.raw, 0))?;
-                check("doca_verbs_qp_init_attr_set_external_dbr_umem", sys::doca_verbs_qp_init_attr_set_external_dbr_umem(ia, dbr.raw, 0))?;
-                check("doca_verbs_qp_init_attr_set_pd", sys::doca_verbs_qp_init_attr_set_pd(ia, pd.as_raw()))?;
-                check("doca_verbs_qp_init_attr_set_sq_wr", sys::doca_verbs_qp_init_attr_set_sq_wr(ia, sq))?;
-                check("doca_verbs_qp_init_attr_set_rq_wr", sys::doca_verbs_qp_init_attr_set_rq_wr(ia, rq))?;
-                check("doca_verbs_qp_init_attr_set_qp_type", sys::doca_verbs_qp_init_attr_set_qp_type(ia, sys::DOCA_VERBS_QP_TYPE_RC))?;
-                check("doca_verbs_qp_init_attr_set_send_cq", sys::doca_verbs_qp_init_attr_set_send_cq(ia, cq_sq.raw))?;
-                check("doca_verbs_qp_init_attr_set_send_max_sges", sys::doca_verbs_qp_init_attr_set_send_max_sges(ia, 1))?;
-                check("doca_verbs_qp_init_attr_set_receive_max_sges", sys::doca_verbs_qp_init_attr_set_receive_max_sges(ia, 1))?;
+                check(
+                    "doca_verbs_qp_init_attr_set_external_umem",
+                    sys::doca_verbs_qp_init_attr_set_external_umem(ia, wq.raw, 0),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_external_dbr_umem",
+                    sys::doca_verbs_qp_init_attr_set_external_dbr_umem(ia, dbr.raw, 0),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_pd",
+                    sys::doca_verbs_qp_init_attr_set_pd(ia, pd.as_raw()),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_sq_wr",
+                    sys::doca_verbs_qp_init_attr_set_sq_wr(ia, sq),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_rq_wr",
+                    sys::doca_verbs_qp_init_attr_set_rq_wr(ia, rq),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_qp_type",
+                    sys::doca_verbs_qp_init_attr_set_qp_type(ia, sys::DOCA_VERBS_QP_TYPE_RC),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_send_cq",
+                    sys::doca_verbs_qp_init_attr_set_send_cq(ia, cq_sq.raw),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_send_max_sges",
+                    sys::doca_verbs_qp_init_attr_set_send_max_sges(ia, 1),
+                )?;
+                check(
+                    "doca_verbs_qp_init_attr_set_receive_max_sges",
+                    sys::doca_verbs_qp_init_attr_set_receive_max_sges(ia, 1),
+                )?;
                 if let Some(c) = &cq_rq {
-                    check("doca_verbs_qp_init_attr_set_receive_cq", sys::doca_verbs_qp_init_attr_set_receive_cq(ia, c.raw))?;
+                    check(
+                        "doca_verbs_qp_init_attr_set_receive_cq",
+                        sys::doca_verbs_qp_init_attr_set_receive_cq(ia, c.raw),
+                    )?;
                 }
                 if core_direct {
-                    check("doca_verbs_qp_init_attr_set_core_direct_master", sys::doca_verbs_qp_init_attr_set_core_direct_master(ia, 1))?;
+                    check(
+                        "doca_verbs_qp_init_attr_set_core_direct_master",
+                        sys::doca_verbs_qp_init_attr_set_core_direct_master(ia, 1),
+                    )?;
                 }
                 if no_dbr {
                     check(
@@ -393,7 +475,10 @@ impl GpuQp {
                         sys::doca_verbs_qp_init_attr_set_send_dbr_mode(ia, sys::doca_verbs_qp_send_dbr_mode::DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_EXT),
                     )?;
                 }
-                check("doca_verbs_qp_create", sys::doca_verbs_qp_create(pd.context().as_raw(), ia, &mut qp))
+                check(
+                    "doca_verbs_qp_create",
+                    sys::doca_verbs_qp_create(pd.context().as_raw(), ia, &mut qp),
+                )
             })()
         };
         // SAFETY: made above, destroyed once.
@@ -426,7 +511,7 @@ impl GpuQp {
                 _wq: wq,
                 _dbr: dbr,
                 cq_sq,
-                cq_rq,
+                _cq_rq: cq_rq,
                 _uar: Some(uar),
                 gpu: gpu.clone(),
             },
@@ -488,8 +573,14 @@ impl GpuQp {
         let mut a = std::ptr::null_mut();
         // SAFETY: valid out-pointers; a live context.
         unsafe {
-            check("doca_verbs_ah_attr_create", sys::doca_verbs_ah_attr_create(ctx.as_raw(), &mut ah))?;
-            if let Err(e) = check("doca_verbs_qp_attr_create", sys::doca_verbs_qp_attr_create(&mut a)) {
+            check(
+                "doca_verbs_ah_attr_create",
+                sys::doca_verbs_ah_attr_create(ctx.as_raw(), &mut ah),
+            )?;
+            if let Err(e) = check(
+                "doca_verbs_qp_attr_create",
+                sys::doca_verbs_qp_attr_create(&mut a),
+            ) {
                 sys::doca_verbs_ah_attr_destroy(ah);
                 return Err(e);
             }
@@ -503,37 +594,100 @@ impl GpuQp {
                 } else {
                     sys::doca_verbs_addr_type::DOCA_VERBS_ADDR_TYPE_IPv4
                 };
-                check("doca_verbs_ah_attr_set_addr_type", sys::doca_verbs_ah_attr_set_addr_type(ah, at))?;
-                check("doca_verbs_ah_attr_set_sgid_index", sys::doca_verbs_ah_attr_set_sgid_index(ah, self.cfg.gid_index))?;
+                check(
+                    "doca_verbs_ah_attr_set_addr_type",
+                    sys::doca_verbs_ah_attr_set_addr_type(ah, at),
+                )?;
+                check(
+                    "doca_verbs_ah_attr_set_sgid_index",
+                    sys::doca_verbs_ah_attr_set_sgid_index(ah, self.cfg.gid_index),
+                )?;
                 if !ib {
-                    check("doca_verbs_ah_attr_set_hop_limit", sys::doca_verbs_ah_attr_set_hop_limit(ah, 255))?;
+                    check(
+                        "doca_verbs_ah_attr_set_hop_limit",
+                        sys::doca_verbs_ah_attr_set_hop_limit(ah, 255),
+                    )?;
                 }
-                check("doca_verbs_ah_attr_set_gid", sys::doca_verbs_ah_attr_set_gid(ah, sys::doca_verbs_gid { raw: remote.gid.0 }))?;
+                check(
+                    "doca_verbs_ah_attr_set_gid",
+                    sys::doca_verbs_ah_attr_set_gid(ah, sys::doca_verbs_gid { raw: remote.gid.0 }),
+                )?;
                 if ib {
-                    check("doca_verbs_ah_attr_set_dlid", sys::doca_verbs_ah_attr_set_dlid(ah, remote.lid))?;
+                    check(
+                        "doca_verbs_ah_attr_set_dlid",
+                        sys::doca_verbs_ah_attr_set_dlid(ah, remote.lid),
+                    )?;
                 }
-                check("doca_verbs_qp_attr_set_path_mtu", sys::doca_verbs_qp_attr_set_path_mtu(a, sys::doca_mtu_size::DOCA_MTU_SIZE_1K_BYTES))?;
-                check("doca_verbs_qp_attr_set_rq_psn", sys::doca_verbs_qp_attr_set_rq_psn(a, 0))?;
-                check("doca_verbs_qp_attr_set_sq_psn", sys::doca_verbs_qp_attr_set_sq_psn(a, 0))?;
-                check("doca_verbs_qp_attr_set_port_num", sys::doca_verbs_qp_attr_set_port_num(a, 1))?;
-                check("doca_verbs_qp_attr_set_ack_timeout", sys::doca_verbs_qp_attr_set_ack_timeout(a, 14))?;
-                check("doca_verbs_qp_attr_set_retry_cnt", sys::doca_verbs_qp_attr_set_retry_cnt(a, 7))?;
-                check("doca_verbs_qp_attr_set_rnr_retry", sys::doca_verbs_qp_attr_set_rnr_retry(a, 1))?;
-                check("doca_verbs_qp_attr_set_min_rnr_timer", sys::doca_verbs_qp_attr_set_min_rnr_timer(a, 1))?;
-                check("doca_verbs_qp_attr_set_next_state", sys::doca_verbs_qp_attr_set_next_state(a, S::DOCA_VERBS_QP_STATE_INIT))?;
-                check("doca_verbs_qp_attr_set_allow_remote_write", sys::doca_verbs_qp_attr_set_allow_remote_write(a, 1))?;
-                check("doca_verbs_qp_attr_set_allow_remote_read", sys::doca_verbs_qp_attr_set_allow_remote_read(a, 1))?;
+                check(
+                    "doca_verbs_qp_attr_set_path_mtu",
+                    sys::doca_verbs_qp_attr_set_path_mtu(
+                        a,
+                        sys::doca_mtu_size::DOCA_MTU_SIZE_1K_BYTES,
+                    ),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_rq_psn",
+                    sys::doca_verbs_qp_attr_set_rq_psn(a, 0),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_sq_psn",
+                    sys::doca_verbs_qp_attr_set_sq_psn(a, 0),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_port_num",
+                    sys::doca_verbs_qp_attr_set_port_num(a, 1),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_ack_timeout",
+                    sys::doca_verbs_qp_attr_set_ack_timeout(a, 14),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_retry_cnt",
+                    sys::doca_verbs_qp_attr_set_retry_cnt(a, 7),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_rnr_retry",
+                    sys::doca_verbs_qp_attr_set_rnr_retry(a, 1),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_min_rnr_timer",
+                    sys::doca_verbs_qp_attr_set_min_rnr_timer(a, 1),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_next_state",
+                    sys::doca_verbs_qp_attr_set_next_state(a, S::DOCA_VERBS_QP_STATE_INIT),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_allow_remote_write",
+                    sys::doca_verbs_qp_attr_set_allow_remote_write(a, 1),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_allow_remote_read",
+                    sys::doca_verbs_qp_attr_set_allow_remote_read(a, 1),
+                )?;
                 check(
                     "doca_verbs_qp_attr_set_atomic_mode",
-                    sys::doca_verbs_qp_attr_set_atomic_mode(a, sys::doca_verbs_qp_atomic_mode::DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC),
+                    sys::doca_verbs_qp_attr_set_atomic_mode(
+                        a,
+                        sys::doca_verbs_qp_atomic_mode::DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC,
+                    ),
                 )?;
-                check("doca_verbs_qp_attr_set_max_rd_atomic", sys::doca_verbs_qp_attr_set_max_rd_atomic(a, dev_attr.max_qp_rd_atom))?;
+                check(
+                    "doca_verbs_qp_attr_set_max_rd_atomic",
+                    sys::doca_verbs_qp_attr_set_max_rd_atomic(a, dev_attr.max_qp_rd_atom),
+                )?;
                 check(
                     "doca_verbs_qp_attr_set_max_dest_rd_atomic",
                     sys::doca_verbs_qp_attr_set_max_dest_rd_atomic(a, dev_attr.max_qp_init_rd_atom),
                 )?;
-                check("doca_verbs_qp_attr_set_ah_attr", sys::doca_verbs_qp_attr_set_ah_attr(a, ah))?;
-                check("doca_verbs_qp_attr_set_dest_qp_num", sys::doca_verbs_qp_attr_set_dest_qp_num(a, remote.qpn))?;
+                check(
+                    "doca_verbs_qp_attr_set_ah_attr",
+                    sys::doca_verbs_qp_attr_set_ah_attr(a, ah),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_dest_qp_num",
+                    sys::doca_verbs_qp_attr_set_dest_qp_num(a, remote.qpn),
+                )?;
                 let m = |b: u32| b as i32;
                 let init = m(sys::DOCA_VERBS_QP_ATTR_NEXT_STATE
                     | sys::DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE
@@ -541,7 +695,10 @@ impl GpuQp {
                     | sys::DOCA_VERBS_QP_ATTR_ATOMIC_MODE
                     | sys::DOCA_VERBS_QP_ATTR_PKEY_INDEX
                     | sys::DOCA_VERBS_QP_ATTR_PORT_NUM);
-                check("doca_verbs_qp_modify (RST -> INIT)", sys::doca_verbs_qp_modify(self.parts.qp, a, init))?;
+                check(
+                    "doca_verbs_qp_modify (RST -> INIT)",
+                    sys::doca_verbs_qp_modify(self.parts.qp, a, init),
+                )?;
                 let mut rtr = sys::DOCA_VERBS_QP_ATTR_NEXT_STATE
                     | sys::DOCA_VERBS_QP_ATTR_RQ_PSN
                     | sys::DOCA_VERBS_QP_ATTR_DEST_QP_NUM
@@ -557,10 +714,22 @@ impl GpuQp {
                     rtr |= sys::DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC;
                     rts |= sys::DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC;
                 }
-                check("doca_verbs_qp_attr_set_next_state", sys::doca_verbs_qp_attr_set_next_state(a, S::DOCA_VERBS_QP_STATE_RTR))?;
-                check("doca_verbs_qp_modify (INIT -> RTR)", sys::doca_verbs_qp_modify(self.parts.qp, a, m(rtr)))?;
-                check("doca_verbs_qp_attr_set_next_state", sys::doca_verbs_qp_attr_set_next_state(a, S::DOCA_VERBS_QP_STATE_RTS))?;
-                check("doca_verbs_qp_modify (RTR -> RTS)", sys::doca_verbs_qp_modify(self.parts.qp, a, m(rts)))
+                check(
+                    "doca_verbs_qp_attr_set_next_state",
+                    sys::doca_verbs_qp_attr_set_next_state(a, S::DOCA_VERBS_QP_STATE_RTR),
+                )?;
+                check(
+                    "doca_verbs_qp_modify (INIT -> RTR)",
+                    sys::doca_verbs_qp_modify(self.parts.qp, a, m(rtr)),
+                )?;
+                check(
+                    "doca_verbs_qp_attr_set_next_state",
+                    sys::doca_verbs_qp_attr_set_next_state(a, S::DOCA_VERBS_QP_STATE_RTS),
+                )?;
+                check(
+                    "doca_verbs_qp_modify (RTR -> RTS)",
+                    sys::doca_verbs_qp_modify(self.parts.qp, a, m(rts)),
+                )
             })()
         };
         // SAFETY: made above, destroyed once.
@@ -580,14 +749,18 @@ impl GpuQp {
     /// QP is connected (kernels must not post to a QP that is not ready to send).
     pub fn handle(&self) -> Result<QpHandle<'_>> {
         if !self.is_connected() {
-            return Err(Error::doca("GpuQp::handle (connect first)", DocaError::BAD_STATE));
+            return Err(Error::doca(
+                "GpuQp::handle (connect first)",
+                DocaError::BAD_STATE,
+            ));
         }
         let mut d = std::ptr::null_mut();
         // SAFETY: a live export; a valid out-pointer.
         check("doca_gpu_verbs_get_qp_dev", unsafe {
             sys::doca_gpu_verbs_get_qp_dev(self.parts.export, &mut d)
         })?;
-        let raw = NonNull::new(d).ok_or_else(|| Error::doca("doca_gpu_verbs_get_qp_dev", DocaError::UNEXPECTED))?;
+        let raw = NonNull::new(d)
+            .ok_or_else(|| Error::doca("doca_gpu_verbs_get_qp_dev", DocaError::UNEXPECTED))?;
         Ok(QpHandle::new(raw))
     }
 
@@ -647,7 +820,10 @@ impl GpuQpGroup {
     /// Creates both QPs; BlueFlame is refused (`INVALID_VALUE`), as the samples refuse it.
     pub fn create(gpu: &Gpu, pd: &Pd, cfg: QpConfig) -> Result<GpuQpGroup> {
         if cfg.nic_handler == NicHandler::GpuSmBf {
-            return Err(Error::doca("GpuQpGroup::create (BlueFlame)", DocaError::INVALID_VALUE));
+            return Err(Error::doca(
+                "GpuQpGroup::create (BlueFlame)",
+                DocaError::INVALID_VALUE,
+            ));
         }
         let dev = pd.doca_dev()?;
         let uar = Arc::new(Uar::new(dev, NicHandler::Auto)?);
@@ -713,6 +889,14 @@ impl<'a> CpuProxy<'a> {
             thread: Some(thread),
             _qps: std::marker::PhantomData,
         }))
+    }
+}
+
+impl CpuProxy<'_> {
+    /// The proxy thread's pthread id (what DOCA's samples print when it starts).
+    pub fn pthread_id(&self) -> u64 {
+        use std::os::unix::thread::JoinHandleExt;
+        self.thread.as_ref().map_or(0, |t| t.as_pthread_t() as u64)
     }
 }
 
