@@ -16,16 +16,46 @@ mod support;
 
 use std::time::Instant;
 
+use clap::Parser;
 use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
 use doca_soft::testing::{RxqHandle, RING_VERSION};
-use support::args::Args;
+use support::args::{self, Common};
 use support::gpu_rx::GpuEnv;
 use support::report::{Figure, Status};
 use support::soft::slot_size;
 use support::udp;
 
-const USAGE: &str = "device_ceiling [--queues 1,2,4,8,16] [--size 64,1024] [--frames N per queue]
-  [--burst N] [--threads N] [--no-variants] [--mib N] [--quick]";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "device_ceiling",
+    about = "What one GPU sustains receiving without a NIC"
+)]
+struct Cli {
+    /// Queue counts to measure
+    #[arg(long, value_delimiter = ',')]
+    queues: Option<Vec<usize>>,
+    /// Frame sizes in bytes
+    #[arg(long, value_delimiter = ',')]
+    size: Option<Vec<usize>>,
+    /// Frames per queue
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Packets per receive burst
+    #[arg(long, default_value_t = BURST)]
+    burst: u32,
+    /// Threads per block
+    #[arg(long, default_value_t = THREADS)]
+    threads: u32,
+    /// Skip the kernel variants
+    #[arg(long = "no-variants")]
+    no_variants: bool,
+    /// MiB of GPU memory for the rings
+    #[arg(long)]
+    mib: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
 
 /// Packet slots (and completions) per ring: at least this many, and 4 bursts.
 const MIN_SLOTS: usize = 8192;
@@ -252,22 +282,21 @@ fn run_point(
 }
 
 fn main() {
-    let a = Args::parse(USAGE);
-    let quick = a.quick();
-    let queues: Vec<usize> = a.list("queues", &[1, 2, 4, 8, 16]);
-    let sizes: Vec<usize> = a.list("size", &[64, 1024]);
-    let frames: u64 = a.num("frames", if quick { 500_000 } else { 4_000_000 });
-    let mib: usize = a.num("mib", if quick { 256 } else { 1024 });
-    let burst: u32 = a.num("burst", BURST);
-    let threads: u32 = a.num("threads", THREADS);
-    let variants = !a.has("no-variants");
+    let a: Cli = args::parse();
+    let c = &a.common;
+    let queues = a.queues.clone().unwrap_or_else(|| vec![1, 2, 4, 8, 16]);
+    let sizes = a.size.clone().unwrap_or_else(|| vec![64, 1024]);
+    let frames = a.frames.unwrap_or(c.pick(500_000, 4_000_000));
+    let mib = a.mib.unwrap_or(c.pick(256, 1024));
+    let (burst, threads) = (a.burst, a.threads);
+    let variants = !a.no_variants;
     if threads == 0 || threads > 1024 || threads % 32 != 0 || burst == 0 {
         eprintln!("--threads must be a multiple of 32 up to 1024 and --burst at least 1");
         std::process::exit(2);
     }
     let env = GpuEnv::open();
     let hbm = match &env {
-        Ok(env) => match d2d_bandwidth(env.ctx(), mib << 20, if quick { 10 } else { 50 }) {
+        Ok(env) => match d2d_bandwidth(env.ctx(), mib << 20, c.pick(10, 50)) {
             Ok(bw) => {
                 Figure::info(
                     "device/hbm-d2d-copy-bandwidth",
@@ -322,7 +351,7 @@ fn main() {
             };
             match run_point(env, &name, shape, hbm, unit, scale) {
                 Ok((pps, zero)) => {
-                    if zero && best.map_or(true, |b| pps > b.1) {
+                    if zero && best.is_none_or(|b| pps > b.1) {
                         best = Some((q, pps, zero));
                     }
                 }

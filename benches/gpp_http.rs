@@ -20,6 +20,7 @@ mod support;
 #[path = "../examples/gpu_packet_processing/lo_net.rs"]
 mod lo_net;
 
+use clap::Parser;
 use std::io::{Read, Write};
 use std::net::SocketAddrV4;
 use std::path::PathBuf;
@@ -27,10 +28,28 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::args::Args;
+use support::args::{self, Common};
 use support::report::{gpu_present, gpu_skip_reason, Figure};
 
-const USAGE: &str = "gpp_http [--clients 1,4,16] [--seconds S] [--pings N] [--quick]";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "gpp_http",
+    about = "gpu_packet_processing's HTTP server and ICMP echo against Linux's on lo"
+)]
+struct Cli {
+    /// Concurrent HTTP clients per figure (default 1,4,16; --quick 1,4)
+    #[arg(long, value_delimiter = ',')]
+    clients: Option<Vec<usize>>,
+    /// Seconds per HTTP figure (default 3; --quick 1)
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// ICMP echo requests per figure (default 1000; --quick 200)
+    #[arg(long)]
+    pings: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
 
 /// The baseline server: HTTP/1.1 keep-alive, one thread per connection, a fixed page.
 const PY_SERVER: &str = r#"
@@ -267,21 +286,14 @@ fn skip_all(clients: &[usize], why: &str) {
 }
 
 fn main() {
-    let args = Args::parse(USAGE);
-    let quick = args.has("quick");
-    let clients: Vec<usize> = args
-        .str("clients", if quick { "1,4" } else { "1,4,16" })
-        .split(',')
-        .filter_map(|c| c.trim().parse().ok())
-        .collect();
-    let secs: f64 = args
-        .str("seconds", if quick { "1" } else { "3" })
-        .parse()
-        .unwrap_or(3.0);
-    let pings: usize = args
-        .str("pings", if quick { "200" } else { "1000" })
-        .parse()
-        .unwrap_or(1000);
+    let a: Cli = args::parse();
+    let c = &a.common;
+    let clients: Vec<usize> = a
+        .clients
+        .clone()
+        .unwrap_or_else(|| c.pick(vec![1, 4], vec![1, 4, 16]));
+    let secs: f64 = a.seconds.unwrap_or(c.pick(1.0, 3.0));
+    let pings: usize = a.pings.unwrap_or(c.pick(200, 1000));
     // First, before any other thread: the private network.
     if let Err(e) = lo_net::private_lo() {
         return skip_all(

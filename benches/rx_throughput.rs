@@ -25,14 +25,38 @@
 
 mod support;
 
-use support::args::Args;
+use clap::Parser;
+use support::args::{self, Common};
 use support::gpu_rx::{run_gpu_rx, GpuEnv};
 use support::report::{Figure, Status};
 use support::soft::{run_soft_rx_costed, wire_stage_costs, Mode, RxCost, StageCosts};
 use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
 
-const USAGE: &str = "rx_throughput [--mode recvmmsg,lo,wire] [--queues 1,2,4,8] [--size 64,1024]
-  [--frames N per sender] [--tries N] [--quick]";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "rx_throughput",
+    about = "Receive throughput of the software runtime"
+)]
+struct Cli {
+    /// Modes to measure: recvmmsg, lo, wire
+    #[arg(long, value_delimiter = ',', default_value = "recvmmsg,lo,wire")]
+    mode: Vec<String>,
+    /// Queue counts to measure
+    #[arg(long, value_delimiter = ',')]
+    queues: Option<Vec<usize>>,
+    /// Frame sizes in bytes
+    #[arg(long, value_delimiter = ',', default_value = "64,1024")]
+    size: Vec<usize>,
+    /// Frames per sender
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Tries per figure (the best counts)
+    #[arg(long)]
+    tries: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
 
 fn gbps(pps: f64, size: usize) -> f64 {
     pps * size as f64 * 8.0 / 1e9
@@ -85,15 +109,17 @@ fn cost_note(c: &RxCost, senders: usize, pps: f64) -> String {
 }
 
 fn main() {
-    let a = Args::parse(USAGE);
+    let a: Cli = args::parse();
     let isolated = support::netns::isolate_or_warn();
-    let quick = a.quick();
-    let modes = a.str("mode", "recvmmsg,lo,wire");
-    let modes: Vec<&str> = modes.split(',').collect();
-    let queues: Vec<usize> = a.list("queues", if quick { &[1, 2] } else { &[1, 2, 4, 8] });
-    let sizes: Vec<usize> = a.list("size", &[64, 1024]);
-    let frames: u64 = a.num("frames", if quick { 20_000 } else { 100_000 });
-    let tries: usize = a.num("tries", if quick { 2 } else { 3 });
+    let c = &a.common;
+    let modes: Vec<&str> = a.mode.iter().map(String::as_str).collect();
+    let queues = a
+        .queues
+        .clone()
+        .unwrap_or_else(|| c.pick(vec![1, 2], vec![1, 2, 4, 8]));
+    let sizes = a.size.clone();
+    let frames = a.frames.unwrap_or(c.pick(20_000, 100_000));
+    let tries = a.tries.unwrap_or(c.pick(2, 3));
     let ns = if isolated {
         "private netns"
     } else {

@@ -19,19 +19,38 @@ use std::time::Duration;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::capi::doca_error::DocaResult;
 use doca_soft::capi::doca_eth_txq::doca_eth_txq_calculate_timestamp;
-use doca_soft::testing::{ns_to_wait_on_time, realtime_ns, FrameOut, Port, TxRingCfg};
 use support::gpu_rx::{check, kernels_dir, BenchDev, GpuEnv};
 use support::gpu_tx::GpuTxQueue;
 use support::soft::{port_spec, HostQueue, Mode};
 
-use support::args::Args;
+use clap::Parser;
+use doca_soft::capi::doca_error::DocaResult;
+use doca_soft::testing::{ns_to_wait_on_time, realtime_ns, FrameOut, Port, TxRingCfg};
+use support::args::{self, Common};
 use support::report::Figure;
 use support::tx::SoftTx;
 use support::udp;
 
-const USAGE: &str = "send_sched [--sends N] [--interval-us N] [--lead-us N] [--quick]";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "send_sched",
+    about = "How late scheduled (wait-on-time) sends leave"
+)]
+struct Cli {
+    /// Frames to send
+    #[arg(long)]
+    sends: Option<usize>,
+    /// Microseconds between scheduled sends
+    #[arg(long = "interval-us", default_value_t = 20)]
+    interval_us: u64,
+    /// Microseconds between scheduling and the first send
+    #[arg(long = "lead-us", default_value_t = 2_000)]
+    lead_us: u64,
+    #[command(flatten)]
+    common: Common,
+}
 
 /// Records the send time of each frame by its sequence number.
 struct Recorder {
@@ -147,11 +166,9 @@ fn percentile(sorted: &[i64], p: f64) -> i64 {
 }
 
 fn main() {
-    let a = Args::parse(USAGE);
-    let quick = a.quick();
-    let n: usize = a.num("sends", if quick { 2_000 } else { 20_000 });
-    let interval: u64 = a.num("interval-us", 20);
-    let lead: u64 = a.num("lead-us", 2_000);
+    let a: Cli = args::parse();
+    let n = a.sends.unwrap_or(a.common.pick(2_000, 20_000));
+    let (interval, lead) = (a.interval_us, a.lead_us);
     let rec = Arc::new(Recorder {
         times: Mutex::new(vec![0; n]),
     });

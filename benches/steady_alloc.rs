@@ -16,9 +16,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use doca_soft::testing::Port;
 use support::alloc::{CountingAlloc, Counts, Region};
-use support::args::Args;
+use support::args::{self, Common};
 use support::gpu_rx::{run_gpu_rx_counted, BenchDev, CountWindow, GpuEnv, GpuQueue};
 use support::report::{Figure, Status};
 use support::soft::{port_spec, slot_size, HostQueue, Mode, SoftRx};
@@ -28,7 +29,22 @@ use support::urom::{Urom, UromBins};
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
-const USAGE: &str = "steady_alloc [--frames N] [--size 64] [--quick]";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "steady_alloc",
+    about = "Heap allocations per packet in steady state"
+)]
+struct Cli {
+    /// Frames per run
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Frame size in bytes
+    #[arg(long, default_value_t = 64)]
+    size: usize,
+    #[command(flatten)]
+    common: Common,
+}
 
 /// Most frames in flight (sent, not consumed): below the ring's size, so none is dropped.
 const IN_FLIGHT: u64 = 4096;
@@ -200,11 +216,10 @@ struct SendRxq(doca_soft::testing::CpuRxq);
 unsafe impl Send for SendRxq {}
 
 fn main() {
-    let a = Args::parse(USAGE);
+    let a: Cli = args::parse();
     let isolated = support::netns::isolate_or_warn();
-    let quick = a.quick();
-    let frames: u64 = a.num("frames", if quick { 50_000 } else { 1_000_000 });
-    let size: usize = a.num("size", 64);
+    let frames = a.frames.unwrap_or(a.common.pick(50_000, 1_000_000));
+    let size = a.size;
     for (mode, what) in [
         (Mode::Wire, "wire, dispatcher, host ring, CPU consumer"),
         (
@@ -287,7 +302,7 @@ fn main() {
             }
         }
     }
-    urom_allocs_per_command(if quick { 2_000 } else { 20_000 });
+    urom_allocs_per_command(a.common.pick(2_000, 20_000));
     let name = format!("mem/host-bytes-per-rx-queue/gpu/{slots}x{size}B");
     match gpu.and_then(|env| gpu_queue_bytes(&env, size)) {
         Ok((rss, heap)) => {

@@ -11,8 +11,9 @@ mod support;
 
 use std::sync::Arc;
 
+use clap::Parser;
 use doca_soft::testing::Port;
-use support::args::Args;
+use support::args::{self, Common};
 use support::gpu_rx::GpuEnv;
 use support::gpu_tx::run_gpu_tx;
 use support::report::{Figure, Status};
@@ -20,8 +21,28 @@ use support::soft::{port_spec, Mode};
 use support::tx::run_soft_tx;
 use support::udp::{run_recvmmsg, zero_loss_search, UdpRun, MIN_SIZE};
 
-const USAGE: &str = "tx_throughput [--queues 1,2,4] [--size 64,1024] [--frames N per sender]
-  [--tries N] [--quick]";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "tx_throughput",
+    about = "Send throughput of the software runtime"
+)]
+struct Cli {
+    /// Queue counts to measure
+    #[arg(long, value_delimiter = ',')]
+    queues: Option<Vec<usize>>,
+    /// Frame sizes in bytes
+    #[arg(long, value_delimiter = ',', default_value = "64,1024")]
+    size: Vec<usize>,
+    /// Frames per sender
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Tries per figure (the best counts)
+    #[arg(long)]
+    tries: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
 
 fn verified(r: &UdpRun) -> String {
     if r.lost == 0 {
@@ -40,13 +61,16 @@ fn pace(paced: f64) -> String {
 }
 
 fn main() {
-    let a = Args::parse(USAGE);
+    let a: Cli = args::parse();
     let isolated = support::netns::isolate_or_warn();
-    let quick = a.quick();
-    let queues: Vec<usize> = a.list("queues", if quick { &[1] } else { &[1, 2, 4] });
-    let sizes: Vec<usize> = a.list("size", &[64, 1024]);
-    let frames: u64 = a.num("frames", if quick { 20_000 } else { 100_000 });
-    let tries: usize = a.num("tries", if quick { 2 } else { 3 });
+    let c = &a.common;
+    let queues = a
+        .queues
+        .clone()
+        .unwrap_or_else(|| c.pick(vec![1], vec![1, 2, 4]));
+    let sizes = a.size.clone();
+    let frames = a.frames.unwrap_or(c.pick(20_000, 100_000));
+    let tries = a.tries.unwrap_or(c.pick(2, 3));
     let gpu = GpuEnv::open();
     let lo: Arc<Port> = Port::for_spec(&port_spec(Mode::Lo, "", 0)).expect("lo port");
     for &size in &sizes {

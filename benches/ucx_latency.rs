@@ -29,16 +29,35 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use support::args::Args;
+use clap::Parser;
+use support::args::{self, Common};
 use support::report::{Figure, Status};
 use support::urom::{loopback_spin, sandbox_ping_pong, time_each, Latencies, Urom, UromBins};
 
 /// The worker's default busy-poll window (doca-soft's `DOCA_SOFT_UROM_SPIN_US` default).
 const DEFAULT_SPIN_US: u64 = doca_soft::testing::urom::DEFAULT_SPIN_US;
 
-const USAGE: &str = "ucx_latency [--transports tcp,shm] [--iters N] [--urom-iters N] [--quick]
-  env UCX_PERFTEST: path of ucx_perftest (default: on PATH)
-  env DOCA_UROM_DAEMON_BIN, UROM_PLUGIN_PATH: the UROM daemon and plugin directory";
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "ucx_latency",
+    about = "UCX and UROM latencies",
+    after_help = "Environment: UCX_PERFTEST, the path of ucx_perftest (default: on PATH); \
+                  DOCA_UROM_DAEMON_BIN and UROM_PLUGIN_PATH, the UROM daemon and plugin directory"
+)]
+struct Cli {
+    /// UCX transports for ucx_perftest
+    #[arg(long, value_delimiter = ',', default_value = "tcp,shm")]
+    transports: Vec<String>,
+    /// ucx_perftest iterations
+    #[arg(long)]
+    iters: Option<u64>,
+    /// UROM round trips
+    #[arg(long = "urom-iters")]
+    urom_iters: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+}
 
 /// Latencies of a `Final:` line (microseconds): (median, average).
 fn parse_final(out: &str) -> Option<(f64, f64)> {
@@ -265,11 +284,10 @@ fn urom_figures(
 }
 
 fn main() {
-    let a = Args::parse(USAGE);
-    let quick = a.quick();
-    let tls = a.str("transports", "tcp,shm");
-    let iters: u64 = a.num("iters", if quick { 20_000 } else { 200_000 });
-    let urom_iters: usize = a.num("urom-iters", if quick { 2_000 } else { 20_000 });
+    let a: Cli = args::parse();
+    let tls = a.transports.join(",");
+    let iters = a.iters.unwrap_or(a.common.pick(20_000, 200_000));
+    let urom_iters = a.urom_iters.unwrap_or(a.common.pick(2_000, 20_000));
     let bins = UromBins::find();
     for t in tls.split(',') {
         let name = format!("ucx/perftest-tag-lat-one-way/{t}");

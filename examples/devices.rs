@@ -5,9 +5,25 @@
 //! cargo run --example devices
 //! ```
 
+#[path = "common/cli.rs"]
+mod cli;
+
+use clap::Parser;
 use doca::gpunetio::{cuda_available, gpu_pci_bus_ids, Device};
 
+/// The command line: DOCA's general flags only.
+#[derive(Parser, Debug)]
+#[command(
+    name = "devices",
+    about = "List the network devices and GPUs DOCA sees"
+)]
+struct Args {
+    #[command(flatten)]
+    general: cli::General,
+}
+
 fn main() {
+    let _args: Args = cli::parse(|a: &Args| &a.general);
     if let Err(e) = run() {
         eprintln!("devices: {e}");
         std::process::exit(1);

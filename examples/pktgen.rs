@@ -16,7 +16,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::{fail, Cli, Opt};
+use clap::{Parser, ValueEnum};
+use common::cli::{self, fail, usage_error, General};
 use common::packet::{self, FrameSpec, Parsed};
 use common::raw_socket::RawSocket;
 use common::signal;
@@ -25,173 +26,118 @@ use std::time::{Duration, Instant};
 
 const PROG: &str = "pktgen";
 
-const OPTS: &[Opt] = &[
-    Opt {
-        short: 'i',
-        long: "iface",
-        takes_value: true,
-        help: "interface (default lo)",
-    },
-    Opt {
-        short: 's',
-        long: "size",
-        takes_value: true,
-        help: "send: frame size in bytes incl. headers (58..1514, default 128)",
-    },
-    Opt {
-        short: 'c',
-        long: "count",
-        takes_value: true,
-        help: "send: frames to send (default 1000); recv: stop after this many pktgen frames",
-    },
-    Opt {
-        short: 'r',
-        long: "rate",
-        takes_value: true,
-        help: "send: frames per second, 0 = as fast as possible (default 0)",
-    },
-    Opt {
-        short: 'd',
-        long: "dst-port",
-        takes_value: true,
-        help: "UDP destination port (default 5000)",
-    },
-    Opt {
-        short: 'p',
-        long: "src-port",
-        takes_value: true,
-        help: "send: UDP source port (default 4000)",
-    },
-    Opt {
-        short: 'b',
-        long: "burst",
-        takes_value: true,
-        help: "send: frames per burst (default 1)",
-    },
-    Opt {
-        short: 'w',
-        long: "burst-gap-ns",
-        takes_value: true,
-        help: "send: nanoseconds between burst starts (default 0)",
-    },
-    Opt {
-        short: 'f',
-        long: "first-seq",
-        takes_value: true,
-        help: "send: first sequence number (default 0)",
-    },
-    Opt {
-        short: 'z',
-        long: "no-csum",
-        takes_value: false,
-        help: "send: leave IPv4/UDP checksums 0",
-    },
-    Opt {
-        short: 'm',
-        long: "dst-mac",
-        takes_value: true,
-        help: "send: destination MAC (default 10:11:12:13:14:15)",
-    },
-    Opt {
-        short: 't',
-        long: "idle-ms",
-        takes_value: true,
-        help: "recv: stop after this long without a frame, once one arrived (default 2000)",
-    },
-    Opt {
-        short: 'W',
-        long: "wait-ms",
-        takes_value: true,
-        help: "recv: give up after this long without any frame (default 10000)",
-    },
-    Opt {
-        short: 'e',
-        long: "expect",
-        takes_value: true,
-        help: "recv: require exactly sequence numbers 0..N, each once",
-    },
-    Opt {
-        short: 'C',
-        long: "require-csum",
-        takes_value: false,
-        help: "recv: require valid IPv4 and UDP checksums",
-    },
-    Opt {
-        short: 'T',
-        long: "expect-spacing-ns",
-        takes_value: true,
-        help: "recv: require burst spacing within --tolerance of this",
-    },
-    Opt {
-        short: 'o',
-        long: "tolerance",
-        takes_value: true,
-        help: "recv: relative tolerance for --expect-spacing-ns (default 0.1)",
-    },
-    Opt {
-        short: 'R',
-        long: "ready-file",
-        takes_value: true,
-        help: "recv: create this file once listening",
-    },
-    Opt {
-        short: 'v',
-        long: "verbose",
-        takes_value: false,
-        help: "print every frame",
-    },
-];
+/// What pktgen does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// Send test frames
+    Send,
+    /// Receive and verify test frames
+    Recv,
+}
+
+/// The command line (pktgen is this project's tool: `-v` is DOCA's `--version`, so
+/// `--verbose` has no short form).
+#[derive(Parser, Debug)]
+#[command(name = PROG, about = "pktgen: send or receive-and-verify UDP test frames")]
+struct Cli {
+    /// send or recv
+    #[arg(value_enum)]
+    mode: Mode,
+    /// Interface
+    #[arg(short = 'i', long, default_value = "lo")]
+    iface: String,
+    /// send: frame size in bytes incl. headers (58..1514)
+    #[arg(short = 's', long, default_value_t = 128)]
+    size: usize,
+    /// send: frames to send [default: 1000]; recv: stop after this many pktgen frames
+    #[arg(short = 'c', long)]
+    count: Option<u64>,
+    /// send: frames per second, 0 = as fast as possible
+    #[arg(short = 'r', long, default_value_t = 0.0)]
+    rate: f64,
+    /// UDP destination port
+    #[arg(short = 'd', long = "dst-port", default_value_t = 5000)]
+    dst_port: u16,
+    /// send: UDP source port
+    #[arg(short = 'p', long = "src-port", default_value_t = 4000)]
+    src_port: u16,
+    /// send: frames per burst
+    #[arg(short = 'b', long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    burst: u64,
+    /// send: nanoseconds between burst starts
+    #[arg(short = 'w', long = "burst-gap-ns", default_value_t = 0)]
+    burst_gap_ns: u64,
+    /// send: first sequence number
+    #[arg(short = 'f', long = "first-seq", default_value_t = 0)]
+    first_seq: u64,
+    /// send: leave IPv4/UDP checksums 0
+    #[arg(short = 'z', long = "no-csum")]
+    no_csum: bool,
+    /// send: destination MAC [default: 10:11:12:13:14:15]
+    #[arg(short = 'm', long = "dst-mac")]
+    dst_mac: Option<String>,
+    /// recv: stop after this long without a frame, once one arrived
+    #[arg(short = 't', long = "idle-ms", default_value_t = 2000)]
+    idle_ms: u64,
+    /// recv: give up after this long without any frame
+    #[arg(short = 'W', long = "wait-ms", default_value_t = 10000)]
+    wait_ms: u64,
+    /// recv: require exactly sequence numbers 0..N, each once
+    #[arg(short = 'e', long)]
+    expect: Option<u64>,
+    /// recv: require valid IPv4 and UDP checksums
+    #[arg(short = 'C', long = "require-csum")]
+    require_csum: bool,
+    /// recv: require burst spacing within --tolerance of this
+    #[arg(short = 'T', long = "expect-spacing-ns")]
+    expect_spacing_ns: Option<u64>,
+    /// recv: relative tolerance for --expect-spacing-ns
+    #[arg(short = 'o', long, default_value_t = 0.1)]
+    tolerance: f64,
+    /// recv: create this file once listening
+    #[arg(short = 'R', long = "ready-file")]
+    ready_file: Option<String>,
+    /// Print every frame
+    #[arg(long)]
+    verbose: bool,
+    #[command(flatten)]
+    general: General,
+}
 
 fn main() {
     // First: a Ctrl-C during setup must still lead to an orderly teardown.
     signal::install();
-    let cli = Cli::parse(
-        PROG,
-        "pktgen: send or receive-and-verify UDP test frames (mode: send | recv)",
-        OPTS,
-    );
-    let mode = match cli.positional() {
-        [m] => m.as_str(),
-        [] => cli.usage_error("missing mode: send or recv"),
-        _ => cli.usage_error("exactly one mode expected: send or recv"),
-    };
-    let iface: String = cli.get_or("iface", "lo".to_string());
-    let dst_port: u16 = cli.get_or("dst-port", 5000);
-    let code = match mode {
-        "send" => send(&cli, &iface, dst_port),
-        "recv" => recv(&cli, &iface, dst_port),
-        other => cli.usage_error(&format!("unknown mode {other:?}: send or recv")),
+    let cli: Cli = cli::parse(|c: &Cli| &c.general);
+    let code = match cli.mode {
+        Mode::Send => send(&cli),
+        Mode::Recv => recv(&cli),
     };
     std::process::exit(code);
 }
 
-fn send(cli: &Cli, iface: &str, dst_port: u16) -> i32 {
-    let size: usize = cli.get_or("size", 128);
+fn send(cli: &Cli) -> i32 {
+    let (iface, dst_port, size) = (cli.iface.as_str(), cli.dst_port, cli.size);
     if !(packet::MIN_FRAME..=packet::MAX_FRAME).contains(&size) {
-        cli.usage_error(&format!(
+        usage_error::<Cli>(format!(
             "--size {size} out of range {}..={}",
             packet::MIN_FRAME,
             packet::MAX_FRAME
         ));
     }
-    let count: u64 = cli.get_or("count", 1000);
-    let rate: f64 = cli.get_or("rate", 0.0);
-    let burst: u64 = cli.get_or("burst", 1);
-    if burst == 0 {
-        cli.usage_error("--burst must be at least 1");
-    }
-    let gap = Duration::from_nanos(cli.get_or("burst-gap-ns", 0));
-    let first: u64 = cli.get_or("first-seq", 0);
+    let count = cli.count.unwrap_or(1000);
+    let (rate, burst) = (cli.rate, cli.burst);
+    let gap = Duration::from_nanos(cli.burst_gap_ns);
+    let first = cli.first_seq;
     let mut spec = FrameSpec {
         dst_port,
-        src_port: cli.get_or("src-port", 4000),
+        src_port: cli.src_port,
         ..FrameSpec::default()
     };
-    if let Some(m) = cli.get::<String>("dst-mac") {
+    if let Some(m) = &cli.dst_mac {
         spec.dst_mac =
-            packet::parse_mac(&m).unwrap_or_else(|| cli.usage_error(&format!("bad MAC {m:?}")));
+            packet::parse_mac(m).unwrap_or_else(|| usage_error::<Cli>(format!("bad MAC {m:?}")));
     }
-    let checksums = !cli.flag("no-csum");
+    let checksums = !cli.no_csum;
     let sock = RawSocket::open(iface).unwrap_or_else(|e| fail(PROG, e));
     let mut frame = vec![0u8; size];
     let start = Instant::now();
@@ -212,7 +158,7 @@ fn send(cli: &Cli, iface: &str, dst_port: u16) -> i32 {
         if let Err(e) = sock.send(&frame) {
             fail(PROG, format!("send on {iface}: {e}"));
         }
-        if cli.flag("verbose") {
+        if cli.verbose {
             println!("sent seq={} burst={b}", first + sent);
         }
         sent += 1;
@@ -256,19 +202,18 @@ struct Stats {
     bytes: u64,
 }
 
-fn recv(cli: &Cli, iface: &str, dst_port: u16) -> i32 {
-    let limit: Option<u64> = cli.get("count");
-    let idle = Duration::from_millis(cli.get_or("idle-ms", 2000));
-    let wait = Duration::from_millis(cli.get_or("wait-ms", 10000));
-    let expect: Option<u64> = cli.get("expect");
-    let spacing: Option<u64> = cli.get("expect-spacing-ns");
-    let tolerance: f64 = cli.get_or("tolerance", 0.1);
-    let verbose = cli.flag("verbose");
+fn recv(cli: &Cli) -> i32 {
+    let (iface, dst_port) = (cli.iface.as_str(), cli.dst_port);
+    let limit = cli.count;
+    let idle = Duration::from_millis(cli.idle_ms);
+    let wait = Duration::from_millis(cli.wait_ms);
+    let (expect, spacing, tolerance) = (cli.expect, cli.expect_spacing_ns, cli.tolerance);
+    let verbose = cli.verbose;
     let sock = RawSocket::open(iface).unwrap_or_else(|e| fail(PROG, e));
     sock.set_timeout(Duration::from_millis(50))
         .unwrap_or_else(|e| fail(PROG, e));
-    if let Some(f) = cli.get::<String>("ready-file") {
-        std::fs::write(&f, b"ready\n").unwrap_or_else(|e| fail(PROG, format!("{f}: {e}")));
+    if let Some(f) = &cli.ready_file {
+        std::fs::write(f, b"ready\n").unwrap_or_else(|e| fail(PROG, format!("{f}: {e}")));
     }
     let mut st = Stats::default();
     let mut buf = vec![0u8; 65536];
@@ -319,7 +264,7 @@ fn recv(cli: &Cli, iface: &str, dst_port: u16) -> i32 {
             }
         }
     }
-    report(&st, expect, cli.flag("require-csum"), spacing, tolerance)
+    report(&st, expect, cli.require_csum, spacing, tolerance)
 }
 
 /// Prints the summary line and checks the expectations; the exit status.

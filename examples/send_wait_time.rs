@@ -15,7 +15,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::{fail, Cli, Opt};
+use clap::Parser;
+use common::cli::{self, fail, General};
 use common::packet::{self, FrameSpec};
 use common::{gpu, signal, txq};
 use cuda_kernels::{ExitFlag, Kernels, TxCounters};
@@ -25,44 +26,33 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const PROG: &str = "send_wait_time";
 
-const OPTS: &[Opt] = &[
-    Opt {
-        short: 'g',
-        long: "gpu",
-        takes_value: true,
-        help: "GPU PCIe address (or ordinal), mandatory",
-    },
-    Opt {
-        short: 'n',
-        long: "nic",
-        takes_value: true,
-        help: "NIC PCIe address or interface name, mandatory",
-    },
-    Opt {
-        short: 't',
-        long: "time",
-        takes_value: true,
-        help: "nanoseconds between bursts, mandatory (1000..=10000000000)",
-    },
-    Opt {
-        short: 'p',
-        long: "proxy",
-        takes_value: true,
-        help: "1: a busy-polling CPU proxy thread drives the queue (default 0)",
-    },
-    Opt {
-        short: 'b',
-        long: "bursts",
-        takes_value: true,
-        help: "number of bursts of 32 frames (default 8)",
-    },
-    Opt {
-        short: 'P',
-        long: "dst-port",
-        takes_value: true,
-        help: "UDP destination port (default 5000)",
-    },
-];
+/// The command line: the original sample's flags, a few for scripts, DOCA's general flags.
+#[derive(Parser, Debug)]
+#[command(name = PROG, about = "GPU wait-on-time sample: bursts sent at given times")]
+struct Args {
+    /// GPU PCIe address (or ordinal)
+    #[arg(short = 'g', long)]
+    gpu: String,
+    /// NIC PCIe address or interface name
+    #[arg(short = 'n', long)]
+    nic: String,
+    /// Nanoseconds between bursts (1000..=10000000000)
+    #[arg(short = 't', long, value_parser = clap::value_parser!(u64).range(1000..=10_000_000_000))]
+    time: u64,
+    /// 1: a busy-polling CPU proxy thread drives the queue
+    #[arg(short = 'p', long, default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1))]
+    proxy: u32,
+    /// Number of bursts of 32 frames (1..=64)
+    #[arg(short = 'b', long, default_value_t = 8,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    bursts: u64,
+    /// UDP destination port
+    #[arg(short = 'P', long = "dst-port", default_value_t = 5000)]
+    dst_port: u16,
+    #[command(flatten)]
+    general: General,
+}
 
 const BURST: usize = 32;
 const FRAME: usize = 1024;
@@ -72,27 +62,10 @@ const LEAD_NS: u64 = 50_000_000;
 fn main() {
     // First: a Ctrl-C during setup must still lead to an orderly teardown.
     signal::install();
-    let cli = Cli::parse(
-        PROG,
-        "GPU wait-on-time sample: bursts sent at given times",
-        OPTS,
-    );
-    let gpu_sel: String = cli.require("gpu");
-    let nic_sel: String = cli.require("nic");
-    let interval: u64 = cli.require("time");
-    if !(1000..=10_000_000_000).contains(&interval) {
-        cli.usage_error(&format!("--time {interval}: must be 1000..=10000000000 ns"));
-    }
-    let bursts: usize = cli.get_or("bursts", 8);
-    if !(1..=64).contains(&bursts) {
-        cli.usage_error(&format!("--bursts {bursts}: must be 1..=64"));
-    }
-    let dst_port: u16 = cli.get_or("dst-port", 5000);
-    let proxy = match cli.get_or::<u32>("proxy", 0) {
-        0 => false,
-        1 => true,
-        v => cli.usage_error(&format!("--proxy {v}: must be 0 or 1")),
-    };
+    let args: Args = cli::parse(|a: &Args| &a.general);
+    let (interval, bursts, dst_port) = (args.time, args.bursts as usize, args.dst_port);
+    let proxy = args.proxy == 1;
+    let (gpu_sel, nic_sel) = (args.gpu, args.nic);
     txq::precise_timers();
     if let Err(e) = run(&gpu_sel, &nic_sel, interval, bursts, dst_port, proxy) {
         fail(PROG, e);
@@ -127,7 +100,7 @@ fn run(
         packet::build_frame(f, &spec, i as u64, (i / BURST) as u32, true);
     }
     let (buf, mmap, mkey_be) = txq::frame_buffer(&gpu, &nic, &frames)?;
-    let times = GpuBuffer::<u64>::new(&gpu, bursts, MemType::CpuGpu)
+    let mut times = GpuBuffer::<u64>::new(&gpu, bursts, MemType::CpuGpu)
         .map_err(|e| format!("timestamp buffer: {e}"))?;
     let kernels = Kernels::load(&gpu).map_err(|e| e.to_string())?;
     let exit = ExitFlag::new(&gpu).map_err(|e| e.to_string())?;
@@ -155,8 +128,9 @@ fn run(
     let proxy_stop = AtomicBool::new(false);
     let result = std::thread::scope(|s| {
         let proxy_thread = proxy.then(|| s.spawn(|| txq::proxy_loop(&txq, &proxy_stop)));
-        let r = kernels
-            .launch_send_wait_time(
+        // The kernel runs in a scope that joins it before the queue and buffers can go.
+        let r = kernels.scope(|ks| {
+            ks.launch_send_wait_time(
                 handle,
                 &buf,
                 mkey_be,
@@ -186,7 +160,8 @@ fn run(
                     ));
                 }
                 Ok(())
-            });
+            })
+        });
         proxy_stop.store(true, Ordering::Relaxed);
         let p = proxy_thread.map_or(Ok(()), |t| {
             t.join()

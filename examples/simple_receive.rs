@@ -16,7 +16,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::{fail, Cli, Opt};
+use clap::Parser;
+use common::cli::{self, fail, General};
 use common::{gpu, signal};
 use cuda_kernels::{ExecScope, ExitFlag, Kernels, RxCounters};
 use doca::gpunetio::{EthRxq, Flow, FlowConfig, FlowPort, Pipe, RssFlags, RxqType};
@@ -24,50 +25,36 @@ use std::time::{Duration, Instant};
 
 const PROG: &str = "simple_receive";
 
-const OPTS: &[Opt] = &[
-    Opt {
-        short: 'g',
-        long: "gpu",
-        takes_value: true,
-        help: "GPU PCIe address (or ordinal), mandatory",
-    },
-    Opt {
-        short: 'n',
-        long: "nic",
-        takes_value: true,
-        help: "NIC PCIe address or interface name, mandatory",
-    },
-    Opt {
-        short: 'e',
-        long: "exec-scope",
-        takes_value: true,
-        help: "receive scope: 0 thread, 1 warp, 2 block (default 2)",
-    },
-    Opt {
-        short: 'd',
-        long: "duration",
-        takes_value: true,
-        help: "stop after this many seconds",
-    },
-    Opt {
-        short: 'c',
-        long: "count",
-        takes_value: true,
-        help: "stop after this many packets",
-    },
-    Opt {
-        short: 'm',
-        long: "max-pkt-size",
-        takes_value: true,
-        help: "largest frame the queue takes (default 2048; larger ones are dropped)",
-    },
-    Opt {
-        short: 'R',
-        long: "ready-file",
-        takes_value: true,
-        help: "create this file once receiving",
-    },
-];
+/// The command line: the original sample's flags, a few for scripts, DOCA's general flags.
+#[derive(Parser, Debug)]
+#[command(name = PROG, about = "GPU receive sample: UDP frames to a CUDA kernel")]
+struct Args {
+    /// GPU PCIe address (or ordinal)
+    #[arg(short = 'g', long)]
+    gpu: String,
+    /// NIC PCIe address or interface name
+    #[arg(short = 'n', long)]
+    nic: String,
+    /// Receive scope: 0 thread, 1 warp, 2 block
+    #[arg(short = 'e', long = "exec-scope", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(0..=2))]
+    exec_scope: u32,
+    /// Stop after this many seconds
+    #[arg(short = 'd', long, value_parser = cli::positive_seconds)]
+    duration: Option<f64>,
+    /// Stop after this many packets
+    #[arg(short = 'c', long)]
+    count: Option<u64>,
+    /// Largest frame the queue takes (larger ones are dropped)
+    #[arg(short = 'm', long = "max-pkt-size", default_value_t = 2048,
+          value_parser = clap::value_parser!(u32).range(64..=9216))]
+    max_pkt_size: u32,
+    /// Create this file once receiving
+    #[arg(short = 'R', long = "ready-file")]
+    ready_file: Option<String>,
+    #[command(flatten)]
+    general: General,
+}
 
 /// Ring slots of the receive queue (as the original sample).
 const RX_PACKETS: u32 = 16384;
@@ -75,42 +62,17 @@ const RX_PACKETS: u32 = 16384;
 fn main() {
     // First: a Ctrl-C during setup must still lead to an orderly teardown.
     signal::install();
-    let cli = Cli::parse(
-        PROG,
-        "GPU receive sample: UDP frames to a CUDA kernel",
-        OPTS,
-    );
-    let gpu_sel: String = cli.require("gpu");
-    let nic_sel: String = cli.require("nic");
-    let scope_idx: u32 = cli.get_or("exec-scope", 2);
-    let scope = ExecScope::from_index(scope_idx).unwrap_or_else(|| {
-        cli.usage_error(&format!("--exec-scope {scope_idx}: must be 0, 1 or 2"))
-    });
-    let duration: Option<f64> = cli.get("duration");
-    if duration.is_some_and(|d| d.is_nan() || d <= 0.0) {
-        cli.usage_error("--duration must be > 0");
-    }
-    let count: Option<u64> = cli.get("count");
-    let max_pkt: u32 = cli.get_or("max-pkt-size", 2048);
-    if !(64..=9216).contains(&max_pkt) {
-        cli.usage_error(&format!("--max-pkt-size {max_pkt}: must be 64..=9216"));
-    }
-    if let Err(e) = run(&cli, &gpu_sel, &nic_sel, scope, duration, count, max_pkt) {
+    let args: Args = cli::parse(|a: &Args| &a.general);
+    let scope = ExecScope::from_index(args.exec_scope).expect("0..=2, checked by the parser");
+    if let Err(e) = run(&args, scope) {
         fail(PROG, e);
     }
 }
 
-fn run(
-    cli: &Cli,
-    gpu_sel: &str,
-    nic_sel: &str,
-    scope: ExecScope,
-    duration: Option<f64>,
-    count: Option<u64>,
-    max_pkt: u32,
-) -> Result<(), String> {
-    let nic = gpu::open_nic(nic_sel)?;
-    let gpu = gpu::open_gpu(gpu_sel)?;
+fn run(args: &Args, scope: ExecScope) -> Result<(), String> {
+    let (duration, count, max_pkt) = (args.duration, args.count, args.max_pkt_size);
+    let nic = gpu::open_nic(&args.nic)?;
+    let gpu = gpu::open_gpu(&args.gpu)?;
     let flow = Flow::init(FlowConfig {
         pipe_queues: 1,
         mode_args: "vnf".into(),
@@ -150,54 +112,58 @@ fn run(
     let handle = rxq
         .gpu_handle()
         .map_err(|e| format!("queue GPU handle: {e}"))?;
-    let running = kernels
-        .launch_simple_receive(handle, scope, &exit, &counters)
-        .map_err(|e| e.to_string())?;
-    let start = Instant::now();
-    println!(
-        "Receiving UDP on {} with GPU {} ({scope:?} scope); Ctrl-C to stop",
-        nic.info().iface_name(),
-        gpu.pci_bus_id()
-    );
-    if let Some(f) = cli.get::<String>("ready-file") {
-        std::fs::write(&f, b"ready\n").map_err(|e| format!("{f}: {e}"))?;
-    }
-    let mut last_print = Instant::now();
-    let mut why = "signal";
-    // The window in which packets arrived, for the rates (the sample may idle before and
-    // after the traffic).
-    let (mut first_seen, mut last_seen, mut last_count) = (None::<Instant>, start, 0u64);
-    loop {
-        if signal::stop_requested() {
-            break;
+    // Teardown in order: kernel (the scope joins it before the queue can go), Flow entries
+    // and pipes, port, queue, Flow library.
+    let (kernel_result, start, why, first_seen, last_seen) = kernels.scope(|ks| {
+        let running = ks
+            .launch_simple_receive(handle, scope, &exit, &counters)
+            .map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        println!(
+            "Receiving UDP on {} with GPU {} ({scope:?} scope); Ctrl-C to stop",
+            nic.info().iface_name(),
+            gpu.pci_bus_id()
+        );
+        if let Some(f) = &args.ready_file {
+            std::fs::write(f, b"ready\n").map_err(|e| format!("{f}: {e}"))?;
         }
-        if running.is_finished() {
-            // Only an error ends this kernel early; stop() below reports it.
-            why = "kernel-ended";
-            break;
+        let mut last_print = Instant::now();
+        let mut why = "signal";
+        // The window in which packets arrived, for the rates (the sample may idle before and
+        // after the traffic).
+        let (mut first_seen, mut last_seen, mut last_count) = (None::<Instant>, start, 0u64);
+        loop {
+            if signal::stop_requested() {
+                break;
+            }
+            if running.is_finished() {
+                // Only an error ends this kernel early; stop() below reports it.
+                why = "kernel-ended";
+                break;
+            }
+            if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+                why = "duration";
+                break;
+            }
+            let c = counters.read();
+            if c.packets != last_count {
+                first_seen.get_or_insert_with(Instant::now);
+                last_seen = Instant::now();
+                last_count = c.packets;
+            }
+            if count.is_some_and(|n| c.packets >= n) {
+                why = "count";
+                break;
+            }
+            if last_print.elapsed() >= Duration::from_secs(1) {
+                println!("... {} packets", c.packets);
+                last_print = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
-        if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
-            why = "duration";
-            break;
-        }
-        let c = counters.read();
-        if c.packets != last_count {
-            first_seen.get_or_insert_with(Instant::now);
-            last_seen = Instant::now();
-            last_count = c.packets;
-        }
-        if count.is_some_and(|n| c.packets >= n) {
-            why = "count";
-            break;
-        }
-        if last_print.elapsed() >= Duration::from_secs(1) {
-            println!("... {} packets", c.packets);
-            last_print = Instant::now();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // Teardown in order: kernel, Flow entries and pipes, port, queue, Flow library.
-    let kernel_result = gpu::kernel_stopped(PROG, running.stop());
+        let kernel_result = gpu::kernel_stopped(PROG, running.stop());
+        Ok::<_, String>((kernel_result, start, why, first_seen, last_seen))
+    })?;
     let secs = start.elapsed().as_secs_f64();
     let c = counters.read();
     let q = common::queue_stats::rxq(&rxq);

@@ -16,7 +16,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::cli::{fail, Cli, Opt};
+use clap::Parser;
+use common::cli::{self, fail, usage_error, General};
 use common::packet::{self, FrameSpec};
 use common::{gpu, signal, txq};
 use cuda_kernels::{ExecScope, ExitFlag, Kernels, TxCounters, MAX_THREADS_PER_BLOCK};
@@ -26,69 +27,47 @@ use std::time::{Duration, Instant};
 
 const PROG: &str = "simple_send";
 
-const OPTS: &[Opt] = &[
-    Opt {
-        short: 'g',
-        long: "gpu",
-        takes_value: true,
-        help: "GPU PCIe address (or ordinal), mandatory",
-    },
-    Opt {
-        short: 'n',
-        long: "nic",
-        takes_value: true,
-        help: "NIC PCIe address or interface name, mandatory",
-    },
-    Opt {
-        short: 's',
-        long: "size",
-        takes_value: true,
-        help: "frame size in bytes incl. headers, mandatory (58..=1514)",
-    },
-    Opt {
-        short: 't',
-        long: "threads",
-        takes_value: true,
-        help: "CUDA threads, mandatory (multiple of 32; of 64 and >= 64 with -q 1)",
-    },
-    Opt {
-        short: 'q',
-        long: "shared-qp",
-        takes_value: true,
-        help: "1: shared queue through txq_send, 0: exclusive (default 0)",
-    },
-    Opt {
-        short: 'p',
-        long: "proxy",
-        takes_value: true,
-        help: "1: CPU proxy thread drives the queue (default 0)",
-    },
-    Opt {
-        short: 'e',
-        long: "exec-scope",
-        takes_value: true,
-        help: "send scope with -q 1: 0 thread, 1 warp, 2 block (default 2)",
-    },
-    Opt {
-        short: 'd',
-        long: "duration",
-        takes_value: true,
-        help: "stop after this many seconds",
-    },
-    Opt {
-        short: 'c',
-        long: "count",
-        takes_value: true,
-        help: "stop after this many packets (whole rounds of -t)",
-    },
-    Opt {
-        short: 'P',
-        long: "dst-port",
-        takes_value: true,
-        help: "UDP destination port (default 5000)",
-    },
-];
+/// The command line: the original sample's flags, a few for scripts, DOCA's general flags.
+#[derive(Parser, Debug)]
+#[command(name = PROG, about = "GPU send sample: CUDA threads send UDP frames")]
+struct Cli {
+    /// GPU PCIe address (or ordinal)
+    #[arg(short = 'g', long)]
+    gpu: String,
+    /// NIC PCIe address or interface name
+    #[arg(short = 'n', long)]
+    nic: String,
+    /// Frame size in bytes incl. headers (58..=1514)
+    #[arg(short = 's', long)]
+    size: u32,
+    /// CUDA threads (multiple of 32; of 64 and >= 64 with -q 1)
+    #[arg(short = 't', long)]
+    threads: u32,
+    /// 1: shared queue through txq_send, 0: exclusive
+    #[arg(short = 'q', long = "shared-qp", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1))]
+    shared_qp: u32,
+    /// 1: a CPU proxy thread drives the queue
+    #[arg(short = 'p', long, default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1))]
+    proxy: u32,
+    /// Send scope with -q 1: 0 thread, 1 warp, 2 block [default: 2]
+    #[arg(short = 'e', long = "exec-scope", value_parser = clap::value_parser!(u32).range(0..=2))]
+    exec_scope: Option<u32>,
+    /// Stop after this many seconds
+    #[arg(short = 'd', long, value_parser = cli::positive_seconds)]
+    duration: Option<f64>,
+    /// Stop after this many packets (whole rounds of -t)
+    #[arg(short = 'c', long, value_parser = clap::value_parser!(u64).range(1..))]
+    count: Option<u64>,
+    /// UDP destination port
+    #[arg(short = 'P', long = "dst-port", default_value_t = 5000)]
+    dst_port: u16,
+    #[command(flatten)]
+    general: General,
+}
 
+/// The validated command line.
 struct Args {
     gpu: String,
     nic: String,
@@ -102,78 +81,54 @@ struct Args {
     dst_port: u16,
 }
 
-fn zero_or_one(cli: &Cli, name: &str) -> bool {
-    match cli.get_or::<u32>(name, 0) {
-        0 => false,
-        1 => true,
-        v => cli.usage_error(&format!("--{name} {v}: must be 0 or 1")),
-    }
-}
-
 fn parse() -> Args {
     // First: a Ctrl-C during setup must still lead to an orderly teardown.
     signal::install();
-    let cli = Cli::parse(PROG, "GPU send sample: CUDA threads send UDP frames", OPTS);
-    let gpu = cli.require("gpu");
-    let nic = cli.require("nic");
-    let size: u32 = cli.require("size");
+    let c: Cli = cli::parse(|c: &Cli| &c.general);
+    let (size, threads, shared) = (c.size, c.threads, c.shared_qp == 1);
     if !(packet::MIN_FRAME as u32..=packet::MAX_FRAME as u32).contains(&size) {
-        cli.usage_error(&format!(
+        usage_error::<Cli>(format!(
             "--size {size}: frames must be {}..={} bytes (the port's maximum frame)",
             packet::MIN_FRAME,
             packet::MAX_FRAME
         ));
     }
-    let threads: u32 = cli.require("threads");
-    let shared = zero_or_one(&cli, "shared-qp");
-    let proxy = zero_or_one(&cli, "proxy");
-    let scope_idx: u32 = cli.get_or("exec-scope", 2);
-    let scope = ExecScope::from_index(scope_idx).unwrap_or_else(|| {
-        cli.usage_error(&format!("--exec-scope {scope_idx}: must be 0, 1 or 2"))
-    });
     if threads == 0 || threads % 32 != 0 {
-        cli.usage_error(&format!(
+        usage_error::<Cli>(format!(
             "--threads {threads}: must be a non-zero multiple of 32"
         ));
     }
     if shared && (threads < 64 || threads % 64 != 0) {
-        cli.usage_error(&format!("--threads {threads}: with a shared queue it must be a multiple of 64 (2 blocks of whole warps)"));
+        usage_error::<Cli>(format!("--threads {threads}: with a shared queue it must be a multiple of 64 (2 blocks of whole warps)"));
     }
     let per_block = if shared { threads / 2 } else { threads };
     if per_block > MAX_THREADS_PER_BLOCK {
-        cli.usage_error(&format!(
+        usage_error::<Cli>(format!(
             "--threads {threads}: at most {MAX_THREADS_PER_BLOCK} per block"
         ));
     }
     if threads > txq::TX_DESCRIPTORS / 2 {
-        cli.usage_error(&format!(
+        usage_error::<Cli>(format!(
             "--threads {threads}: a round must fit half the send ring ({} entries)",
             txq::TX_DESCRIPTORS
         ));
     }
-    if cli.get::<u32>("exec-scope").is_some() && !shared {
+    if c.exec_scope.is_some() && !shared {
         eprintln!("{PROG}: note: --exec-scope only applies with --shared-qp 1");
     }
-    let duration: Option<f64> = cli.get("duration");
-    if duration.is_some_and(|d| d.is_nan() || d <= 0.0) {
-        cli.usage_error("--duration must be > 0");
-    }
-    let rounds = match cli.get::<u64>("count") {
-        Some(0) => cli.usage_error("--count must be > 0"),
-        Some(n) => n.div_ceil(u64::from(threads)),
-        None => 0,
-    };
+    let scope =
+        ExecScope::from_index(c.exec_scope.unwrap_or(2)).expect("0..=2, checked by the parser");
     Args {
-        gpu,
-        nic,
+        gpu: c.gpu,
+        nic: c.nic,
         size,
         threads,
         shared,
-        proxy,
+        proxy: c.proxy == 1,
         scope,
-        duration,
-        rounds,
-        dst_port: cli.get_or("dst-port", 5000),
+        duration: c.duration,
+        rounds: c.count.map_or(0, |n| n.div_ceil(u64::from(threads))),
+        dst_port: c.dst_port,
     }
 }
 
@@ -213,48 +168,51 @@ fn run(a: &Args) -> Result<(), String> {
         let handle = txq
             .gpu_handle()
             .map_err(|e| format!("queue GPU handle: {e}"))?;
-        let running = kernels
-            .launch_simple_send(
-                handle, a.shared, a.scope, a.threads, &buf, mkey_be, a.size, a.rounds, &exit,
-                &counters,
-            )
-            .map_err(|e| e.to_string());
-        let outcome = running.and_then(|running| {
-            println!(
-                "Sending {}-byte frames from {} threads ({} queue{}) on {}; Ctrl-C to stop",
-                a.size,
-                a.threads,
-                if a.shared { "shared" } else { "exclusive" },
-                if a.shared {
-                    format!(", {:?} scope", a.scope)
-                } else {
-                    String::new()
-                },
-                nic.info().iface_name()
-            );
-            loop {
-                if signal::stop_requested() {
-                    break;
+        // The kernel runs in a scope that joins it before the queue and buffers can go.
+        let outcome = kernels.scope(|ks| {
+            let running = ks
+                .launch_simple_send(
+                    handle, a.shared, a.scope, a.threads, &buf, mkey_be, a.size, a.rounds, &exit,
+                    &counters,
+                )
+                .map_err(|e| e.to_string());
+            running.and_then(|running| {
+                println!(
+                    "Sending {}-byte frames from {} threads ({} queue{}) on {}; Ctrl-C to stop",
+                    a.size,
+                    a.threads,
+                    if a.shared { "shared" } else { "exclusive" },
+                    if a.shared {
+                        format!(", {:?} scope", a.scope)
+                    } else {
+                        String::new()
+                    },
+                    nic.info().iface_name()
+                );
+                loop {
+                    if signal::stop_requested() {
+                        break;
+                    }
+                    if a.duration
+                        .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+                    {
+                        why = "duration";
+                        break;
+                    }
+                    let c = counters.read();
+                    if a.rounds != 0 && c.packets >= a.rounds * u64::from(a.threads) {
+                        why = "count";
+                        break;
+                    }
+                    if running.is_finished() {
+                        // Before its rounds are done only an error ends it; stop() reports.
+                        why = "kernel-ended";
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
                 }
-                if a.duration
-                    .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
-                {
-                    why = "duration";
-                    break;
-                }
-                let c = counters.read();
-                if a.rounds != 0 && c.packets >= a.rounds * u64::from(a.threads) {
-                    why = "count";
-                    break;
-                }
-                if running.is_finished() {
-                    // Before its rounds are done only an error ends it; stop() reports.
-                    why = "kernel-ended";
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            gpu::kernel_stopped(PROG, running.stop())
+                gpu::kernel_stopped(PROG, running.stop())
+            })
         });
         proxy_stop.store(true, Ordering::Relaxed);
         if let Some(p) = proxy {

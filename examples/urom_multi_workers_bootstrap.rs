@@ -4,11 +4,16 @@
 //! odd (gid 1) and even (gid 0) workers from the main thread, which progresses the service
 //! PE. Runs until SIGINT/SIGTERM, or for `--duration SECS`.
 //!
-//! Flags: `-d/--device <name>` (PCI address, interface or ibdev name; default mlx5_0),
-//! `--duration <secs>`. Needs `DOCA_UROM_SERVICE_FILE` and a running `doca_urom_daemon`.
+//! Flags: `-d/--device <name>` (PCI address, interface or ibdev name; default `lo` with the
+//! software runtime, `mlx5_0` with the SDK), `--duration <secs>`, and DOCA's general flags.
+//! Needs `DOCA_UROM_SERVICE_FILE` and a running `doca_urom_daemon`.
 //! Deviation: the sample silently skips when the service CPU set lacks CPUs 0-7; this port
 //! warns and runs anyway (CI machines have fewer CPUs).
 
+#[path = "common/cli.rs"]
+mod cli;
+
+use clap::Parser;
 use doca_urom::graph::Graph;
 use doca_urom::{Device, Service, Worker};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -22,37 +27,21 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
+/// The command line: the original sample's flag, `--duration`, DOCA's general flags.
+#[derive(Parser, Debug)]
+#[command(
+    name = "urom_multi_workers_bootstrap",
+    about = "UROM sample: four worker threads, gids, loopback commands, workers by gid"
+)]
 struct Args {
+    /// The DPU-facing device: PCI address, interface or IB device name
+    #[arg(short = 'd', long, default_value = cli::default_urom_device())]
     device: String,
-    duration: Option<Duration>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut a = Args {
-        device: "mlx5_0".into(),
-        duration: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(x) = it.next() {
-        match x.as_str() {
-            "-d" | "--device" => a.device = it.next().ok_or("-d needs a device name")?,
-            "--duration" => {
-                let s: f64 = it
-                    .next()
-                    .ok_or("--duration needs seconds")?
-                    .parse()
-                    .map_err(|_| "bad --duration")?;
-                a.duration = Some(Duration::from_secs_f64(s));
-            }
-            "-h" | "--help" => {
-                return Err(
-                    "usage: urom_multi_workers_bootstrap [-d DEVICE] [--duration SECS]".into(),
-                )
-            }
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    Ok(a)
+    /// Stop after this many seconds (default: at Ctrl-C)
+    #[arg(long, value_parser = cli::positive_seconds)]
+    duration: Option<f64>,
+    #[command(flatten)]
+    general: cli::General,
 }
 
 fn worker_thread(
@@ -144,7 +133,8 @@ fn run(args: Args) -> Result<(), String> {
             }
         );
         let start = Instant::now();
-        while !STOP.load(Ordering::SeqCst) && args.duration.map_or(true, |d| start.elapsed() < d) {
+        let duration = args.duration.map(Duration::from_secs_f64);
+        while !STOP.load(Ordering::SeqCst) && duration.is_none_or(|d| start.elapsed() < d) {
             if !svc.progress() {
                 std::thread::sleep(Duration::from_millis(1));
             }
@@ -168,13 +158,7 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
+    let args: Args = cli::parse(|a: &Args| &a.general);
     match run(args) {
         Ok(()) => println!("urom_multi_workers_bootstrap: success"),
         Err(e) => {

@@ -11,7 +11,7 @@
 #[path = "verbs_common/mod.rs"]
 mod verbs_common;
 
-use cuda_kernels::{Kernels, RemoteBuf, Shape, VerbsErrors};
+use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Shape, VerbsErrors};
 use doca::gpunetio::verbs::NicHandler;
 use std::process::ExitCode;
 use verbs_common::cli::{self, Args, Extra};
@@ -115,18 +115,22 @@ fn client(args: &Args) -> Result<(), String> {
         ),
     );
     report::bw_header();
-    for (i, &size) in sizes.iter().enumerate() {
-        let shape = Shape {
-            threads: args.threads,
-            iters: args.iters,
-            size,
-            scope: args.scope,
-        };
-        let ms = warmup_then_timed(|_| {
-            kernels.verbs_put_bw(handle, shape, &bufs[i].mr, remote[i], &errors)
-        })?;
-        no_errors(&errors, size)?;
-        report::bw_row(size, args.iters, ms);
-    }
+    let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
+    kernels.scope(|s| -> Result<(), String> {
+        for (i, &size) in sizes.iter().enumerate() {
+            let shape = Shape {
+                threads: args.threads,
+                iters: args.iters,
+                size,
+                scope: args.scope,
+            };
+            let ms = warmup_then_timed(|_| {
+                s.verbs_put_bw(handle, shape, &bufs[i].mr, remote[i], &errors, &exit)
+            })?;
+            no_errors(&errors, size)?;
+            report::bw_row(size, args.iters, ms);
+        }
+        Ok(())
+    })?;
     Ok(())
 }

@@ -13,7 +13,7 @@
 #[path = "verbs_common/mod.rs"]
 mod verbs_common;
 
-use cuda_kernels::{Kernels, RemoteBuf, Shape, VerbsErrors};
+use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Shape, VerbsErrors};
 use doca::gpunetio::verbs::NicHandler;
 use std::process::ExitCode;
 use verbs_common::cli::{self, Args, Extra};
@@ -96,42 +96,48 @@ fn run(args: &Args) -> Result<(), String> {
         ),
     );
     report::bw_header();
-    for (i, &size) in sizes.iter().enumerate() {
-        let shape = Shape {
-            threads: args.threads,
-            iters: args.iters,
-            size,
-            scope: args.scope,
-        };
-        let ms = warmup_then_timed(|n| {
-            let start = n * shape.rounds();
-            if server {
-                kernels.verbs_twosided_server(
-                    handle,
-                    shape,
-                    args.inline,
-                    &data[i].mr,
-                    &flags[i].mr,
-                    remote[i],
-                    &dump.mr,
-                    start,
-                    i as u8 + 1,
-                    &errors,
-                )
-            } else {
-                kernels.verbs_twosided_client(
-                    handle,
-                    shape,
-                    &data[i].mr,
-                    &flags[i].mr,
-                    start,
-                    &errors,
-                )
-            }
-        })?;
-        no_errors(&errors, size)?;
-        report::bw_row(size, args.iters, ms);
-    }
+    let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
+    kernels.scope(|s| -> Result<(), String> {
+        for (i, &size) in sizes.iter().enumerate() {
+            let shape = Shape {
+                threads: args.threads,
+                iters: args.iters,
+                size,
+                scope: args.scope,
+            };
+            let ms = warmup_then_timed(|n| {
+                let start = n * shape.rounds();
+                if server {
+                    s.verbs_twosided_server(
+                        handle,
+                        shape,
+                        args.inline,
+                        &data[i].mr,
+                        &flags[i].mr,
+                        remote[i],
+                        &dump.mr,
+                        start,
+                        i as u8 + 1,
+                        &errors,
+                        &exit,
+                    )
+                } else {
+                    s.verbs_twosided_client(
+                        handle,
+                        shape,
+                        &data[i].mr,
+                        &flags[i].mr,
+                        start,
+                        &errors,
+                        &exit,
+                    )
+                }
+            })?;
+            no_errors(&errors, size)?;
+            report::bw_row(size, args.iters, ms);
+        }
+        Ok(())
+    })?;
     if server {
         for (i, (d, &s)) in data.iter().zip(&sizes).enumerate() {
             let want = if args.inline { 0 } else { i as u8 + 1 };

@@ -12,7 +12,7 @@
 #[path = "verbs_common/mod.rs"]
 mod verbs_common;
 
-use cuda_kernels::{Kernels, RemoteBuf, Role, VerbsErrors};
+use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Role, VerbsErrors};
 use doca::gpunetio::verbs::NicHandler;
 use std::process::ExitCode;
 use verbs_common::cli::{self, Args, Extra};
@@ -98,24 +98,29 @@ fn run(args: &Args) -> Result<(), String> {
         format!("Launching {PROG} kernel with 1 CUDA Blocks, 1 CUDA threads"),
     );
     report::lat_header();
-    for (i, &size) in sizes.iter().enumerate() {
-        let ms = warmup_then_timed(|n| {
-            let start = (n * args.iters as u64) as u32;
-            kernels.verbs_write_lat(
-                handle,
-                role,
-                args.iters,
-                size,
-                &poll[i].mr,
-                &post[i].mr,
-                remote[i],
-                start,
-                &errors,
-            )
-        })?;
-        no_errors(&errors, size)?;
-        report::lat_row(size, args.iters, ms);
-    }
+    let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
+    kernels.scope(|s| -> Result<(), String> {
+        for (i, &size) in sizes.iter().enumerate() {
+            let ms = warmup_then_timed(|n| {
+                let start = (n * args.iters as u64) as u32;
+                s.verbs_write_lat(
+                    handle,
+                    role,
+                    args.iters,
+                    size,
+                    &poll[i].mr,
+                    &post[i].mr,
+                    remote[i],
+                    start,
+                    &errors,
+                    &exit,
+                )
+            })?;
+            no_errors(&errors, size)?;
+            report::lat_row(size, args.iters, ms);
+        }
+        Ok(())
+    })?;
     if args.iters > 0 {
         let want = (2 * args.iters as u64) as u8;
         for (i, p) in poll.iter().enumerate() {

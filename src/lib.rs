@@ -45,6 +45,33 @@
 //! `doca::gpunetio::Device`, `doca::urom::Device` and `doca::common::Device` are one type,
 //! and so are the `Error`s: an error passes from one crate's call to another's `?` whole.
 //!
+//! ## Your own kernels
+//!
+//! A crate with CUDA kernels of its own needs two dependencies: `doca` (this crate) and
+//! `doca-build` as a build dependency.
+//!
+//! ```toml
+//! [dependencies]
+//! doca = "0.1"
+//!
+//! [build-dependencies]
+//! doca-build = "0.1"
+//! ```
+//!
+//! * Headers: this crate passes the DOCA header directories of the chosen backend on to
+//!   your build script (`links = "doca-rs"`: `DEP_DOCA_RS_INCLUDE`, also
+//!   `DEP_DOCA_RS_BACKEND` and `DEP_DOCA_RS_API_VERSION`), where
+//!   `doca_build::Fatbin::doca_includes` finds them; no direct dependency on `doca-sys`.
+//! * nvcc and flags: `doca_build::Fatbin` finds nvcc 13.0 and compiles with the recipe
+//!   every kernel here uses (SASS sm_80 and sm_90, PTX compute_80, C++17, `-O3`).
+//! * Loading and launching: [`cudarc`] is re-exported, the very version and features the
+//!   GPU handles ([`gpunetio::RxqHandle`], [`gpunetio::TxqHandle`]) and
+//!   [`gpunetio::Gpu::cuda`] are built with; embed the fatbin with `include_bytes!` and
+//!   load it with `gpu.cuda().load_module(doca::cudarc::nvrtc::Ptx::from_binary(..))`.
+//!
+//! `examples/own-kernel` in the repository is such a crate, complete, with a kernel that
+//! receives packets; doca-build's documentation says which CUDA drivers run the result.
+//!
 //! ## Backends
 //!
 //! The feature `soft` (default) links the software runtime; the feature `sdk` links an
@@ -58,6 +85,10 @@
 //! show the three lines of build script that give a crate that cfg, as this one's does for
 //! its examples.
 
+/// The cudarc every crate here is built on (the same version and features as
+/// `doca-gpunetio`'s handle types and [`gpunetio::Gpu::cuda`]): load and launch your own
+/// kernels with it instead of depending on cudarc yourself.
+pub use cudarc;
 pub use doca_common as common;
 pub use doca_gpunetio as gpunetio;
 pub use doca_sys as sys;

@@ -379,7 +379,7 @@ fn bad_flags_are_rejected_with_status_2_and_a_message() {
         (
             "simple_receive",
             &["-g", "0", "-n", "lo", "--bogus"],
-            "unknown option",
+            "unexpected argument",
         ),
         (
             "simple_send",

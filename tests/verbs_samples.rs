@@ -79,7 +79,10 @@ fn assert_table(f: &Finished, sizes: &[u32], what: &str) {
 
 fn assert_ok(f: &Finished, what: &str) {
     assert_eq!(f.code, Some(0), "{what} failed:\n{f}");
-    assert!(!f.stdout.contains("Error CQE"), "{what}: error completions:\n{f}");
+    assert!(
+        !f.stdout.contains("Error CQE"),
+        "{what}: error completions:\n{f}"
+    );
 }
 
 /// Runs server and client of `sample` with `common` flags (plus `client_extra` for the
@@ -94,7 +97,16 @@ fn pair(
 ) -> (Finished, Finished) {
     let port = free_port();
     let sizes = sizes_arg(sizes);
-    let mut base = vec!["-d", "lo", "-g", "0", "--oob-port", &port, "--sizes", &sizes];
+    let mut base = vec![
+        "-d",
+        "lo",
+        "-g",
+        "0",
+        "--oob-port",
+        &port,
+        "--sizes",
+        &sizes,
+    ];
     base.extend_from_slice(common);
     let server = Proc::spawn(bin, &base);
     let mut cargs = base.clone();
@@ -212,7 +224,10 @@ fn signal_bw(sample: &str, scope: &str) {
     let rounds = (ITERS / THREADS) as u64;
     let signallers = if scope == "1" { THREADS / 32 } else { THREADS } as u64;
     for s in SIZES {
-        let line = format!("Flag value for message size {s} is {}", 2 * rounds * signallers);
+        let line = format!(
+            "Flag value for message size {s} is {}",
+            2 * rounds * signallers
+        );
         assert!(server.stdout.contains(&line), "want {line:?}:\n{server}");
     }
 }
@@ -346,7 +361,10 @@ const ALL: [&str; 9] = [
 
 fn status_and_err(bin: &PathBuf, args: &[&str]) -> (Option<i32>, String) {
     let o = run(std::process::Command::new(bin).args(args));
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).to_string())
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
 }
 
 #[test]
@@ -362,7 +380,11 @@ fn samples_reject_bad_command_lines() {
         assert_eq!(code, Some(2), "{name} without -g: {err}");
         assert!(err.contains("-g/--gpu"), "{name}: {err}");
         let (code, err) = status_and_err(&bin, &["-d", "lo", "-g", "0000:17:00.0.0"]);
-        assert_eq!(code, Some(2), "{name} with a 14-character GPU address: {err}");
+        assert_eq!(
+            code,
+            Some(2),
+            "{name} with a 14-character GPU address: {err}"
+        );
         let (code, err) = status_and_err(&bin, &["-d", "lo", "-g", "0", "-i", "x"]);
         assert_eq!(code, Some(2), "{name} -i x: {err}");
         assert!(err.contains("invalid value"), "{name}: {err}");
@@ -404,7 +426,12 @@ fn samples_accept_only_their_own_flags() {
     let o = run(std::process::Command::new(&bin).arg("--help"));
     assert_eq!(o.status.code(), Some(0));
     let help = String::from_utf8_lossy(&o.stdout);
-    for flag in ["-gid, --gid-index", "-n, --nic handler", "-e, --exec-shared", "-t, --thread"] {
+    for flag in [
+        "-gid, --gid-index",
+        "-n, --nic handler",
+        "-e, --exec-shared",
+        "-t, --thread",
+    ] {
         assert!(help.contains(flag), "help lists {flag}:\n{help}");
     }
 }

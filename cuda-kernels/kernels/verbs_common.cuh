@@ -32,6 +32,13 @@ __device__ static inline void verbs_error(uint32_t *errors)
 		atomicAdd(errors, 1u);
 }
 
+// Whether the host asked the kernel to give up waiting for its peer (the exit flag of the
+// kernel scope: set when the host stops waiting, e.g. after the peer died).
+__device__ static inline bool verbs_stopped(const uint32_t *exit)
+{
+	return *(volatile const uint32_t *)exit != 0;
+}
+
 // A system-scope acquire read of a value another agent (the peer's NIC) writes.
 __device__ static inline uint64_t verbs_load_u64(const uint64_t *p)
 {

@@ -13,7 +13,7 @@ template <enum doca_gpu_dev_verbs_exec_scope scope, bool counter>
 __device__ static inline void verbs_signal_bw(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_qp *companion,
 					      uint32_t iters, uint32_t size, uint64_t src, uint32_t skey, uint64_t dst,
 					      uint32_t dkey, uint64_t flags, uint32_t fkey, uint64_t prev, uint32_t pkey,
-					      uint64_t base)
+					      uint64_t base, const uint32_t *exit)
 {
 	uint32_t gtid = blockIdx.x * blockDim.x + threadIdx.x;
 	uint32_t total = gridDim.x * blockDim.x;
@@ -35,7 +35,7 @@ __device__ static inline void verbs_signal_bw(struct doca_gpu_dev_verbs_qp *qp, 
 		uint64_t v;
 		do {
 			v = verbs_load_u64(p);
-		} while (v != base + it - 1);
+		} while (v != base + it - 1 && !verbs_stopped(exit));
 	}
 	__syncthreads();
 	if (threadIdx.x == 0)
@@ -46,10 +46,10 @@ __device__ static inline void verbs_signal_bw(struct doca_gpu_dev_verbs_qp *qp, 
 	extern "C" __global__ void name(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_qp *companion,     \
 					uint32_t iters, uint32_t size, uint64_t src, uint32_t skey, uint64_t dst,      \
 					uint32_t dkey, uint64_t flags, uint32_t fkey, uint64_t prev, uint32_t pkey,    \
-					uint64_t base)                                                                 \
+					uint64_t base, const uint32_t *exit)                                           \
 	{                                                                                                              \
 		verbs_signal_bw<scope, counter>(qp, companion, iters, size, src, skey, dst, dkey, flags, fkey, prev, pkey, \
-						base);                                                                 \
+						base, exit);                                                           \
 	}
 
 VERBS_SIGNAL_BW(doca_rs_verbs_put_signal_bw_thread, VERBS_THREAD, false)
@@ -64,13 +64,14 @@ template <bool counter>
 __device__ static inline void verbs_signal_lat(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_qp *companion,
 					       bool client, uint32_t iters, uint32_t size, uint64_t src, uint32_t skey,
 					       uint64_t dst, uint32_t dkey, uint64_t rflag, uint32_t rfkey, uint64_t prev,
-					       uint32_t pkey, uint64_t lflag, uint64_t start)
+					       uint32_t pkey, uint64_t lflag, uint64_t start, const uint32_t *exit)
 {
 	const uint64_t *mine = (const uint64_t *)lflag;
 	for (uint32_t i = 0; i < iters; i++) {
 		if (!client) {
 			while (verbs_load_u64(mine) != start + i + 1)
-				;
+				if (verbs_stopped(exit))
+					return;
 		}
 		if constexpr (counter)
 			doca_gpu_dev_verbs_put_counter<VERBS_EXCL, VERBS_AUTO>(qp, verbs_addr(dst, dkey), verbs_addr(src, skey), size,
@@ -83,7 +84,8 @@ __device__ static inline void verbs_signal_lat(struct doca_gpu_dev_verbs_qp *qp,
 										       verbs_addr(prev, pkey), 1);
 		if (client) {
 			while (verbs_load_u64(mine) != start + i + 1)
-				;
+				if (verbs_stopped(exit))
+					return;
 		}
 	}
 	doca_gpu_dev_verbs_wait<VERBS_EXCL, VERBS_AUTO>(qp);
@@ -93,11 +95,11 @@ __device__ static inline void verbs_signal_lat(struct doca_gpu_dev_verbs_qp *qp,
 	extern "C" __global__ void name(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_qp *companion,     \
 					uint32_t iters, uint32_t size, uint64_t src, uint32_t skey, uint64_t dst,      \
 					uint32_t dkey, uint64_t rflag, uint32_t rfkey, uint64_t prev, uint32_t pkey,   \
-					uint64_t lflag, uint64_t start)                                                \
+					uint64_t lflag, uint64_t start, const uint32_t *exit)                          \
 	{                                                                                                              \
 		if (threadIdx.x == 0 && blockIdx.x == 0)                                                               \
 			verbs_signal_lat<counter>(qp, companion, client, iters, size, src, skey, dst, dkey, rflag, rfkey,  \
-						  prev, pkey, lflag, start);                                           \
+						  prev, pkey, lflag, start, exit);                                     \
 	}
 
 VERBS_SIGNAL_LAT(doca_rs_verbs_put_signal_lat_client, false, true)

@@ -8,18 +8,26 @@
 template <enum doca_gpu_dev_verbs_exec_scope scope>
 __device__ static inline void verbs_twosided_client(struct doca_gpu_dev_verbs_qp *qp, uint32_t iters, uint32_t size,
 						    uint64_t src, uint32_t skey, uint64_t flag, uint64_t start,
-						    uint32_t *errors)
+						    uint32_t *errors, const uint32_t *exit)
 {
+	__shared__ int stop;
 	uint32_t gtid = blockIdx.x * blockDim.x + threadIdx.x;
 	uint32_t rounds = iters / blockDim.x;
 	if (rounds == 0)
 		rounds = 1;
 	for (uint32_t it = 0; it < rounds; it++) {
 		if (threadIdx.x == 0) {
-			while (verbs_load_u64((const uint64_t *)flag) != start + it + 1)
-				;
+			stop = 0;
+			while (verbs_load_u64((const uint64_t *)flag) != start + it + 1) {
+				if (verbs_stopped(exit)) {
+					stop = 1;
+					break;
+				}
+			}
 		}
 		__syncthreads();
+		if (stop)
+			return;
 		doca_gpu_dev_verbs_fence_acquire<DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>();
 		doca_gpu_dev_verbs_ticket_t t;
 		doca_gpu_dev_verbs_send<VERBS_GPU, VERBS_AUTO, scope>(qp, verbs_addr(src + (uint64_t)size * gtid, skey), size, &t);
@@ -36,8 +44,9 @@ template <enum doca_gpu_dev_verbs_exec_scope scope, bool is_inline>
 __device__ static inline void verbs_twosided_server(struct doca_gpu_dev_verbs_qp *qp, uint32_t iters, uint32_t size,
 						    uint64_t buf, uint32_t bkey, uint64_t lflag, uint32_t lfkey,
 						    uint64_t rflag, uint32_t rfkey, uint64_t dump, uint32_t dkey,
-						    uint64_t start, uint8_t fill, uint32_t *errors)
+						    uint64_t start, uint8_t fill, uint32_t *errors, const uint32_t *exit)
 {
+	(void)exit; // waits only for completions of its own queues (flushed if the peer goes)
 	uint32_t gtid = blockIdx.x * blockDim.x + threadIdx.x;
 	uint32_t rounds = iters / blockDim.x;
 	if (rounds == 0)
@@ -84,18 +93,20 @@ __device__ static inline void verbs_twosided_server(struct doca_gpu_dev_verbs_qp
 
 #define VERBS_TWOSIDED_CLIENT(name, scope)                                                                             \
 	extern "C" __global__ void name(struct doca_gpu_dev_verbs_qp *qp, uint32_t iters, uint32_t size, uint64_t src, \
-					uint32_t skey, uint64_t flag, uint64_t start, uint32_t *errors)                \
+					uint32_t skey, uint64_t flag, uint64_t start, uint32_t *errors,                \
+					const uint32_t *exit)                                                          \
 	{                                                                                                              \
-		verbs_twosided_client<scope>(qp, iters, size, src, skey, flag, start, errors);                         \
+		verbs_twosided_client<scope>(qp, iters, size, src, skey, flag, start, errors, exit);                   \
 	}
 
 #define VERBS_TWOSIDED_SERVER(name, scope, is_inline)                                                                  \
 	extern "C" __global__ void name(struct doca_gpu_dev_verbs_qp *qp, uint32_t iters, uint32_t size, uint64_t buf, \
 					uint32_t bkey, uint64_t lflag, uint32_t lfkey, uint64_t rflag, uint32_t rfkey, \
-					uint64_t dump, uint32_t dkey, uint64_t start, uint8_t fill, uint32_t *errors)  \
+					uint64_t dump, uint32_t dkey, uint64_t start, uint8_t fill, uint32_t *errors,  \
+					const uint32_t *exit)                                                          \
 	{                                                                                                              \
 		verbs_twosided_server<scope, is_inline>(qp, iters, size, buf, bkey, lflag, lfkey, rflag, rfkey, dump,  \
-							dkey, start, fill, errors);                                    \
+							dkey, start, fill, errors, exit);                              \
 	}
 
 VERBS_TWOSIDED_CLIENT(doca_rs_verbs_twosided_client_thread, VERBS_THREAD)

@@ -1,15 +1,20 @@
 //! The gpu_packet_processing kernels (`kernels/gpp_*.cu`): the records they exchange with
 //! the host through semaphores, the counters they publish, and typed launchers.
 //!
-//! Every launcher takes the queues' and semaphores' GPU handles (one per queue, 1 to
+//! Every launcher (a [`KernelScope`] method: the scope joins the kernel before what it
+//! borrows can go) takes the queues' and semaphores' GPU handles (one per queue, 1 to
 //! [`GPP_MAX_QUEUES`]) and an [`ExitFlag`], and returns a [`RunningKernel`] that stops and
-//! joins the kernel when dropped. The record layouts are asserted on both sides
+//! joins the kernel when stopped or dropped. The record layouts are asserted on both sides
 //! (`gpp_common.cuh` and the `const` checks below).
 
-use crate::launch::{KernelError, Kernels};
-use crate::samples::{launch_err, ExitFlag, RunningKernel};
+use crate::launch::KernelError;
+use crate::samples::{launch_err, ExitFlag};
+use crate::scope::{KernelScope, RunningKernel};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use doca_gpunetio::{Gpu, GpuBuffer, GpuPod, MemType, RxqHandle, SemaphoreHandle, TxqHandle};
+use doca_gpunetio::{
+    Gpu, GpuAtomicBuffer, GpuBuffer, GpuPod, MemType, RxqHandle, SemaphoreHandle, TxqHandle,
+};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most queues per protocol (`MAX_QUEUES`): the kernels take exactly four handles.
 pub const GPP_MAX_QUEUES: usize = 4;
@@ -175,23 +180,21 @@ unsafe impl GpuPod for InfoHttp {}
 // SAFETY: as above.
 unsafe impl GpuPod for CpuFrame {}
 
-/// A block of u64 counters in CPU-visible memory (CPU_GPU) that kernels write.
+/// A block of u64 counters in CPU-visible memory (CPU_GPU) that kernels write; the CPU
+/// reads them with atomic loads.
 struct CounterBlock {
-    buf: GpuBuffer<u64>,
+    buf: GpuAtomicBuffer<AtomicU64>,
 }
 
 impl CounterBlock {
     fn new(gpu: &Gpu, n: usize) -> Result<CounterBlock, KernelError> {
-        let buf = GpuBuffer::<u64>::new(gpu, n, MemType::CpuGpu)
+        let buf = GpuAtomicBuffer::new(gpu, n, MemType::CpuGpu)
             .map_err(|e| KernelError::Invalid(format!("counter allocation: {e}")))?;
-        for i in 0..n {
-            buf.write(i, 0);
-        }
         Ok(CounterBlock { buf })
     }
 
     fn get(&self, i: usize) -> u64 {
-        self.buf.read(i).unwrap_or(0)
+        self.buf.get(i).map_or(0, |w| w.load(Ordering::Acquire))
     }
 }
 
@@ -325,20 +328,20 @@ fn sem_ptrs(h: &[SemaphoreHandle<'_>]) -> [u64; GPP_MAX_QUEUES] {
     four(h.iter().map(|h| h.as_raw() as u64))
 }
 
-impl Kernels {
+impl<'scope> KernelScope<'scope, '_> {
     /// Starts the UDP kernel (`q` blocks of [`GPP_CUDA_THREADS`]): block `b` receives on
     /// `rxqs[b]` and posts [`StatsUdp`] batches to `sems[b]` (CPU_GPU, `sem_items` items).
-    pub fn launch_gpp_receive_udp<'a>(
+    pub fn launch_gpp_receive_udp(
         &self,
-        rxqs: &[RxqHandle<'a>],
-        sems: &[SemaphoreHandle<'a>],
+        rxqs: &[RxqHandle<'scope>],
+        sems: &[SemaphoreHandle<'scope>],
         sem_items: u32,
-        exit: &'a ExitFlag,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let q = check_queues("kernel_receive_udp", rxqs.len(), &[sems.len()])?;
         let name = "doca_rs_gpp_receive_udp";
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let (r, s, flag) = (rxq_ptrs(rxqs), sem_ptrs(sems), exit.device_ptr());
         let mut b = stream.launch_builder(&f);
         b.arg(&r[0]).arg(&r[1]).arg(&r[2]).arg(&r[3]);
@@ -350,28 +353,28 @@ impl Kernels {
             shared_mem_bytes: 0,
         };
         // SAFETY: arguments match (4 rxq *, 4 semaphore *, u32, u32 *); the handles and
-        // the flag are borrowed for 'a and the guard joins the kernel.
+        // the flag are borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 
     /// Starts the TCP kernel (`q` blocks of [`GPP_CUDA_THREADS`]): block `b` receives on
     /// `rxqs[b]`, posts [`StatsTcp`] batches to `stats[b]`, and with `http` (HTTP-server
     /// mode) hands each GET to `http[b]` as an [`InfoHttp`] (GPU memory).
-    pub fn launch_gpp_receive_tcp<'a>(
+    pub fn launch_gpp_receive_tcp(
         &self,
-        rxqs: &[RxqHandle<'a>],
-        stats: &[SemaphoreHandle<'a>],
-        http: Option<&[SemaphoreHandle<'a>]>,
+        rxqs: &[RxqHandle<'scope>],
+        stats: &[SemaphoreHandle<'scope>],
+        http: Option<&[SemaphoreHandle<'scope>]>,
         sem_items: u32,
-        exit: &'a ExitFlag,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let mut others = vec![stats.len()];
         others.extend(http.map(<[_]>::len));
         let q = check_queues("kernel_receive_tcp", rxqs.len(), &others)?;
         let name = "doca_rs_gpp_receive_tcp";
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let (r, s, h) = (
             rxq_ptrs(rxqs),
             sem_ptrs(stats),
@@ -389,23 +392,23 @@ impl Kernels {
             shared_mem_bytes: 0,
         };
         // SAFETY: arguments match (4 rxq *, 8 semaphore *, u32, u32, u32 *); everything
-        // is borrowed for 'a and the guard joins the kernel.
+        // is borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 
     /// Starts the ICMP kernel (one warp): echo requests on `rxq` are answered in place
     /// through `txq` (which needs L3 checksum offload), with NOTIFY completions.
-    pub fn launch_gpp_receive_icmp<'a>(
+    pub fn launch_gpp_receive_icmp(
         &self,
-        rxq: RxqHandle<'a>,
-        txq: TxqHandle<'a>,
-        exit: &'a ExitFlag,
-        counters: &'a IcmpCounters,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        rxq: RxqHandle<'scope>,
+        txq: TxqHandle<'scope>,
+        exit: &'scope ExitFlag,
+        counters: &'scope IcmpCounters,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let name = "doca_rs_gpp_receive_icmp";
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let (flag, c) = (exit.device_ptr(), counters.0.buf.device_ptr());
         let mut b = stream.launch_builder(&f);
         b.arg(&rxq).arg(&txq).arg(&flag).arg(&c);
@@ -414,23 +417,23 @@ impl Kernels {
             block_dim: (32, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: arguments match (rxq *, txq *, u32 *, counters *); borrowed for 'a.
+        // SAFETY: arguments match (rxq *, txq *, u32 *, counters *); borrowed for 'scope.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 
     /// Starts the HTTP server kernel (one block, a warp per queue): warp `w` answers the
     /// GETs posted in `sems[w]` from the prebuilt `pages` (index, contacts, not found)
     /// through `txqs[w]`.
-    pub fn launch_gpp_http_server<'a>(
+    pub fn launch_gpp_http_server(
         &self,
-        txqs: &[TxqHandle<'a>],
-        sems: &[SemaphoreHandle<'a>],
+        txqs: &[TxqHandle<'scope>],
+        sems: &[SemaphoreHandle<'scope>],
         sem_items: u32,
-        pages: [PageFrames<'a>; 3],
-        exit: &'a ExitFlag,
-        counters: &'a HttpCounters,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        pages: [PageFrames<'scope>; 3],
+        exit: &'scope ExitFlag,
+        counters: &'scope HttpCounters,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let q = check_queues("kernel_http_server", txqs.len(), &[sems.len()])?;
         for p in &pages {
             if p.frames.len() < GPP_TX_BUF_NUM * GPP_TX_BUF_MAX_SZ
@@ -444,8 +447,8 @@ impl Kernels {
             }
         }
         let name = "doca_rs_gpp_http_server";
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let (t, s) = (txq_ptrs(txqs), sem_ptrs(sems));
         let bufs = pages.map(|p| p.frames.device_ptr());
         let (flag, c) = (exit.device_ptr(), counters.0.buf.device_ptr());
@@ -464,9 +467,9 @@ impl Kernels {
         };
         // SAFETY: arguments match (4 txq *, 4 semaphore *, u32, 3 x (u8 *, u32, u32),
         // u32 *, u64 *); the page buffers were checked to hold every slot; everything is
-        // borrowed for 'a and the guard joins the kernel.
+        // borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 
     /// Starts the relay kernel that plays the CPU TCP queues (`q` blocks of one warp):
@@ -475,18 +478,18 @@ impl Kernels {
     /// of `tx_frames` ([`GPP_CPU_TX_SLOTS`] x [`GPP_CPU_FRAME_BYTES`] per queue, GPU
     /// memory registered for the device, `mkey_be` its big-endian key).
     #[allow(clippy::too_many_arguments)]
-    pub fn launch_gpp_tcp_cpu_relay<'a>(
+    pub fn launch_gpp_tcp_cpu_relay(
         &self,
-        rxqs: &[RxqHandle<'a>],
-        rx_sems: &[SemaphoreHandle<'a>],
-        txqs: &[TxqHandle<'a>],
-        tx_sems: &[SemaphoreHandle<'a>],
+        rxqs: &[RxqHandle<'scope>],
+        rx_sems: &[SemaphoreHandle<'scope>],
+        txqs: &[TxqHandle<'scope>],
+        tx_sems: &[SemaphoreHandle<'scope>],
         sem_items: u32,
-        tx_frames: &'a GpuBuffer<u8>,
+        tx_frames: &'scope GpuBuffer<u8>,
         mkey_be: u32,
-        exit: &'a ExitFlag,
-        counters: &'a RelayCounters,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+        counters: &'scope RelayCounters,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let q = check_queues(
             "kernel_tcp_cpu_relay",
             rxqs.len(),
@@ -500,8 +503,8 @@ impl Kernels {
             )));
         }
         let name = "doca_rs_gpp_tcp_cpu_relay";
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let (r, rs, t, ts) = (
             rxq_ptrs(rxqs),
             sem_ptrs(rx_sems),
@@ -525,9 +528,9 @@ impl Kernels {
         };
         // SAFETY: arguments match (4 rxq *, 4 sem *, 4 txq *, 4 sem *, u32, u8 *, u32,
         // u32 *, counters *); the frame buffer holds every queue's slots (checked);
-        // everything is borrowed for 'a and the guard joins the kernel.
+        // everything is borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 }
 

@@ -23,13 +23,16 @@
 //! ## Sample kernels
 //!
 //! The ported GPUNetIO samples (`examples/simple_receive.rs`, `simple_send.rs`,
-//! `send_wait_time.rs`) run kernels written against the DOCA device headers:
-//! [`Kernels::launch_simple_receive`], [`Kernels::launch_simple_send`] and
-//! [`Kernels::launch_send_wait_time`] take the queues' GPU handles ([`doca_gpunetio::RxqHandle`],
-//! [`doca_gpunetio::TxqHandle`]), an [`ExecScope`] where the sample has one, and an
-//! [`ExitFlag`] the kernel polls; they return a [`RunningKernel`] that sets the flag and
-//! waits for the kernel when dropped, so no error path leaves a kernel touching freed
-//! queues. Progress is read from [`RxCounters`] / [`TxCounters`] in CPU-visible memory.
+//! `send_wait_time.rs`) run kernels written against the DOCA device headers. Kernels that
+//! borrow queues and buffers run inside [`Kernels::scope`], which joins them before it
+//! returns (as `std::thread::scope` does threads): the borrows last the whole scope, so
+//! no path, not even a leaked guard, frees a queue a kernel still uses.
+//! [`KernelScope::launch_simple_receive`], [`KernelScope::launch_simple_send`] and
+//! [`KernelScope::launch_send_wait_time`] take the queues' GPU handles
+//! ([`doca_gpunetio::RxqHandle`], [`doca_gpunetio::TxqHandle`]), an [`ExecScope`] where the
+//! sample has one, and an [`ExitFlag`] the kernel polls; they return a [`RunningKernel`]
+//! that sets the flag and waits for the kernel when stopped or dropped. Progress is read
+//! from [`RxCounters`] / [`TxCounters`] in CPU-visible memory.
 //! The device templates are instantiated per scope and exported under `extern "C"` names
 //! (`doca_rs_simple_receive_{thread,warp,block}`, ...).
 //!
@@ -48,14 +51,15 @@
 //! ## GPU verbs kernels
 //!
 //! `kernels/verbs_*.cu` are the kernels of the nine `gpunetio_verbs_*` benchmarks
-//! (`examples/verbs_*.rs`), written against the `doca_gpu_dev_verbs_*` device headers:
-//! [`Kernels::verbs_write_bw`], [`Kernels::verbs_write_lat`], [`Kernels::verbs_put_bw`],
-//! [`Kernels::verbs_get_bw`], [`Kernels::verbs_put_signal_bw`] (with a companion QP: the
-//! put_counter kernel), [`Kernels::verbs_put_signal_lat`], [`Kernels::verbs_twosided_client`]
-//! and [`Kernels::verbs_twosided_server`] take a connected QP's
-//! [`doca_gpunetio::verbs::QpHandle`], local [`doca_gpunetio::verbs::MemoryRegion`]s and the
-//! peer's [`RemoteBuf`]s, and return a [`VerbsRun`] that is waited for before anything it
-//! borrows can go.
+//! (`examples/verbs_*.rs`), written against the `doca_gpu_dev_verbs_*` device headers.
+//! Their launchers are [`KernelScope`] methods: [`KernelScope::verbs_write_bw`],
+//! [`KernelScope::verbs_write_lat`], [`KernelScope::verbs_put_bw`],
+//! [`KernelScope::verbs_get_bw`], [`KernelScope::verbs_put_signal_bw`] (with a companion QP:
+//! the put_counter kernel), [`KernelScope::verbs_put_signal_lat`],
+//! [`KernelScope::verbs_twosided_client`] and [`KernelScope::verbs_twosided_server`]. They
+//! take a connected QP's [`doca_gpunetio::verbs::QpHandle`], local
+//! [`doca_gpunetio::verbs::MemoryRegion`]s and the peer's [`RemoteBuf`]s, and return a
+//! [`VerbsRun`] that gives the kernel time.
 //!
 //! ## Build requirements
 //!
@@ -69,6 +73,7 @@
 mod gpp;
 mod launch;
 mod samples;
+mod scope;
 mod verbs;
 
 pub use gpp::{
@@ -79,11 +84,11 @@ pub use gpp::{
 };
 pub use launch::{KernelError, Kernels};
 pub use samples::{
-    ExecScope, ExitFlag, RunningKernel, RxCounters, RxCounts, TxCounters, TxCounts, JOIN_TIMEOUT,
-    MAX_THREADS_PER_BLOCK,
+    ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,
 };
+pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
+pub use verbs::{RemoteBuf, Role, Shape, VerbsErrors, VerbsRun, VerbsScope};
 
-pub use verbs::{RemoteBuf, Role, Shape, VerbsErrors, VerbsRun, VerbsScope, VERBS_JOIN_TIMEOUT};
-
-/// The embedded fatbin holding every kernel.
+/// The embedded fatbin holding every kernel (empty in documentation builds under `DOCS_RS`,
+/// where nvcc is not run).
 pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));

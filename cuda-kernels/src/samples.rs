@@ -1,14 +1,12 @@
-//! Launchers of the sample kernels (simple_receive, simple_send, send_wait_time), the exit
-//! flag they watch, and the guard that stops and joins a running kernel.
+//! Launchers of the sample kernels (simple_receive, simple_send, send_wait_time), methods
+//! of [`KernelScope`], and the exit flag and counters the kernels share with the CPU.
 
 use crate::launch::{KernelError, Kernels};
-use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use doca_gpunetio::{Gpu, GpuBuffer, MemType, RxqHandle, TxqHandle};
+use crate::scope::{KernelScope, RunningKernel};
+use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
+use doca_gpunetio::{Gpu, GpuAtomicBuffer, GpuBuffer, MemType, RxqHandle, TxqHandle};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// How long [`RunningKernel::stop`] and drop wait for a kernel after setting its exit flag.
-pub const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Who calls the receive/send device functions: one thread, each warp, or the whole block
 /// (`doca_gpu_dev_eth_exec_scope`; the samples' `-e` values 0, 1, 2).
@@ -43,56 +41,53 @@ impl ExecScope {
 }
 
 /// A 32-bit flag in GPU memory that the CPU can write (GPU_CPU): kernels loop until it is
-/// non-zero.
+/// non-zero. Any thread may set it (an atomic store), while kernels read it.
 pub struct ExitFlag {
-    buf: GpuBuffer<u32>,
+    word: GpuAtomicBuffer<AtomicU32>,
 }
 
 impl ExitFlag {
     /// A cleared flag on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<ExitFlag, KernelError> {
-        let buf = GpuBuffer::<u32>::new(gpu, 1, MemType::GpuCpu)
+        let word = GpuAtomicBuffer::new(gpu, 1, MemType::GpuCpu)
             .map_err(|e| KernelError::Invalid(format!("exit flag allocation: {e}")))?;
-        if !buf.write(0, 0) {
-            return Err(KernelError::Invalid(
-                "exit flag memory has no CPU mapping".into(),
-            ));
-        }
-        Ok(ExitFlag { buf })
+        Ok(ExitFlag { word })
     }
 
     /// Tells the kernels to finish.
     pub fn set(&self) {
-        self.buf.write(0, 1);
+        self.word[0].store(1, Ordering::Release);
     }
 
     /// Whether [`set`](Self::set) was called.
     pub fn is_set(&self) -> bool {
-        self.buf.read(0).is_some_and(|v| v != 0)
+        self.word[0].load(Ordering::Acquire) != 0
     }
 
     pub(crate) fn device_ptr(&self) -> u64 {
-        self.buf.device_ptr()
+        self.word.device_ptr()
     }
 }
 
-/// Counters a kernel updates in CPU-visible memory (CPU_GPU) while it runs.
+/// Counters a kernel updates in CPU-visible memory (CPU_GPU) while it runs; the CPU reads
+/// them with atomic loads.
 pub struct Counters {
-    buf: GpuBuffer<u64>,
+    words: GpuAtomicBuffer<AtomicU64>,
 }
 
 impl Counters {
     fn new(gpu: &Gpu, n: usize) -> Result<Counters, KernelError> {
-        let buf = GpuBuffer::<u64>::new(gpu, n, MemType::CpuGpu)
+        let words = GpuAtomicBuffer::new(gpu, n, MemType::CpuGpu)
             .map_err(|e| KernelError::Invalid(format!("counter allocation: {e}")))?;
-        for i in 0..n {
-            buf.write(i, 0);
-        }
-        Ok(Counters { buf })
+        Ok(Counters { words })
     }
 
     fn get(&self, i: usize) -> u64 {
-        self.buf.read(i).unwrap_or(0)
+        self.words.get(i).map_or(0, |w| w.load(Ordering::Acquire))
+    }
+
+    fn device_ptr(&self) -> u64 {
+        self.words.device_ptr()
     }
 }
 
@@ -181,91 +176,6 @@ impl TxCounters {
     }
 }
 
-/// A kernel running on its own stream. Dropping it sets the exit flag and waits for the
-/// kernel (up to [`JOIN_TIMEOUT`]), so no error path leaves a kernel reading freed queues
-/// or buffers.
-#[must_use = "dropping a RunningKernel stops it"]
-pub struct RunningKernel<'a> {
-    stream: Arc<CudaStream>,
-    exit: &'a ExitFlag,
-    joined: bool,
-    /// Recorded after the launch: complete once the kernel returned.
-    done: CudaEvent,
-    /// Device scratch memory of the kernel (grid barrier), freed after the join.
-    _scratch: Option<CudaSlice<u32>>,
-}
-
-impl<'a> RunningKernel<'a> {
-    pub(crate) fn new(
-        stream: Arc<CudaStream>,
-        exit: &'a ExitFlag,
-        scratch: Option<CudaSlice<u32>>,
-    ) -> Result<Self, KernelError> {
-        let done = stream.record_event(None).map_err(|e| KernelError::Cuda {
-            op: "cuEventRecord",
-            msg: e.to_string(),
-        })?;
-        Ok(RunningKernel {
-            stream,
-            exit,
-            joined: false,
-            done,
-            _scratch: scratch,
-        })
-    }
-
-    /// Whether the kernel has returned (bounded work done, or it saw the exit flag).
-    /// A failed kernel counts as finished; [`stop`](Self::stop) reports its error.
-    pub fn is_finished(&self) -> bool {
-        self.done.try_is_complete().unwrap_or(true)
-    }
-
-    /// Sets the exit flag and waits up to [`JOIN_TIMEOUT`] for the kernel to return.
-    pub fn stop(self) -> Result<(), KernelError> {
-        self.stop_within(JOIN_TIMEOUT)
-    }
-
-    /// Sets the exit flag and waits up to `timeout` for the kernel to return;
-    /// [`KernelError::Hung`] when it does not.
-    pub fn stop_within(mut self, timeout: Duration) -> Result<(), KernelError> {
-        self.exit.set();
-        self.join(timeout)
-    }
-
-    fn join(&mut self, timeout: Duration) -> Result<(), KernelError> {
-        self.joined = true;
-        let t0 = Instant::now();
-        loop {
-            match self.done.try_is_complete() {
-                Ok(true) => break,
-                Ok(false) if t0.elapsed() >= timeout => return Err(KernelError::Hung(timeout)),
-                Ok(false) => std::thread::sleep(Duration::from_millis(1)),
-                Err(e) => {
-                    return Err(KernelError::Cuda {
-                        op: "kernel execution",
-                        msg: e.to_string(),
-                    })
-                }
-            }
-        }
-        // Surfaces an error of the kernel itself (the event only says it ended).
-        self.stream.synchronize().map_err(|e| KernelError::Cuda {
-            op: "kernel execution",
-            msg: e.to_string(),
-        })
-    }
-}
-
-impl Drop for RunningKernel<'_> {
-    fn drop(&mut self) {
-        if !self.joined {
-            self.exit.set();
-            // A hung kernel cannot be killed; the error path that dropped us reports.
-            let _ = self.join(JOIN_TIMEOUT);
-        }
-    }
-}
-
 pub(crate) fn launch_err(
     name: &str,
 ) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
@@ -279,6 +189,7 @@ pub(crate) fn launch_err(
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 
 impl Kernels {
+    /// A stream of its own for one sample kernel (the end of its work is the kernel's end).
     pub(crate) fn sample_stream(&self) -> Result<Arc<CudaStream>, KernelError> {
         self.gpu()
             .cuda()
@@ -288,20 +199,22 @@ impl Kernels {
                 msg: e.to_string(),
             })
     }
+}
 
+impl<'scope> KernelScope<'scope, '_> {
     /// Starts the simple_receive kernel (1 block of 32 threads) on `rxq` with `scope`; it
     /// runs until `exit` is set.
-    pub fn launch_simple_receive<'a>(
+    pub fn launch_simple_receive(
         &self,
-        rxq: RxqHandle<'a>,
+        rxq: RxqHandle<'scope>,
         scope: ExecScope,
-        exit: &'a ExitFlag,
-        counters: &'a RxCounters,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+        counters: &'scope RxCounters,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let name = format!("doca_rs_simple_receive_{}", scope.suffix());
-        let f = self.function(&name)?;
-        let stream = self.sample_stream()?;
-        let (flag, stats) = (exit.device_ptr(), counters.0.buf.device_ptr());
+        let f = self.kernels().function(&name)?;
+        let stream = self.kernels().sample_stream()?;
+        let (flag, stats) = (exit.device_ptr(), counters.0.device_ptr());
         let mut b = stream.launch_builder(&f);
         b.arg(&rxq).arg(&flag).arg(&stats);
         let cfg = LaunchConfig {
@@ -310,9 +223,9 @@ impl Kernels {
             shared_mem_bytes: 0,
         };
         // SAFETY: the arguments match the kernel's (rxq *, const uint32_t *, stats *); the
-        // queue, flag and counters are borrowed for 'a and the guard joins the kernel.
+        // queue, flag and counters are borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(&name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 
     /// Starts a simple_send kernel. `frames` holds `threads` frames of `size` bytes (one per
@@ -320,26 +233,26 @@ impl Kernels {
     /// 2 blocks of `threads / 2` sending through `txq_send` with `scope`; otherwise one
     /// block writing ring entries itself. `rounds` = 0 runs until `exit` is set.
     #[allow(clippy::too_many_arguments)]
-    pub fn launch_simple_send<'a>(
+    pub fn launch_simple_send(
         &self,
-        txq: TxqHandle<'a>,
+        txq: TxqHandle<'scope>,
         shared: bool,
         scope: ExecScope,
         threads: u32,
-        frames: &'a GpuBuffer<u8>,
+        frames: &'scope GpuBuffer<u8>,
         mkey_be: u32,
         size: u32,
         rounds: u64,
-        exit: &'a ExitFlag,
-        counters: &'a TxCounters,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+        counters: &'scope TxCounters,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let (grid, block) = if shared {
             (2, threads / 2)
         } else {
             (1, threads)
         };
         if threads == 0
-            || threads % 32 != 0
+            || !threads.is_multiple_of(32)
             || block > MAX_THREADS_PER_BLOCK
             || (shared && block % 32 != 0)
         {
@@ -359,8 +272,8 @@ impl Kernels {
         } else {
             "doca_rs_simple_send_exclusive".to_string()
         };
-        let f = self.function(&name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(&name)?;
+        let stream = self.kernels().sample_stream()?;
         let mut barrier = stream
             .alloc_zeros::<u32>(1)
             .map_err(|e| KernelError::Cuda {
@@ -370,7 +283,7 @@ impl Kernels {
         let (buf, flag, stats) = (
             frames.device_ptr(),
             exit.device_ptr(),
-            counters.0.buf.device_ptr(),
+            counters.0.device_ptr(),
         );
         let mut b = stream.launch_builder(&f);
         b.arg(&txq)
@@ -389,9 +302,9 @@ impl Kernels {
         // SAFETY: arguments match (txq *, uint8_t *, u32, u32, const u32 *, u64, stats *,
         // unsigned *barrier);
         // every thread touches only its own `size` bytes of `frames`, checked above; all
-        // borrowed for 'a and joined by the guard.
+        // borrowed for 'scope and joined by the scope.
         unsafe { b.launch(cfg) }.map_err(launch_err(&name))?;
-        RunningKernel::new(stream, exit, Some(barrier))
+        self.track(stream, exit, Some(barrier))
     }
 
     /// Starts the send_wait_time kernel: `wait_on_time.len()` bursts of 32 frames of
@@ -399,16 +312,16 @@ impl Kernels {
     /// `wait_on_time[b]` (values from `EthTxq::calculate_timestamp`). `sent` counts the
     /// frames whose burst completed.
     #[allow(clippy::too_many_arguments)]
-    pub fn launch_send_wait_time<'a>(
+    pub fn launch_send_wait_time(
         &self,
-        txq: TxqHandle<'a>,
-        frames: &'a GpuBuffer<u8>,
+        txq: TxqHandle<'scope>,
+        frames: &'scope GpuBuffer<u8>,
         mkey_be: u32,
         size: u32,
-        wait_on_time: &'a GpuBuffer<u64>,
-        exit: &'a ExitFlag,
-        counters: &'a TxCounters,
-    ) -> Result<RunningKernel<'a>, KernelError> {
+        wait_on_time: &'scope GpuBuffer<u64>,
+        exit: &'scope ExitFlag,
+        counters: &'scope TxCounters,
+    ) -> Result<RunningKernel<'scope>, KernelError> {
         let bursts = wait_on_time.len() as u32;
         if (frames.len() as u64) < u64::from(bursts) * 32 * u64::from(size) {
             return Err(KernelError::Invalid(format!(
@@ -417,13 +330,13 @@ impl Kernels {
             )));
         }
         let name = "doca_rs_send_wait_time";
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let (buf, ts, flag, sent) = (
             frames.device_ptr(),
             wait_on_time.device_ptr(),
             exit.device_ptr(),
-            counters.0.buf.device_ptr(),
+            counters.0.device_ptr(),
         );
         let mut b = stream.launch_builder(&f);
         b.arg(&txq)
@@ -440,8 +353,8 @@ impl Kernels {
             shared_mem_bytes: 0,
         };
         // SAFETY: arguments match the kernel; frame and timestamp sizes checked above;
-        // everything is borrowed for 'a and joined by the guard.
+        // everything is borrowed for 'scope and joined by the scope.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        RunningKernel::new(stream, exit, None)
+        self.track(stream, exit, None)
     }
 }

@@ -8,24 +8,21 @@
 //! regions before launching; the peer's ranges are checked by the NIC (a bad key or range
 //! is an error completion, counted in [`VerbsErrors`]).
 //!
-//! Every launcher returns a [`VerbsRun`] that borrows what the kernel uses and waits for
-//! it when dropped, so no error path frees a QP or buffer under a running kernel. Most of
-//! these kernels wait for the peer (flags, receives): [`VerbsRun::wait_within`] bounds the
-//! wait and reports [`KernelError::Hung`] instead of blocking forever.
+//! The launchers are methods of [`KernelScope`] (see [`Kernels::scope`](crate::Kernels::scope)):
+//! what a kernel borrows stays borrowed until the scope has joined it. Each returns a
+//! [`VerbsRun`]; [`VerbsRun::wait_within`] gives the kernel time. Kernels that wait for
+//! their peer (flags, ping-pong rounds) also watch an [`ExitFlag`], so a run whose peer
+//! never answers can be stopped ([`KernelError::Hung`] from `wait_within`) instead of
+//! spinning forever. A set flag stays set: use a new one for the next launches.
 
-use crate::launch::{KernelError, Kernels};
-use crate::samples::launch_err;
+use crate::launch::KernelError;
+use crate::samples::{launch_err, ExitFlag};
+use crate::scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 use cudarc::driver::{sys::CUevent_flags, CudaEvent, CudaStream, LaunchConfig, PushKernelArg};
 use doca_gpunetio::verbs::{MemoryRegion, QpHandle};
-use doca_gpunetio::{Gpu, GpuBuffer, MemType};
-use std::marker::PhantomData;
-use std::sync::Arc;
+use doca_gpunetio::{Gpu, GpuAtomicBuffer, MemType};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
-
-/// How long dropping a [`VerbsRun`] waits for its kernel (peers that never answer would
-/// otherwise block the drop forever; a kernel still running after this is leaked with its
-/// resources, and the process should exit).
-pub const VERBS_JOIN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Who calls the verbs device functions (`doca_gpu_dev_verbs_exec_scope`; the samples'
 /// `-e` values 0 and 1).
@@ -162,54 +159,61 @@ fn need_gpu(mr: &MemoryRegion, bytes: u64, what: &str) -> Result<(), KernelError
 /// An error counter in CPU-visible memory (CPU_GPU) that the kernels increment for every
 /// failed completion (and print "Error CQE!", as the samples do).
 pub struct VerbsErrors {
-    buf: GpuBuffer<u32>,
+    word: GpuAtomicBuffer<AtomicU32>,
 }
 
 impl VerbsErrors {
     /// A zeroed counter on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<VerbsErrors, KernelError> {
-        let buf = GpuBuffer::<u32>::new(gpu, 1, MemType::CpuGpu)
+        let word = GpuAtomicBuffer::new(gpu, 1, MemType::CpuGpu)
             .map_err(|e| KernelError::Invalid(format!("error counter allocation: {e}")))?;
-        buf.write(0, 0);
-        Ok(VerbsErrors { buf })
+        Ok(VerbsErrors { word })
     }
 
     /// Failed completions counted so far.
     pub fn count(&self) -> u32 {
-        self.buf.read(0).unwrap_or(0)
+        self.word[0].load(Ordering::Acquire)
     }
 
     fn device_ptr(&self) -> u64 {
-        self.buf.device_ptr()
+        self.word.device_ptr()
     }
 }
 
-/// A launched verbs kernel. Borrows the QP handle and buffers it uses; waits for the
-/// kernel on drop (up to [`VERBS_JOIN_TIMEOUT`]).
-#[must_use = "dropping a VerbsRun waits for the kernel"]
-pub struct VerbsRun<'a> {
-    _stream: Arc<CudaStream>,
+/// A launched verbs kernel, run in a [`KernelScope`] (which joins it before the scope
+/// ends, so what it borrows stays alive). Its kernel time is measured between events
+/// recorded around the launch, as the samples measure it. Dropping it before the kernel
+/// returned sets its exit flag: kernels that wait for their peer give up then.
+#[must_use = "dropping a VerbsRun stops its kernel"]
+pub struct VerbsRun<'scope> {
+    running: RunningKernel<'scope>,
     start: CudaEvent,
     end: CudaEvent,
-    joined: bool,
-    _uses: PhantomData<&'a ()>,
 }
 
 impl VerbsRun<'_> {
     /// Whether the kernel returned (a failed kernel counts as returned).
     pub fn is_finished(&self) -> bool {
-        self.end.try_is_complete().unwrap_or(true)
+        self.running.is_finished()
     }
 
-    /// Waits for the kernel without a bound; the kernel time in milliseconds (between
-    /// events recorded around the launch, as the samples measure it).
-    pub fn wait(self) -> Result<f32, KernelError> {
-        self.wait_within(Duration::MAX)
-    }
-
-    /// Waits up to `timeout`: the kernel time in milliseconds, or [`KernelError::Hung`].
-    pub fn wait_within(mut self, timeout: Duration) -> Result<f32, KernelError> {
-        self.join(timeout)?;
+    /// Waits up to `timeout` for the kernel to return by itself: its kernel time in
+    /// milliseconds, or [`KernelError::Hung`] (the kernel is then stopped through its exit
+    /// flag, and the scope waits for it).
+    pub fn wait_within(self, timeout: Duration) -> Result<f32, KernelError> {
+        let t0 = Instant::now();
+        while !self.running.is_finished() {
+            if t0.elapsed() >= timeout {
+                let _ = self.running.stop_within(JOIN_TIMEOUT);
+                return Err(KernelError::Hung(timeout));
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        // The kernel returned: surface its own failure, if any.
+        self.end.synchronize().map_err(|e| KernelError::Cuda {
+            op: "kernel execution",
+            msg: e.to_string(),
+        })?;
         self.start
             .elapsed_ms(&self.end)
             .map_err(|e| KernelError::Cuda {
@@ -218,35 +222,9 @@ impl VerbsRun<'_> {
             })
     }
 
-    fn join(&mut self, timeout: Duration) -> Result<(), KernelError> {
-        let t0 = Instant::now();
-        loop {
-            match self.end.try_is_complete() {
-                Ok(true) => {
-                    self.joined = true;
-                    return Ok(());
-                }
-                Ok(false) if t0.elapsed() >= timeout => return Err(KernelError::Hung(timeout)),
-                Ok(false) => std::thread::sleep(Duration::from_micros(200)),
-                Err(e) => {
-                    self.joined = true;
-                    return Err(KernelError::Cuda {
-                        op: "kernel execution",
-                        msg: e.to_string(),
-                    });
-                }
-            }
-        }
-    }
-}
-
-impl Drop for VerbsRun<'_> {
-    fn drop(&mut self) {
-        if !self.joined {
-            // A kernel waiting for a peer that is gone cannot be stopped; the error path
-            // that dropped us reports, and the process is expected to exit.
-            let _ = self.join(VERBS_JOIN_TIMEOUT);
-        }
+    /// Sets the exit flag and waits up to [`JOIN_TIMEOUT`] for the kernel.
+    pub fn stop(self) -> Result<(), KernelError> {
+        self.running.stop()
     }
 }
 
@@ -274,23 +252,26 @@ enum Arg {
     U64(u64),
 }
 
-impl Kernels {
-    /// Launches `name` with a QP handle, an optional companion handle and `args`.
+impl<'scope> KernelScope<'scope, '_> {
+    /// Launches `name` with a QP handle, an optional companion handle, `args` and the exit
+    /// flag's address last, and tracks it in this scope.
     ///
     /// # Safety
-    /// `args` match the kernel's parameters after the QP (and companion), and every address
-    /// among them stays valid until the returned run is joined.
-    unsafe fn launch_verbs<'a>(
+    /// `args` match the kernel's parameters between the QP (and companion) and the exit
+    /// flag, and every address among them stays valid for `'scope`.
+    unsafe fn launch_verbs(
         &self,
         name: &str,
-        qp: QpHandle<'a>,
-        companion: Option<QpHandle<'a>>,
+        qp: QpHandle<'scope>,
+        companion: Option<QpHandle<'scope>>,
         cfg: LaunchConfig,
         args: &[Arg],
-    ) -> Result<VerbsRun<'a>, KernelError> {
-        let f = self.function(name)?;
-        let stream = self.sample_stream()?;
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
+        let f = self.kernels().function(name)?;
+        let stream = self.kernels().sample_stream()?;
         let start = event(&stream)?;
+        let flag = exit.device_ptr();
         let mut b = stream.launch_builder(&f);
         b.arg(&qp);
         if let Some(c) = &companion {
@@ -303,15 +284,15 @@ impl Kernels {
                 Arg::U64(v) => b.arg(v),
             };
         }
-        // SAFETY: caller contract (argument list and lifetimes).
+        b.arg(&flag);
+        // SAFETY: caller contract (argument list and lifetimes); the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
-        let end = event(&stream)?;
+        let end = event(&stream);
+        let running = self.track(stream, exit, None)?;
         Ok(VerbsRun {
-            _stream: stream,
+            running,
             start,
-            end,
-            joined: false,
-            _uses: PhantomData,
+            end: end?,
         })
     }
 
@@ -319,14 +300,15 @@ impl Kernels {
     /// `size` bytes from `src + size * tid` to `dst + size * tid` at `sq_wqe_pi + tid` (the
     /// low-level helpers), the last thread submits the round, until `iters` WQEs; the last
     /// CQE is polled.
-    pub fn verbs_write_bw<'a>(
+    pub fn verbs_write_bw(
         &self,
-        qp: QpHandle<'a>,
+        qp: QpHandle<'scope>,
         shape: Shape,
-        src: &'a MemoryRegion,
+        src: &'scope MemoryRegion,
         dst: RemoteBuf,
-        errors: &'a VerbsErrors,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        errors: &'scope VerbsErrors,
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         let shape = Shape {
             scope: VerbsScope::Thread,
             ..shape
@@ -351,6 +333,7 @@ impl Kernels {
                 None,
                 grid(1, shape.threads),
                 &args,
+                exit,
             )
         }
     }
@@ -360,18 +343,19 @@ impl Kernels {
     /// byte 0; the client writes first and waits for it in byte 0 of `poll`, the server
     /// waits, then answers.
     #[allow(clippy::too_many_arguments)]
-    pub fn verbs_write_lat<'a>(
+    pub fn verbs_write_lat(
         &self,
-        qp: QpHandle<'a>,
+        qp: QpHandle<'scope>,
         role: Role,
         iters: u32,
         size: u32,
-        poll: &'a MemoryRegion,
-        post: &'a MemoryRegion,
+        poll: &'scope MemoryRegion,
+        post: &'scope MemoryRegion,
         dst: RemoteBuf,
         start: u32,
-        errors: &'a VerbsErrors,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        errors: &'scope VerbsErrors,
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         if size == 0 {
             return Err(KernelError::Invalid("write_lat: empty messages".into()));
         }
@@ -391,20 +375,21 @@ impl Kernels {
         let name = format!("doca_rs_verbs_write_lat_{}", role.suffix());
         // SAFETY: (qp, iters, size, poll, post, pkey, dst, dkey, start, errors); the kernel
         // reads byte 0 of `poll`, writes byte 0 of `post` (both GPU memory, checked).
-        unsafe { self.launch_verbs(&name, qp, None, grid(1, 1), &args) }
+        unsafe { self.launch_verbs(&name, qp, None, grid(1, 1), &args, exit) }
     }
 
     /// put_bw, `<<<2, threads / 2>>>`: each round every thread puts `size` bytes from
     /// `src + size * gtid` to `dst + size * gtid` and waits for the completion (warp scope:
     /// lane 31 waits for its warp's 32), until `iters` messages.
-    pub fn verbs_put_bw<'a>(
+    pub fn verbs_put_bw(
         &self,
-        qp: QpHandle<'a>,
+        qp: QpHandle<'scope>,
         shape: Shape,
-        src: &'a MemoryRegion,
+        src: &'scope MemoryRegion,
         dst: RemoteBuf,
-        errors: &'a VerbsErrors,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        errors: &'scope VerbsErrors,
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         shape.check(2, "put_bw")?;
         need(src, shape.bytes(), "put_bw source")?;
         let args = [
@@ -418,21 +403,22 @@ impl Kernels {
         ];
         let name = format!("doca_rs_verbs_put_bw_{}", shape.scope.suffix());
         // SAFETY: (qp, iters, size, src, skey, dst, dkey, errors) as declared.
-        unsafe { self.launch_verbs(&name, qp, None, grid(2, shape.threads / 2), &args) }
+        unsafe { self.launch_verbs(&name, qp, None, grid(2, shape.threads / 2), &args, exit) }
     }
 
     /// get_bw, `<<<2, threads / 2>>>`: each round every thread reads `size` bytes from
     /// `remote + size * gtid` into `local + size * gtid`; thread 0 of each block then waits
     /// for the QP's reads (with a DUMP of one byte of `dump` before sm_90).
-    pub fn verbs_get_bw<'a>(
+    pub fn verbs_get_bw(
         &self,
-        qp: QpHandle<'a>,
+        qp: QpHandle<'scope>,
         shape: Shape,
-        local: &'a MemoryRegion,
+        local: &'scope MemoryRegion,
         remote: RemoteBuf,
-        dump: &'a MemoryRegion,
-        errors: &'a VerbsErrors,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        dump: &'scope MemoryRegion,
+        errors: &'scope VerbsErrors,
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         shape.check(2, "get_bw")?;
         need(local, shape.bytes(), "get_bw destination")?;
         need(dump, 1, "get_bw dump flag")?;
@@ -450,7 +436,7 @@ impl Kernels {
         let name = format!("doca_rs_verbs_get_bw_{}", shape.scope.suffix());
         // SAFETY: (qp, iters, size, local, lkey, remote, rkey, dump, dkey, errors); the
         // kernel writes only through the NIC into the borrowed regions.
-        unsafe { self.launch_verbs(&name, qp, None, grid(2, shape.threads / 2), &args) }
+        unsafe { self.launch_verbs(&name, qp, None, grid(2, shape.threads / 2), &args, exit) }
     }
 
     /// put_signal_bw (`companion` None) or put_counter_bw (the group's companion QP),
@@ -461,17 +447,18 @@ impl Kernels {
     /// last fetched value is `base + rounds - 1` (`base`: the flag before this launch) and
     /// the QP's completions are in.
     #[allow(clippy::too_many_arguments)]
-    pub fn verbs_put_signal_bw<'a>(
+    pub fn verbs_put_signal_bw(
         &self,
-        qp: QpHandle<'a>,
-        companion: Option<QpHandle<'a>>,
+        qp: QpHandle<'scope>,
+        companion: Option<QpHandle<'scope>>,
         shape: Shape,
-        src: &'a MemoryRegion,
+        src: &'scope MemoryRegion,
         dst: RemoteBuf,
         flags: RemoteBuf,
-        prev: &'a MemoryRegion,
+        prev: &'scope MemoryRegion,
         base: u64,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         let what = if companion.is_some() {
             "put_counter_bw"
         } else {
@@ -499,7 +486,7 @@ impl Kernels {
         // SAFETY: (qp, companion, iters, size, src, skey, dst, dkey, flags, fkey, prev,
         // pkey, base); the kernel reads `prev` (GPU memory, checked) and writes through the
         // NIC only.
-        unsafe { self.launch_verbs(&name, qp, comp, grid(2, shape.threads / 2), &args) }
+        unsafe { self.launch_verbs(&name, qp, comp, grid(2, shape.threads / 2), &args, exit) }
     }
 
     /// put_signal_lat (`companion` None) or put_counter_lat, `<<<1, 1>>>`: `iters` round
@@ -507,20 +494,21 @@ impl Kernels {
     /// `rflag` (old value into `prev`), and round i ends when the local flag `lflag`
     /// reaches `start + i + 1`. The client sends first.
     #[allow(clippy::too_many_arguments)]
-    pub fn verbs_put_signal_lat<'a>(
+    pub fn verbs_put_signal_lat(
         &self,
-        qp: QpHandle<'a>,
-        companion: Option<QpHandle<'a>>,
+        qp: QpHandle<'scope>,
+        companion: Option<QpHandle<'scope>>,
         role: Role,
         iters: u32,
         size: u32,
-        src: &'a MemoryRegion,
+        src: &'scope MemoryRegion,
         dst: RemoteBuf,
         rflag: RemoteBuf,
-        prev: &'a MemoryRegion,
-        lflag: &'a MemoryRegion,
+        prev: &'scope MemoryRegion,
+        lflag: &'scope MemoryRegion,
         start: u64,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         let what = if companion.is_some() {
             "put_counter_lat"
         } else {
@@ -550,22 +538,23 @@ impl Kernels {
         let comp = Some(companion.unwrap_or(qp));
         // SAFETY: (qp, companion, iters, size, src, skey, dst, dkey, rflag, rfkey, prev,
         // pkey, lflag, start); the kernel reads `lflag` (GPU memory, checked).
-        unsafe { self.launch_verbs(&name, qp, comp, grid(1, 1), &args) }
+        unsafe { self.launch_verbs(&name, qp, comp, grid(1, 1), &args, exit) }
     }
 
     /// twosided_bw client, `<<<1, threads>>>`: per round (of [`Shape::rounds`]) thread 0
     /// waits until the local `flag` (the server writes it) is `start + round + 1`, then
     /// every thread (warp scope: every warp) sends `size` bytes from `src + size * tid`;
     /// at the end the last send's completion is polled.
-    pub fn verbs_twosided_client<'a>(
+    pub fn verbs_twosided_client(
         &self,
-        qp: QpHandle<'a>,
+        qp: QpHandle<'scope>,
         shape: Shape,
-        src: &'a MemoryRegion,
-        flag: &'a MemoryRegion,
+        src: &'scope MemoryRegion,
+        flag: &'scope MemoryRegion,
         start: u64,
-        errors: &'a VerbsErrors,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        errors: &'scope VerbsErrors,
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         shape.check(1, "twosided_bw client")?;
         need(src, shape.bytes(), "twosided_bw source")?;
         need_gpu(flag, 8, "twosided_bw flag")?;
@@ -581,7 +570,7 @@ impl Kernels {
         let name = format!("doca_rs_verbs_twosided_client_{}", shape.scope.suffix());
         // SAFETY: (qp, iters, size, src, skey, flag, start, errors); the kernel reads the
         // flag (GPU memory, checked).
-        unsafe { self.launch_verbs(&name, qp, None, grid(1, shape.threads), &args) }
+        unsafe { self.launch_verbs(&name, qp, None, grid(1, shape.threads), &args, exit) }
     }
 
     /// twosided_bw server, `<<<1, threads>>>`: per round every thread (warp scope: every
@@ -590,19 +579,20 @@ impl Kernels {
     /// the receives are awaited. `inline_check`: receives arrive inside the CQEs, and every
     /// thread checks its CQE (inline bit, length `size`, first byte `fill`).
     #[allow(clippy::too_many_arguments)]
-    pub fn verbs_twosided_server<'a>(
+    pub fn verbs_twosided_server(
         &self,
-        qp: QpHandle<'a>,
+        qp: QpHandle<'scope>,
         shape: Shape,
         inline_check: bool,
-        buf: &'a MemoryRegion,
-        lflag: &'a MemoryRegion,
+        buf: &'scope MemoryRegion,
+        lflag: &'scope MemoryRegion,
         rflag: RemoteBuf,
-        dump: &'a MemoryRegion,
+        dump: &'scope MemoryRegion,
         start: u64,
         fill: u8,
-        errors: &'a VerbsErrors,
-    ) -> Result<VerbsRun<'a>, KernelError> {
+        errors: &'scope VerbsErrors,
+        exit: &'scope ExitFlag,
+    ) -> Result<VerbsRun<'scope>, KernelError> {
         shape.check(1, "twosided_bw server")?;
         need(buf, shape.bytes(), "twosided_bw receive buffer")?;
         need_gpu(lflag, 8, "twosided_bw flag")?;
@@ -635,6 +625,6 @@ impl Kernels {
         );
         // SAFETY: (qp, iters, size, buf, bkey, lflag, lfkey, rflag, rfkey, dump, dkey,
         // start, fill, errors); the kernel writes `lflag` (GPU memory, checked).
-        unsafe { self.launch_verbs(&name, qp, None, grid(1, shape.threads), &args) }
+        unsafe { self.launch_verbs(&name, qp, None, grid(1, shape.threads), &args, exit) }
     }
 }

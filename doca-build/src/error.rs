@@ -24,7 +24,8 @@ pub enum Error {
     NvccVarInvalid(PathBuf),
     /// A [`crate::Fatbin`] was compiled without any source file.
     NoSources,
-    /// [`crate::Fatbin::doca_includes`] was asked for, but `DEP_DOCA_INCLUDE` is not set.
+    /// [`crate::Fatbin::doca_includes`] was asked for, but none of
+    /// [`crate::DOCA_INCLUDE_VARS`] is set.
     NoDocaIncludes,
     /// No output directory: outside a build script (no `OUT_DIR`) and none given.
     NoOutDir,
@@ -74,9 +75,11 @@ impl fmt::Display for Error {
             Error::NoSources => write!(f, "no .cu source files were given to compile"),
             Error::NoDocaIncludes => write!(
                 f,
-                "DEP_DOCA_INCLUDE is not set: add doca-sys to [dependencies] of the package \
-                 whose build script compiles the kernels (its `links = \"doca\"` metadata \
-                 carries the DOCA header directories), or add them with include()"
+                "the DOCA header directories are unknown (neither DEP_DOCA_RS_INCLUDE nor \
+                 DEP_DOCA_INCLUDE is set): add `doca` (or `doca-sys`) to [dependencies] of \
+                 the package whose build script compiles the kernels (cargo passes their \
+                 `links` metadata only to direct dependants), or add the directories with \
+                 include()"
             ),
             Error::NoOutDir => write!(
                 f,

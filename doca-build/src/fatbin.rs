@@ -28,6 +28,21 @@ pub fn gencode_args() -> Vec<String> {
     v
 }
 
+/// The `links` metadata variables carrying the DOCA header directories, in the order
+/// [`Fatbin::doca_includes`] reads them: `doca-sys`'s (`links = "doca"`) and the facade
+/// `doca`'s (`links = "doca-rs"`, which passes doca-sys's on). Cargo hands such metadata only
+/// to the build scripts of *direct* dependants, so a crate depending on `doca` alone finds
+/// the headers through the second.
+pub const DOCA_INCLUDE_VARS: [&str; 2] = ["DEP_DOCA_INCLUDE", "DEP_DOCA_RS_INCLUDE"];
+
+/// The DOCA header directories from the first of [`DOCA_INCLUDE_VARS`] that is set.
+fn doca_include_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Vec<PathBuf>> {
+    DOCA_INCLUDE_VARS
+        .iter()
+        .find_map(|v| env(v).filter(|v| !v.is_empty()))
+        .map(|v| std::env::split_paths(&v).collect())
+}
+
 /// Flags every compile uses besides the architectures, includes and output.
 const BASE_FLAGS: [&str; 4] = ["-fatbin", "-std=c++17", "-O3", "-Xcompiler=-Wall"];
 
@@ -46,6 +61,7 @@ pub struct Fatbin {
     out_dir: Option<PathBuf>,
     cargo_metadata: Option<bool>,
     doca_includes_missing: bool,
+    docs_rs: Option<bool>,
 }
 
 impl Fatbin {
@@ -91,14 +107,15 @@ impl Fatbin {
         self
     }
 
-    /// Adds the DOCA header directories (host and device headers) that `doca-sys`
-    /// publishes to the build scripts of packages depending on it directly
-    /// (`DEP_DOCA_INCLUDE`, from its `links = "doca"` metadata). Without that variable
-    /// [`Fatbin::compile`] fails, saying to add `doca-sys` to `[dependencies]`.
+    /// Adds the DOCA header directories (host and device headers) of the backend the build
+    /// binds. Cargo passes them to the build scripts of packages that depend directly on
+    /// `doca` (`DEP_DOCA_RS_INCLUDE`) or on `doca-sys` (`DEP_DOCA_INCLUDE`); see
+    /// [`DOCA_INCLUDE_VARS`]. Without either [`Fatbin::compile`] fails, saying to add `doca`
+    /// to `[dependencies]`.
     pub fn doca_includes(mut self) -> Fatbin {
-        match std::env::var_os("DEP_DOCA_INCLUDE") {
-            Some(v) if !v.is_empty() => self.includes.extend(std::env::split_paths(&v)),
-            _ => self.doca_includes_missing = true,
+        match doca_include_dirs(&|k| std::env::var_os(k)) {
+            Some(dirs) => self.includes.extend(dirs),
+            None => self.doca_includes_missing = true,
         }
         self
     }
@@ -135,6 +152,13 @@ impl Fatbin {
         self
     }
 
+    /// Whether this is a documentation build on docs.rs (default: whether `DOCS_RS` is set),
+    /// where [`Fatbin::compile`] writes an empty fatbin instead of running nvcc.
+    pub fn docs_rs(mut self, on: bool) -> Fatbin {
+        self.docs_rs = Some(on);
+        self
+    }
+
     /// The nvcc arguments that compile `unit` into `out` (what [`Fatbin::compile`] runs).
     pub fn args(&self, unit: &Path, out: &Path) -> Vec<OsString> {
         let mut a: Vec<OsString> = BASE_FLAGS.iter().map(OsString::from).collect();
@@ -161,22 +185,22 @@ impl Fatbin {
     ///
     /// Several sources become one translation unit (`<out_dir>/<name>.cu`, which
     /// `#include`s each of them).
+    ///
+    /// Under `DOCS_RS` (docs.rs has no nvcc) nothing is compiled: the fatbin is written
+    /// empty, so that `include_bytes!` of it compiles and the crate's documentation builds.
+    /// Loading an empty fatbin fails; no documentation build runs it.
     pub fn compile(&self, name: &str) -> Result<PathBuf, Error> {
         let metadata = self
             .cargo_metadata
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
         if metadata {
             nvcc::rerun_if_env_changed();
-            println!("cargo:rerun-if-env-changed=DEP_DOCA_INCLUDE");
+            for var in DOCA_INCLUDE_VARS.iter().chain(&["DOCS_RS"]) {
+                println!("cargo:rerun-if-env-changed={var}");
+            }
             for p in self.sources.iter().chain(&self.includes) {
                 println!("cargo:rerun-if-changed={}", p.display());
             }
-        }
-        if self.doca_includes_missing {
-            return Err(Error::NoDocaIncludes);
-        }
-        if self.sources.is_empty() {
-            return Err(Error::NoSources);
         }
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
@@ -184,11 +208,27 @@ impl Fatbin {
                 .map(PathBuf::from)
                 .ok_or(Error::NoOutDir)?,
         };
+        let out = out_dir.join(format!("{name}.fatbin"));
+        let docs_rs = self
+            .docs_rs
+            .unwrap_or_else(|| std::env::var_os("DOCS_RS").is_some());
+        if docs_rs {
+            std::fs::write(&out, []).map_err(|source| Error::Io {
+                what: format!("writing the empty fatbin {}", out.display()),
+                source,
+            })?;
+            return Ok(out);
+        }
+        if self.doca_includes_missing {
+            return Err(Error::NoDocaIncludes);
+        }
+        if self.sources.is_empty() {
+            return Err(Error::NoSources);
+        }
         let nvcc = match &self.nvcc {
             Some(n) => n.clone(),
             None => Nvcc::find()?,
         };
-        let out = out_dir.join(format!("{name}.fatbin"));
         let unit = match self.sources.as_slice() {
             [one] => one.clone(),
             many => write_unit(&out_dir.join(format!("{name}.cu")), many)?,
@@ -290,16 +330,63 @@ mod tests {
     #[test]
     fn missing_inputs_are_clear_errors() {
         let t = tempfile::tempdir().unwrap();
-        let no_src = Fatbin::new().out_dir(t.path()).cargo_metadata(false);
+        let no_src = Fatbin::new()
+            .out_dir(t.path())
+            .cargo_metadata(false)
+            .docs_rs(false);
         assert!(matches!(no_src.compile("x"), Err(Error::NoSources)));
         let no_out = Fatbin::new().file("k.cu").cargo_metadata(false);
         if std::env::var_os("OUT_DIR").is_none() {
             assert!(matches!(no_out.compile("x"), Err(Error::NoOutDir)));
         }
-        let mut no_doca = Fatbin::new().file("k.cu").cargo_metadata(false);
+        let mut no_doca = Fatbin::new()
+            .file("k.cu")
+            .out_dir(t.path())
+            .cargo_metadata(false)
+            .docs_rs(false);
         no_doca.doca_includes_missing = true;
         let e = no_doca.compile("x").unwrap_err();
-        assert!(e.to_string().contains("doca-sys"), "{e}");
+        assert!(e.to_string().contains("`doca`"), "{e}");
+    }
+
+    #[test]
+    fn doca_headers_come_from_doca_sys_or_else_the_facade() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        let both = env(&[
+            ("DEP_DOCA_INCLUDE", "/sys/a:/sys/b"),
+            ("DEP_DOCA_RS_INCLUDE", "/facade"),
+        ]);
+        assert_eq!(
+            doca_include_dirs(&both),
+            Some(vec![PathBuf::from("/sys/a"), PathBuf::from("/sys/b")])
+        );
+        let facade = env(&[("DEP_DOCA_INCLUDE", ""), ("DEP_DOCA_RS_INCLUDE", "/facade")]);
+        assert_eq!(
+            doca_include_dirs(&facade),
+            Some(vec![PathBuf::from("/facade")])
+        );
+        assert_eq!(doca_include_dirs(&env(&[])), None);
+    }
+
+    #[test]
+    fn docs_rs_writes_an_empty_fatbin_without_nvcc() {
+        let t = tempfile::tempdir().unwrap();
+        // No sources, no DOCA headers and an nvcc that does not exist: none is needed.
+        let mut f = Fatbin::new()
+            .nvcc(Nvcc::at("/nonexistent/nvcc"))
+            .out_dir(t.path())
+            .cargo_metadata(false)
+            .docs_rs(true);
+        f.doca_includes_missing = true;
+        let out = f.compile("k").unwrap();
+        assert_eq!(out, t.path().join("k.fatbin"));
+        assert_eq!(std::fs::read(&out).unwrap(), b"");
     }
 
     #[test]

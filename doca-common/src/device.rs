@@ -63,6 +63,7 @@ struct DevinfoList {
 
 impl DevinfoList {
     fn new() -> Result<Self> {
+        crate::log::init_default();
         let mut list = std::ptr::null_mut();
         let mut n = 0u32;
         // SAFETY: both out-pointers are valid for writes.

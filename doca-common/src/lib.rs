@@ -41,6 +41,21 @@
 //! clone, so they outlive what uses them. Both are `Send + Sync`; a progress engine
 //! serializes its own `progress` calls.
 //!
+//! ## Waiting from async code
+//!
+//! A [`ProgressEngine`] offers DOCA's notification handle where the runtime has one
+//! ([`ProgressEngine::notification_handle`]), and [`ProgressWaiter`] is what a future that
+//! needs an engine progressed does between polls: sleep until the engine's descriptor is
+//! readable, or, without one, re-poll after a bounded backoff (50 us doubling to 1 ms). It
+//! works under any executor and never spins.
+//!
+//! ## Logging
+//!
+//! [`log`] sets DOCA's log levels from Rust ([`log::set_sdk_level`],
+//! [`log::set_global_level`]) and makes the runtime's warnings visible by default (on
+//! stderr, from the first device or engine on). With the feature `log` (on by default),
+//! [`log::install_log_bridge`] routes every DOCA log line into the `log` facade instead.
+//!
 //! ## Backends
 //!
 //! Like every safe crate, this one compiles against the backend `doca-sys` binds: `soft`
@@ -52,12 +67,13 @@
 pub mod context;
 mod device;
 pub mod error;
-mod pe;
+pub mod log;
+pub mod pe;
 
 pub use context::{CtxState, DROP_STOP_TIMEOUT};
 pub use device::{Device, DeviceInfo};
 pub use error::{check, record_drop_error, take_drop_errors, DocaError, Error, Result};
-pub use pe::ProgressEngine;
+pub use pe::{ProgressEngine, ProgressWaiter};
 
 /// The raw bindings this crate is built on.
 pub use doca_sys as sys;

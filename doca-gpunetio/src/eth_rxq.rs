@@ -174,7 +174,7 @@ impl EthRxqBuilder {
                 let (_, mlen) = mmap.range()?;
                 if (*offset as usize)
                     .checked_add(*len as usize)
-                    .map_or(true, |end| end > mlen)
+                    .is_none_or(|end| end > mlen)
                 {
                     return bad(format!(
                         "packet buffer {offset}+{len} exceeds the memory map ({mlen} bytes)"

@@ -107,6 +107,7 @@ impl Gpu {
     }
 
     fn open_ordinal(ordinal: usize, pci: &str) -> Result<Gpu> {
+        doca_common::log::init_default();
         // The samples create the CUDA context before doca_gpu_create; so do we.
         let cuda = CudaContext::new(ordinal)
             .map_err(|e| Error::Cuda(format!("primary context of device {ordinal}: {e}")))?;
@@ -222,54 +223,20 @@ pub(crate) struct GpuAlloc {
     mem_type: MemType,
 }
 
-// SAFETY: the allocation is plain memory; access is through raw pointers with volatile
-// operations or CUDA copies, which are thread-safe.
+// SAFETY: the allocation is plain memory owned by this value; the types built on it decide
+// who may write it (GpuBuffer: `&mut` only; GpuAtomicBuffer: atomics only).
 unsafe impl Send for GpuAlloc {}
-// SAFETY: as above.
+// SAFETY: `&GpuAlloc` gives only addresses; reads and writes go through the types above.
 unsafe impl Sync for GpuAlloc {}
 
 impl GpuAlloc {
-    pub(crate) fn gpu(&self) -> &Gpu {
-        &self.gpu
-    }
-    pub(crate) fn gpu_ptr(&self) -> *mut c_void {
-        self.gpu_ptr.as_ptr()
-    }
-    pub(crate) fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-impl Drop for GpuAlloc {
-    fn drop(&mut self) {
-        // SAFETY: allocated by doca_gpu_mem_alloc on this GPU, freed once.
-        let rc = unsafe { sys::doca_gpu_mem_free(self.gpu.as_raw(), self.gpu_ptr.as_ptr()) };
-        if let Err(e) = check("doca_gpu_mem_free", rc) {
-            doca_common::record_drop_error(e);
-        }
-    }
-}
-
-/// A typed array in GPU memory from `doca_gpu_mem_alloc`. Freed when dropped and no memory
-/// map or queue uses it any more.
-pub struct GpuBuffer<T: GpuPod> {
-    alloc: Arc<GpuAlloc>,
-    len: usize,
-    _t: PhantomData<T>,
-}
-
-impl<T: GpuPod> GpuBuffer<T> {
-    /// `len` elements of `mem_type` memory, aligned for `T`.
-    pub fn new(gpu: &Gpu, len: usize, mem_type: MemType) -> Result<Self> {
-        Self::with_alignment(gpu, len, std::mem::align_of::<T>(), mem_type)
-    }
-
-    /// `len` elements aligned to `align` bytes (a power of two; rings use the page size).
-    pub fn with_alignment(gpu: &Gpu, len: usize, align: usize, mem_type: MemType) -> Result<Self> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .filter(|&b| b > 0)
-            .ok_or_else(|| Error::InvalidArgument(format!("GPU buffer of {len} elements")))?;
+    /// `bytes` (non-zero) of `mem_type` memory aligned to `align` (a power of two).
+    pub(crate) fn new(
+        gpu: &Gpu,
+        bytes: usize,
+        align: usize,
+        mem_type: MemType,
+    ) -> Result<GpuAlloc> {
         if !align.is_power_of_two() {
             return Err(Error::InvalidArgument(format!(
                 "alignment {align} is not a power of two"
@@ -288,15 +255,82 @@ impl<T: GpuPod> GpuBuffer<T> {
         } else {
             NonNull::new(c)
         };
-        let alloc = GpuAlloc {
+        Ok(GpuAlloc {
             gpu: gpu.clone(),
             gpu_ptr,
             cpu_ptr,
             bytes,
             mem_type,
-        };
+        })
+    }
+
+    pub(crate) fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+    pub(crate) fn gpu_ptr(&self) -> *mut c_void {
+        self.gpu_ptr.as_ptr()
+    }
+    pub(crate) fn cpu_ptr(&self) -> Option<NonNull<c_void>> {
+        self.cpu_ptr
+    }
+    pub(crate) fn mem_type(&self) -> MemType {
+        self.mem_type
+    }
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl Drop for GpuAlloc {
+    fn drop(&mut self) {
+        // SAFETY: allocated by doca_gpu_mem_alloc on this GPU, freed once.
+        let rc = unsafe { sys::doca_gpu_mem_free(self.gpu.as_raw(), self.gpu_ptr.as_ptr()) };
+        if let Err(e) = check("doca_gpu_mem_free", rc) {
+            doca_common::record_drop_error(e);
+        }
+    }
+}
+
+/// A typed array in GPU memory from `doca_gpu_mem_alloc`. Freed when dropped and no memory
+/// map or queue uses it any more.
+///
+/// `Send + Sync`. The CPU writes it only through `&mut self` ([`write`](Self::write),
+/// [`copy_from_host`](Self::copy_from_host)), so no two threads of the program write it,
+/// or read what another is writing, at once; reads through `&self` are volatile loads (or
+/// CUDA copies), because kernels and the NIC write the memory behind the program's back,
+/// as a device does. Words that CPU threads and running kernels share (flags, counters)
+/// belong in a [`GpuAtomicBuffer`] instead, which the CPU touches only atomically.
+///
+/// Writing through a shared reference, e.g. from two threads, does not compile:
+///
+/// ```compile_fail
+/// fn set_from_two_threads(buf: &doca_gpunetio::GpuBuffer<u32>) {
+///     std::thread::scope(|s| {
+///         s.spawn(|| buf.write(0, 1));
+///         s.spawn(|| buf.write(0, 2));
+///     });
+/// }
+/// ```
+pub struct GpuBuffer<T: GpuPod> {
+    alloc: Arc<GpuAlloc>,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: GpuPod> GpuBuffer<T> {
+    /// `len` elements of `mem_type` memory, aligned for `T`.
+    pub fn new(gpu: &Gpu, len: usize, mem_type: MemType) -> Result<Self> {
+        Self::with_alignment(gpu, len, std::mem::align_of::<T>(), mem_type)
+    }
+
+    /// `len` elements aligned to `align` bytes (a power of two; rings use the page size).
+    pub fn with_alignment(gpu: &Gpu, len: usize, align: usize, mem_type: MemType) -> Result<Self> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .filter(|&b| b > 0)
+            .ok_or_else(|| Error::InvalidArgument(format!("GPU buffer of {len} elements")))?;
         Ok(GpuBuffer {
-            alloc: Arc::new(alloc),
+            alloc: Arc::new(GpuAlloc::new(gpu, bytes, align, mem_type)?),
             len,
             _t: PhantomData,
         })
@@ -341,7 +375,7 @@ impl<T: GpuPod> GpuBuffer<T> {
 
     /// Writes element `i` through the CPU mapping with a volatile store. Returns false for
     /// `Gpu` memory or an index out of range.
-    pub fn write(&self, i: usize, v: T) -> bool {
+    pub fn write(&mut self, i: usize, v: T) -> bool {
         match self.cpu_ptr() {
             Some(p) if i < self.len => {
                 // SAFETY: in bounds, mapped for the CPU.
@@ -354,7 +388,7 @@ impl<T: GpuPod> GpuBuffer<T> {
 
     /// Copies `src` into the start of the buffer (CPU mapping when there is one, else a
     /// synchronous CUDA copy).
-    pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len(src.len())?;
         match self.cpu_ptr() {
             Some(p) => src.iter().enumerate().for_each(|(i, v)| {

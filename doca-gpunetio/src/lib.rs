@@ -68,7 +68,8 @@
 //!
 //! ## What is wrapped
 //!
-//! * Devices and memory: [`Device`], [`Gpu`], [`GpuBuffer`], [`Mmap`], [`ProgressEngine`].
+//! * Devices and memory: [`Device`], [`Gpu`], [`GpuBuffer`], [`GpuAtomicBuffer`], [`Mmap`],
+//!   [`ProgressEngine`].
 //! * Queues: [`EthRxq`] ([`EthRxqBuilder`], [`RxqType`]) and [`EthTxq`] ([`EthTxqBuilder`],
 //!   [`WaitOnTime`], send events [`TxErrorEvent`] / [`TxNotifyEvent`] delivered to
 //!   closures), each started by its builder and stopped on drop.
@@ -115,9 +116,12 @@
 //!
 //! ## Thread safety
 //!
-//! [`Device`], [`Gpu`], [`GpuBuffer`], [`Mmap`] and [`ProgressEngine`] are `Send + Sync`.
-//! A progress engine serializes its own `progress` calls. Queues, semaphores and the Flow
-//! types are `Send + Sync` too: calls that change them are serialized internally (DOCA
+//! [`Device`], [`Gpu`], [`GpuBuffer`], [`GpuAtomicBuffer`], [`Mmap`] and
+//! [`ProgressEngine`] are `Send + Sync`. A progress engine serializes its own `progress`
+//! calls. The CPU writes a [`GpuBuffer`] only through `&mut` (kernels and the NIC write it
+//! as devices do, and CPU reads are volatile); words that CPU threads and running kernels
+//! share live in a [`GpuAtomicBuffer`], which the CPU accesses only atomically. Queues,
+//! semaphores and the Flow types are `Send + Sync` too: calls that change them are serialized internally (DOCA
 //! Flow operations by one lock of the [`Flow`]). GPU handles are `Copy` addresses that
 //! borrow their owner.
 //!
@@ -132,6 +136,7 @@
 
 #![warn(missing_docs)]
 
+mod atomic_buffer;
 mod eth_rxq;
 mod eth_txq;
 pub mod flow;
@@ -143,6 +148,7 @@ mod semaphore;
 pub mod soft;
 pub mod verbs;
 
+pub use atomic_buffer::{GpuAtomic, GpuAtomicBuffer};
 pub use doca_common::context;
 pub use doca_common::{
     take_drop_errors, CtxState, Device, DeviceInfo, DocaError, Error, ProgressEngine, Result,
@@ -156,6 +162,9 @@ pub use flow::{Entry, Flow, FlowConfig, FlowPort, Pipe, RssFlags, TcpFlags};
 pub use handles::{RxqHandle, SemaphoreHandle, TxqHandle};
 pub use semaphore::{NoInfo, SemStatus, Semaphore, SemaphoreBuilder};
 
+/// The cudarc this crate is built on: its handle types implement this cudarc's
+/// `DeviceRepr`, and [`Gpu::cuda`] is this cudarc's context: launch kernels with it.
+pub use cudarc;
 /// The crate every safe DOCA crate shares these types with.
 pub use doca_common as common;
 /// The raw bindings this crate is built on.

@@ -2,8 +2,9 @@
 //! both pointers, alignment, memory maps over GPU memory (dmabuf or address).
 //! Without a driver each test prints why it skips and returns.
 
-use doca_gpunetio::{AccessFlags, Device, Gpu, GpuBuffer, MemType, Mmap};
+use doca_gpunetio::{AccessFlags, Device, Gpu, GpuAtomicBuffer, GpuBuffer, MemType, Mmap};
 use doca_test_support::require_cuda;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 fn gpu() -> Option<Gpu> {
     require_cuda("")
@@ -23,7 +24,7 @@ fn every_memory_type_round_trips_through_both_pointers() {
     let seed = std::process::id();
     for mt in [MemType::Gpu, MemType::GpuCpu, MemType::CpuGpu] {
         let n = 1 << 20;
-        let buf = GpuBuffer::<u32>::with_alignment(&gpu, n, 65536, mt).unwrap();
+        let mut buf = GpuBuffer::<u32>::with_alignment(&gpu, n, 65536, mt).unwrap();
         assert_eq!(buf.device_ptr() % 65536, 0, "{mt:?} alignment");
         assert_eq!(
             buf.cpu_ptr().is_some(),
@@ -86,4 +87,48 @@ fn bad_gpu_requests_are_clear_errors() {
     let e = Gpu::open("ff:1f.7").unwrap_err();
     assert!(e.to_string().contains("ff:1f.7"), "{e}");
     assert!(doca_gpunetio::take_drop_errors().is_empty());
+}
+
+#[test]
+fn atomic_words_are_zeroed_shared_by_threads_and_seen_by_the_gpu() {
+    let Some(gpu) = gpu() else { return };
+    assert!(GpuAtomicBuffer::<AtomicU32>::new(&gpu, 1, MemType::Gpu).is_err());
+    assert!(GpuAtomicBuffer::<AtomicU64>::new(&gpu, 0, MemType::CpuGpu).is_err());
+    for mt in [MemType::CpuGpu, MemType::GpuCpu] {
+        let words = GpuAtomicBuffer::<AtomicU64>::new(&gpu, 64, mt).unwrap();
+        assert_eq!(words.len(), 64);
+        assert!(
+            words.iter().all(|w| w.load(Ordering::Acquire) == 0),
+            "{mt:?} zeroed"
+        );
+        // Four threads store their own words through `&self`.
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let words = &words;
+                s.spawn(move || {
+                    for i in (t as usize..64).step_by(4) {
+                        words[i].store(1000 + i as u64, Ordering::Release);
+                    }
+                });
+            }
+        });
+        let mut dev_view = vec![0u64; 64];
+        gpu.cuda().bind_to_thread().unwrap();
+        // SAFETY: the device pointer covers 64 u64.
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut dev_view, words.device_ptr()) }
+            .unwrap();
+        let want: Vec<u64> = (0..64).map(|i| 1000 + i).collect();
+        assert_eq!(
+            dev_view, want,
+            "{mt:?}: CPU stores visible through the GPU pointer"
+        );
+        // SAFETY: as above.
+        unsafe { cudarc::driver::result::memcpy_htod_sync(words.device_ptr() + 8, &[77u64]) }
+            .unwrap();
+        assert_eq!(
+            words[1].load(Ordering::Acquire),
+            77,
+            "{mt:?}: GPU write seen"
+        );
+    }
 }

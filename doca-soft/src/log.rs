@@ -41,7 +41,7 @@ pub(crate) const LEVEL_TRACE: u32 = 70;
 
 /// Whether `level` is one of the `DOCA_LOG_LEVEL_*` values.
 pub(crate) fn is_valid_level(level: u32) -> bool {
-    (LEVEL_DISABLE..=LEVEL_TRACE).contains(&level) && level % 10 == 0
+    (LEVEL_DISABLE..=LEVEL_TRACE).contains(&level) && level.is_multiple_of(10)
 }
 
 /// Short tag of a level as printed in a line.

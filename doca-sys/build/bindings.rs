@@ -3,7 +3,20 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-pub fn generate(include_dirs: &[PathBuf]) {
+/// Loads libclang the way bindgen will (`LIBCLANG_PATH`, `llvm-config`, the system's
+/// library directories) and returns its version, or why it cannot be loaded. bindgen itself
+/// panics without libclang; asking first lets the soft backend fall back to the committed
+/// bindings with a clear warning instead.
+pub fn libclang() -> Result<String, String> {
+    println!("cargo:rerun-if-env-changed=LIBCLANG_PATH");
+    clang_sys::load()?;
+    // Loaded: bindgen finds it the same way (and keeps it loaded for this thread).
+    Ok(bindgen::clang_version().full)
+}
+
+/// Runs bindgen over wrapper.h with `include_dirs` (the DOCA headers, then UCX's when
+/// `with_ucx`), writes `OUT_DIR/bindings.rs` and `flow_aliases.rs`, and records how.
+pub fn generate(include_dirs: &[PathBuf], clang: &str, with_ucx: bool) {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR is set by cargo"));
     let mut b = bindgen::Builder::default()
         .header(concat!(env!("CARGO_MANIFEST_DIR"), "/wrapper.h"))
@@ -37,12 +50,14 @@ pub fn generate(include_dirs: &[PathBuf]) {
     let path = out.join("bindings.rs");
     bindings.write_to_file(&path).expect("write bindings.rs");
     write_flow_aliases(&path, &out.join("flow_aliases.rs"));
+    let ucx = if with_ucx { "yes" } else { "no" };
+    crate::committed::record(&format!("bindgen\nclang={clang}\nucx={ucx}\n"));
 }
 
 /// DOCA Flow 3.3's public names are macros for `_v1` functions and struct tags. bindgen sees
 /// only the `_v1` names; re-export each under its plain name so code reads the same with
 /// both backends.
-fn write_flow_aliases(bindings: &Path, aliases: &Path) {
+pub fn write_flow_aliases(bindings: &Path, aliases: &Path) {
     let text = std::fs::read_to_string(bindings).expect("read bindings.rs");
     let mut fns = Vec::new();
     let mut types = Vec::new();

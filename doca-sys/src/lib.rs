@@ -45,6 +45,25 @@
 //! * DOCA Flow 3.3 names are macros for versioned symbols (`doca_flow_init` is
 //!   `doca_flow_init_v1`); this crate re-exports each versioned item under its plain name.
 //!
+//! ## Where bindgen cannot run
+//!
+//! bindgen needs libclang. The bindings it generates for the soft backend (over
+//! `doca-soft/include` and UCX's headers) are also committed in `src/bindings/soft.rs`, made
+//! by `scripts/regen-bindings` on x86_64 Linux; CI fails when they drift from bindgen's
+//! output. The build script uses them instead of bindgen:
+//!
+//! * under `DOCS_RS` (docs.rs has no libclang, UCX or DOCA): always, probing nothing, for
+//!   either backend (the SDK's API has the same names; the `doca_soft_*` extensions are
+//!   extra);
+//! * for the soft backend when libclang cannot be loaded, with a build warning saying so;
+//! * for the soft backend when `DOCA_SYS_BINDINGS=committed` (and `DOCA_SYS_BINDINGS=bindgen`
+//!   turns the fallback off: no libclang is then an error).
+//!
+//! The `sdk` backend always runs bindgen over the installed SDK's headers, and says so
+//! when libclang is missing. bindgen's layout assertions stay in the committed file, so a
+//! target whose C layouts differ from x86_64 Linux fails to compile rather than binding
+//! wrong layouts: install libclang there.
+//!
 //! ## Metadata for dependants
 //!
 //! The crate declares `links = "doca"`; build scripts of dependants read

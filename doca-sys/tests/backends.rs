@@ -221,3 +221,146 @@ fn no_backend_feature_builds_against_the_soft_headers() {
         run.output
     );
 }
+
+/// The bindings committed for builds where bindgen cannot run (src/bindings/soft.rs).
+fn committed_bindings() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bindings/soft.rs");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// How a run's build script got its bindings (`bindings-source.txt` in its OUT_DIR).
+fn bindings_source(run: &Run) -> String {
+    let dir = run.out_dir.as_ref().expect("the build script ran");
+    std::fs::read_to_string(dir.join("bindings-source.txt")).expect("bindings-source.txt")
+}
+
+#[test]
+fn docs_rs_uses_the_committed_bindings_and_probes_nothing() {
+    let _turn = turn();
+    // The sdk backend with no SDK, no UCX and no pkg-config path: any probe would fail the
+    // build, so success shows that nothing was probed.
+    let run = cargo(
+        "check",
+        &["--no-default-features", "--features", "sdk"],
+        &[
+            ("DOCS_RS", "1".as_ref()),
+            ("PKG_CONFIG_PATH", "/nonexistent".as_ref()),
+            ("UCX_HOME", "/nonexistent".as_ref()),
+        ],
+    );
+    assert!(run.ok, "DOCS_RS check failed:\n{}", run.output);
+    assert_eq!(run.backend.as_deref(), Some("sdk"), "{}", run.output);
+    assert!(
+        run.bindings() == committed_bindings(),
+        "DOCS_RS did not use the committed bindings"
+    );
+    let source = bindings_source(&run);
+    assert!(source.starts_with("committed\n"), "{source}");
+    assert!(source.contains("DOCS_RS"), "{source}");
+}
+
+#[test]
+fn committed_bindings_serve_the_soft_backend_only() {
+    let _turn = turn();
+    let committed = [("DOCA_SYS_BINDINGS", "committed".as_ref())];
+    let run = cargo("check", &["--no-default-features"], &committed);
+    assert!(
+        run.ok,
+        "soft with committed bindings failed:\n{}",
+        run.output
+    );
+    assert_eq!(run.backend.as_deref(), Some("soft"), "{}", run.output);
+    assert!(
+        run.bindings() == committed_bindings(),
+        "not the committed bindings"
+    );
+    assert!(bindings_source(&run).starts_with("committed\n"));
+
+    // The sdk backend must bind the installed SDK's own headers: a clear error instead.
+    let headers = sdk_like_headers();
+    let [inc, lib] = sdk_env(headers.path());
+    let run = cargo(
+        "check",
+        &["--no-default-features", "--features", "sdk"],
+        &[inc, lib, committed[0]],
+    );
+    assert!(
+        !run.ok,
+        "the sdk backend built from the committed soft bindings"
+    );
+    assert!(
+        run.output.contains("backend sdk") && run.output.contains("libclang"),
+        "unhelpful error:\n{}",
+        run.output
+    );
+
+    let run = cargo(
+        "check",
+        &["--no-default-features"],
+        &[("DOCA_SYS_BINDINGS", "maybe".as_ref())],
+    );
+    assert!(!run.ok, "DOCA_SYS_BINDINGS=maybe must not build");
+    assert!(
+        run.output
+            .contains("DOCA_SYS_BINDINGS=\"maybe\" is not understood"),
+        "unhelpful error:\n{}",
+        run.output
+    );
+}
+
+/// The libclang version recorded for the committed file (src/bindings/README.md).
+fn committed_clang() -> Option<String> {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bindings/README.md");
+    let text = std::fs::read_to_string(readme).ok()?;
+    text.lines()
+        .filter_map(|l| l.strip_prefix("* "))
+        .find(|l| l.contains("clang version"))
+        .map(str::to_owned)
+}
+
+#[test]
+fn committed_bindings_match_what_bindgen_generates_here() {
+    // This crate's own build: bindgen's output when it ran, over the soft headers and UCX's.
+    let source = include_str!(concat!(env!("OUT_DIR"), "/bindings-source.txt"));
+    let generated = include_str!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+    if !source.starts_with("bindgen\n") || !source.contains("\nucx=yes\n") {
+        skip(&format!(
+            "this build did not run bindgen over the soft and UCX headers ({source:?})"
+        ));
+        return;
+    }
+    let clang = source
+        .lines()
+        .find_map(|l| l.strip_prefix("clang="))
+        .unwrap_or("");
+    let recorded = committed_clang().expect("src/bindings/README.md records the libclang");
+    if clang != recorded {
+        skip(&format!(
+            "libclang here is {clang:?}, the committed bindings were made with {recorded:?} \
+             (scripts/regen-bindings --check compares them where CI pins libclang)"
+        ));
+        return;
+    }
+    let committed = committed_bindings();
+    if generated != committed {
+        let line = generated
+            .lines()
+            .zip(committed.lines())
+            .position(|(a, b)| a != b)
+            .map_or(
+                generated.lines().count().min(committed.lines().count()),
+                |i| i,
+            );
+        panic!(
+            "doca-sys/src/bindings/soft.rs drifted from bindgen's output (first difference at \
+             line {}): run scripts/regen-bindings and commit it",
+            line + 1
+        );
+    }
+}
+
+/// A skip with its reason printed, in the form the project's tests use (doca-test-support
+/// is not a dependency of this crate).
+fn skip(reason: &str) {
+    eprintln!("skipped: committed_bindings_match_what_bindgen_generates_here: {reason}");
+}

@@ -30,7 +30,10 @@ pub const WORKER_BIN: &str = "doca_urom_worker";
 /// What the daemon's first line of stdout starts with, followed by `IP:PORT`.
 pub const BANNER: &str = "doca_urom_daemon listening on ";
 /// The UROM examples of the facade package that [`UromBinaries::build_for_tests`] builds.
-pub const EXAMPLES: [&str; 2] = ["urom_multi_workers_bootstrap", "urom_ping_pong"];
+pub const EXAMPLES: [&str; 2] = ["urom_multi_workers_bootstrap", "urom_async"];
+/// Packages whose binaries are UROM samples, built by [`UromBinaries::build_for_tests`]
+/// too: `urom-mpi` (`urom_ping_pong`, over the `mpi` crate).
+pub const SAMPLE_PACKAGES: [&str; 1] = ["urom-mpi"];
 
 /// A folder holding the daemon and worker binaries and the Rust plugins (`lib<name>.so`,
 /// as cargo names cdylibs); examples, when built, in `examples/` under it.
@@ -56,9 +59,15 @@ impl UromBinaries {
         self.dir.join(format!("lib{name}.so"))
     }
 
-    /// Example `name` (built by [`UromBinaries::build_for_tests`]).
+    /// Example `name` (built by [`UromBinaries::build_for_tests`]): an example of the
+    /// facade (`examples/<name>`), else a binary of one of [`SAMPLE_PACKAGES`].
     pub fn example(&self, name: &str) -> PathBuf {
-        self.dir.join("examples").join(name)
+        let example = self.dir.join("examples").join(name);
+        if example.is_file() {
+            example
+        } else {
+            self.dir.join(name)
+        }
     }
 
     /// Whether the daemon and every plugin of `plugins` are there.
@@ -111,6 +120,9 @@ impl UromBinaries {
         let mut extra = vec!["-p", "doca"];
         for e in EXAMPLES {
             extra.extend(["--example", e]);
+        }
+        for p in SAMPLE_PACKAGES {
+            extra.extend(["-p", p]);
         }
         UromBinaries::build(&target_dir().join("urom-tests"), false, &extra)
             .unwrap_or_else(|e| panic!("building the UROM binaries, plugins and examples: {e}"))
@@ -393,7 +405,7 @@ impl Daemon {
         let status = terminate(&mut self.child, self.grace);
         let killed = {
             use std::os::unix::process::ExitStatusExt;
-            status.map_or(true, |s| s.signal() == Some(libc::SIGKILL))
+            status.is_none_or(|s| s.signal() == Some(libc::SIGKILL))
         };
         if killed {
             // A SIGKILLed daemon could not stop its workers (now orphans): stop them here.

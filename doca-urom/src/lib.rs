@@ -115,10 +115,24 @@
 //!
 //! ## Thread safety
 //!
-//! [`Service`] and [`Worker`] are `Send + Sync` and handed out as `Arc`s: workers are usually
-//! created and driven on their own threads while one thread progresses the service (which
-//! serves worker spawn and teardown). [`Device`] and [`ProgressEngine`] are `Send + Sync`; a
-//! progress engine serializes its own `progress` calls. [`Domain`] is `Send`. Command
+//! Decided per backend (the cfg `doca_backend`, from the backend `doca-sys` binds):
+//!
+//! | type | `soft` | `sdk` |
+//! |---|---|---|
+//! | [`Service`] | `Send + Sync` | `Send + Sync` |
+//! | [`Worker`] | `Send + Sync` | `Send` |
+//! | [`Domain`] | `Send` | neither |
+//! | [`Device`], [`ProgressEngine`], [`DomainBuffer`] | `Send + Sync` | `Send + Sync` |
+//!
+//! Workers are usually created and driven on their own threads while one thread progresses
+//! the service (which serves worker spawn and teardown), as in DOCA's multi-worker sample:
+//! services are handed out as `Arc`s and shared. The service serializes every call this
+//! crate makes on it (and the worker calls that post requests to it) with a re-entrant
+//! lock, since DOCA does not promise that a service may be used by two threads at once.
+//! The software runtime's worker and domain contexts lock their state internally, so with
+//! `soft` a worker may also take commands from several threads; DOCA makes no such promise
+//! for its own, so with `sdk` a worker (and a domain, which holds workers) stays with the
+//! thread that drives it. A progress engine serializes its own `progress` calls. Command
 //! callbacks run inside the progress call of the worker's engine, on that thread; they must
 //! not progress the same engine again.
 //!
@@ -137,6 +151,7 @@ pub mod domain;
 pub mod error;
 pub mod graph;
 pub mod sdk;
+mod serial;
 pub mod service;
 mod state;
 pub mod thread_oob;
@@ -145,7 +160,7 @@ pub mod worker;
 /// The crate these shared types come from (also re-exported by `doca-gpunetio`).
 pub use doca_common as common;
 pub use doca_common::{Device, DocaError, Error, ProgressEngine, Result};
-pub use domain::{Domain, Oob};
+pub use domain::{Domain, DomainBuffer, Oob};
 pub use service::{CpuSet, PluginInfo, Service};
 pub use thread_oob::ThreadOob;
 pub use worker::{Notification, NotificationRef, Worker, WORKER_ID_ANY};

@@ -2,6 +2,7 @@
 //! `DOCA_UROM_SERVICE_FILE` and the device's PCI address).
 
 use crate::error::{check, DocaError, Error, Result};
+use crate::serial::Serial;
 use crate::state;
 use doca_common::context::{Ctx, CtxState};
 use doca_common::{Device, ProgressEngine};
@@ -80,6 +81,7 @@ impl ServiceBuilder {
         let svc = Service {
             raw,
             pe,
+            serial: Serial::default(),
             _dev: self.dev.clone(),
         };
         // SAFETY: the service keeps its engine (`svc.pe`) until it is destroyed.
@@ -121,16 +123,26 @@ impl ServiceBuilder {
 }
 
 /// A started UROM service. Dropping it stops and destroys it (workers hold an `Arc`).
+///
+/// `Send + Sync` with either backend, so that workers on their own threads can share it
+/// (DOCA's own multi-worker sample does this: worker threads start and stop their workers
+/// while the main thread progresses the service). Every call this crate makes on the
+/// service, and every worker call that posts a request to it (set service, start, stop,
+/// destroy), runs under the service's lock: DOCA does not promise that one service may be
+/// used by two threads at once, so the safe API never does. The lock is re-entrant, so a
+/// callback running inside [`progress`](Self::progress) may call the service again.
 pub struct Service {
     raw: *mut sys::doca_urom_service,
     pe: ProgressEngine,
+    serial: Serial,
     _dev: Device,
 }
 
-// SAFETY: the service context is internally synchronised (its PE may be progressed on one
-// thread while workers on other threads post requests).
+// SAFETY: the handle may be used from any thread (DOCA objects are not bound to the thread
+// that created them); calls into it are serialized by `serial` (see the type's docs).
 unsafe impl Send for Service {}
-// SAFETY: as above.
+// SAFETY: every call on the service through `&self` runs under `serial`, as do the worker
+// calls that post requests to it.
 unsafe impl Sync for Service {}
 
 type GidCb = Box<dyn FnOnce(std::result::Result<Vec<u64>, DocaError>) + Send>;
@@ -183,7 +195,13 @@ impl Service {
 
     /// Progresses the service's PE once (serves worker spawn/teardown and gid queries).
     pub fn progress(&self) -> bool {
-        self.pe.progress()
+        self.serial.run(|| self.pe.progress())
+    }
+
+    /// Runs `f` under the service's lock: for calls on the service, and worker calls that
+    /// post requests to it.
+    pub(crate) fn serialized<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.serial.run(f)
     }
 
     /// The raw handle.
@@ -195,10 +213,13 @@ impl Service {
     pub fn plugins(&self) -> Result<Vec<PluginInfo>> {
         let mut p = std::ptr::null();
         let mut n = 0usize;
-        // SAFETY: live service; out pointers.
-        check("doca_urom_service_get_plugins_list", unsafe {
-            sys::doca_urom_service_get_plugins_list(self.raw, &mut p, &mut n)
-        })?;
+        check(
+            "doca_urom_service_get_plugins_list",
+            self.serial.run(|| {
+                // SAFETY: live service; out pointers.
+                unsafe { sys::doca_urom_service_get_plugins_list(self.raw, &mut p, &mut n) }
+            }),
+        )?;
         // SAFETY: the service owns an array of n entries.
         let list = unsafe { std::slice::from_raw_parts(p, n) };
         Ok(list
@@ -225,10 +246,13 @@ impl Service {
     /// CPUs the service offers to workers.
     pub fn cpuset(&self) -> Result<CpuSet> {
         let mut s = sys::doca_cpu_set_t::default();
-        // SAFETY: live service; out pointer.
-        check("doca_urom_service_get_cpuset", unsafe {
-            sys::doca_urom_service_get_cpuset(self.raw, &mut s)
-        })?;
+        check(
+            "doca_urom_service_get_cpuset",
+            self.serial.run(|| {
+                // SAFETY: live service; out pointer.
+                unsafe { sys::doca_urom_service_get_cpuset(self.raw, &mut s) }
+            }),
+        )?;
         Ok(CpuSet(s.ucs_bits))
     }
 
@@ -239,6 +263,11 @@ impl Service {
         gid: u32,
         cb: impl FnOnce(std::result::Result<Vec<u64>, DocaError>) + Send + 'static,
     ) -> Result<()> {
+        self.serial
+            .run(|| self.submit_gid_task(gid, Box::new(Box::new(cb))))
+    }
+
+    fn submit_gid_task(&self, gid: u32, cb: Box<GidCb>) -> Result<()> {
         let mut t = std::ptr::null_mut();
         // SAFETY: live service; out pointer.
         check(
@@ -252,7 +281,6 @@ impl Service {
                 )
             },
         )?;
-        let cb: Box<GidCb> = Box::new(Box::new(cb));
         let ud = sys::doca_data {
             ptr: Box::into_raw(cb) as *mut std::ffi::c_void,
         };

@@ -5,10 +5,11 @@ use crate::error::{check, DocaError, Error, Result};
 use crate::service::{CpuSet, Service};
 use crate::state;
 use doca_common::context::{Ctx, CtxState};
-use doca_common::ProgressEngine;
+use doca_common::{ProgressEngine, ProgressWaiter};
 use doca_sys as sys;
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
 /// `DOCA_UROM_WORKER_ID_ANY`.
@@ -19,6 +20,9 @@ pub const WORKER_ID_ANY: u64 = u64::MAX;
 /// whenever a progress call finds nothing). The soft runtime's worker processes read the
 /// same variable for their own idle policy.
 pub const SPIN_ENV: &str = "DOCA_SOFT_UROM_SPIN_US";
+/// How long [`Worker::command`] and [`Worker::command_future`] wait for a notification.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Default busy-poll window of [`Worker::command`], microseconds.
 pub const DEFAULT_SPIN_US: u64 = 100;
 
@@ -153,7 +157,8 @@ impl WorkerBuilder {
         unsafe {
             check(
                 "doca_urom_worker_set_service",
-                sys::doca_urom_worker_set_service(raw, self.service.as_raw()),
+                self.service
+                    .serialized(|| sys::doca_urom_worker_set_service(raw, self.service.as_raw())),
             )?;
             // The worker keeps its engine (`w.pe`) until it is destroyed.
             w.ctx().connect(&w.pe)?;
@@ -189,8 +194,9 @@ impl WorkerBuilder {
             }
         }
         // A worker starts asynchronously (the service spawns it): RUNNING at once is fine
-        // too, wait_running returns immediately then.
-        w.ctx().start()?;
+        // too, wait_running returns immediately then. The start posts a spawn request to
+        // the service: under its lock.
+        w.service.serialized(|| w.ctx().start())?;
         Ok(Arc::new(w))
     }
 
@@ -204,15 +210,48 @@ impl WorkerBuilder {
 }
 
 /// A UROM worker. Dropping it stops it (progressing until IDLE, bounded) and destroys it.
+///
+/// `Send` with either backend. `Sync` only with `soft`, whose worker context locks its
+/// state internally, so that one worker can take commands from several threads; DOCA does
+/// not promise that of its worker, so with `sdk` a worker is driven by one thread at a time
+/// (as in DOCA's samples: each thread creates and drives its own worker).
+#[cfg_attr(
+    doca_backend = "sdk",
+    doc = r#"
+With `sdk`, sharing a worker between threads does not compile:
+
+```compile_fail
+fn share(w: std::sync::Arc<doca_urom::Worker>) {
+    std::thread::spawn(move || w.progress());
+}
+```
+"#
+)]
+#[cfg_attr(
+    not(doca_backend = "sdk"),
+    doc = r#"
+With `soft`, a worker can be shared between threads:
+
+```
+fn share(w: std::sync::Arc<doca_urom::Worker>) {
+    std::thread::spawn(move || w.progress());
+}
+```
+"#
+)]
 pub struct Worker {
     raw: *mut sys::doca_urom_worker,
     service: Arc<Service>,
     pe: ProgressEngine,
 }
 
-// SAFETY: the worker context is internally synchronised.
+// SAFETY: a worker handle may be used from any thread (DOCA objects are not bound to the
+// thread that created them), one thread at a time unless the type is also Sync; the calls
+// that reach the service run under its lock.
 unsafe impl Send for Worker {}
-// SAFETY: as above.
+#[cfg(doca_backend = "soft")]
+// SAFETY: doca-soft's worker context locks its state internally (task allocation, submission
+// and completion may happen on different threads), and the engine serializes progress.
 unsafe impl Sync for Worker {}
 
 /// The command callback lives in the task's 32-byte user-data area: a monomorphized
@@ -457,7 +496,7 @@ impl Worker {
             *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(n)
         })?;
         let start = Instant::now();
-        let (deadline, spin) = (start + Duration::from_secs(30), host_spin());
+        let (deadline, spin) = (start + COMMAND_TIMEOUT, host_spin());
         loop {
             if let Some(n) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
                 return Ok(n);
@@ -474,19 +513,31 @@ impl Worker {
         }
     }
 
-    /// Future form of [`Worker::command`]: each poll progresses this worker's PE once; the
-    /// future wakes itself while the notification is outstanding, so it runs on any
-    /// executor without a reactor (it busy-polls like the blocking form).
+    /// Future form of [`Worker::command`], for async code under any executor: each poll
+    /// progresses this worker's engine; while the notification is outstanding the future
+    /// sleeps until the engine has work (its notification handle, where the runtime has
+    /// one) or, without one, re-polls with a bounded backoff (50 us doubling to 1 ms: see
+    /// [`ProgressWaiter`]); it never spins. The command's callback wakes it too, so another
+    /// thread progressing the same engine completes it at once. Like the blocking form, it
+    /// gives up with `DOCA_ERROR_TIME_OUT` after 30 seconds without the notification.
     pub fn command_future(&self, plugin: u64, payload: &[u8]) -> CommandFuture<'_> {
-        let slot = Arc::new(Mutex::new(None));
+        let slot = Arc::new(Mutex::new(FutureSlot::default()));
         let s2 = slot.clone();
         let submitted = self.submit(plugin, payload, move |n| {
-            *s2.lock().unwrap_or_else(|p| p.into_inner()) = Some(n)
+            let waker = {
+                let mut s = s2.lock().unwrap_or_else(|p| p.into_inner());
+                s.done = Some(n);
+                s.waker.take()
+            };
+            if let Some(w) = waker {
+                w.wake();
+            }
         });
         CommandFuture {
-            worker: self,
+            _worker: self,
             slot,
             error: submitted.err(),
+            waiter: ProgressWaiter::with_deadline(&self.pe, Instant::now() + COMMAND_TIMEOUT),
         }
     }
 
@@ -495,7 +546,8 @@ impl Worker {
         match state::of(self.ctx()) {
             CtxState::Idle => return Ok(()),
             CtxState::Stopping => {}
-            _ => self.ctx().request_stop()?,
+            // The stop posts a teardown request to the service: under its lock.
+            _ => self.service.serialized(|| self.ctx().request_stop())?,
         }
         let deadline = Instant::now() + Duration::from_secs(10);
         while state::of(self.ctx()) != CtxState::Idle {
@@ -525,16 +577,40 @@ impl std::fmt::Debug for Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         let _ = self.stop();
-        // SAFETY: live worker, IDLE (or the stop failed and destroy reports IN_USE).
-        unsafe { sys::doca_urom_worker_destroy(self.raw) };
+        let raw = self.raw;
+        // SAFETY: live worker, IDLE (or the stop failed and destroy reports IN_USE); the
+        // destroy detaches it from the service, under the service's lock.
+        self.service
+            .serialized(|| unsafe { sys::doca_urom_worker_destroy(raw) });
     }
+}
+
+/// The notification a [`CommandFuture`] waits for, and who to wake when it arrives.
+#[derive(Default)]
+struct FutureSlot {
+    done: Option<Notification>,
+    waker: Option<Waker>,
 }
 
 /// The future of [`Worker::command_future`].
 pub struct CommandFuture<'a> {
-    worker: &'a Worker,
-    slot: Arc<Mutex<Option<Notification>>>,
+    // Borrowed for the future's life: the worker outlives the command it runs.
+    _worker: &'a Worker,
+    slot: Arc<Mutex<FutureSlot>>,
     error: Option<Error>,
+    waiter: ProgressWaiter,
+}
+
+impl CommandFuture<'_> {
+    /// The notification if it arrived; else remembers `waker` for the command's callback.
+    fn take_or_register(&self, waker: &Waker) -> Option<Notification> {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let n = s.done.take();
+        if n.is_none() && !s.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            s.waker = Some(waker.clone());
+        }
+        n
+    }
 }
 
 impl std::future::Future for CommandFuture<'_> {
@@ -544,14 +620,24 @@ impl std::future::Future for CommandFuture<'_> {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Self::Output> {
+        use std::task::Poll;
         if let Some(e) = self.error.take() {
-            return std::task::Poll::Ready(Err(e));
+            return Poll::Ready(Err(e));
         }
-        self.worker.progress();
-        if let Some(n) = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            return std::task::Poll::Ready(Ok(n));
+        loop {
+            self.waiter.progress();
+            if let Some(n) = self.take_or_register(cx.waker()) {
+                return Poll::Ready(Ok(n));
+            }
+            if self.waiter.expired() {
+                return Poll::Ready(Err(Error::doca(
+                    "Worker::command_future",
+                    DocaError::TIME_OUT,
+                )));
+            }
+            if self.waiter.park(cx.waker()) {
+                return Poll::Pending;
+            }
         }
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
     }
 }

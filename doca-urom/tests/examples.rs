@@ -67,3 +67,37 @@ fn ping_pong_under_mpi_message_arrives_both_ways() {
     );
     assert_eq!(stdout.matches("ping-pong done").count(), 2);
 }
+
+#[test]
+fn async_example_echoes_through_command_futures_under_tokio() {
+    let (d, _dev) = start_daemon(&["worker_graph"]);
+    let exe = build_example("urom_async");
+    let out = Command::new(&exe)
+        .args(["-d", "lo"])
+        .env("DOCA_UROM_SERVICE_FILE", d.service_file())
+        .output()
+        .expect("run the example");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "example failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for v in ["7 -> 7", "42 -> 42", "1099511627776 -> 1099511627776"] {
+        assert!(stdout.contains(&format!("loopback {v}")), "{stdout}");
+    }
+    assert!(stdout.contains("urom_async: success"), "{stdout}");
+
+    // Without a service file it says how to start a daemon, and fails.
+    let out = Command::new(&exe)
+        .env_remove("DOCA_UROM_SERVICE_FILE")
+        .output()
+        .expect("run the example");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("DOCA_UROM_SERVICE_FILE is not set"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("doca_urom_daemon"), "{stderr}");
+}

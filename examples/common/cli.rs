@@ -1,150 +1,161 @@
-//! A small command-line parser for the samples: short and long flags (`-g X`, `--gpu X`,
-//! `--gpu=X`), mandatory options, typed values, `-h/--help`; bad input prints a message and
-//! the usage and exits with status 2.
+//! Command lines of the sample programs: clap (derive) with the originals' short and long
+//! flags, plus the general flags every DOCA program takes, in one place:
+//!
+//! * `-h, --help`: the help, exit status 0;
+//! * `-v, --version`: the version (this crate's, the DOCA API it binds and the backend),
+//!   exit status 0;
+//! * `-l, --log-level LEVEL`: the lowest level DOCA logs for the program
+//!   (`doca_log_level_set_global_lower_limit`);
+//! * `--sdk-log-level LEVEL`: the lowest level the DOCA libraries log
+//!   (`doca_log_level_set_global_sdk_limit`).
+//!
+//! LEVEL is DOCA's number (10 disable, 20 critical, 30 error, 40 warning, 50 info, 60 debug,
+//! 70 trace) or its name. A sample flattens [`General`] into its arguments, parses with
+//! [`parse`] (which applies the levels), and reports bad values found after parsing with
+//! [`usage_error`]: a message and the usage on stderr, exit status 2, as clap does for
+//! what it finds itself. Failures at run time go through [`fail`] (status 1).
+//!
+//! Included with `#[path]` by the facade's examples and the examples crates; it needs
+//! only `clap` and `doca`.
 
 #![allow(dead_code)]
 
-use std::collections::HashMap;
-use std::str::FromStr;
+use clap::error::ErrorKind;
+use clap::{ArgAction, CommandFactory, Parser};
 
-/// One option: short letter, long name, whether it takes a value, help text.
-pub struct Opt {
-    /// `-x`.
-    pub short: char,
-    /// `--long`.
-    pub long: &'static str,
-    /// Whether a value follows.
-    pub takes_value: bool,
-    /// One line of help.
-    pub help: &'static str,
+/// DOCA's log levels, by name, as `-l` and `--sdk-log-level` accept them.
+pub const LOG_LEVELS: [(&str, u32); 7] = [
+    ("disable", 10),
+    ("critical", 20),
+    ("error", 30),
+    ("warning", 40),
+    ("info", 50),
+    ("debug", 60),
+    ("trace", 70),
+];
+
+/// DOCA's general flags; `#[command(flatten)]` them into a sample's arguments.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct General {
+    /// Lowest level DOCA logs for this program: 10 disable, 20 critical, 30 error,
+    /// 40 warning, 50 info, 60 debug, 70 trace (or the name)
+    #[arg(short = 'l', long = "log-level", value_name = "LEVEL", value_parser = log_level)]
+    pub log_level: Option<u32>,
+    /// Lowest level the DOCA libraries log (same values as --log-level)
+    #[arg(long = "sdk-log-level", value_name = "LEVEL", value_parser = log_level)]
+    pub sdk_log_level: Option<u32>,
+    /// Print the version and exit
+    #[arg(short = 'v', long = "version", action = ArgAction::Version)]
+    version: (),
 }
 
-/// Parsed command line.
-pub struct Cli {
-    prog: &'static str,
-    usage: String,
-    values: HashMap<&'static str, String>,
-    positional: Vec<String>,
-}
-
-fn usage_text(prog: &str, about: &str, opts: &[Opt]) -> String {
-    let mut u = format!("{about}\n\nusage: {prog} [options]\n");
-    for o in opts {
-        let v = if o.takes_value { " <value>" } else { "" };
-        u.push_str(&format!(
-            "  -{}, --{}{v}\n        {}\n",
-            o.short, o.long, o.help
-        ));
-    }
-    u.push_str("  -h, --help\n        this text\n");
-    u
-}
-
-impl Cli {
-    /// Parses the process arguments.
-    pub fn parse(prog: &'static str, about: &str, opts: &[Opt]) -> Cli {
-        Self::parse_from(prog, about, opts, std::env::args().skip(1))
-    }
-
-    /// Parses `args` (without the program name).
-    pub fn parse_from(
-        prog: &'static str,
-        about: &str,
-        opts: &[Opt],
-        args: impl IntoIterator<Item = String>,
-    ) -> Cli {
-        let mut cli = Cli {
-            prog,
-            usage: usage_text(prog, about, opts),
-            values: HashMap::new(),
-            positional: Vec::new(),
-        };
-        let mut it = args.into_iter();
-        while let Some(a) = it.next() {
-            if a == "-h" || a == "--help" {
-                print!("{}", cli.usage);
-                std::process::exit(0);
-            }
-            let (opt, inline) = if let Some(l) = a.strip_prefix("--") {
-                let (name, val) = match l.split_once('=') {
-                    Some((n, v)) => (n, Some(v.to_string())),
-                    None => (l, None),
-                };
-                (opts.iter().find(|o| o.long == name), val)
-            } else if a.len() >= 2
-                && a.starts_with('-')
-                && !a[1..].starts_with(|c: char| c.is_ascii_digit())
-            {
-                let c = a[1..].chars().next().expect("len >= 2");
-                let rest = &a[1 + c.len_utf8()..];
-                let val = (!rest.is_empty()).then(|| rest.to_string());
-                (opts.iter().find(|o| o.short == c), val)
-            } else {
-                cli.positional.push(a);
-                continue;
-            };
-            let Some(opt) = opt else {
-                cli.usage_error(&format!("unknown option {a:?}"));
-            };
-            let value = if opt.takes_value {
-                match inline.or_else(|| it.next()) {
-                    Some(v) => v,
-                    None => {
-                        cli.usage_error(&format!("-{}/--{} needs a value", opt.short, opt.long))
-                    }
-                }
-            } else {
-                if inline.is_some() {
-                    cli.usage_error(&format!("--{} takes no value", opt.long));
-                }
-                "1".to_string()
-            };
-            cli.values.insert(opt.long, value);
+impl General {
+    /// Sets DOCA's global log limits to the levels given (none given: DOCA's defaults).
+    pub fn apply(&self) {
+        if let Some(level) = self.log_level {
+            // SAFETY: a plain setter taking a level by value; it refuses bad levels with an
+            // error code.
+            let r = unsafe { doca::sys::doca_log_level_set_global_lower_limit(level) };
+            warn_if_refused("--log-level", level, r);
         }
-        cli
-    }
-
-    /// Prints `msg` and a pointer to `--help` to stderr and exits with status 2.
-    pub fn usage_error(&self, msg: &str) -> ! {
-        eprintln!("{}: {msg} (see {} --help)", self.prog, self.prog);
-        std::process::exit(2);
-    }
-
-    /// The value of `--long`, parsed, if given.
-    pub fn get<T: FromStr>(&self, long: &str) -> Option<T> {
-        let v = self.values.get(long)?;
-        match v.parse() {
-            Ok(x) => Some(x),
-            Err(_) => self.usage_error(&format!("invalid value {v:?} for --{long}")),
+        if let Some(level) = self.sdk_log_level {
+            // SAFETY: as above.
+            let r = unsafe { doca::sys::doca_log_level_set_global_sdk_limit(level) };
+            warn_if_refused("--sdk-log-level", level, r);
         }
     }
+}
 
-    /// The value of `--long`, or `default`.
-    pub fn get_or<T: FromStr>(&self, long: &str, default: T) -> T {
-        self.get(long).unwrap_or(default)
-    }
-
-    /// The value of the mandatory `--long`.
-    pub fn require<T: FromStr>(&self, long: &str) -> T {
-        match self.get(long) {
-            Some(v) => v,
-            None => self.usage_error(&format!("missing mandatory option --{long}")),
-        }
-    }
-
-    /// Whether the boolean flag `--long` was given.
-    pub fn flag(&self, long: &str) -> bool {
-        self.values.contains_key(long)
-    }
-
-    /// Arguments that are not options.
-    pub fn positional(&self) -> &[String] {
-        &self.positional
+fn warn_if_refused(flag: &str, level: u32, r: doca::sys::doca_error_t) {
+    if let Err(e) = doca::common::DocaError::result(r) {
+        eprintln!("warning: DOCA refused {flag} {level}: {e}");
     }
 }
 
-/// Prints `prog: msg` to stderr and exits with status 1 (runtime failure).
+/// Parses a log level: DOCA's number (10, 20, ... 70) or its name.
+pub fn log_level(s: &str) -> Result<u32, String> {
+    let named = LOG_LEVELS
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(s))
+        .map(|&(_, n)| n);
+    let level = named.or_else(|| s.parse::<u32>().ok());
+    match level {
+        Some(n) if LOG_LEVELS.iter().any(|&(_, l)| l == n) => Ok(n),
+        _ => Err(format!(
+            "{s:?} is no DOCA log level: one of 10, 20, 30, 40, 50, 60, 70 or {}",
+            LOG_LEVELS.map(|(name, _)| name).join(", ")
+        )),
+    }
+}
+
+/// What `-v/--version` prints after the program's name: this package's version, the DOCA
+/// API it binds and the backend.
+pub fn version() -> &'static str {
+    match doca::sys::BACKEND {
+        "sdk" => concat!(
+            env!("CARGO_PKG_VERSION"),
+            " (doca-rs; DOCA API 3.3; backend: installed DOCA SDK)"
+        ),
+        _ => concat!(
+            env!("CARGO_PKG_VERSION"),
+            " (doca-rs; DOCA API 3.3; backend: doca-soft, the software runtime)"
+        ),
+    }
+}
+
+/// The default network device of the UROM samples: `lo` with the software runtime, where
+/// every Linux interface is a device (the originals' `mlx5_0` exists only on machines with
+/// a ConnectX or BlueField), and `mlx5_0` with the SDK.
+pub fn default_urom_device() -> &'static str {
+    match doca::sys::BACKEND {
+        "sdk" => "mlx5_0",
+        _ => "lo",
+    }
+}
+
+/// The command of `T` with the general flags wired: the version [`version`] prints, and
+/// clap's own `-V` replaced by DOCA's `-v`.
+pub fn command<T: CommandFactory>() -> clap::Command {
+    T::command().version(version()).disable_version_flag(true)
+}
+
+/// Parses `args` (with the program name first) into `T`, or the clap error (help and
+/// version are errors of kind `DisplayHelp`/`DisplayVersion`, exit status 0).
+pub fn try_parse_from<T, I, S>(args: I) -> Result<T, clap::Error>
+where
+    T: Parser,
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    let mut cmd = command::<T>();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    T::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// Parses the process arguments into `T` and applies `T`'s general flags; prints help,
+/// version or the error and exits (0 for help and version, 2 for bad input).
+pub fn parse<T: Parser>(general: impl FnOnce(&T) -> &General) -> T {
+    let args = try_parse_from::<T, _, _>(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    general(&args).apply();
+    args
+}
+
+/// Prints `msg` and the usage of `T` to stderr and exits with status 2: bad input found
+/// after parsing (a value out of range, flags that do not go together).
+pub fn usage_error<T: CommandFactory>(msg: impl std::fmt::Display) -> ! {
+    command::<T>().error(ErrorKind::ValueValidation, msg).exit()
+}
+
+/// Prints `prog: msg` to stderr and exits with status 1 (a failure at run time).
 pub fn fail(prog: &str, msg: impl std::fmt::Display) -> ! {
     eprintln!("{prog}: {msg}");
     std::process::exit(1);
+}
+
+/// Parses a duration in seconds that must be positive and finite (`-d/--duration`).
+pub fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(d) if d > 0.0 && d.is_finite() => Ok(d),
+        _ => Err(format!("{s:?} is not a positive number of seconds")),
+    }
 }

@@ -41,7 +41,7 @@ pub fn frame_buffer(
     frames: &[u8],
 ) -> Result<(GpuBuffer<u8>, Mmap, u32), String> {
     let len = frames.len().div_ceil(GPU_PAGE_SIZE) * GPU_PAGE_SIZE;
-    let buf = GpuBuffer::<u8>::with_alignment(gpu, len, GPU_PAGE_SIZE, MemType::Gpu)
+    let mut buf = GpuBuffer::<u8>::with_alignment(gpu, len, GPU_PAGE_SIZE, MemType::Gpu)
         .map_err(|e| format!("frame buffer ({len} bytes of GPU memory): {e}"))?;
     let mut all = vec![0u8; len];
     all[..frames.len()].copy_from_slice(frames);

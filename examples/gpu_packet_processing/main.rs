@@ -100,8 +100,8 @@ mod tcp_sessions;
 
 use common::{gpu, signal};
 use cuda_kernels::{
-    ExitFlag, HttpCounters, IcmpCounters, Kernels, PageFrames, RelayCounters, RunningKernel,
-    StatsTcp, StatsUdp, GPP_SEM_ITEMS,
+    ExitFlag, HttpCounters, IcmpCounters, KernelScope, Kernels, PageFrames, RelayCounters,
+    RunningKernel, StatsTcp, StatsUdp, GPP_SEM_ITEMS,
 };
 use doca::gpunetio::{
     Flow, FlowConfig, FlowPort, ProgressEngine, RxqHandle, SemStatus, Semaphore, SemaphoreHandle,
@@ -256,96 +256,102 @@ fn run(args: &cli::Args) -> Result<(), Failure> {
     let h = Handles::of(&res)?;
 
     doca_log!(Info, log::MAIN, "Warm up CUDA kernels");
-    for k in launch_all(
-        &kernels,
-        &res,
-        &h,
-        &warm,
-        &icmp_counts,
-        &http_counts,
-        &relay_counts,
-    )? {
-        gpu::kernel_stopped(PROG, k.stop()).map_err(fail)?;
-    }
+    // Kernels run in scopes that join them before the queues and buffers they use can go.
+    kernels.scope(|ks| -> Result<(), Failure> {
+        let warm_up = launch_all(
+            ks,
+            &res,
+            &h,
+            &warm,
+            &icmp_counts,
+            &http_counts,
+            &relay_counts,
+        )?;
+        for k in warm_up {
+            gpu::kernel_stopped(PROG, k.stop()).map_err(fail)?;
+        }
+        Ok(())
+    })?;
     doca_log!(Info, log::MAIN, "Launching CUDA kernels");
-    let running = launch_all(
-        &kernels,
-        &res,
-        &h,
-        &exit,
-        &icmp_counts,
-        &http_counts,
-        &relay_counts,
-    )?;
-
     let quit = AtomicBool::new(false);
-    let outcome = std::thread::scope(|s| -> Result<(), Failure> {
-        let stats = s.spawn(|| stats_thread(&res.udp_sems, &res.tcp_sems, &quit));
-        let mut cpu_threads = Vec::new();
-        if let (Some(http), Some(gpu_tcp)) =
-            (&res.http, &pipes.cpu_tcp.as_ref().map(|_| &pipes.gpu_tcp))
-        {
-            for (i, cq) in http.cpu.iter().enumerate() {
-                let offload = tcp_cpu::FlowOffload {
-                    pipe: (*gpu_tcp).clone(),
-                    port: port.clone(),
-                    queue: i as u16,
-                };
-                let (sessions, quit, cpu_counts) = (&sessions, &quit, &cpu_counts);
-                cpu_threads.push(s.spawn(move || {
-                    tcp_cpu::run(
-                        i as u16, &cq.rx, &cq.tx, sessions, offload, quit, cpu_counts,
-                    )
-                }));
+    let outcome = kernels.scope(|ks| -> Result<(), Failure> {
+        let running = launch_all(
+            ks,
+            &res,
+            &h,
+            &exit,
+            &icmp_counts,
+            &http_counts,
+            &relay_counts,
+        )?;
+        std::thread::scope(|s| -> Result<(), Failure> {
+            let stats = s.spawn(|| stats_thread(&res.udp_sems, &res.tcp_sems, &quit));
+            let mut cpu_threads = Vec::new();
+            if let (Some(http), Some(gpu_tcp)) =
+                (&res.http, &pipes.cpu_tcp.as_ref().map(|_| &pipes.gpu_tcp))
+            {
+                for (i, cq) in http.cpu.iter().enumerate() {
+                    let offload = tcp_cpu::FlowOffload {
+                        pipe: (*gpu_tcp).clone(),
+                        port: port.clone(),
+                        queue: i as u16,
+                    };
+                    let (sessions, quit, cpu_counts) = (&sessions, &quit, &cpu_counts);
+                    cpu_threads.push(s.spawn(move || {
+                        tcp_cpu::run(
+                            i as u16, &cq.rx, &cq.tx, sessions, offload, quit, cpu_counts,
+                        )
+                    }));
+                }
             }
-        }
-        if let Some(f) = &args.ready_file {
-            let _ = std::fs::write(f, b"ready\n");
-        }
-        doca_log!(Info, log::MAIN, "Waiting for termination");
-        let mut why = None;
-        while why.is_none() {
-            if signal::stop_requested() {
-                why = Some("signal");
-            } else if exit.is_set() || running.iter().any(RunningKernel::is_finished) {
-                why = Some("kernel");
-            } else if quit.load(Ordering::Relaxed) {
-                why = Some("thread");
-            } else {
-                pe.progress();
-                std::thread::sleep(SLEEP);
+            if let Some(f) = &args.ready_file {
+                let _ = std::fs::write(f, b"ready\n");
             }
-        }
-        match why {
-            Some("signal") => doca_log!(Info, log::MAIN, "Signal received, preparing to exit!"),
-            Some("kernel") => doca_log!(
-                Err,
-                log::MAIN,
-                "A CUDA kernel stopped (device error); preparing to exit"
-            ),
-            _ => doca_log!(Err, log::MAIN, "A CPU thread failed; preparing to exit"),
-        }
-        quit.store(true, Ordering::Relaxed);
-        let mut result = Ok(());
-        for k in running {
-            if let Err(e) = gpu::kernel_stopped(PROG, k.stop()) {
-                result = Err(fail(e));
+            doca_log!(Info, log::MAIN, "Waiting for termination");
+            let mut why = None;
+            while why.is_none() {
+                if signal::stop_requested() {
+                    why = Some("signal");
+                } else if exit.is_set() || running.iter().any(RunningKernel::is_finished) {
+                    why = Some("kernel");
+                } else if quit.load(Ordering::Relaxed) {
+                    why = Some("thread");
+                } else {
+                    pe.progress();
+                    std::thread::sleep(SLEEP);
+                }
             }
-        }
-        doca_log!(Info, log::MAIN, "GPU work ended");
-        match stats.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => result = Err(fail(e)),
-            Err(_) => result = Err(fail("the statistics thread panicked")),
-        }
-        for t in cpu_threads {
-            match t.join() {
+            match why {
+                Some("signal") => doca_log!(Info, log::MAIN, "Signal received, preparing to exit!"),
+                Some("kernel") => doca_log!(
+                    Err,
+                    log::MAIN,
+                    "A CUDA kernel stopped (device error); preparing to exit"
+                ),
+                _ => doca_log!(Err, log::MAIN, "A CPU thread failed; preparing to exit"),
+            }
+            quit.store(true, Ordering::Relaxed);
+            let mut result = Ok(());
+            for k in running {
+                if let Err(e) = gpu::kernel_stopped(PROG, k.stop()) {
+                    result = Err(fail(e));
+                }
+            }
+            doca_log!(Info, log::MAIN, "GPU work ended");
+            match stats.join() {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => result = Err(fail(e)),
-                Err(_) => result = Err(fail("a TCP CPU thread panicked")),
+                Err(_) => result = Err(fail("the statistics thread panicked")),
             }
-        }
-        result
+            for t in cpu_threads {
+                match t.join() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => result = Err(fail(e)),
+                    Err(_) => result = Err(fail("a TCP CPU thread panicked")),
+                }
+            }
+            result
+        })
     });
     // Teardown: sessions' entries, pipes, port, then the queues (facts §14), the library.
     let open_sessions = {
@@ -432,15 +438,15 @@ impl<'a> Handles<'a> {
 
 /// Launches the UDP, TCP and ICMP kernels, and with `-s` the HTTP server and the relay.
 #[allow(clippy::too_many_arguments)]
-fn launch_all<'a>(
-    k: &Kernels,
-    r: &'a queues::Resources,
-    h: &Handles<'a>,
-    exit: &'a ExitFlag,
-    icmp: &'a IcmpCounters,
-    http: &'a HttpCounters,
-    relay: &'a RelayCounters,
-) -> Result<Vec<RunningKernel<'a>>, Failure> {
+fn launch_all<'scope>(
+    k: &KernelScope<'scope, '_>,
+    r: &'scope queues::Resources,
+    h: &Handles<'scope>,
+    exit: &'scope ExitFlag,
+    icmp: &'scope IcmpCounters,
+    http: &'scope HttpCounters,
+    relay: &'scope RelayCounters,
+) -> Result<Vec<RunningKernel<'scope>>, Failure> {
     let err = |what: &'static str| move |e: cuda_kernels::KernelError| fail(format!("{what}: {e}"));
     let mut v = Vec::new();
     v.push(

@@ -185,7 +185,7 @@ fn page_buffer(
 ) -> Result<PageBuffer, String> {
     let payload = http_pages::response(page);
     let frame = packets::http_response_frame(&payload);
-    let (frames, mmap, mkey_be) = tx_memory(gpu, nic, GPP_TX_BUF_NUM * GPP_TX_BUF_MAX_SZ)?;
+    let (mut frames, mmap, mkey_be) = tx_memory(gpu, nic, GPP_TX_BUF_NUM * GPP_TX_BUF_MAX_SZ)?;
     let mut host = vec![0u8; frames.len()];
     for slot in host
         .chunks_exact_mut(GPP_TX_BUF_MAX_SZ)

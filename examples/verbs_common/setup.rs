@@ -72,7 +72,7 @@ impl Verbs {
 
     /// `len` bytes of GPU memory filled with `fill`, registered with `access`.
     pub fn gpu_mem(&self, len: usize, fill: u8, access: AccessFlags) -> Result<GpuMem, String> {
-        let buf = GpuBuffer::<u8>::new(&self.gpu, page_len(len), MemType::Gpu)
+        let mut buf = GpuBuffer::<u8>::new(&self.gpu, page_len(len), MemType::Gpu)
             .map_err(ctx_err("doca_gpu_mem_alloc"))?;
         buf.copy_from_host(&vec![fill; buf.len()])
             .map_err(ctx_err("fill GPU memory"))?;

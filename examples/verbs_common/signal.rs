@@ -6,7 +6,7 @@ use super::cli::Args;
 use super::oob::Oob;
 use super::setup::{atomic_access, check_bytes, connect, connect_group, data_access, Verbs};
 use super::*;
-use cuda_kernels::{Kernels, RemoteBuf, Role, Shape};
+use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Role, Shape};
 use doca::gpunetio::verbs::{CpuProxy, GpuQp, GpuQpGroup, NicHandler, QpHandle, QpInfo};
 
 fn sizes(args: &Args) -> Vec<u32> {
@@ -165,28 +165,33 @@ pub fn bw(prog: &'static str, args: &Args, counter: bool) -> Result<(), String> 
         ),
     );
     report::bw_header();
-    for (i, &size) in sizes.iter().enumerate() {
-        let shape = Shape {
-            threads: args.threads,
-            iters: args.iters,
-            size,
-            scope: args.scope,
-        };
-        let (dst, flags) = remote[i];
-        let ms = warmup_then_timed(|n| {
-            kernels.verbs_put_signal_bw(
-                qp,
-                companion,
-                shape,
-                &data[i].mr,
-                dst,
-                flags,
-                &prev[i].mr,
-                n * shape.rounds(),
-            )
-        })?;
-        report::bw_row(size, args.iters, ms);
-    }
+    let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
+    kernels.scope(|s| -> Result<(), String> {
+        for (i, &size) in sizes.iter().enumerate() {
+            let shape = Shape {
+                threads: args.threads,
+                iters: args.iters,
+                size,
+                scope: args.scope,
+            };
+            let (dst, flags) = remote[i];
+            let ms = warmup_then_timed(|n| {
+                s.verbs_put_signal_bw(
+                    qp,
+                    companion,
+                    shape,
+                    &data[i].mr,
+                    dst,
+                    flags,
+                    &prev[i].mr,
+                    n * shape.rounds(),
+                    &exit,
+                )
+            })?;
+            report::bw_row(size, args.iters, ms);
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -256,25 +261,30 @@ pub fn lat(prog: &'static str, args: &Args, counter: bool) -> Result<(), String>
         format!("Launching {prog} kernel with 1 CUDA Blocks, 1 CUDA threads"),
     );
     report::lat_header();
-    for (i, &size) in sizes.iter().enumerate() {
-        let (dst, rflag) = remote[i];
-        let ms = warmup_then_timed(|n| {
-            kernels.verbs_put_signal_lat(
-                qp,
-                companion,
-                role,
-                args.iters,
-                size,
-                &data[i].mr,
-                dst,
-                rflag,
-                &prev.mr,
-                &flags[i].mr,
-                n * args.iters as u64,
-            )
-        })?;
-        report::lat_row(size, args.iters, ms);
-    }
+    let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
+    kernels.scope(|s| -> Result<(), String> {
+        for (i, &size) in sizes.iter().enumerate() {
+            let (dst, rflag) = remote[i];
+            let ms = warmup_then_timed(|n| {
+                s.verbs_put_signal_lat(
+                    qp,
+                    companion,
+                    role,
+                    args.iters,
+                    size,
+                    &data[i].mr,
+                    dst,
+                    rflag,
+                    &prev.mr,
+                    &flags[i].mr,
+                    n * args.iters as u64,
+                    &exit,
+                )
+            })?;
+            report::lat_row(size, args.iters, ms);
+        }
+        Ok(())
+    })?;
     for (i, f) in flags.iter().enumerate() {
         let got = f.u64_at(0)?;
         if got != 2 * args.iters as u64 {

@@ -256,7 +256,7 @@ pub struct PendingSend<B> {
 impl<B> PendingSend<B> {
     /// Whether the send finished.
     pub fn is_done(&self) -> bool {
-        self.req.as_ref().map_or(true, Request::is_done)
+        self.req.as_ref().is_none_or(Request::is_done)
     }
 
     /// The buffer and the final status once finished; the send itself while not.

@@ -152,7 +152,7 @@ impl Drop for Umem {
 }
 
 fn gpu_umem(gpu: &Gpu, dev: *mut sys::doca_dev, bytes: usize, init: Option<&[u8]>) -> Result<Umem> {
-    let mem = GpuBuffer::<u8>::with_alignment(gpu, bytes, PAGE, MemType::Gpu)?;
+    let mut mem = GpuBuffer::<u8>::with_alignment(gpu, bytes, PAGE, MemType::Gpu)?;
     if let Some(b) = init {
         mem.copy_from_host(b)?;
     }

@@ -112,7 +112,7 @@ pub(crate) fn resolve_pkt_buf(
             // BAD_STATE when the mmap is not started.
             let (_, mlen) = mmap.range()?;
             let (off, len) = (offset as usize, len as usize);
-            if off.checked_add(len).map_or(true, |end| end > mlen) {
+            if off.checked_add(len).is_none_or(|end| end > mlen) {
                 return Err(DocaError::INVALID_VALUE);
             }
             let mkey = mmap.mkey();

@@ -232,7 +232,11 @@ impl Nic {
     /// `base..base + 64 * num` is writable, 64-byte aligned, and stays so until the `Cq`
     /// (every clone, and every QP/RQ using it) is dropped.
     pub(crate) unsafe fn create_cq(&self, base: *mut u8, num: u32) -> DocaResult<Cq> {
-        if base.is_null() || base as usize % 64 != 0 || !num.is_power_of_two() || num > 1 << 24 {
+        if base.is_null()
+            || !(base as usize).is_multiple_of(64)
+            || !num.is_power_of_two()
+            || num > 1 << 24
+        {
             return Err(DocaError::INVALID_VALUE);
         }
         // SAFETY: forwarded from the caller.
@@ -264,7 +268,7 @@ impl Nic {
     ) -> DocaResult<Rq> {
         if base.is_null()
             || dbrec.is_null()
-            || dbrec as usize % 4 != 0
+            || !(dbrec as usize).is_multiple_of(4)
             || !num.is_power_of_two()
             || num > 1 << 15
             || !Arc::ptr_eq(&cq.inner.core, &self.core)
@@ -306,9 +310,9 @@ impl Nic {
     ) -> DocaResult<Qp> {
         let aligned = match doorbell {
             SqDoorbell::ProxySlot(p) | SqDoorbell::Register(p) => {
-                !p.is_null() && p as usize % 8 == 0
+                !p.is_null() && (p as usize).is_multiple_of(8)
             }
-            SqDoorbell::Record(p) => !p.is_null() && p as usize % 4 == 0,
+            SqDoorbell::Record(p) => !p.is_null() && (p as usize).is_multiple_of(4),
         };
         let same = |c: &Arc<Core>| Arc::ptr_eq(c, &self.core);
         if base.is_null()

@@ -316,7 +316,7 @@ pub(crate) fn write_local(region: &Region, dst: u64, bytes: &[u8]) -> DocaResult
 /// system-scope atomic on that word). Device memory: read-modify-write through the
 /// accessor, atomic with respect to the other NIC atomics of this process only.
 pub(crate) fn atomic64(region: &Region, addr: u64, op: AtomicOp) -> DocaResult<u64> {
-    if addr % 8 != 0 || !region.covers(addr, 8) {
+    if !addr.is_multiple_of(8) || !region.covers(addr, 8) {
         return Err(DocaError::INVALID_VALUE);
     }
     match region.kind {

@@ -338,7 +338,7 @@ impl Pipe {
             if self.kind == PipeKind::Basic {
                 return Some(e.clone());
             }
-            if best.map_or(true, |b| e.priority < b.priority) {
+            if best.is_none_or(|b| e.priority < b.priority) {
                 best = Some(e);
             }
         }

@@ -6,10 +6,13 @@
  *   1 HOLD: never answered (lets tests kill a worker with a command in flight);
  *   2 LOOKUP: data = a domain id; answered with that member's address (first 8 bytes)
  *     through the runtime's domain lookups, status = the lookup result;
+ *   3 DELAY: answered like ECHO, but only `data` milliseconds later (at most 10 s): a
+ *     command that takes time, for tests of how hosts wait;
  *   other: answered with an empty notification and status NOT_SUPPORTED.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "doca_urom_plugin.h"
 
@@ -20,7 +23,23 @@ struct echo_cmd {
 
 struct echo_state {
 	ucs_list_link_t ready;
+	ucs_list_link_t later; /* struct echo_delayed, in arrival order */
 };
+
+/* A DELAY answer and when it is due. */
+struct echo_delayed {
+	ucs_list_link_t entry;
+	uint64_t due_ns;
+	struct urom_worker_notif_desc *nd;
+};
+
+static uint64_t echo_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static doca_error_t echo_open(struct urom_worker_ctx *ctx)
 {
@@ -29,6 +48,7 @@ static doca_error_t echo_open(struct urom_worker_ctx *ctx)
 	if (st == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	ucs_list_head_init(&st->ready);
+	ucs_list_head_init(&st->later);
 	ctx->plugin_ctx = st;
 	return DOCA_SUCCESS;
 }
@@ -39,6 +59,12 @@ static void echo_close(struct urom_worker_ctx *ctx)
 
 	while (!ucs_list_is_empty(&st->ready))
 		free(ucs_list_extract_head(&st->ready, struct urom_worker_notif_desc, entry));
+	while (!ucs_list_is_empty(&st->later)) {
+		struct echo_delayed *d = ucs_list_extract_head(&st->later, struct echo_delayed, entry);
+
+		free(d->nd);
+		free(d);
+	}
 	free(st);
 }
 
@@ -91,10 +117,25 @@ static doca_error_t echo_worker_cmd(struct urom_worker_ctx *ctx, ucs_list_link_t
 			cmd.data = first;
 			nd->worker_notif.len = sizeof(cmd);
 			memcpy(nd->worker_notif.plugin_notif, &cmd, sizeof(cmd));
-		} else if (valid && cmd.type == 0) {
+		} else if (valid && (cmd.type == 0 || cmd.type == 3)) {
 			nd->worker_notif.len = sizeof(cmd);
 			nd->worker_notif.status = DOCA_SUCCESS;
 			memcpy(nd->worker_notif.plugin_notif, &cmd, sizeof(cmd));
+			if (cmd.type == 3) {
+				struct echo_delayed *d = malloc(sizeof(*d));
+				uint64_t ms = cmd.data < 10000 ? cmd.data : 10000;
+
+				if (d == NULL) {
+					free(nd);
+					free(cd);
+					return DOCA_ERROR_NO_MEMORY;
+				}
+				d->due_ns = echo_now_ns() + ms * 1000000ull;
+				d->nd = nd;
+				ucs_list_add_tail(&st->later, &d->entry);
+				free(cd);
+				continue;
+			}
 		} else {
 			nd->worker_notif.len = 0;
 			nd->worker_notif.status = valid ? DOCA_ERROR_NOT_SUPPORTED : DOCA_ERROR_INVALID_VALUE;
@@ -108,7 +149,19 @@ static doca_error_t echo_worker_cmd(struct urom_worker_ctx *ctx, ucs_list_link_t
 static doca_error_t echo_progress(struct urom_worker_ctx *ctx, ucs_list_link_t *notif_list)
 {
 	struct echo_state *st = ctx->plugin_ctx;
+	uint64_t now = echo_now_ns();
 
+	/* DELAY answers leave in arrival order: one due earlier than a DELAY before it waits
+	 * for that one (the tests have one in flight at a time). */
+	while (!ucs_list_is_empty(&st->later)) {
+		struct echo_delayed *d = ucs_list_head(&st->later, struct echo_delayed, entry);
+
+		if (d->due_ns > now)
+			break;
+		ucs_list_del(&d->entry);
+		ucs_list_add_tail(&st->ready, &d->nd->entry);
+		free(d);
+	}
 	if (ucs_list_is_empty(&st->ready))
 		return DOCA_ERROR_EMPTY;
 	while (!ucs_list_is_empty(&st->ready)) {

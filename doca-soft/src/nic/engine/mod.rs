@@ -306,7 +306,7 @@ impl Engine {
         };
         let (synd, old) = match self.local.get(a.key) {
             Some(r) if r.access.has(Access::REMOTE_ATOMIC) && r.covers(a.addr, 8) => {
-                if a.addr % 8 != 0 {
+                if !a.addr.is_multiple_of(8) {
                     (syndrome::REMOTE_INVAL_REQ, 0)
                 } else {
                     match mkey::atomic64(r, a.addr, op) {

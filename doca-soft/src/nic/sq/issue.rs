@@ -338,7 +338,7 @@ impl QpState {
     ) -> Step {
         let i = self.next_exec;
         if self.stage == Stage::Fresh {
-            if raddr % 8 != 0 {
+            if !raddr.is_multiple_of(8) {
                 return self.fail(syndrome::REMOTE_INVAL_REQ, env.net);
             }
             let Some(region) = env

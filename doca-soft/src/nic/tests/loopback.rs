@@ -429,9 +429,15 @@ impl Rings {
         let deadline = std::time::Instant::now() + T;
         let o = off + 64 * (n % 64);
         while std::time::Instant::now() < deadline {
-            let c: [u8; 64] = self.mem.read(o, 64).try_into().unwrap();
-            if c[63] >> 4 != 0xf && (c[63] & 1) as usize == (n / 64) & 1 {
-                return Some(c);
+            // op_own first, with acquire: the NIC writes it last, so the rest of the CQE read
+            // after it is complete (a plain copy could read the owner byte new and the rest old).
+            // SAFETY: `o + 63` is inside the CQ ring.
+            let op_own = unsafe {
+                (*(self.at(o + 63) as *const std::sync::atomic::AtomicU8))
+                    .load(std::sync::atomic::Ordering::Acquire)
+            };
+            if op_own >> 4 != 0xf && (op_own & 1) as usize == (n / 64) & 1 {
+                return Some(self.mem.read(o, 64).try_into().unwrap());
             }
             std::thread::yield_now();
         }

@@ -378,7 +378,7 @@ impl Daemon {
                 }
             }
             ticks = ticks.wrapping_add(1);
-            if ticks % 16 == 0 {
+            if ticks.is_multiple_of(16) {
                 self.reap();
             }
             if !busy {

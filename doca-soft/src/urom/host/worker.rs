@@ -303,7 +303,7 @@ impl CtxOps for WorkerShared {
                     None
                 }
                 Phase::Stopping(slot) => {
-                    let done = slot.as_ref().map_or(true, |s| lock(s).is_some());
+                    let done = slot.as_ref().is_none_or(|s| lock(s).is_some());
                     if !done {
                         return 0;
                     }

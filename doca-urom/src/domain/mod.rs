@@ -1,4 +1,11 @@
-//! `Domain`: joins workers of several processes through an out-of-band allgather.
+//! `Domain`: joins workers of several processes through an out-of-band allgather ([`Oob`]),
+//! optionally exporting memory to them ([`DomainBuffer`]).
+
+mod buffer;
+mod oob;
+
+pub use buffer::DomainBuffer;
+pub use oob::Oob;
 
 use crate::error::{check, DocaError, Error, Result};
 use crate::state;
@@ -6,117 +13,68 @@ use crate::worker::Worker;
 use doca_common::context::{Ctx, CtxState};
 use doca_common::ProgressEngine;
 use doca_sys as sys;
+use oob::OobInfo;
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The out-of-band collective (MPI, sockets, ...). `allgather` is blocking: every
-/// participant contributes `send` (same length everywhere) and `recv` receives all
-/// contributions in index order.
-pub trait Oob: Send + Sync {
-    /// Number of participants.
-    fn size(&self) -> u32;
-    /// This participant's index.
-    fn index(&self) -> u32;
-    /// All-gathers `send` into `recv` (`recv.len() == size * send.len()`).
-    fn allgather(&self, send: &[u8], recv: &mut [u8]) -> std::result::Result<(), DocaError>;
-}
-
-unsafe extern "C" fn oob_allgather(
-    sbuf: *mut c_void,
-    rbuf: *mut c_void,
-    len: usize,
-    info: *mut c_void,
-    req: *mut *mut c_void,
-) -> sys::doca_error_t {
-    // SAFETY: info is the Box<Arc<dyn Oob>> owned by the Domain; buffers sized by the runtime.
-    let oob = unsafe { &*(info as *const Arc<dyn Oob>) };
-    let n = oob.size() as usize;
-    // SAFETY: sbuf holds len bytes, rbuf n*len bytes (the OOB contract).
-    let (s, r) = unsafe {
-        (
-            std::slice::from_raw_parts(sbuf as *const u8, len),
-            std::slice::from_raw_parts_mut(rbuf as *mut u8, len * n),
-        )
-    };
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| oob.allgather(s, r)));
-    // The gather completed synchronously: any non-null request means "done".
-    // SAFETY: req is writable.
-    unsafe { *req = 1usize as *mut c_void };
-    match res {
-        Ok(Ok(())) => sys::doca_error_t::DOCA_SUCCESS,
-        Ok(Err(e)) => e.raw(),
-        Err(_) => DocaError::UNEXPECTED.raw(),
-    }
-}
-
-unsafe extern "C" fn oob_done(_req: *mut c_void) -> sys::doca_error_t {
-    sys::doca_error_t::DOCA_SUCCESS
-}
-
-/// A started domain. Dropping it stops and destroys it.
+/// A started domain. Dropping it stops and destroys it, then frees its buffers.
+///
+/// `Send` with the `soft` backend (whose contexts synchronise internally, and whose
+/// [`Worker`]s are `Sync`); with `sdk` a domain stays on the thread that started it, like
+/// the workers it holds.
 pub struct Domain {
     raw: *mut sys::doca_urom_domain,
     _pe: ProgressEngine,
     _workers: Vec<Arc<Worker>>,
-    _oob: Box<Arc<dyn Oob>>,
-    _bufs: Vec<Vec<u8>>,
+    // Boxed: the runtime holds its address (`coll_info`) while the domain lives.
+    oob: Box<OobInfo>,
+    // Owned: workers may write them remotely until the domain is destroyed (see Drop).
+    buffers: Vec<DomainBuffer>,
 }
 
-// SAFETY: the domain context is internally synchronised.
+#[cfg(doca_backend = "soft")]
+// SAFETY: doca-soft's domain context locks its state internally, and every handle the domain
+// holds is Send + Sync with that backend (workers included).
 unsafe impl Send for Domain {}
-
-/// A buffer exported to the domain: address range plus packed memory handle / key.
-pub struct DomainBuffer {
-    /// Start.
-    pub addr: *mut c_void,
-    /// Length.
-    pub len: usize,
-    /// Packed memory handle.
-    pub memh: Vec<u8>,
-    /// Packed remote key.
-    pub mkey: Vec<u8>,
-}
 
 impl Domain {
     /// Creates and starts a domain over `members` (domain id, local worker), progressing
     /// `pe` (and the workers' PEs) until RUNNING.
+    ///
+    /// `oob`'s size and index are read once, here: an empty collective or an index outside
+    /// it is an [`Error::InvalidArgument`], and a collective whose answers change during the
+    /// start makes the start fail (`DOCA_ERROR_INVALID_VALUE` from its allgather). The
+    /// domain takes `buffers` and frees them after it is destroyed.
     pub fn start(
         pe: &ProgressEngine,
         members: &[(u64, Arc<Worker>)],
         oob: Arc<dyn Oob>,
         buffers: Vec<DomainBuffer>,
     ) -> Result<Domain> {
+        let oob = Box::new(OobInfo::new(oob)?);
         let mut raw = std::ptr::null_mut();
         // SAFETY: out pointer.
         check("doca_urom_domain_create", unsafe {
             sys::doca_urom_domain_create(&mut raw)
         })?;
-        let oob_box: Box<Arc<dyn Oob>> = Box::new(oob);
-        let mut d = Domain {
+        let d = Domain {
             raw,
             _pe: pe.clone(),
             _workers: members.iter().map(|(_, w)| w.clone()).collect(),
-            _oob: oob_box,
-            _bufs: Vec::new(),
+            oob,
+            buffers,
         };
         // SAFETY: live domain (owned by `d`), and `ctx` is used only while `d` lives.
         let ctx = unsafe { Ctx::from_raw(sys::doca_urom_domain_as_ctx(raw)) };
         // SAFETY: the domain keeps a clone of `pe` (`d._pe`) until it is destroyed.
         unsafe { ctx.connect(pe) }?;
-        let mut coll = sys::doca_urom_domain_oob_coll {
-            allgather: Some(oob_allgather),
-            req_test: Some(oob_done),
-            req_free: Some(oob_done),
-            coll_info: &*d._oob as *const Arc<dyn Oob> as *mut c_void,
-            n_oob_indexes: d._oob.size(),
-            oob_index: d._oob.index(),
-        };
+        let mut coll = d.oob.coll();
         let mut ids: Vec<u64> = members.iter().map(|(i, _)| *i).collect();
         let mut ws: Vec<*mut sys::doca_urom_worker> =
             members.iter().map(|(_, w)| w.as_raw()).collect();
-        // SAFETY: live domain (IDLE); `coll`, the id and worker arrays and the buffers are
-        // valid for the calls.
+        // SAFETY: live domain (IDLE); `coll`, the id and worker arrays are valid for the
+        // calls; the buffers' memory and keys are owned by `d` and outlive the domain.
         unsafe {
             check(
                 "doca_urom_domain_set_oob",
@@ -126,26 +84,24 @@ impl Domain {
                 "doca_urom_domain_set_workers",
                 sys::doca_urom_domain_set_workers(raw, ids.as_mut_ptr(), ws.as_mut_ptr(), ws.len()),
             )?;
-            if !buffers.is_empty() {
+            if !d.buffers.is_empty() {
                 check(
                     "doca_urom_domain_set_buffers_count",
-                    sys::doca_urom_domain_set_buffers_count(raw, buffers.len()),
+                    sys::doca_urom_domain_set_buffers_count(raw, d.buffers.len()),
                 )?;
-                for mut b in buffers {
+                for b in &d.buffers {
                     check(
                         "doca_urom_domain_add_buffer",
                         sys::doca_urom_domain_add_buffer(
                             raw,
-                            b.addr,
-                            b.len,
-                            b.memh.as_mut_ptr() as *mut c_void,
-                            b.memh.len(),
-                            b.mkey.as_mut_ptr() as *mut c_void,
-                            b.mkey.len(),
+                            b.as_ptr() as *mut c_void,
+                            b.len(),
+                            b.memh().as_ptr() as *mut c_void,
+                            b.memh().len(),
+                            b.mkey().as_ptr() as *mut c_void,
+                            b.mkey().len(),
                         ),
                     )?;
-                    d._bufs.push(b.memh);
-                    d._bufs.push(b.mkey);
                 }
             }
         }
@@ -176,6 +132,21 @@ impl Domain {
     pub fn as_raw(&self) -> *mut sys::doca_urom_domain {
         self.raw
     }
+
+    /// The exported buffers, in the order given to [`start`](Self::start).
+    pub fn buffers(&self) -> &[DomainBuffer] {
+        &self.buffers
+    }
+
+    /// Buffer `i` (to read what workers wrote).
+    pub fn buffer(&self, i: usize) -> Option<&DomainBuffer> {
+        self.buffers.get(i)
+    }
+
+    /// Buffer `i`, to write.
+    pub fn buffer_mut(&mut self, i: usize) -> Option<&mut DomainBuffer> {
+        self.buffers.get_mut(i)
+    }
 }
 
 impl std::fmt::Debug for Domain {
@@ -185,9 +156,9 @@ impl std::fmt::Debug for Domain {
         f.debug_struct("Domain")
             .field("state", &ctx.state().ok())
             .field("workers", &self._workers.len())
-            .field("oob_size", &self._oob.size())
-            .field("oob_index", &self._oob.index())
-            .field("buffers", &(self._bufs.len() / 2))
+            .field("oob_size", &self.oob.size())
+            .field("oob_index", &self.oob.index())
+            .field("buffers", &self.buffers.len())
             .finish()
     }
 }
@@ -202,6 +173,14 @@ impl Drop for Domain {
             let _ = ctx.request_stop();
         }
         // SAFETY: live domain, destroyed once.
-        unsafe { sys::doca_urom_domain_destroy(self.raw) };
+        let rc = unsafe { sys::doca_urom_domain_destroy(self.raw) };
+        if let Err(e) = check("doca_urom_domain_destroy", rc) {
+            // The domain lives on in the runtime, so its workers may still write the
+            // buffers: they are leaked rather than freed under them.
+            std::mem::forget(std::mem::take(&mut self.buffers));
+            doca_common::record_drop_error(e);
+        }
+        // The fields drop after this: the buffers only once the domain that exported them
+        // is gone.
     }
 }
