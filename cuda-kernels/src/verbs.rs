@@ -112,7 +112,7 @@ impl Shape {
 
     fn check(&self, blocks: u32, what: &str) -> Result<(), KernelError> {
         let per_block = self.threads / blocks;
-        if self.size == 0 || self.threads == 0 || self.threads % blocks != 0 {
+        if self.size == 0 || self.threads == 0 || !self.threads.is_multiple_of(blocks) {
             return Err(KernelError::Invalid(format!(
                 "{what}: {} threads over {blocks} blocks of messages of {} bytes",
                 self.threads, self.size
@@ -124,7 +124,7 @@ impl Shape {
                 crate::MAX_THREADS_PER_BLOCK
             )));
         }
-        if self.scope == VerbsScope::Warp && per_block % 32 != 0 {
+        if self.scope == VerbsScope::Warp && !per_block.is_multiple_of(32) {
             return Err(KernelError::Invalid(format!(
                 "{what}: warp scope needs whole warps per block, not {per_block} threads"
             )));
@@ -409,6 +409,7 @@ impl<'scope> KernelScope<'scope, '_> {
     /// get_bw, `<<<2, threads / 2>>>`: each round every thread reads `size` bytes from
     /// `remote + size * gtid` into `local + size * gtid`; thread 0 of each block then waits
     /// for the QP's reads (with a DUMP of one byte of `dump` before sm_90).
+    #[allow(clippy::too_many_arguments)]
     pub fn verbs_get_bw(
         &self,
         qp: QpHandle<'scope>,
@@ -545,6 +546,7 @@ impl<'scope> KernelScope<'scope, '_> {
     /// waits until the local `flag` (the server writes it) is `start + round + 1`, then
     /// every thread (warp scope: every warp) sends `size` bytes from `src + size * tid`;
     /// at the end the last send's completion is polled.
+    #[allow(clippy::too_many_arguments)]
     pub fn verbs_twosided_client(
         &self,
         qp: QpHandle<'scope>,

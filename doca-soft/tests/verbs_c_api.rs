@@ -676,7 +676,7 @@ fn exports_describe_the_rings_and_check_handlers() {
                 base.dev(),
                 db.qp,
                 0,
-                1 as *mut c_void,
+                std::ptr::dangling_mut::<c_void>(),
                 db.scq,
                 db.rcq,
                 &mut out

@@ -31,7 +31,7 @@ struct Me {
     main: Qp,
     comp: Qp,
     mem: Mem,
-    base: Base,
+    _base: Base,
 }
 
 impl Me {
@@ -64,7 +64,7 @@ impl Me {
         ));
         assert_eq!(main.state(), RTS);
         Me {
-            base,
+            _base: base,
             mem,
             main,
             comp,

@@ -191,6 +191,12 @@ fn host_umem(dev: *mut sys::doca_dev) -> Result<Umem> {
 
 struct Uar(*mut sys::doca_uar);
 
+// SAFETY: a UAR handle is only passed to DOCA calls (attribute setters, destroy once in
+// Drop); DOCA's UAR objects have no thread affinity.
+unsafe impl Send for Uar {}
+// SAFETY: as above; shared use only reads the handle.
+unsafe impl Sync for Uar {}
+
 impl Uar {
     /// The samples' choice: BlueFlame for GPU_SM_BF, else non-cached dedicated, falling
     /// back to non-cached, then BlueFlame.
@@ -896,7 +902,7 @@ impl CpuProxy<'_> {
     /// The proxy thread's pthread id (what DOCA's samples print when it starts).
     pub fn pthread_id(&self) -> u64 {
         use std::os::unix::thread::JoinHandleExt;
-        self.thread.as_ref().map_or(0, |t| t.as_pthread_t() as u64)
+        self.thread.as_ref().map_or(0, |t| t.as_pthread_t())
     }
 }
 

@@ -104,13 +104,12 @@ impl RdmaState {
         if perms & RDMA_BITS == 0 {
             return Ok(());
         }
-        let reg = gpuqp::register_as(mkey, addr, len, nic_access(perms)).map_err(|e| {
+        let reg = gpuqp::register_as(mkey, addr, len, nic_access(perms)).inspect_err(|e| {
             sdk_err!(
                 "mmap",
                 "could not register {addr:#x}+{len} for RDMA: {}",
                 crate::error::name_of(e.0).unwrap_or("?")
             );
-            e
         })?;
         self.reg = Some(reg);
         Ok(())
@@ -217,6 +216,7 @@ impl Mmap {
 
 impl MmapShared {
     /// Whether this mmap stands for a peer's memory (`doca_mmap_create_from_export`).
+    #[allow(dead_code)] // for doca_rdma's GPU handle checks (the rdma branch)
     pub(crate) fn is_remote(&self) -> bool {
         self.lock().rdma.is_remote()
     }

@@ -660,6 +660,7 @@ impl DevQp {
 
     /// `doca_gpu_dev_verbs_put_signal<ADD>` (thread scope): a write and a fetch-add of
     /// `sig_val` at `sig_r` (old value to `sig_l`) in one reservation; the FA's ticket.
+    #[allow(clippy::too_many_arguments)] // the device function's own argument list
     pub fn put_signal(
         &self,
         r: Addr,

@@ -124,7 +124,7 @@ impl AhAttr {
 }
 
 /// `struct doca_verbs_cq_attr`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CqAttr {
     pub(crate) cq_size: u32,
     pub(crate) overrun: bool,
@@ -134,19 +134,6 @@ pub struct CqAttr {
     pub(crate) uar: Option<usize>,
     pub(crate) external_datapath: bool,
     pub(crate) cq_context: usize,
-}
-
-impl Default for CqAttr {
-    fn default() -> Self {
-        CqAttr {
-            cq_size: 0,
-            overrun: false,
-            umem: None,
-            uar: None,
-            external_datapath: false,
-            cq_context: 0,
-        }
-    }
 }
 
 /// Most entries of a CQ (the soft NIC's limit, 2^22 CQEs = 256 MiB of ring).
@@ -160,7 +147,7 @@ impl CqAttr {
     /// `doca_verbs_cq_attr_set_cq_size`: 1 to [`MAX_CQ_SIZE`] (rounded up to a power of two
     /// at create).
     pub(crate) fn set_cq_size(&mut self, n: u32) -> DocaResult<()> {
-        check(n >= 1 && n <= MAX_CQ_SIZE)?;
+        check((1..=MAX_CQ_SIZE).contains(&n))?;
         self.cq_size = n;
         Ok(())
     }

@@ -116,6 +116,12 @@ pub(crate) struct SoftIbvContext {
     ctx: *const ContextShared,
 }
 
+// SAFETY: `ctx` points at the ContextShared that owns this token (a back pointer, only
+// read, valid as long as its owner); everything else is plain data.
+unsafe impl Send for SoftIbvContext {}
+// SAFETY: as above; nothing is written through the pointer.
+unsafe impl Sync for SoftIbvContext {}
+
 /// What `doca_verbs_bridge_verbs_pd_get_ibv_pd` returns. Its first two fields have the
 /// layout of rdma-core's `struct ibv_pd` (`context`, `handle`), so code reading
 /// `pd->context` gets the context token; the rest identifies the doca-soft PD. Only the

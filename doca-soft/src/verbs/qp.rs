@@ -281,14 +281,13 @@ impl VerbsQp {
         match (cur, to) {
             (QpState::Init, QpState::Rtr) => {
                 let ah = ah.expect("AH_ATTR is required INIT -> RTR");
-                self.gq.qp().connect(&ah.gid, a.dest_qp_num).map_err(|e| {
+                self.gq.qp().connect(&ah.gid, a.dest_qp_num).inspect_err(|&e| {
                     if e == DocaError::INVALID_VALUE {
                         sdk_err!(
                             "verbs",
                             "QP modify: the AH GID is not a doca-soft NIC's (query it with doca_verbs on the peer)"
                         );
                     }
-                    e
                 })?;
                 rt.connected = true;
             }
