@@ -20,7 +20,7 @@ mod support;
 
 use doca_test_support::require_cuda;
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use support::{example, run, Finished, Proc};
 
@@ -89,7 +89,7 @@ fn assert_ok(f: &Finished, what: &str) {
 /// client). `signal_server`: the bandwidth servers run until SIGTERM, sent once the client
 /// is done. Returns (server, client).
 fn pair(
-    bin: &PathBuf,
+    bin: &Path,
     common: &[&str],
     client_extra: &[&str],
     signal_server: bool,
@@ -359,7 +359,7 @@ const ALL: [&str; 9] = [
     "verbs_twosided_bw",
 ];
 
-fn status_and_err(bin: &PathBuf, args: &[&str]) -> (Option<i32>, String) {
+fn status_and_err(bin: &Path, args: &[&str]) -> (Option<i32>, String) {
     let o = run(std::process::Command::new(bin).args(args));
     (
         o.status.code(),

@@ -250,7 +250,7 @@ pub fn parse_from(
             }
             "thread" => {
                 let t: u32 = int(prog, &name, &v);
-                if t % 2 != 0 || t < 64 {
+                if !t.is_multiple_of(2) || t < 64 {
                     bad(
                         prog,
                         &format!("CUDA threads must be even and >= 64, not {t}"),
@@ -272,7 +272,7 @@ pub fn parse_from(
             "oob-port" => a.oob_port = int(prog, &name, &v),
             "sizes" => {
                 a.sizes = v.split(',').map(|s| int(prog, &name, s.trim())).collect();
-                if a.sizes.iter().any(|&s: &u32| s == 0) {
+                if a.sizes.contains(&0) {
                     bad(prog, "message sizes must be positive");
                 }
             }

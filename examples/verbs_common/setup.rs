@@ -173,7 +173,7 @@ impl HostMem {
 
     /// The 8-byte value at byte `off` (8-aligned offsets).
     pub fn u64_at(&self, off: usize) -> u64 {
-        assert!(off % 8 == 0 && off + 8 <= self.layout.size());
+        assert!(off.is_multiple_of(8) && off + 8 <= self.layout.size());
         // SAFETY: in bounds and aligned (page-aligned base); volatile: the NIC writes it.
         unsafe { std::ptr::read_volatile(self.ptr.as_ptr().add(off).cast::<u64>()) }
     }

@@ -20,13 +20,13 @@ fn sizes(args: &Args) -> Vec<u32> {
 /// One QP or a group, as the sample needs.
 enum Qps {
     One(GpuQp),
-    Group(GpuQpGroup),
+    Group(Box<GpuQpGroup>),
 }
 
 impl Qps {
     fn new(v: &Verbs, args: &Args, handler: NicHandler, counter: bool) -> Result<Qps, String> {
         Ok(if counter {
-            Qps::Group(v.qp_group(args, handler)?)
+            Qps::Group(Box::new(v.qp_group(args, handler)?))
         } else {
             Qps::One(v.qp(args, handler)?)
         })
