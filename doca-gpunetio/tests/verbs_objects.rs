@@ -39,6 +39,10 @@ fn host_memory_regions_have_keys_and_reject_bad_input() {
     let mr = unsafe { MemoryRegion::host(&pd, buf.as_mut_ptr().cast(), buf.len(), all) }.unwrap();
     assert_eq!((mr.addr(), mr.len()), (buf.as_ptr() as u64, 1 << 16));
     assert_ne!(mr.key(), 0);
+    assert!(
+        !mr.is_gpu_accessible(),
+        "host memory is reachable by the NIC only"
+    );
     // SAFETY: as above.
     let mr2 = unsafe { MemoryRegion::host(&pd, buf.as_mut_ptr().cast(), 4096, all) }.unwrap();
     assert_ne!(mr.key(), mr2.key(), "each registration its own key");

@@ -850,6 +850,15 @@ impl GpuQpGroup {
     }
 }
 
+impl std::fmt::Debug for GpuQpGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuQpGroup")
+            .field("main", &self.main)
+            .field("companion", &self.companion)
+            .finish()
+    }
+}
+
 struct ExportPtr(*mut sys::doca_gpu_verbs_qp);
 // SAFETY: the export outlives the proxy thread (CpuProxy borrows its QPs and joins on drop);
 // doca_gpu_verbs_cpu_proxy_progress may be called from any thread.
@@ -895,6 +904,14 @@ impl<'a> CpuProxy<'a> {
             thread: Some(thread),
             _qps: std::marker::PhantomData,
         }))
+    }
+}
+
+impl std::fmt::Debug for CpuProxy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuProxy")
+            .field("pthread_id", &self.pthread_id())
+            .finish()
     }
 }
 
