@@ -423,10 +423,18 @@ fn samples_accept_only_their_own_flags() {
     let Some(bin) = example("verbs_put_bw") else {
         return;
     };
+    let o = run(std::process::Command::new(&bin).arg("-v"));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("verbs_put_bw "));
+    let (code, err) = status_and_err(&bin, &["-d", "lo", "-g", "0", "-l", "loud"]);
+    assert_eq!(code, Some(2), "-l loud: {err}");
+    assert!(err.contains("no DOCA log level"), "{err}");
     let o = run(std::process::Command::new(&bin).arg("--help"));
     assert_eq!(o.status.code(), Some(0));
     let help = String::from_utf8_lossy(&o.stdout);
     for flag in [
+        "-l, --log-level",
+        "-v, --version",
         "-gid, --gid-index",
         "-n, --nic handler",
         "-e, --exec-shared",

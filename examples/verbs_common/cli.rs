@@ -1,5 +1,7 @@
 //! The verbs samples' command line: DOCA's flags (`-c`, `-d`, `-g`, `-gid`, `-i`, `-n`,
-//! `-t`, `-e`, `-x`, `-r`, multi-letter short names included) with their validation, plus
+//! `-t`, `-e`, `-x`, `-r`, multi-letter short names included, which clap cannot parse:
+//! `-gid 0` would read as `-g id`) with their validation, DOCA's general flags (`-l`,
+//! `--sdk-log-level`, `-v`; values and version text from `examples/common/cli.rs`), and
 //! two of ours (`--oob-port`, `--sizes`) so tests can run samples side by side and shorter.
 
 use cuda_kernels::VerbsScope;
@@ -125,6 +127,18 @@ const FLAGS: &[Flag] = &[
         help: "1: send DBR mode NO_DBR_EXT",
     },
     Flag {
+        short: "l",
+        long: &["log-level"],
+        extra: None,
+        help: "lowest level DOCA logs for this program (10..70 or a name)",
+    },
+    Flag {
+        short: "",
+        long: &["sdk-log-level"],
+        extra: None,
+        help: "lowest level the DOCA libraries log (same values)",
+    },
+    Flag {
         short: "",
         long: &["oob-port"],
         extra: None,
@@ -151,7 +165,9 @@ fn usage(prog: &str, about: &str, extras: &[Extra]) -> String {
         };
         u.push_str(&format!("  {s}--{}\n        {}\n", f.long[0], f.help));
     }
-    u.push_str("  -h, --help\n        this text\n");
+    u.push_str(
+        "  -h, --help\n        this text\n  -v, --version\n        print the version and exit\n",
+    );
     u
 }
 
@@ -196,6 +212,10 @@ pub fn parse_from(
     while let Some(arg) = it.next() {
         if arg == "-h" || arg == "--help" {
             print!("{}", usage(prog, about, extras));
+            std::process::exit(0);
+        }
+        if arg == "-v" || arg == "--version" {
+            println!("{prog} {}", super::general::version());
             std::process::exit(0);
         }
         let (name, inline_val) = match arg.split_once('=') {
@@ -269,6 +289,10 @@ pub fn parse_from(
                 1 => a.send_dbr = true,
                 r => bad(prog, &format!("send DBR mode must be 0 or 1, not {r}")),
             },
+            "log-level" | "sdk-log-level" => {
+                let level = super::general::log_level(&v).unwrap_or_else(|e| bad(prog, &e));
+                set_log_level(flag.long[0] == "sdk-log-level", level);
+            }
             "oob-port" => a.oob_port = int(prog, &name, &v),
             "sizes" => {
                 a.sizes = v.split(',').map(|s| int(prog, &name, s.trim())).collect();
@@ -286,4 +310,19 @@ pub fn parse_from(
         bad(prog, "missing mandatory option -g/--gpu");
     }
     a
+}
+
+/// Applies `-l` (`sdk` false) or `--sdk-log-level` (DOCA's global log limits).
+fn set_log_level(sdk: bool, level: u32) {
+    // SAFETY: plain setters taking a level by value; they refuse bad levels with a code.
+    let r = unsafe {
+        if sdk {
+            doca::sys::doca_log_level_set_global_sdk_limit(level)
+        } else {
+            doca::sys::doca_log_level_set_global_lower_limit(level)
+        }
+    };
+    if let Err(e) = doca::common::DocaError::result(r) {
+        eprintln!("warning: DOCA refused log level {level}: {e}");
+    }
 }

@@ -6,6 +6,8 @@
 #![allow(dead_code)]
 
 pub mod cli;
+#[path = "../common/cli.rs"]
+pub mod general;
 pub mod oob;
 pub mod report;
 pub mod setup;
