@@ -6,7 +6,8 @@
 //! spinning on it.
 //!
 //! Flags: `-d/--device <name>` (PCI address, interface or ibdev name of the DPU-facing
-//! device; default `lo`). Needs `DOCA_UROM_SERVICE_FILE` naming a running UROM daemon that
+//! device; default `lo` with the software runtime) and DOCA's general flags (`-l`,
+//! `--sdk-log-level`, `-v`). Needs `DOCA_UROM_SERVICE_FILE` naming a running UROM daemon that
 //! offers `worker_graph`. With the software runtime, start one on this machine:
 //!
 //! ```sh
@@ -20,6 +21,9 @@
 //! echo "$(hostname) dpu $addr $pci lo" > /tmp/urom-services
 //! DOCA_UROM_SERVICE_FILE=/tmp/urom-services cargo run --example urom_async
 //! ```
+
+#[path = "common/cli.rs"]
+mod cli;
 
 use doca_urom::graph::{loopback_cmd, parse_loopback, Graph};
 use doca_urom::{Device, Service, Worker};
@@ -35,21 +39,19 @@ start a UROM daemon with the worker_graph plugin and name it in DOCA_UROM_SERVIC
   echo \"$(hostname) dpu $addr $pci lo\" > /tmp/urom-services
   DOCA_UROM_SERVICE_FILE=/tmp/urom-services cargo run --example urom_async";
 
-fn parse_args() -> Result<String, String> {
-    let mut device = "lo".to_string();
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-d" | "--device" => device = it.next().ok_or("-d needs a device name")?,
-            "-h" | "--help" => {
-                return Err(format!(
-                    "usage: urom_async [-d DEVICE]\n\n{HOW_TO_START_A_DAEMON}"
-                ))
-            }
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    Ok(device)
+/// The command line: the device, and DOCA's general flags.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "urom_async",
+    about = "UROM commands as futures under tokio (worker_graph's loopback)",
+    after_help = HOW_TO_START_A_DAEMON
+)]
+struct Args {
+    /// PCI address, interface or ibdev name of the DPU-facing device
+    #[arg(short = 'd', long, default_value = cli::default_urom_device())]
+    device: String,
+    #[command(flatten)]
+    general: cli::General,
 }
 
 /// Echoes `value` through the worker, awaiting the notification.
@@ -103,14 +105,8 @@ async fn run(device: &str) -> Result<(), String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let device = match parse_args() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
-    match run(&device).await {
+    let args: Args = cli::parse(|a: &Args| &a.general);
+    match run(&args.device).await {
         Ok(()) => println!("urom_async: success"),
         Err(e) => {
             eprintln!("urom_async: {e}");

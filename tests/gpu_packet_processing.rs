@@ -7,6 +7,8 @@
 
 #[path = "../examples/gpu_packet_processing/cli.rs"]
 mod cli;
+#[path = "../examples/common/mod.rs"]
+mod common;
 #[path = "../examples/gpu_packet_processing/http_pages.rs"]
 mod http_pages;
 #[path = "../examples/gpu_packet_processing/packets.rs"]
@@ -652,9 +654,40 @@ fn command_line_takes_the_original_flags() {
         }
         other => panic!("{other:?}"),
     }
+    // DOCA's general flags, as every DOCA application takes them.
+    match run(&[
+        "-g",
+        "0",
+        "-n",
+        "lo",
+        "-q",
+        "1",
+        "-l",
+        "60",
+        "--sdk-log-level",
+        "error",
+    ]) {
+        cli::Parsed::Run(a) => {
+            assert_eq!(a.general.log_level, Some(60));
+            assert_eq!(a.general.sdk_log_level, Some(30));
+        }
+        other => panic!("{other:?}"),
+    }
+    match run(&["-v"]) {
+        cli::Parsed::Exit0(t) => assert!(t.contains("DOCA API 3.3"), "{t}"),
+        other => panic!("{other:?}"),
+    }
     match run(&["-h"]) {
         cli::Parsed::Exit0(t) => {
-            for f in ["--gpu", "--nic", "--queue", "--httpserver", "-s"] {
+            for f in [
+                "--gpu",
+                "--nic",
+                "--queue",
+                "--httpserver",
+                "-s",
+                "--log-level",
+                "--sdk-log-level",
+            ] {
                 assert!(t.contains(f), "help lacks {f}:\n{t}");
             }
         }

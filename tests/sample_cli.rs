@@ -113,13 +113,16 @@ fn the_version_names_the_backend_and_the_urom_default_device_exists() {
 }
 
 /// The facade's example binaries (cargo test builds them).
-const EXAMPLES: [&str; 6] = [
+/// (gpu_packet_processing takes them too, with the original's exit status 1 for bad input:
+/// tests/gpu_packet_processing.rs.)
+const EXAMPLES: [&str; 7] = [
     "devices",
     "pktgen",
     "send_wait_time",
     "simple_receive",
     "simple_send",
     "urom_multi_workers_bootstrap",
+    "urom_async",
 ];
 
 fn show(out: &Output) -> String {

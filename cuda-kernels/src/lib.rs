@@ -39,12 +39,12 @@
 //! ## gpu_packet_processing kernels
 //!
 //! `kernels/gpp_*.cu` are the reference application's kernels
-//! (`examples/gpu_packet_processing`): [`Kernels::launch_gpp_receive_udp`] (DNS and other
-//! UDP counts posted through semaphores as [`StatsUdp`]), [`Kernels::launch_gpp_receive_tcp`]
+//! (`examples/gpu_packet_processing`): [`KernelScope::launch_gpp_receive_udp`] (DNS and other
+//! UDP counts posted through semaphores as [`StatsUdp`]), [`KernelScope::launch_gpp_receive_tcp`]
 //! (HTTP/TCP classification, [`StatsTcp`], GETs handed on as [`InfoHttp`]),
-//! [`Kernels::launch_gpp_http_server`] (answers from prebuilt [`PageFrames`]),
-//! [`Kernels::launch_gpp_receive_icmp`] (echo replies in place, [`IcmpCounters`]) and
-//! [`Kernels::launch_gpp_tcp_cpu_relay`] (plays the CPU TCP queues, [`CpuFrame`]s to and
+//! [`KernelScope::launch_gpp_http_server`] (answers from prebuilt [`PageFrames`]),
+//! [`KernelScope::launch_gpp_receive_icmp`] (echo replies in place, [`IcmpCounters`]) and
+//! [`KernelScope::launch_gpp_tcp_cpu_relay`] (plays the CPU TCP queues, [`CpuFrame`]s to and
 //! from the CPU threads). The semaphore records are `#[repr(C)]` mirrors of
 //! `gpp_common.cuh`, their layouts asserted on both sides.
 //!

@@ -299,7 +299,7 @@ impl Drop for GpuAlloc {
 /// or read what another is writing, at once; reads through `&self` are volatile loads (or
 /// CUDA copies), because kernels and the NIC write the memory behind the program's back,
 /// as a device does. Words that CPU threads and running kernels share (flags, counters)
-/// belong in a [`GpuAtomicBuffer`] instead, which the CPU touches only atomically.
+/// belong in a [`GpuAtomicBuffer`](crate::GpuAtomicBuffer) instead, which the CPU touches only atomically.
 ///
 /// Writing through a shared reference, e.g. from two threads, does not compile:
 ///

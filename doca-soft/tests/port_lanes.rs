@@ -11,7 +11,7 @@ mod support;
 
 use std::collections::HashMap;
 use std::net::UdpSocket;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
@@ -507,4 +507,41 @@ fn af_packet_lanes_share_lo_through_fanout_without_duplicates() {
     port.unregister_rx_queue(7);
     port.unregister_rx_queue(8);
     assert!(!port.dispatcher_running());
+}
+
+/// Unregistering a queue of an idle socket port must not wait for long: the lanes poll
+/// the socket and take their batch lock again at once, and a waiter used to starve behind
+/// them (a GPU queue's stop then took 50 s or never ended). Liveness bound, not a timing.
+#[test]
+fn unregistering_on_an_idle_socket_port_is_not_starved_by_polling_lanes() {
+    four_lanes();
+    if !af_packet_allowed() {
+        return;
+    }
+    let port = lo_port();
+    // A queue that stays: the lanes keep running (and polling) through every unregister.
+    let keeper = Arc::new(RecordingSink::new(65536 + 64, usize::MAX));
+    port.register_rx_queue(40, keeper).unwrap();
+    let done = Arc::new(AtomicUsize::new(0));
+    let worker = {
+        let (port, done) = (port.clone(), done.clone());
+        std::thread::spawn(move || {
+            for _ in 0..20 {
+                let s = Arc::new(RecordingSink::new(65536 + 64, usize::MAX));
+                port.register_rx_queue(41, s).unwrap();
+                port.unregister_rx_queue(41);
+                done.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    };
+    let finished = eventually(Duration::from_secs(60), || {
+        done.load(Ordering::SeqCst) == 20
+    });
+    assert!(
+        finished,
+        "only {} of 20 unregisters returned within 60 s on an idle lo port",
+        done.load(Ordering::SeqCst)
+    );
+    worker.join().unwrap();
+    port.unregister_rx_queue(40);
 }

@@ -1,9 +1,11 @@
 //! The command line: the original's four flags (`-g/--gpu`, `-n/--nic`, `-q/--queue`,
-//! `-s/--httpserver`) with its validation and messages, and `--ready-file` for scripts.
+//! `-s/--httpserver`) with its validation and messages, DOCA's general flags (`-l`,
+//! `--sdk-log-level`, `-v`: the shared `common::cli::General`), and `--ready-file` for
+//! scripts.
 
 #![allow(dead_code)]
 
-use clap::Parser;
+use crate::common::cli::{self as general_cli, General};
 
 /// Most receive queues per protocol (`MAX_QUEUES`).
 pub const MAX_QUEUES: u8 = 4;
@@ -13,8 +15,8 @@ pub const MAX_PCI_LEN: usize = 12;
 /// GPU packet processing: UDP, TCP and ICMP on separate GPU queues steered by DOCA Flow,
 /// DNS and HTTP counted in CUDA kernels, ICMP echo answered from the GPU, and with -s an
 /// HTTP server inside a CUDA kernel.
-#[derive(Parser, Debug, Clone, PartialEq, Eq)]
-#[command(name = "gpu_packet_processing", disable_version_flag = true)]
+#[derive(clap::Parser, Debug, Clone, PartialEq, Eq)]
+#[command(name = "gpu_packet_processing")]
 pub struct Args {
     /// GPU PCIe address to be used by the app
     #[arg(short = 'g', long = "gpu", value_name = "GPU PCIe address", value_parser = pci_address)]
@@ -31,6 +33,9 @@ pub struct Args {
     /// Create this file once the kernels run and the threads are started (for scripts)
     #[arg(long = "ready-file", value_name = "PATH")]
     pub ready_file: Option<std::path::PathBuf>,
+    /// DOCA's general flags.
+    #[command(flatten)]
+    pub general: General,
 }
 
 fn pci_address(s: &str) -> Result<String, String> {
@@ -73,9 +78,14 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    match Args::try_parse_from(args) {
+    match general_cli::try_parse_from::<Args, _, _>(args) {
         Ok(a) => Parsed::Run(a),
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
             Parsed::Exit0(e.render().to_string())
         }
         Err(e) => Parsed::Fail(e.render().to_string()),

@@ -169,6 +169,7 @@ fn main() {
             std::process::exit(1);
         }
     };
+    args.general.apply();
     let code = match run(&args) {
         Ok(()) => 0,
         Err(f) => {

@@ -147,6 +147,11 @@ pub(super) fn run(
         }
         view.flush(&port);
         drop(guard);
+        if port.unregistering.load(Ordering::Acquire) != 0 {
+            // Someone waits for this lane's lock (Port::unregister_rx_queue): let it in
+            // before the next batch takes the lock again.
+            std::thread::sleep(Duration::from_micros(200));
+        }
         if n > 0 {
             idle = 0;
         } else if !waits {

@@ -17,7 +17,7 @@ mod pcap;
 mod wire;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -112,6 +112,11 @@ pub struct Port {
     /// Lock `i` is held by lane `i` while it processes a batch: `unregister_rx_queue` takes
     /// them all so that no call into a removed sink is in flight when it returns.
     batch_locks: [Mutex<()>; MAX_LANES],
+    /// Threads waiting in [`Port::unregister_rx_queue`] for the batch locks. A lane that
+    /// polls a socket takes its lock again right after releasing it, and std's mutex is
+    /// not fair: without this, a waiter could starve for as long as the port is idle (seen
+    /// as a queue stop taking 50 s or never ending). Lanes step aside while it is non-zero.
+    unregistering: AtomicUsize,
     flow_root: RwLock<Option<Arc<Pipe>>>,
     flow_gen: AtomicU64,
     default_queue: AtomicU32,
@@ -168,6 +173,7 @@ impl Port {
             sinks: RwLock::new(HashMap::new()),
             sinks_gen: AtomicU64::new(0),
             batch_locks: std::array::from_fn(|_| Mutex::new(())),
+            unregistering: AtomicUsize::new(0),
             flow_root: RwLock::new(None),
             flow_gen: AtomicU64::new(0),
             default_queue: AtomicU32::new(NO_QUEUE),
@@ -219,10 +225,13 @@ impl Port {
     /// call into that sink. Must not be called from inside `RxSink::push`/`flush`.
     pub fn unregister_rx_queue(&self, queue_id: u16) {
         if self.remove_sink(queue_id) {
-            // Wait for the batches in flight (they may hold the old sink).
+            // Wait for the batches in flight (they may hold the old sink); lanes step aside
+            // between batches while we wait, so the wait ends after at most one batch.
+            self.unregistering.fetch_add(1, Ordering::SeqCst);
             for l in &self.batch_locks {
                 drop(l.lock().unwrap_or_else(|e| e.into_inner()));
             }
+            self.unregistering.fetch_sub(1, Ordering::SeqCst);
             self.release();
         }
     }
