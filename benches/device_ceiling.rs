@@ -77,6 +77,9 @@ struct Shape {
     threads: u32,
 }
 
+/// `bench_rx`'s progress pointer: none (this bench reads no trace).
+const NO_PROGRESS: u64 = 0;
+
 /// Bytes read + written per second by device-to-device copies of `bytes`, `reps` times.
 fn d2d_bandwidth(
     ctx: &std::sync::Arc<CudaContext>,
@@ -196,7 +199,8 @@ fn ceiling(env: &GpuEnv, shape: Shape) -> Result<Ceiling, String> {
         .arg(&mut out)
         .arg(&idle_ns)
         .arg(&max_ns)
-        .arg(&burst);
+        .arg(&burst)
+        .arg(&NO_PROGRESS);
     // SAFETY: arguments match bench_rx; the rings outlive both kernels (synchronized below).
     unsafe { b.launch(cfg) }.map_err(err("launch bench_rx"))?;
     let size32 = size as u32;

@@ -26,8 +26,11 @@
 mod support;
 
 use clap::Parser;
+use std::time::{Duration, Instant};
 use support::args::{self, Common};
+
 use support::gpu_rx::{run_gpu_rx, GpuEnv};
+use support::point::{self, Outcome};
 use support::report::{Figure, Status};
 use support::soft::{run_soft_rx_costed, wire_stage_costs, Mode, RxCost, StageCosts};
 use support::udp::{run_recvmmsg, zero_loss_search, MIN_SIZE};
@@ -54,6 +57,14 @@ struct Cli {
     /// Tries per figure (the best counts)
     #[arg(long)]
     tries: Option<usize>,
+    /// Time bound of one GPU point (seconds; its tries included): past it the point is
+    /// killed and reported as STALL with its trace
+    #[arg(long, default_value_t = 40.0)]
+    point_timeout: f64,
+    /// Time budget of the whole bench (seconds): points not started within it are reported
+    /// as skipped (default: none)
+    #[arg(long)]
+    budget: Option<f64>,
     #[command(flatten)]
     common: Common,
 }
@@ -108,8 +119,83 @@ fn cost_note(c: &RxCost, senders: usize, pps: f64) -> String {
     )
 }
 
+/// An isolated GPU point's result line: `ok sent received lost ring_full secs paced` or
+/// `err why`.
+fn gpu_point_line(r: Result<(support::soft::SoftRun, f64), String>) -> String {
+    match r {
+        Ok((r, paced)) => format!(
+            "ok {} {} {} {} {} {}",
+            r.sent, r.received, r.lost, r.ring_full, r.secs, paced
+        ),
+        Err(e) => format!("err {e}"),
+    }
+}
+
+fn parse_gpu_point_line(l: &str) -> Result<(support::soft::SoftRun, f64), String> {
+    if let Some(e) = l.strip_prefix("err ") {
+        return Err(e.to_string());
+    }
+    let v: Vec<&str> = l.strip_prefix("ok ").unwrap_or(l).split(' ').collect();
+    let n = |i: usize| v.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+    let f = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    if v.len() != 6 {
+        return Err(format!("bad result line from the point's process: {l}"));
+    }
+    Ok((
+        support::soft::SoftRun {
+            sent: n(0),
+            received: n(1),
+            lost: n(2),
+            ring_full: n(3),
+            secs: f(4),
+        },
+        f(5),
+    ))
+}
+
+/// The child side of an isolated GPU point (`BENCH_POINT=gpu,MODE,SIZE,QUEUES`): runs the
+/// point's tries and prints the result line.
+fn gpu_point_child(a: &Cli, key: &str) {
+    let parts: Vec<&str> = key.split(',').collect();
+    let mode = match parts.get(1) {
+        Some(&"lo") => Mode::Lo,
+        _ => Mode::Wire,
+    };
+    let num = |i: usize| {
+        parts
+            .get(i)
+            .and_then(|x| x.parse::<usize>().ok())
+            .unwrap_or(1)
+    };
+    let (size, q) = (num(2), num(3));
+    let c = &a.common;
+    let frames = a.frames.unwrap_or(c.pick(20_000, 100_000));
+    let tries = a.tries.unwrap_or(c.pick(2, 3));
+    let r = GpuEnv::open().and_then(|env| {
+        zero_loss_search(
+            tries,
+            q as u64 * frames,
+            |rate| run_gpu_rx(&env, mode, q, size, frames, rate),
+            |r| r.lost,
+            |r| r.pps(),
+        )
+    });
+    println!("{}{}", point::RESULT, gpu_point_line(r));
+}
+
 fn main() {
     let a: Cli = args::parse();
+    if let Some(key) = point::child_point() {
+        // A child started by run_isolated: one point, in the parent's network namespace.
+        gpu_point_child(&a, &key);
+        return;
+    }
+    let started = Instant::now();
+    let over_budget = || {
+        a.budget
+            .is_some_and(|b| started.elapsed().as_secs_f64() > b)
+    };
+    let point_limit = Duration::from_secs_f64(a.point_timeout.max(1.0));
     let isolated = support::netns::isolate_or_warn();
     let c = &a.common;
     let modes: Vec<&str> = a.mode.iter().map(String::as_str).collect();
@@ -125,8 +211,10 @@ fn main() {
     } else {
         "host netns"
     };
+    // Only whether the GPU points can run, and the GPU's name: each point opens the GPU in
+    // a process of its own.
     let gpu = if modes.contains(&"lo") || modes.contains(&"wire") {
-        GpuEnv::open()
+        GpuEnv::open().map(|env| env.name.clone())
     } else {
         Err("GPU modes not selected".to_string())
     };
@@ -143,6 +231,18 @@ fn main() {
         }
         for &q in &queues {
             let tag = format!("{size}B/{q}q");
+            if over_budget() {
+                let why = format!(
+                    "not measured: the bench's --budget of {:.0} s was spent",
+                    a.budget.unwrap_or(0.0)
+                );
+                for m in modes.iter().filter(|m| **m != "recvmmsg") {
+                    for v in ["cpu", "gpu"] {
+                        Figure::skipped(format!("rx/soft-{m}-{v}/{tag}"), None, why.clone()).emit();
+                    }
+                }
+                continue;
+            }
             let mut base_pps = None;
             if modes.contains(&"recvmmsg") || modes.contains(&"lo") {
                 match zero_loss_search(
@@ -209,20 +309,38 @@ fn main() {
                     Mode::Wire if size == 64 && q == 4 => ">= 20 Mpps, zero loss",
                     Mode::Wire => ">= 20 Mpps at 64 B x 4 queues (figure at that point)",
                 };
-                let env = match (&gpu, &gpu_failed[mode as usize]) {
-                    (Ok(env), None) => env,
+                let gpu_name = match (&gpu, &gpu_failed[mode as usize]) {
+                    (Ok(name), None) => name,
                     (Err(reason), _) | (Ok(_), Some(reason)) => {
                         Figure::skipped(&name, Some(target), reason.clone()).emit();
                         continue;
                     }
                 };
-                match zero_loss_search(
-                    tries,
-                    q as u64 * frames,
-                    |rate| run_gpu_rx(env, mode, q, size, frames, rate),
-                    |r| r.lost,
-                    |r| r.pps(),
-                ) {
+                let key = format!("gpu,{},{size},{q}", mode.name());
+                let (outcome, trace) = match point::run_isolated(&key, point_limit) {
+                    Outcome::Done { result, trace } => (parse_gpu_point_line(&result), trace),
+                    Outcome::Stall { secs, trace } => {
+                        Figure::stalled(
+                            &name,
+                            Some(target),
+                            format!(
+                                "STALL: no result after {secs:.0} s (--point-timeout; the point was killed and the run went on); last trace: {}",
+                                Outcome::trace_note(&trace)
+                            ),
+                        )
+                        .emit();
+                        continue;
+                    }
+                    Outcome::Failed { why, trace } => (
+                        Err(format!(
+                            "{why}; last trace: {}",
+                            Outcome::trace_note(&trace)
+                        )),
+                        trace,
+                    ),
+                };
+                let last_trace = trace.last().cloned().unwrap_or_default();
+                match outcome {
                     Ok((r, paced)) => {
                         let pps = r.pps();
                         let zero = r.lost == 0;
@@ -231,12 +349,12 @@ fn main() {
                             pps / 1e6,
                             "Mpps",
                             format!(
-                                "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {} lane(s) (cap {}); {ns}",
+                                "{}; receive kernel (device API, block scope, headers parsed) on {}; {:.2} Gbit/s; {}; ring-full drops {}; {} lane(s) (cap {}); {ns}; trace at end: {last_trace}",
                                 match mode {
                                     Mode::Lo => "senders -> lo -> AF_PACKET -> proxy -> GPU ring (the destination ports end at kernel-dropping sockets, as the baseline's end at its receivers)",
                                     Mode::Wire => "generators -> wire -> proxy -> GPU ring",
                                 },
-                                env.name,
+                                gpu_name,
                                 gbps(pps, size),
                                 loss_note(r.lost, r.sent, paced),
                                 r.ring_full,
@@ -329,7 +447,7 @@ fn stage_figures(size: usize) {
 
 /// Figure 2b's scaling: the 64 B wire rate at the most queues measured against that many
 /// times the 1-queue rate.
-fn scaling(points: &[(usize, f64)], gpu: &Result<GpuEnv, String>) {
+fn scaling(points: &[(usize, f64)], gpu: &Result<String, String>) {
     let name = "rx/soft-wire-gpu/64B/scaling";
     let target = ">= 0.8 x linear from 1 to 8 queues";
     let one = points.iter().find(|p| p.0 == 1);

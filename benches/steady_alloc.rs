@@ -162,22 +162,30 @@ fn per_packet(mode: Mode, frames: u64, size: usize) -> Result<(f64, f64), String
     ))
 }
 
-/// Host bytes allocated by creating and registering one RX queue, besides its packet ring.
-fn per_queue(slots: usize, size: usize) -> (u64, usize) {
+/// Host bytes allocated by creating and registering one RX queue (a second one: the first
+/// started the port), besides its packet ring: (heap bytes, packet ring bytes, resident-set
+/// growth, which includes the new lane's mapped AF_PACKET ring on `lo`).
+fn per_queue(mode: Mode, slots: usize, size: usize) -> (u64, usize, u64) {
     let wire = format!("qmem{}", std::process::id());
-    let port = Port::for_spec(&port_spec(Mode::Wire, &wire, 0)).expect("wire port");
+    let port = Port::for_spec(&port_spec(mode, &wire, 0)).expect("port");
     // A first queue starts the dispatcher (per port, not per queue).
     let first = HostQueue::new(64, 64);
     port.register_rx_queue(0, first.ring.clone())
         .expect("register");
+    let rss0 = rss_bytes();
     let region = Region::start();
     let q = HostQueue::new(slots, slot_size(size));
     port.register_rx_queue(1, q.ring.clone()).expect("register");
     let c = region.finish();
+    let rss1 = rss_bytes();
     let app = q.app_bytes();
     port.unregister_rx_queue(1);
     port.unregister_rx_queue(0);
-    (c.bytes - app as u64, app)
+    (
+        c.bytes - app as u64,
+        app,
+        rss1.saturating_sub(rss0).saturating_sub(app as u64),
+    )
 }
 
 /// Resident set size of this process in bytes.
@@ -255,15 +263,35 @@ fn main() {
         }
     }
     let slots = support::gpu_rx::SLOTS;
-    let (extra, app) = per_queue(slots, size);
+    let (extra, app, _) = per_queue(Mode::Wire, slots, size);
     Figure::info(
         format!("mem/host-bytes-per-rx-queue/{slots}x{size}B"),
         extra as f64 / (1 << 20) as f64,
         "MiB",
-        format!("heap bytes of one host RX queue (handle, completion ring, sink) besides the app's {app} B packet ring"),
+        format!("in-memory wire port: heap bytes of one host RX queue (handle, completion ring, sink, the new lane's input queue) besides the app's {app} B packet ring"),
     )
     .with_target("<= 8 MiB", Status::check(extra <= 8 << 20))
     .emit();
+    let name = format!("mem/host-bytes-per-rx-queue/lo/{slots}x{size}B");
+    let target = "<= 1 MiB (socket-backed port)";
+    if isolated {
+        let (extra, app, rss) = per_queue(Mode::Lo, slots, size);
+        Figure::info(
+            &name,
+            extra as f64 / (1 << 20) as f64,
+            "MiB",
+            format!("AF_PACKET port on lo: heap bytes of one host RX queue and its lane (no input queue: made only when frames are injected) besides the app's {app} B packet ring; resident-set growth besides the packet ring {rss} B (the new lane's TPACKET ring, mapped from the kernel, counts there)"),
+        )
+        .with_target(target, Status::check(extra <= 1 << 20))
+        .emit();
+    } else {
+        Figure::skipped(
+            &name,
+            Some(target),
+            "needs a private network namespace: skipped",
+        )
+        .emit();
+    }
     let gpu = GpuEnv::open();
     let name = format!("mem/allocs-per-packet/soft-lo-gpu/{size}B");
     let target = "0 allocations per packet";

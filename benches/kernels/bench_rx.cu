@@ -11,6 +11,11 @@
 
 #define RECV_TIMEOUT_NS 100000ULL
 
+// progress (optional, may be NULL): 4 words per block in host-visible memory, written by
+// the block's thread 0 after each receive call: packets received, receive calls,
+// globaltimer of the last burst with packets, stop reason (0 running, 1 all received,
+// 2 idle for idle_ns, 3 ran max_ns).
+
 // out[] slots, shared by every block.
 #define OUT_TOTAL 0     // packets received
 #define OUT_FIRST_NS 1  // globaltimer of the first burst (host sets ~0 before launch)
@@ -64,7 +69,8 @@ extern "C" __global__ void bench_rx(const uint64_t *rxqs,
 				    unsigned long long *out,
 				    uint64_t idle_ns,
 				    uint64_t max_ns,
-				    uint32_t burst)
+				    uint32_t burst,
+				    unsigned long long *progress)
 {
 	struct doca_gpu_eth_rxq *rxq = (struct doca_gpu_eth_rxq *)rxqs[blockIdx.x];
 	__shared__ uint64_t first;
@@ -72,6 +78,7 @@ extern "C" __global__ void bench_rx(const uint64_t *rxqs,
 	__shared__ int stop;
 	__shared__ unsigned long long bytes;
 	uint64_t start = doca_gpu_dev_eth_query_globaltimer();
+	unsigned long long my_pkts = 0, my_calls = 0; // thread 0's progress counts
 	if (threadIdx.x == 0)
 		stop = 0;
 	__syncthreads();
@@ -113,9 +120,23 @@ extern "C" __global__ void bench_rx(const uint64_t *rxqs,
 			if (total >= want)
 				stop = 1;
 			else if (last != 0 && now > last && now - last > idle_ns)
-				stop = 1;
+				stop = 2;
 			else if (now - start > max_ns)
-				stop = 1;
+				stop = 3;
+			if (progress != nullptr) {
+				// Host-visible trace of this block (pinned host memory): packets, calls,
+				// time of the last burst with packets, why it stopped.
+				// Counts kept here and only written there (posted writes, no read back
+				// over the bus).
+				volatile unsigned long long *p = progress + 4 * blockIdx.x;
+				my_pkts += num;
+				my_calls++;
+				p[0] = my_pkts;
+				p[1] = my_calls;
+				if (num > 0)
+					p[2] = now;
+				p[3] = (unsigned long long)stop;
+			}
 		}
 		__syncthreads();
 	}

@@ -8,10 +8,11 @@
 //! to the bench binaries; `BENCH_KERNELS_DIR` overrides where it is looked for.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
@@ -31,11 +32,12 @@ use doca_soft::capi::doca_mmap::{
     doca_mmap_start, doca_mmap_stop, Mmap,
 };
 use doca_soft::capi::doca_soft_queue::{doca_soft_eth_rxq_get_counters, RxqCountersSnapshot};
-use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
+use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
 use doca_soft::testing;
 use doca_soft::testing::{Fwd, Pipe, PipeKind, Port, PortSpec, RSS_IPV4, RSS_UDP};
 
 use super::alloc::{Counts, Region};
+use super::point;
 use super::soft::{port_spec, slot_size, wire_frame, wire_send, Mode, SoftRun};
 use super::udp;
 
@@ -208,10 +210,14 @@ impl GpuQueue {
     }
 
     fn ring_full(&self) -> u64 {
+        self.counters().dropped_ring_full
+    }
+
+    fn counters(&self) -> RxqCountersSnapshot {
         let mut c = RxqCountersSnapshot::default();
         // SAFETY: live queue; valid out-pointer.
         unsafe { doca_soft_eth_rxq_get_counters(self.q, &mut c) };
-        c.dropped_ring_full
+        c
     }
 }
 
@@ -313,12 +319,30 @@ pub fn run_gpu_rx_counted(
     );
     let dev = BenchDev::new(mode, &wire);
     let slot = slot_size(size);
+    let progress = KernelProgress::new(env, queues)?;
+    let trace = Arc::new(Trace {
+        phase: AtomicU8::new(Phase::Setup as u8),
+        rings: Mutex::new(Vec::new()),
+        kernel: progress.cpu as usize,
+        blocks: queues,
+        sent: (0..queues).map(|_| AtomicU64::new(0)).collect(),
+        port: dev.port().ok(),
+        start: Instant::now(),
+        done: AtomicBool::new(false),
+    });
+    // Not while allocations are counted (the trace formats text: it allocates).
+    let tracer = counts.is_none().then(|| {
+        let t = trace.clone();
+        std::thread::spawn(move || t.run())
+    });
     // Dropped (explicitly, below) before `dev`.
     let mut qs: Vec<GpuQueue> = Vec::new();
     let result = (|| {
         for i in 0..queues {
             qs.push(GpuQueue::new(env, dev.0, i as u16, slot)?);
         }
+        *trace.rings.lock().unwrap_or_else(|e| e.into_inner()) =
+            qs.iter().map(|q| q.q as usize).collect();
         let port = dev.port()?;
         let ids: Vec<u16> = (0..queues as u16).collect();
         port.set_flow_root(Some(Arc::new(Pipe::new(
@@ -332,14 +356,233 @@ pub fn run_gpu_rx_counted(
             false,
         ))));
         let r = receive(
-            env, &qs, mode, &wire, queues, size, frames, rate_pps, counts,
+            env, &qs, mode, &wire, queues, size, frames, rate_pps, counts, &trace, &progress,
         );
         port.set_flow_root(None);
         r
     })();
+    trace.set(Phase::Teardown);
+    // The tracer stops reading the rings before they go.
+    trace
+        .rings
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
     drop(qs);
     drop(dev);
+    trace.set(Phase::Done);
+    trace.done.store(true, Ordering::Release);
+    if let Some(t) = tracer {
+        let _ = t.join();
+    }
+    drop(progress);
     result
+}
+
+/// Where a GPU point is (printed by the trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Phase {
+    /// Queues being created and started.
+    Setup,
+    /// Senders running, kernel receiving.
+    Sending,
+    /// Senders done; waiting for the receive kernel to end.
+    Kernel,
+    /// Queues being stopped and destroyed (`Port::unregister_rx_queue` waits for the lanes).
+    Teardown,
+    /// Over.
+    Done,
+}
+
+impl Phase {
+    fn name(v: u8) -> &'static str {
+        match v {
+            0 => "setup",
+            1 => "sending",
+            2 => "kernel-wait",
+            3 => "teardown",
+            _ => "done",
+        }
+    }
+}
+
+/// Words per block in the receive kernel's progress array (`bench_rx`'s `progress`).
+const PROGRESS_WORDS: usize = 4;
+
+/// The receive kernel's per-block progress, in pinned host memory the kernel writes and the
+/// trace reads while it runs: packets received, receive calls, globaltimer of the last
+/// burst with packets, and why the block stopped (0 running, 1 all received, 2 idle, 3 time
+/// bound).
+pub struct KernelProgress {
+    gpu: *mut Gpu,
+    dev: *mut c_void,
+    cpu: *mut u64,
+}
+
+impl KernelProgress {
+    fn new(env: &GpuEnv, blocks: usize) -> Result<KernelProgress, String> {
+        let len = blocks.max(1) * PROGRESS_WORDS * 8;
+        let (mut dev, mut cpu) = (null_mut(), null_mut());
+        // SAFETY: live GPU; valid out-pointers.
+        check("doca_gpu_mem_alloc(progress)", unsafe {
+            doca_gpu_mem_alloc(env.gpu, len, 4096, GPU_MEM_TYPE_CPU_GPU, &mut dev, &mut cpu)
+        })?;
+        // SAFETY: cpu points to `len` writable bytes of the allocation just made.
+        unsafe { std::ptr::write_bytes(cpu.cast::<u8>(), 0, len) };
+        Ok(KernelProgress {
+            gpu: env.gpu,
+            dev,
+            cpu: cpu.cast(),
+        })
+    }
+}
+
+impl Drop for KernelProgress {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new`; the kernel that wrote it has ended.
+        unsafe { doca_gpu_mem_free(self.gpu, self.dev) };
+    }
+}
+
+/// Every this often a running GPU point prints a trace line.
+const TRACE_EVERY: Duration = Duration::from_millis(500);
+
+/// What a GPU point's trace reads: lanes (the port's per-lane counters), rings (each
+/// queue's counters: frames received, published, dropped as ring full), the kernel's
+/// progress, the senders' progress and the phase.
+struct Trace {
+    phase: AtomicU8,
+    /// The queues' `EthRxq` pointers while they are alive (cleared before they go).
+    rings: Mutex<Vec<usize>>,
+    kernel: usize,
+    blocks: usize,
+    sent: Vec<AtomicU64>,
+    port: Option<Arc<Port>>,
+    start: Instant,
+    done: AtomicBool,
+}
+
+impl Trace {
+    fn set(&self, p: Phase) {
+        self.phase.store(p as u8, Ordering::Release);
+    }
+
+    fn run(&self) {
+        let mut next = TRACE_EVERY;
+        while !self.done.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(20));
+            if self.start.elapsed() >= next {
+                next += TRACE_EVERY;
+                self.emit();
+            }
+        }
+        self.emit();
+    }
+
+    /// One trace line (to stdout with the trace prefix in an isolated point, else stderr).
+    fn emit(&self) {
+        let line = self.line();
+        if point::child_point().is_some() {
+            println!("{}{line}", point::TRACE);
+        } else {
+            eprintln!("[trace] {line}");
+        }
+    }
+
+    fn line(&self) -> String {
+        let mut s = format!(
+            "t={:.2}s phase={}",
+            self.start.elapsed().as_secs_f64(),
+            Phase::name(self.phase.load(Ordering::Acquire))
+        );
+        let sent: Vec<u64> = self
+            .sent
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        let _ = write!(s, " sent={sent:?}");
+        if let Some(p) = &self.port {
+            let now = doca_now_ns();
+            let _ = write!(s, " unregistering={} lanes=[", p.unregistering());
+            for l in p.lane_stats() {
+                let age = |t: u64| {
+                    if t == 0 {
+                        "never".to_string()
+                    } else {
+                        format!("{}ms", now.saturating_sub(t) / 1_000_000)
+                    }
+                };
+                let _ = write!(
+                    s,
+                    "{}:{}f/{}b/{}loops last-frame {} last-loop {}{} ",
+                    l.lane,
+                    l.frames,
+                    l.batches,
+                    l.loops,
+                    age(l.last_frame_ns),
+                    age(l.last_loop_ns),
+                    l.queued.map_or(String::new(), |q| format!(" queued {q}")),
+                );
+            }
+            s.push(']');
+        }
+        {
+            let rings = self.rings.lock().unwrap_or_else(|e| e.into_inner());
+            if !rings.is_empty() {
+                s.push_str(" rings(recv/published/ring-full)=[");
+                for (i, &q) in rings.iter().enumerate() {
+                    let mut c = RxqCountersSnapshot::default();
+                    // SAFETY: the queue is alive while its pointer is in `rings` (cleared
+                    // under this lock before the queues are destroyed).
+                    unsafe { doca_soft_eth_rxq_get_counters(q as *mut EthRxq, &mut c) };
+                    let _ = write!(
+                        s,
+                        "{i}:{}/{}/{} ",
+                        c.received, c.delivered, c.dropped_ring_full
+                    );
+                }
+                s.push(']');
+            }
+        }
+        s.push_str(" kernel(pkts/calls/state)=[");
+        for b in 0..self.blocks {
+            let w = |k: usize| {
+                // SAFETY: `kernel` is the CPU address of the progress array (blocks x
+                // PROGRESS_WORDS words), alive until after the tracer is joined; the kernel
+                // writes it concurrently, hence volatile.
+                unsafe { ((self.kernel as *const u64).add(b * PROGRESS_WORDS + k)).read_volatile() }
+            };
+            let state = match w(3) {
+                0 => "running",
+                1 => "all-received",
+                2 => "idle-stop",
+                3 => "time-bound",
+                _ => "?",
+            };
+            let _ = write!(s, "{b}:{}/{}/{state} ", w(0), w(1));
+        }
+        s.push(']');
+        s
+    }
+}
+
+/// CLOCK_REALTIME in ns (the clock of the port's lane counters).
+fn doca_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Longest a receive kernel runs (`BENCH_KERNEL_MAX_S`, default 10 s): bounds a point whose
+/// frames never arrive.
+fn kernel_max_ns() -> u64 {
+    let s = std::env::var("BENCH_KERNEL_MAX_S")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| *v > 0.0)
+        .unwrap_or(10.0);
+    (s * 1e9) as u64
 }
 
 /// Packets the receive kernel asks for per call (a proxy publishes at most a dispatcher
@@ -357,8 +600,12 @@ fn receive(
     frames: u64,
     rate_pps: f64,
     counts: Option<&mut CountWindow>,
+    trace: &Arc<Trace>,
+    kprog: &KernelProgress,
 ) -> Result<SoftRun, String> {
-    let stream = env.ctx.default_stream();
+    // A stream of its own (non-blocking): the proxy's synchronous host-to-device copies
+    // (legacy default stream) must not be ordered behind the running receive kernel.
+    let stream = env.ctx.new_stream().map_err(|e| format!("stream: {e:?}"))?;
     let e = |what: &str| {
         let what = what.to_string();
         move |err: cudarc::driver::DriverError| format!("{what}: {err:?}")
@@ -379,7 +626,8 @@ fn receive(
     let want = queues as u64 * frames;
     let senders = queues as u32;
     let idle_ns: u64 = 300_000_000;
-    let max_ns: u64 = 20_000_000_000;
+    let max_ns: u64 = kernel_max_ns();
+    let progress_ptr = kprog.dev as u64;
     let burst: u32 = RX_BURST;
     let mut b = stream.launch_builder(&f);
     b.arg(&handles)
@@ -390,7 +638,8 @@ fn receive(
         .arg(&mut out)
         .arg(&idle_ns)
         .arg(&max_ns)
-        .arg(&burst);
+        .arg(&burst)
+        .arg(&progress_ptr);
     let cfg = LaunchConfig {
         grid_dim: (queues as u32, 1, 1),
         block_dim: (THREADS, 1, 1),
@@ -418,16 +667,17 @@ fn receive(
     // Senders get ready (everything allocated), then start together with the counting
     // region when one is asked for.
     let ready = Arc::new(Barrier::new(queues + 1));
-    // Frames each `lo` sender has handed to the kernel so far (for the counting window).
-    let progress: Arc<Vec<AtomicU64>> = Arc::new((0..queues).map(|_| AtomicU64::new(0)).collect());
+    // Frames each `lo` sender has handed to the kernel so far (counting window, trace).
+    trace.set(Phase::Sending);
     let senders_t: Vec<_> = (0..queues)
         .map(|i| {
-            let (peer, ready, progress) = (peer.clone(), ready.clone(), progress.clone());
+            let (peer, ready, progress) = (peer.clone(), ready.clone(), trace.clone());
             std::thread::spawn(move || match peer {
                 Some(p) => {
                     let mut f = wire_frame(i as u16, size);
                     ready.wait();
                     wire_send(&p, &mut f, i as u16, frames, per);
+                    progress.sent[i].store(frames, Ordering::Relaxed);
                     frames
                 }
                 None => {
@@ -435,7 +685,7 @@ fn receive(
                     ready.wait();
                     let start = Instant::now();
                     let paced = |seq: u64| {
-                        progress[i].store(seq, Ordering::Relaxed);
+                        progress.sent[i].store(seq, Ordering::Relaxed);
                         if per > 0.0 {
                             let due = Duration::from_secs_f64(seq as f64 / per);
                             while start.elapsed() < due {
@@ -453,7 +703,8 @@ fn receive(
     let mut region = None;
     if counts.is_some() {
         let sent_so_far = || {
-            progress
+            trace
+                .sent
                 .iter()
                 .map(|p| p.load(Ordering::Relaxed))
                 .sum::<u64>()
@@ -469,6 +720,7 @@ fn receive(
         region = Some((Region::start(), sent_so_far()));
     }
     let sent: u64 = senders_t.into_iter().map(|s| s.join().unwrap_or(0)).sum();
+    trace.set(Phase::Kernel);
     if let (Some((r, at)), Some(c)) = (region, counts) {
         *c = CountWindow {
             counts: r.finish(),

@@ -10,6 +10,7 @@ pub mod args;
 pub mod gpu_rx;
 pub mod gpu_tx;
 pub mod netns;
+pub mod point;
 pub mod report;
 pub mod soft;
 pub mod tx;

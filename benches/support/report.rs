@@ -2,7 +2,8 @@
 //!
 //! Keys: `figure` (name), `value`, `unit`, `baseline` / `baseline_value` (measured in the same
 //! run), `target` (text), `ratio` (value / baseline), `status` (`pass`, `miss`, `info` when
-//! there is no target to compare, `skipped`), `notes`.
+//! there is no target to compare, `skipped`, `STALL` when the point ran past its time bound),
+//! `notes`.
 
 use std::fmt::Write as _;
 
@@ -18,6 +19,9 @@ pub enum Status {
     Info,
     /// Not measured (the reason is in the notes).
     Skipped,
+    /// The point did not end within its time bound: killed, with what its trace saw in the
+    /// notes.
+    Stall,
 }
 
 impl Status {
@@ -27,6 +31,7 @@ impl Status {
             Status::Miss => "miss",
             Status::Info => "info",
             Status::Skipped => "skipped",
+            Status::Stall => "STALL",
         }
     }
 
@@ -91,6 +96,14 @@ impl Figure {
             target: target.map(str::to_string),
             status: Status::Skipped,
             notes: reason.into(),
+        }
+    }
+
+    /// A point that ran past its time bound, with what it saw.
+    pub fn stalled(name: impl Into<String>, target: Option<&str>, what: impl Into<String>) -> Self {
+        Figure {
+            status: Status::Stall,
+            ..Figure::skipped(name, target, what)
         }
     }
 

@@ -251,8 +251,27 @@ pub fn wire_frame(sender: u16, size: usize) -> Vec<u8> {
     f
 }
 
+/// Longest a wire sender retries one frame on a full wire before it gives up (so a point
+/// whose lanes stopped ends, with the frames not sent counted as lost).
+const WIRE_STALL: Duration = Duration::from_secs(5);
+
+/// Sends `f`, retrying while the wire is full, for at most [`WIRE_STALL`].
+fn send_or_give_up(peer: &Port, f: &[u8]) -> bool {
+    if peer.send(f).is_ok() {
+        return true;
+    }
+    let since = Instant::now();
+    while peer.send(f).is_err() {
+        if since.elapsed() > WIRE_STALL {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
 /// Sends `f` with sequence numbers 0..frames on `peer` (see [`wire_generate`]); allocates
-/// nothing. Returns the seconds it took.
+/// nothing while frames flow (a message when it gives up). Returns the seconds it took.
 pub fn wire_send(peer: &Port, f: &mut [u8], sender: u16, frames: u64, rate_pps: f64) -> f64 {
     let start = Instant::now();
     for seq in 0..frames {
@@ -263,8 +282,12 @@ pub fn wire_send(peer: &Port, f: &mut [u8], sender: u16, frames: u64, rate_pps: 
                 std::hint::spin_loop();
             }
         }
-        while peer.send(f).is_err() {
-            std::thread::yield_now();
+        if !send_or_give_up(peer, f) {
+            crate::say!(
+                "wire sender {sender}: frame {seq} not taken for {} s (no lane drains the wire): giving up, the rest count as lost",
+                WIRE_STALL.as_secs()
+            );
+            break;
         }
     }
     start.elapsed().as_secs_f64()

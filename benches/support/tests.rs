@@ -169,3 +169,70 @@ fn zero_loss_search_retries_paced_and_gives_up_on_a_crawl() {
     assert_eq!(asked, vec![0.0], "no paced retry");
     assert_eq!(paced, 0.0);
 }
+
+#[test]
+fn an_isolated_point_that_stalls_is_killed_in_time_with_its_trace() {
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+    use support::point::{run_command, Outcome};
+    let mut cmd = Command::new("sh");
+    cmd.args([
+        "-c",
+        "echo '#trace lane 0: 5 frames'; echo '#trace lane 0: 5 frames, still'; sleep 30",
+    ]);
+    let start = Instant::now();
+    let out = run_command("stall-test", cmd, Duration::from_millis(700));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "the stalled point was not cut at its bound: {:?}",
+        start.elapsed()
+    );
+    match out {
+        Outcome::Stall { secs, trace } => {
+            assert!(secs >= 0.6, "stalled after {secs} s, before its bound");
+            assert_eq!(
+                trace,
+                vec!["lane 0: 5 frames", "lane 0: 5 frames, still"],
+                "the trace lines it printed"
+            );
+        }
+        _ => panic!("a point that never prints its result must stall"),
+    }
+}
+
+#[test]
+fn an_isolated_point_that_ends_hands_back_its_result_and_trace() {
+    use std::process::Command;
+    use std::time::Duration;
+    use support::point::{run_command, Outcome};
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "echo '#trace t=0.5s'; echo '#result ok 1 2 3 4 5 6'"]);
+    match run_command("done-test", cmd, Duration::from_secs(20)) {
+        Outcome::Done { result, trace } => {
+            assert_eq!(result, "ok 1 2 3 4 5 6");
+            assert_eq!(trace, vec!["t=0.5s"]);
+        }
+        _ => panic!("the point printed its result"),
+    }
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "echo '#trace before crash'; exit 3"]);
+    match run_command("crash-test", cmd, Duration::from_secs(20)) {
+        Outcome::Failed { why, trace } => {
+            assert!(why.contains("without a result"), "{why}");
+            assert_eq!(trace, vec!["before crash"]);
+        }
+        _ => panic!("a point that exits without a result failed"),
+    }
+}
+
+#[test]
+fn a_stalled_figure_says_stall() {
+    let f = Figure::stalled("rx/x", Some("t"), "STALL: trace");
+    assert_eq!(f.status, Status::Stall);
+    assert!(
+        f.to_json().contains("\"status\":\"STALL\""),
+        "{}",
+        f.to_json()
+    );
+    assert!(f.value.is_none());
+}

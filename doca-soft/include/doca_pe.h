@@ -44,6 +44,23 @@ uint8_t doca_pe_progress(struct doca_pe *pe);
 DOCA_STABLE
 doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
 
+/*
+ * Notification: a descriptor (doca_notification_handle_t) that becomes readable when the
+ * engine has work, for applications that wait with poll/epoll instead of looping over
+ * doca_pe_progress. Get the handle once; before each wait request a notification; after
+ * waking clear it, then progress. DOCA_ERROR_NOT_SUPPORTED from the request means a
+ * connected context cannot notify: keep polling.
+ */
+DOCA_STABLE
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
+					     doca_notification_handle_t *handle);
+
+DOCA_STABLE
+doca_error_t doca_pe_request_notification(struct doca_pe *pe);
+
+DOCA_STABLE
+doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
+
 /* Queue a task on its context; completion arrives through doca_pe_progress. */
 DOCA_STABLE
 doca_error_t doca_task_submit(struct doca_task *task);

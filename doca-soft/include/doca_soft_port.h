@@ -28,6 +28,7 @@ struct doca_soft_port_counters {
 	uint64_t dropped_malformed; /* truncated or inconsistent headers */
 	uint64_t sent;              /* frames sent */
 	uint64_t send_errors;       /* frames that failed to send */
+	uint64_t dropped_truncated; /* only partly captured (a capture record cut by its snap length) */
 };
 
 /* Reads the counters of the port of dev (all zero if the port was never opened). */

@@ -37,7 +37,7 @@ pub const TYPE_DOUBLE: u32 = 6;
 pub type ParamCb = Option<unsafe extern "C" fn(param: *mut c_void, config: *mut c_void) -> u32>;
 
 /// The C `struct doca_argp_param`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Param {
     short_name: Option<String>,
     long_name: Option<String>,

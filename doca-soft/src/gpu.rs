@@ -15,12 +15,13 @@
 //! tell GPU memory apart.
 
 pub(crate) mod cu;
+pub(crate) mod driver;
 pub(crate) mod registry;
 
 use crate::error::{DocaError, DocaResult};
+use crate::gpu::driver as sys;
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
 pub use cu::cuda_available;
-use cudarc::driver::sys;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void, CString};
 use std::sync::{Arc, Mutex};

@@ -71,6 +71,15 @@ struct Block {
     backing: Backing,
 }
 
+/// `n` zeroed values; NO_MEMORY when they cannot be allocated (the sizes come from the
+/// application: an allocation failure must not abort its process).
+fn zeroed<T: Default + Clone>(n: usize) -> DocaResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| DocaError::NO_MEMORY)?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
 impl Block {
     fn new(backing: &Backing, len: usize, mem_type: u32) -> DocaResult<Block> {
         match backing {
@@ -82,11 +91,11 @@ impl Block {
                     len,
                     backing: backing.clone(),
                 };
-                b.write(0, &vec![0u8; len])?;
+                b.write(0, &zeroed::<u8>(len)?)?;
                 Ok(b)
             }
             Backing::Host => {
-                let v = vec![0u64; len.div_ceil(8)].into_boxed_slice();
+                let v = zeroed::<u64>(len.div_ceil(8))?.into_boxed_slice();
                 let p = Box::into_raw(v) as *mut u64 as usize;
                 Ok(Block {
                     dev: p as u64,

@@ -64,6 +64,10 @@ fn counter_structs_match_their_c_declarations() {
             offset_of!(PortCountersSnapshot, send_errors),
         ),
         (
+            "offsetof(struct doca_soft_port_counters, dropped_truncated)",
+            offset_of!(PortCountersSnapshot, dropped_truncated),
+        ),
+        (
             "sizeof(struct doca_soft_rxq_counters)",
             size_of::<RxqCountersSnapshot>(),
         ),

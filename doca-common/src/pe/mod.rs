@@ -88,8 +88,9 @@ impl ProgressEngine {
     /// [`clear_notification`](Self::clear_notification) and progress. The engine owns it.
     ///
     /// `None` when the runtime has no such handle (it answers `DOCA_ERROR_NOT_SUPPORTED`,
-    /// or the DOCA headers this crate was built against do not declare the calls: the
-    /// software runtime today). Asked once; later calls return the same answer.
+    /// or the DOCA headers this crate was built against do not declare the calls). Asked
+    /// once; later calls return the same answer. Arming may still be refused while a
+    /// connected context cannot notify: [`ProgressWaiter`] then polls with a backoff.
     pub fn notification_handle(&self) -> Option<RawFd> {
         *self
             .inner
@@ -226,7 +227,15 @@ mod tests {
         let mut w = ProgressWaiter::new(&pe);
         let c = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(c.clone());
-        // An idle engine: each park leads to exactly one wake, later, never a busy loop.
+        if pe.notification_handle().is_some() && pe.request_notification().is_ok() {
+            // A runtime with notifications: an engine with nothing connected is armed and
+            // never woken (no spurious wake-ups, no polling).
+            assert!(w.park(&waker));
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            assert_eq!(c.0.load(Ordering::SeqCst), 0, "woken with nothing to do");
+            return;
+        }
+        // Without: each park leads to exactly one wake, later, never a busy loop.
         let t0 = std::time::Instant::now();
         let mut parks = 0;
         while t0.elapsed() < std::time::Duration::from_millis(100) {

@@ -22,7 +22,9 @@ const MAX_BATCH: usize = 64;
 ///   `doca_pe_clear_notification`): `park` arms the engine's notification and a
 ///   process-wide thread wakes the future when the descriptor becomes readable. A waiting
 ///   future costs nothing.
-/// * Without one (the software runtime today): the future is woken after a delay that
+/// * Without one, or when arming is refused (`DOCA_ERROR_NOT_SUPPORTED`: the software
+///   runtime refuses it while a connected context kind has no wake-up descriptor yet):
+///   the future is woken after a delay that
 ///   starts at [`BACKOFF_MIN`] and doubles while nothing completes, up to [`BACKOFF_MAX`].
 ///   The cost: while a command is outstanding, at most about 1000 polls a second (each a
 ///   few engine calls) and up to [`BACKOFF_MAX`] of extra latency; activity resets the

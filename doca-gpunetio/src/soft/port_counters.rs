@@ -30,6 +30,8 @@ pub struct PortCounters {
     pub sent: u64,
     /// Frames that failed to send.
     pub send_errors: u64,
+    /// Frames only partly captured (a capture record cut by its snap length).
+    pub dropped_truncated: u64,
 }
 
 /// Reads the C struct field by field. The destructuring names every field of the binding
@@ -49,6 +51,7 @@ impl From<sys::doca_soft_port_counters> for PortCounters {
             dropped_malformed,
             sent,
             send_errors,
+            dropped_truncated,
         } = c;
         PortCounters {
             received,
@@ -62,6 +65,7 @@ impl From<sys::doca_soft_port_counters> for PortCounters {
             dropped_malformed,
             sent,
             send_errors,
+            dropped_truncated,
         }
     }
 }
@@ -87,6 +91,7 @@ impl PortCounters {
             + self.dropped_ring_full
             + self.dropped_stopped
             + self.dropped_malformed
+            + self.dropped_truncated
     }
 }
 
@@ -108,6 +113,7 @@ mod tests {
             dropped_malformed: 9,
             sent: 10,
             send_errors: 11,
+            dropped_truncated: 12,
         };
         let p = PortCounters::from(c);
         assert_eq!(
@@ -122,10 +128,11 @@ mod tests {
                 p.dropped_too_big,
                 p.dropped_ring_full,
                 p.dropped_stopped,
-                p.dropped_malformed
+                p.dropped_malformed,
+                p.dropped_truncated
             ],
-            [3, 4, 5, 6, 7, 8, 9]
+            [3, 4, 5, 6, 7, 8, 9, 12]
         );
-        assert_eq!(p.dropped(), 3 + 4 + 5 + 6 + 7 + 8 + 9);
+        assert_eq!(p.dropped(), 3 + 4 + 5 + 6 + 7 + 8 + 9 + 12);
     }
 }

@@ -306,6 +306,19 @@ fn c_api_round_trip() {
             assert_eq!(doca_argp_register_param(p), 0);
         }
         doca_argp_param_set_type(std::ptr::null_mut(), TYPE_INT); // logged, ignored
+
+        // Misuse of a registered parameter is an error, not a double free.
+        assert_eq!(doca_argp_register_param(p), DocaError::BAD_STATE.0);
+        assert_eq!(doca_argp_param_destroy(p), DocaError::BAD_STATE.0);
+        doca_argp_param_set_type(p, TYPE_BOOLEAN); // logged, ignored: argp owns it
+                                                   // A destroyed parameter and a pointer that never was one are not parameters.
+        let mut q: *mut Param = std::ptr::null_mut();
+        assert_eq!(doca_argp_param_create(&mut q), 0);
+        assert_eq!(doca_argp_param_destroy(q), 0);
+        assert_eq!(doca_argp_param_destroy(q), DocaError::INVALID_VALUE.0);
+        let bogus = std::ptr::dangling_mut::<Param>();
+        assert_eq!(doca_argp_register_param(bogus), DocaError::INVALID_VALUE.0);
+        assert_eq!(doca_argp_param_destroy(bogus), DocaError::INVALID_VALUE.0);
         assert_eq!(doca_argp_start(argv.len() as c_int, argv.as_mut_ptr()), 0);
         assert_eq!(cfg.nic, "lo");
         assert_eq!(cfg.count, 12);
@@ -315,6 +328,8 @@ fn c_api_round_trip() {
             "no -c"
         );
         assert_eq!(doca_argp_destroy(), 0);
+        // The parser freed its parameters: p is no parameter any more.
+        assert_eq!(doca_argp_param_destroy(p), DocaError::INVALID_VALUE.0);
         assert_eq!(doca_argp_destroy(), DocaError::BAD_STATE.0);
         assert_eq!(
             doca_argp_start(1, argv.as_mut_ptr()),

@@ -52,14 +52,16 @@ pub(crate) fn entries(
     elem_size: usize,
     num: usize,
     mkey: u32,
-) -> Vec<GpuBufEntry> {
-    (0..num)
-        .map(|i| GpuBufEntry {
-            addr: base + offset + (i * elem_size) as u64,
-            mkey_be: mkey.to_be(),
-            reserved: 0,
-        })
-        .collect()
+) -> DocaResult<Vec<GpuBufEntry>> {
+    let mut v = Vec::new();
+    // Fallible: `num` comes from the application (NO_MEMORY, not an abort).
+    v.try_reserve_exact(num).map_err(|_| DocaError::NO_MEMORY)?;
+    v.extend((0..num).map(|i| GpuBufEntry {
+        addr: base + offset + (i * elem_size) as u64,
+        mkey_be: mkey.to_be(),
+        reserved: 0,
+    }));
+    Ok(v)
 }
 
 impl BufArr {
@@ -125,7 +127,7 @@ impl BufArr {
                 s.elem_size,
                 self.num_elem,
                 mmap.mkey(),
-            );
+            )?;
             let bytes = e.len() * std::mem::size_of::<GpuBufEntry>();
             let (d, _) = gpu.alloc(bytes, 64, GPU_MEM_TYPE_GPU)?;
             // SAFETY: GpuBufEntry is plain old data; the slice covers exactly `e`.
@@ -209,7 +211,7 @@ mod tests {
 
     #[test]
     fn entries_are_spaced_by_element_size_with_big_endian_mkey() {
-        let e = entries(0x1000, 64, 256, 3, 0x0102_0304);
+        let e = entries(0x1000, 64, 256, 3, 0x0102_0304).unwrap();
         assert_eq!(e.len(), 3);
         assert_eq!(e[0].addr, 0x1040);
         assert_eq!(e[2].addr, 0x1040 + 512);

@@ -35,16 +35,42 @@ impl BufInventory {
         lock(&self.pool)
     }
 
-    /// Adds `n` slots.
-    fn grow(&self, n: usize) {
+    /// Adds `n` slots; NO_MEMORY (nothing added) when they cannot be allocated or would
+    /// make more than `u32::MAX` slots. Every allocation here is fallible: `n` comes from
+    /// the caller, and an allocation failure must not abort the caller's process.
+    fn grow(&self, n: usize) -> DocaResult<()> {
+        let per_slot = std::mem::size_of::<Buf>() + std::mem::size_of::<*mut Buf>();
+        if self.lock().total.saturating_add(n) > u32::MAX as usize {
+            sdk_err!("buf", "an inventory holds at most {} elements", u32::MAX);
+            return Err(DocaError::NO_MEMORY);
+        }
+        let bytes = n.checked_mul(per_slot).ok_or(DocaError::NO_MEMORY)?;
+        // Refuse what the machine cannot hold at all: with overcommit the reservation
+        // below may succeed and the process would be killed while filling the slots.
+        if bytes as u64 > physical_memory() {
+            sdk_err!(
+                "buf",
+                "inventory of {n} more elements needs {bytes} bytes, more than this machine's memory"
+            );
+            return Err(DocaError::NO_MEMORY);
+        }
         let me = self as *const BufInventory;
-        let chunk: Box<[Buf]> = (0..n).map(|_| Buf::empty(me)).collect();
-        let base = Box::into_raw(chunk) as *mut Buf;
+        let mut chunk: Vec<Buf> = Vec::new();
+        chunk.try_reserve_exact(n).map_err(|_| no_memory(n))?;
+        chunk.extend((0..n).map(|_| Buf::empty(me)));
         let mut p = self.lock();
+        let total = p
+            .total
+            .checked_add(n)
+            .filter(|&t| t <= u32::MAX as usize)
+            .ok_or(DocaError::NO_MEMORY)?;
+        p.free.try_reserve_exact(n).map_err(|_| no_memory(n))?;
+        let base = Box::into_raw(chunk.into_boxed_slice()) as *mut Buf;
         p.chunks.push((base, n));
         // SAFETY: base points to n slots.
         p.free.extend((0..n).rev().map(|i| unsafe { base.add(i) }));
-        p.total += n;
+        p.total = total;
+        Ok(())
     }
 
     /// Number of slots and number of free slots.
@@ -114,6 +140,27 @@ impl BufInventory {
     }
 }
 
+/// NO_MEMORY for a failed allocation of `n` slots (logged: the caller sees only the code).
+fn no_memory(n: usize) -> DocaError {
+    sdk_err!("buf", "cannot allocate an inventory of {n} more elements");
+    DocaError::NO_MEMORY
+}
+
+/// Bytes of physical memory (u64::MAX when the system does not say).
+fn physical_memory() -> u64 {
+    // SAFETY: sysconf only reads system configuration.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages <= 0 || page <= 0 {
+        return u64::MAX;
+    }
+    (pages as u64).saturating_mul(page as u64)
+}
+
 impl Drop for BufInventory {
     fn drop(&mut self) {
         let p = self.pool.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -126,7 +173,7 @@ impl Drop for BufInventory {
 
 impl BufInventory {
     /// An inventory of `num_elements` slots (stopped); INVALID_VALUE for 0 or more than
-    /// `u32::MAX`. Boxed: its slots point back to it, so it does not move.
+    /// `u32::MAX`, NO_MEMORY when the slots cannot be allocated. Boxed: its slots point back to it, so it does not move.
     pub(crate) fn new_boxed(num_elements: usize) -> DocaResult<Box<BufInventory>> {
         if num_elements == 0 || num_elements > u32::MAX as usize {
             return Err(DocaError::INVALID_VALUE);
@@ -140,7 +187,7 @@ impl BufInventory {
                 user_data: DocaData { u64: 0 },
             }),
         });
-        inv.grow(num_elements);
+        inv.grow(num_elements)?;
         Ok(inv)
     }
 
@@ -176,13 +223,13 @@ impl BufInventory {
         Ok(())
     }
 
-    /// Adds `num_elements` slots (INVALID_VALUE for 0).
+    /// Adds `num_elements` slots (INVALID_VALUE for 0, NO_MEMORY when they cannot be
+    /// allocated or would make more than `u32::MAX`).
     pub(crate) fn expand(&self, num_elements: u32) -> DocaResult<()> {
         if num_elements == 0 {
             return Err(DocaError::INVALID_VALUE);
         }
-        self.grow(num_elements as usize);
-        Ok(())
+        self.grow(num_elements as usize)
     }
 
     /// Sets the application's user data.

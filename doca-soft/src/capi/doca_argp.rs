@@ -1,12 +1,19 @@
 //! `doca_argp.h`: the command-line parser of DOCA programs (one per process). The
 //! parameter setters return nothing: a NULL parameter is logged and ignored.
+//!
+//! Parameter handles are tracked (see [`Handles`]): a registered parameter stays allocated
+//! until `doca_argp_destroy`, so registering it again, destroying it or setting it after
+//! registration is a clear error (BAD_STATE, logged) instead of a double free, and a
+//! pointer that is no live parameter is INVALID_VALUE without being read.
 
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::Mutex;
 
-use super::toolkit::{call, call_value, call_void, handle_mut, new_handle, non_null};
-use super::toolkit::{str_arg, take_handle};
+use super::toolkit::{call, call_value, call_void, non_null, str_arg, write_out};
 use crate::argp;
-use crate::error::DocaError;
+use crate::error::{DocaError, DocaResult};
+use crate::sync::lock;
 
 pub use crate::argp::{Param, ParamCb, ValidationCb};
 pub use crate::argp::{
@@ -22,15 +29,61 @@ unsafe fn opt_string(s: *const c_char) -> Option<String> {
     unsafe { str_arg(s) }.ok().map(str::to_owned)
 }
 
-/// Runs a setter on a parameter; a NULL parameter is logged.
-///
-/// # Safety
-/// `param` is null or a live parameter.
-unsafe fn set(func: &'static str, param: *mut Param, f: impl FnOnce(&mut Param)) {
+/// Where a live parameter handle stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stage {
+    /// Made by `doca_argp_param_create`; the application owns it.
+    Created,
+    /// Given to `doca_argp_register_param`; argp owns it (freed by `doca_argp_destroy`).
+    Registered,
+}
+
+/// Every live parameter handle (its address), with its stage. The boxes themselves are
+/// owned here: a handle is freed only by `doca_argp_param_destroy` (Created) or
+/// `doca_argp_destroy` (Registered).
+struct Handles(HashMap<usize, (Stage, Box<Param>)>);
+
+static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);
+
+/// Runs `f` on the handle table (made on first use).
+fn with_handles<T>(f: impl FnOnce(&mut HashMap<usize, (Stage, Box<Param>)>) -> T) -> T {
+    let mut h = lock(&HANDLES);
+    f(&mut h.get_or_insert_with(|| Handles(HashMap::new())).0)
+}
+
+/// The live parameter behind `param` at stage `want`: INVALID_VALUE when `param` is no
+/// live parameter, BAD_STATE (logged) when it is at the other stage.
+fn live<'a>(
+    func: &str,
+    table: &'a mut HashMap<usize, (Stage, Box<Param>)>,
+    param: *mut Param,
+    want: Stage,
+) -> DocaResult<&'a mut (Stage, Box<Param>)> {
+    let entry = table
+        .get_mut(&(param as usize))
+        .ok_or(DocaError::INVALID_VALUE)?;
+    if entry.0 != want {
+        sdk_err!(
+            "argp",
+            "{func}: the parameter is {}",
+            match entry.0 {
+                Stage::Registered => "registered (argp owns it now)",
+                Stage::Created => "not registered",
+            }
+        );
+        return Err(DocaError::BAD_STATE);
+    }
+    Ok(entry)
+}
+
+/// Runs a setter on a parameter that is not registered yet; a NULL, unknown or registered
+/// parameter is logged and ignored (the setters return nothing).
+fn set(func: &'static str, param: *mut Param, f: impl FnOnce(&mut Param)) {
     call_void(func, || {
-        // SAFETY: caller contract.
-        f(unsafe { handle_mut(param) }?);
-        Ok(())
+        with_handles(|t| {
+            f(&mut live(func, t, param, Stage::Created)?.1);
+            Ok(())
+        })
     })
 }
 
@@ -51,25 +104,38 @@ pub unsafe extern "C" fn doca_argp_init(
 /// `doca_argp_destroy()`: forgets every parameter; BAD_STATE when not initialised.
 #[no_mangle]
 pub extern "C" fn doca_argp_destroy() -> u32 {
-    call("doca_argp_destroy", argp::destroy)
+    call("doca_argp_destroy", || {
+        argp::destroy()?;
+        // The registered parameters go with the parser.
+        with_handles(|t| t.retain(|_, (stage, _)| *stage == Stage::Created));
+        Ok(())
+    })
 }
 
 /// `doca_argp_param_create(&param)`.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_create(param: *mut *mut Param) -> u32 {
     call("doca_argp_param_create", || {
-        // SAFETY: C API contract (null or writable).
-        unsafe { new_handle(param, Param::default()) }
+        non_null(param)?;
+        let mut b = Box::new(Param::default());
+        let p: *mut Param = &mut *b;
+        with_handles(|t| t.insert(p as usize, (Stage::Created, b)));
+        // SAFETY: C API contract (checked non-null, writable).
+        unsafe { write_out(param, p) }
     })
 }
 
-/// `doca_argp_param_destroy(param)`: for a parameter that was not registered.
+/// `doca_argp_param_destroy(param)`: for a parameter that was not registered; BAD_STATE
+/// (nothing freed) for a registered one, INVALID_VALUE for a pointer that is no live
+/// parameter.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_destroy(param: *mut Param) -> u32 {
     call("doca_argp_param_destroy", || {
-        // SAFETY: C API contract (null or an unregistered parameter, given up).
-        drop(unsafe { take_handle(param) }?);
-        Ok(())
+        with_handles(|t| {
+            live("doca_argp_param_destroy", t, param, Stage::Created)?;
+            t.remove(&(param as usize));
+            Ok(())
+        })
     })
 }
 
@@ -126,48 +192,39 @@ pub unsafe extern "C" fn doca_argp_param_set_description(
 /// `doca_argp_param_set_callback(param, callback)`.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_set_callback(param: *mut Param, callback: ParamCb) {
-    // SAFETY: C API contract.
-    unsafe {
-        set("doca_argp_param_set_callback", param, |p| {
-            p.set_callback(callback)
-        })
-    }
+    set("doca_argp_param_set_callback", param, |p| {
+        p.set_callback(callback)
+    })
 }
 
 /// `doca_argp_param_set_type(param, type)`.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_set_type(param: *mut Param, kind: u32) {
-    // SAFETY: C API contract.
-    unsafe { set("doca_argp_param_set_type", param, |p| p.set_type(kind)) }
+    set("doca_argp_param_set_type", param, |p| p.set_type(kind))
 }
 
 /// `doca_argp_param_set_mandatory(param)`.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_set_mandatory(param: *mut Param) {
-    // SAFETY: C API contract.
-    unsafe { set("doca_argp_param_set_mandatory", param, Param::set_mandatory) }
+    set("doca_argp_param_set_mandatory", param, Param::set_mandatory)
 }
 
 /// `doca_argp_param_set_cli_only(param)`: every parameter is command-line only here (no
 /// JSON configuration); the mark shows in the usage.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_set_cli_only(param: *mut Param) {
-    // SAFETY: C API contract.
-    unsafe { set("doca_argp_param_set_cli_only", param, Param::set_cli_only) }
+    set("doca_argp_param_set_cli_only", param, Param::set_cli_only)
 }
 
 /// `doca_argp_param_set_multiplicity(param)`: the flag may repeat (the callback runs for
 /// each); otherwise a repeated flag is a parse error.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_param_set_multiplicity(param: *mut Param) {
-    // SAFETY: C API contract.
-    unsafe {
-        set(
-            "doca_argp_param_set_multiplicity",
-            param,
-            Param::set_multiplicity,
-        )
-    }
+    set(
+        "doca_argp_param_set_multiplicity",
+        param,
+        Param::set_multiplicity,
+    )
 }
 
 /// `doca_argp_register_version_callback(cb)`: called for `-v/--version` instead of
@@ -188,14 +245,19 @@ pub extern "C" fn doca_argp_register_validation_callback(callback: ValidationCb)
     })
 }
 
-/// `doca_argp_register_param(param)`: takes ownership of the parameter (also on error);
-/// BAD_STATE before `doca_argp_init`.
+/// `doca_argp_register_param(param)`: takes ownership of the parameter (also on error;
+/// it is freed by `doca_argp_destroy`); BAD_STATE before `doca_argp_init` and for a
+/// parameter registered already, INVALID_VALUE for a pointer that is no live parameter.
 #[no_mangle]
 pub unsafe extern "C" fn doca_argp_register_param(input_param: *mut Param) -> u32 {
     call("doca_argp_register_param", || {
-        // SAFETY: C API contract: a parameter from doca_argp_param_create, given up.
-        let p = unsafe { take_handle(input_param) }?;
-        argp::register_param(*p)
+        let p = with_handles(|t| {
+            let entry = live("doca_argp_register_param", t, input_param, Stage::Created)?;
+            entry.0 = Stage::Registered;
+            Ok::<_, DocaError>(Param::clone(&entry.1))
+        })?;
+        // Outside the handle lock: argp's own lock is never taken inside it.
+        argp::register_param(p)
     })
 }
 

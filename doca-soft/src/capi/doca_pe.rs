@@ -1,7 +1,9 @@
 //! `doca_pe.h`: the progress engine, and the calls every task kind shares.
 
 use super::toolkit::take_handle;
-use super::toolkit::{call, call_ptr, call_value, handle, handle_mut, new_handle, non_null};
+use super::toolkit::{
+    call, call_ptr, call_value, handle, handle_mut, new_handle, non_null, write_out,
+};
 use crate::ctx::Ctx;
 use crate::error::DocaError;
 use crate::types::DocaData;
@@ -45,6 +47,38 @@ pub unsafe extern "C" fn doca_pe_progress(pe: *mut Pe) -> u8 {
     call_value("doca_pe_progress", 0, || {
         // SAFETY: C API contract.
         unsafe { handle(pe) }.map_or(0, |p| u8::from(p.progress() > 0))
+    })
+}
+
+/// `doca_pe_get_notification_handle(pe, &handle)`: a descriptor that becomes readable
+/// when the engine has work, once armed with `doca_pe_request_notification`.
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_get_notification_handle(pe: *const Pe, out: *mut i32) -> u32 {
+    call("doca_pe_get_notification_handle", || {
+        non_null(out)?;
+        // SAFETY: C API contract (null or live; null or writable).
+        let fd = unsafe { handle(pe) }?.notification_handle()?;
+        // SAFETY: as above.
+        unsafe { write_out(out, fd) }
+    })
+}
+
+/// `doca_pe_request_notification(pe)`: arms the handle; NOT_SUPPORTED when a connected
+/// context kind cannot notify (the application keeps polling).
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_request_notification(pe: *mut Pe) -> u32 {
+    call("doca_pe_request_notification", || {
+        // SAFETY: C API contract.
+        unsafe { handle(pe) }?.request_notification()
+    })
+}
+
+/// `doca_pe_clear_notification(pe, handle)`: clears the handle before the next progress.
+#[no_mangle]
+pub unsafe extern "C" fn doca_pe_clear_notification(pe: *mut Pe, handle_fd: i32) -> u32 {
+    call("doca_pe_clear_notification", || {
+        // SAFETY: C API contract.
+        unsafe { handle(pe) }?.clear_notification(handle_fd)
     })
 }
 

@@ -19,6 +19,7 @@
 //! points to its engine and completes its tasks, an engine progresses its contexts, a task
 //! belongs to a context.
 
+pub(crate) mod notify;
 pub(crate) mod pe;
 pub(crate) mod task;
 
@@ -76,6 +77,14 @@ pub(crate) trait CtxOps: Send + Sync {
     /// [`Ctx::complete_task`] from inside `progress`.
     fn submit(&self, _ctx: &Ctx, _task: *mut Task) -> DocaResult<()> {
         Err(DocaError::NOT_SUPPORTED)
+    }
+    /// Called by `doca_pe_request_notification` for each connected context: arm a wake-up
+    /// and say how the engine learns of new work (see [`notify::Wakeup`]). Default:
+    /// [`Wakeup::Unknown`](notify::Wakeup::Unknown), which makes the request
+    /// NOT_SUPPORTED; a kind overriding this must hand back a descriptor it keeps open
+    /// while connected, or say Quiet/Ready.
+    fn arm_wakeup(&self, _ctx: &Ctx) -> notify::Wakeup {
+        notify::Wakeup::Unknown
     }
     /// `doca_ctx_set_datapath_on_gpu` (called while IDLE). Default: not supported.
     fn set_datapath_on_gpu(&self, _gpu: &Arc<GpuShared>) -> DocaResult<()> {

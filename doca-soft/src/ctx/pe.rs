@@ -2,9 +2,13 @@
 //! `doca_pe_progress` call lets every connected context make progress once and reports
 //! whether anything completed.
 
+use super::notify::{Notifier, Wakeup};
 use super::{Ctx, STATE_IDLE};
 use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
+use once_cell::sync::OnceCell;
+use std::collections::HashSet;
+use std::os::fd::RawFd;
 use std::sync::Mutex;
 
 struct CtxPtr(*const Ctx);
@@ -15,6 +19,8 @@ unsafe impl Send for CtxPtr {}
 /// The C `struct doca_pe`.
 pub struct Pe {
     ctxs: Mutex<Vec<CtxPtr>>,
+    /// Made by the first notification call.
+    notifier: OnceCell<Notifier>,
 }
 
 impl Pe {
@@ -22,6 +28,7 @@ impl Pe {
     pub(crate) fn new() -> Pe {
         Pe {
             ctxs: Mutex::new(Vec::new()),
+            notifier: OnceCell::new(),
         }
     }
 
@@ -51,6 +58,60 @@ impl Pe {
         Ok(())
     }
 
+    fn notifier(&self) -> DocaResult<&Notifier> {
+        self.notifier.get_or_try_init(Notifier::new)
+    }
+
+    /// `doca_pe_get_notification_handle`: the engine's epoll descriptor (made once).
+    pub(crate) fn notification_handle(&self) -> DocaResult<RawFd> {
+        Ok(self.notifier()?.handle())
+    }
+
+    /// `doca_pe_request_notification`: arms every connected context's wake-up; the handle
+    /// becomes readable when one has work (at once when one has work already).
+    /// NOT_SUPPORTED when a connected context cannot tell (logged once per kind).
+    pub(crate) fn request_notification(&self) -> DocaResult<()> {
+        let n = self.notifier()?;
+        let ctxs: Vec<*const Ctx> = self.lock().iter().map(|c| c.0).collect();
+        let mut ready = false;
+        for c in ctxs {
+            // SAFETY: connected contexts stay alive until they disconnect (see progress).
+            let ctx = unsafe { &*c };
+            match ctx.ops().arm_wakeup(ctx) {
+                Wakeup::Quiet => {}
+                Wakeup::Ready => ready = true,
+                Wakeup::Fd(fd) => n.watch(fd)?,
+                Wakeup::Unknown => {
+                    log_unsupported_once(ctx.ops().kind());
+                    return Err(DocaError::NOT_SUPPORTED);
+                }
+            }
+        }
+        if ready {
+            n.signal();
+        }
+        Ok(())
+    }
+
+    /// `doca_pe_clear_notification(pe, handle)`: INVALID_VALUE for another handle.
+    pub(crate) fn clear_notification(&self, handle: RawFd) -> DocaResult<()> {
+        match self.notifier.get() {
+            Some(n) if n.handle() == handle => {
+                n.clear();
+                Ok(())
+            }
+            _ => Err(DocaError::INVALID_VALUE),
+        }
+    }
+
+    /// Stops watching a context's wake-up descriptor (the context is going away).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn unwatch(&self, fd: RawFd) {
+        if let Some(n) = self.notifier.get() {
+            n.unwatch(fd);
+        }
+    }
+
     /// Progresses every connected context once; returns what they completed.
     pub(crate) fn progress(&self) -> u32 {
         // A snapshot, so contexts may connect/disconnect from inside callbacks; on the stack
@@ -78,6 +139,18 @@ impl Pe {
             done = done.saturating_add(ctx.ops().progress(ctx));
         }
         done
+    }
+}
+
+/// One log line per context kind whose contexts cannot notify.
+fn log_unsupported_once(kind: &'static str) {
+    static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    if lock(&SEEN).get_or_insert_with(HashSet::new).insert(kind) {
+        sdk_warn!(
+            "pe",
+            "doca_pe_request_notification: {kind} contexts cannot notify the progress engine \
+             in this runtime; progress it by polling (DOCA_ERROR_NOT_SUPPORTED)"
+        );
     }
 }
 

@@ -4,8 +4,8 @@
 //! proxy (receive, send completion) would then wait for a copy that waits for the kernel.
 
 use crate::error::DocaResult;
+use crate::gpu::driver as sys;
 use crate::gpu::{cu, GpuShared};
-use cudarc::driver::sys;
 use std::sync::{Arc, Mutex};
 
 /// A non-blocking stream on one GPU, created on first use.

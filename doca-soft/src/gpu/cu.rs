@@ -1,21 +1,18 @@
-//! Checked calls into the CUDA driver (cudarc's dynamically loaded `sys` layer).
+//! Checked calls into the CUDA driver (the dynamically loaded [`driver`](super::driver)
+//! layer).
 //!
-//! cudarc panics when the driver library or a symbol is missing; every call here runs
-//! under `catch_unwind` and comes back as DOCA_ERROR_DRIVER instead, so the C API never
-//! unwinds into C.
+//! A missing driver or symbol is an error code there; every call here still runs under
+//! `catch_unwind` (nothing may unwind into C) and comes back as DOCA_ERROR_DRIVER.
 
 use crate::error::{DocaError, DocaResult};
-use cudarc::driver::sys;
+use crate::gpu::driver as sys;
 use once_cell::sync::OnceCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Whether a CUDA driver library can be loaded here (never panics; cached).
 pub fn cuda_available() -> bool {
     static PRESENT: OnceCell<bool> = OnceCell::new();
-    *PRESENT.get_or_init(|| {
-        // SAFETY: is_culib_present only tries to open the library by name.
-        catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
-    })
+    *PRESENT.get_or_init(|| catch_unwind(sys::is_culib_present).unwrap_or(false))
 }
 
 /// Runs one driver call: DRIVER when no driver is present, the call panics, or it returns

@@ -34,6 +34,9 @@ pub enum DropReason {
     Stopped,
     /// The parser rejected the frame (truncated or malformed headers).
     Malformed,
+    /// Only part of the frame was captured (a capture record cut by its snap length):
+    /// the frame cannot be delivered whole.
+    Truncated,
 }
 
 /// Live counters of one port.
@@ -48,6 +51,7 @@ pub(crate) struct PortCounters {
     ring_full: AtomicU64,
     stopped: AtomicU64,
     malformed: AtomicU64,
+    truncated: AtomicU64,
     sent: [Padded; SENT_SHARDS],
     send_errors: AtomicU64,
 }
@@ -60,7 +64,7 @@ pub(crate) struct LaneTally {
     drops: [u64; DROP_REASONS],
 }
 
-const DROP_REASONS: usize = 7;
+const DROP_REASONS: usize = 8;
 
 impl DropReason {
     fn index(self) -> usize {
@@ -72,6 +76,7 @@ impl DropReason {
             DropReason::RingFull => 4,
             DropReason::Stopped => 5,
             DropReason::Malformed => 6,
+            DropReason::Truncated => 7,
         }
     }
 }
@@ -117,6 +122,9 @@ pub struct PortCountersSnapshot {
     pub sent: u64,
     /// Frames that failed to send.
     pub send_errors: u64,
+    /// Dropped: only part of the frame was captured (after `send_errors`: fields are only
+    /// ever added at the end of this struct).
+    pub dropped_truncated: u64,
 }
 
 impl PortCountersSnapshot {
@@ -129,6 +137,7 @@ impl PortCountersSnapshot {
             + self.dropped_ring_full
             + self.dropped_stopped
             + self.dropped_malformed
+            + self.dropped_truncated
     }
 }
 
@@ -165,6 +174,7 @@ impl PortCounters {
             DropReason::RingFull,
             DropReason::Stopped,
             DropReason::Malformed,
+            DropReason::Truncated,
         ] {
             add(self.drop_counter(why), t.drops[why.index()]);
         }
@@ -184,6 +194,7 @@ impl PortCounters {
             DropReason::RingFull => &self.ring_full,
             DropReason::Stopped => &self.stopped,
             DropReason::Malformed => &self.malformed,
+            DropReason::Truncated => &self.truncated,
         }
     }
     /// Reads every counter.
@@ -201,6 +212,7 @@ impl PortCounters {
             dropped_malformed: r(&self.malformed),
             sent: self.sent.iter().map(|p| r(&p.0)).sum(),
             send_errors: r(&self.send_errors),
+            dropped_truncated: r(&self.truncated),
         }
     }
 }

@@ -56,8 +56,12 @@ impl View {
     fn handle(&mut self, port: &Port, frame: &[u8], ts: u64, orig_len: usize) {
         let c = &mut self.tally;
         c.received();
-        if frame.len() > self.max_frame || orig_len > frame.len() {
+        if frame.len() > self.max_frame || orig_len > self.max_frame {
             return c.dropped(DropReason::TooBig);
+        }
+        if orig_len > frame.len() {
+            // A frame that would fit but was only partly captured (snap length).
+            return c.dropped(DropReason::Truncated);
         }
         let Ok(pkt) = parse(frame) else {
             return c.dropped(DropReason::Malformed);
@@ -113,7 +117,7 @@ pub(super) fn run(
         touched: Vec::new(),
         tally: LaneTally::default(),
     };
-    let input = port.inject.queue(lane);
+    let stat = &port.lane_stats[lane];
     // Reused for every batch: draining allocates nothing in steady state.
     let mut descs: Vec<Desc> = Vec::with_capacity(BATCH);
     let waits = source.as_ref().is_some_and(|s| s.waits());
@@ -124,9 +128,11 @@ pub(super) fn run(
             .unwrap_or_else(|e| e.into_inner());
         view.refresh(&port);
         let mut n = 0;
+        // Made on first use on socket-backed ports (only `Port::inject_rx` feeds it there).
+        let input = port.inject.get(lane);
         if let Some(src) = source.as_mut() {
             // Do not block in the backend while queued frames are waiting.
-            let timeout = if input.len() > 0 {
+            let timeout = if input.is_some_and(|q| q.len() > 0) {
                 Duration::ZERO
             } else {
                 IDLE_WAIT
@@ -137,9 +143,11 @@ pub(super) fn run(
         }
         // Queued frames arrive now (one clock read per batch, not per frame).
         let ts = now_ns();
-        n += input.drain(BATCH, &mut descs, &mut |f, len| {
-            view.handle(&port, f, ts, len)
-        });
+        if let Some(input) = input {
+            n += input.drain(BATCH, &mut descs, &mut |f, len| {
+                view.handle(&port, f, ts, len)
+            });
+        }
         for q in port.inject.strays(lane) {
             n += q.drain(BATCH, &mut descs, &mut |f, len| {
                 view.handle(&port, f, ts, len)
@@ -147,6 +155,7 @@ pub(super) fn run(
         }
         view.flush(&port);
         drop(guard);
+        stat.record(n, ts);
         if port.unregistering.load(Ordering::Acquire) != 0 {
             // Someone waits for this lane's lock (Port::unregister_rx_queue): let it in
             // before the next batch takes the lock again.
@@ -160,8 +169,10 @@ pub(super) fn run(
             idle += 1;
             if idle < IDLE_POLLS {
                 std::thread::yield_now();
-            } else {
+            } else if let Some(input) = input {
                 input.wait(IDLE_WAIT);
+            } else {
+                std::thread::sleep(IDLE_WAIT);
             }
         }
     }

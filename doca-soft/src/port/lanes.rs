@@ -15,7 +15,7 @@
 //! drained by lane `j % running` (see [`LaneQueues::strays`]), so nothing is stranded and
 //! one thread's frames stay in order across a restart.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::frame_queue::FrameQueue;
@@ -56,9 +56,13 @@ pub fn lane_cap() -> usize {
 }
 
 /// The input queues of a port's lanes, for frames that do not come from a socket (a wire's
-/// receiving side, `Port::inject_rx`). Queue 0 always exists; more are made as lanes start.
+/// receiving side, `Port::inject_rx`). Eager queues (wires, pcap): queue 0 always exists and
+/// more are made as lanes start. Lazy queues (socket-backed ports, whose lanes read their
+/// sockets and see queued frames only from `Port::inject_rx`): a queue is made by the first
+/// frame pushed to it, so a lane costs no queue storage unless someone injects.
 pub(crate) struct LaneQueues {
     queues: [OnceLock<FrameQueue>; MAX_LANES],
+    lazy: bool,
     /// Queues frames are spread over (>= 1; never shrinks): queues `0..spread` exist.
     spread: AtomicUsize,
     /// Lanes running (>= 1 for the arithmetic; 1 while none runs).
@@ -72,15 +76,26 @@ impl LaneQueues {
     /// Lane 0's queue of `capacity` frames; queues of more lanes are smaller (at most
     /// [`EXTRA_LANE_FRAMES`] frames in [`EXTRA_LANE_BYTES`]).
     pub(crate) fn new(capacity: usize) -> LaneQueues {
-        let q = LaneQueues {
+        let q = LaneQueues::lazy(capacity);
+        q.queue(0);
+        LaneQueues { lazy: false, ..q }
+    }
+
+    /// Queues made only when a frame is pushed to them (socket-backed ports).
+    pub(crate) fn lazy(capacity: usize) -> LaneQueues {
+        LaneQueues {
             queues: std::array::from_fn(|_| OnceLock::new()),
+            lazy: true,
             spread: AtomicUsize::new(1),
             running: AtomicUsize::new(1),
             made: AtomicUsize::new(0),
             capacity,
-        };
-        q.queue(0);
-        q
+        }
+    }
+
+    /// Queue of lane `i` if it was made.
+    pub(crate) fn get(&self, i: usize) -> Option<&FrameQueue> {
+        self.queues[i].get()
     }
 
     /// Queue of lane `i` (< MAX_LANES), made on first use.
@@ -97,8 +112,10 @@ impl LaneQueues {
     /// `n` queues.
     pub(crate) fn set_running(&self, n: usize) {
         let n = n.min(MAX_LANES);
-        for i in 0..n {
-            self.queue(i);
+        if !self.lazy {
+            for i in 0..n {
+                self.queue(i);
+            }
         }
         // Release: a producer that sees the spread sees its queues made.
         self.spread.fetch_max(n.max(1), Ordering::Release);
@@ -126,7 +143,8 @@ impl LaneQueues {
         let lane = if n > 1 { sender_slot() % n } else { 0 };
         match self.queues[lane].get() {
             Some(q) => q.push(frame),
-            None => false, // unreachable: queues 0..spread exist (set_running)
+            // Lazy queues: the first frame makes it (eager ones exist for 0..spread).
+            None => self.queue(lane).push(frame),
         }
     }
 
@@ -146,6 +164,62 @@ impl LaneQueues {
             q.wake();
         }
     }
+}
+
+/// What one lane has done so far (written by the lane once per loop, read by anyone):
+/// the trace of a stalled benchmark point shows which lane starved or stopped.
+#[repr(align(128))]
+#[derive(Default, Debug)]
+pub(crate) struct LaneStat {
+    frames: AtomicU64,
+    batches: AtomicU64,
+    loops: AtomicU64,
+    last_frame_ns: AtomicU64,
+    last_loop_ns: AtomicU64,
+}
+
+impl LaneStat {
+    /// One loop of the lane that handled `n` frames, at `now_ns` (CLOCK_REALTIME).
+    pub(crate) fn record(&self, n: usize, now_ns: u64) {
+        self.loops.fetch_add(1, Ordering::Relaxed);
+        self.last_loop_ns.store(now_ns, Ordering::Relaxed);
+        if n > 0 {
+            self.frames.fetch_add(n as u64, Ordering::Relaxed);
+            self.batches.fetch_add(1, Ordering::Relaxed);
+            self.last_frame_ns.store(now_ns, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn snapshot(&self, lane: usize, queued: Option<usize>) -> LaneSnapshot {
+        LaneSnapshot {
+            lane,
+            frames: self.frames.load(Ordering::Relaxed),
+            batches: self.batches.load(Ordering::Relaxed),
+            loops: self.loops.load(Ordering::Relaxed),
+            last_frame_ns: self.last_frame_ns.load(Ordering::Relaxed),
+            last_loop_ns: self.last_loop_ns.load(Ordering::Relaxed),
+            queued,
+        }
+    }
+}
+
+/// A copy of one receive lane's progress counters (see `Port::lane_stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaneSnapshot {
+    /// Lane number.
+    pub lane: usize,
+    /// Frames the lane handled (from its socket and its input queues), since the port opened.
+    pub frames: u64,
+    /// Loops that handled at least one frame.
+    pub batches: u64,
+    /// Loops in all (a lane that stops looping is stuck inside a poll, a lock or a sink).
+    pub loops: u64,
+    /// CLOCK_REALTIME (ns) of the last loop that handled frames (0: none yet).
+    pub last_frame_ns: u64,
+    /// CLOCK_REALTIME (ns) of the last loop.
+    pub last_loop_ns: u64,
+    /// Frames waiting on the lane's input queue (`None`: the lane has no queue).
+    pub queued: Option<usize>,
 }
 
 /// This thread's sender number: given on a thread's first send, from a process-wide
@@ -190,5 +264,44 @@ mod tests {
         q.set_running(2);
         assert_eq!(q.strays(0).count(), 1, "lane 0: queue 2");
         assert_eq!(q.strays(1).count(), 0);
+    }
+
+    #[test]
+    fn lazy_queues_are_made_by_the_first_frame_pushed() {
+        let q = LaneQueues::lazy(64);
+        q.set_running(4);
+        assert_eq!(q.spread(), 4);
+        assert!(
+            (0..4).all(|i| q.get(i).is_none()),
+            "lanes of a socket port start without input queues"
+        );
+        let f = udp4([1, 1, 1, 1], [2, 2, 2, 2], 5, 6, b"");
+        assert!(q.push(&f));
+        let lane = sender_slot() % 4;
+        assert_eq!(q.get(lane).map(FrameQueue::len), Some(1));
+        let made = (0..4).filter(|&i| q.get(i).is_some()).count();
+        assert_eq!(made, 1, "only the pushed-to lane's queue exists");
+    }
+
+    #[test]
+    fn lane_stat_counts_frames_batches_and_loops() {
+        let s = LaneStat::default();
+        s.record(0, 10);
+        s.record(5, 20);
+        s.record(3, 30);
+        s.record(0, 40);
+        let snap = s.snapshot(2, Some(7));
+        assert_eq!(
+            snap,
+            LaneSnapshot {
+                lane: 2,
+                frames: 8,
+                batches: 2,
+                loops: 4,
+                last_frame_ns: 30,
+                last_loop_ns: 40,
+                queued: Some(7),
+            }
+        );
     }
 }

@@ -9,6 +9,7 @@
 //! or dropped with a reason ([`DropReason`]).
 
 mod af_packet;
+mod capture;
 mod counters;
 mod dispatcher;
 mod frame_queue;
@@ -26,15 +27,15 @@ use once_cell::sync::Lazy;
 
 pub(crate) use counters::PortCounters;
 pub use counters::{DropReason, PortCountersSnapshot};
-pub use lanes::lane_cap;
 #[cfg(any(test, feature = "testing"))]
 pub use lanes::LANES_ENV;
 pub(crate) use lanes::MAX_LANES;
+pub use lanes::{lane_cap, LaneSnapshot};
 
 use crate::dev::{DevInfo, PortSpec};
 use crate::error::{DocaError, DocaResult};
 use crate::packet::classify::Pipe;
-use lanes::LaneQueues;
+use lanes::{LaneQueues, LaneStat};
 
 /// An RX queue as the port's dispatcher sees it. Called on the receive lanes' threads:
 /// several lanes may call `push` and `flush` of one sink at the same time.
@@ -52,7 +53,6 @@ pub(crate) trait Backend: Send + Sync {
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
     /// Sends several frames; returns how many went out (in order) and the error
     /// that stopped the rest, if any.
-    #[cfg(any(test, feature = "testing"))]
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         for (i, f) in frames.iter().enumerate() {
             if let Err(e) = self.send(f) {
@@ -117,6 +117,8 @@ pub struct Port {
     /// not fair: without this, a waiter could starve for as long as the port is idle (seen
     /// as a queue stop taking 50 s or never ending). Lanes step aside while it is non-zero.
     unregistering: AtomicUsize,
+    /// Progress of each lane (lane i at index i), for traces of stalls.
+    lane_stats: [LaneStat; MAX_LANES],
     flow_root: RwLock<Option<Arc<Pipe>>>,
     flow_gen: AtomicU64,
     default_queue: AtomicU32,
@@ -153,7 +155,8 @@ impl Port {
         let (backend, inject): (Box<dyn Backend>, Arc<LaneQueues>) = match spec {
             PortSpec::Linux { ifname, ifindex } => (
                 Box::new(af_packet::AfPacket::open(ifname, *ifindex)?),
-                Arc::new(LaneQueues::new(INJECT_QUEUE_FRAMES)),
+                // Lanes read their sockets: input queues only when a frame is injected.
+                Arc::new(LaneQueues::lazy(INJECT_QUEUE_FRAMES)),
             ),
             PortSpec::Pcap { input, output } => (
                 Box::new(pcap::PcapPort::open(input, output)?),
@@ -174,6 +177,7 @@ impl Port {
             sinks_gen: AtomicU64::new(0),
             batch_locks: std::array::from_fn(|_| Mutex::new(())),
             unregistering: AtomicUsize::new(0),
+            lane_stats: std::array::from_fn(|_| LaneStat::default()),
             flow_root: RwLock::new(None),
             flow_gen: AtomicU64::new(0),
             default_queue: AtomicU32::new(NO_QUEUE),
@@ -254,10 +258,12 @@ impl Port {
         r
     }
 
-    /// TX of several frames (one system call on AF_PACKET ports). Returns how many were
-    /// sent, in order, and the error that stopped the rest; every frame is counted as sent
-    /// or as a send error.
-    #[cfg(any(test, feature = "testing"))]
+    /// TX of several frames, in order: one `sendmmsg` per 64 frames on AF_PACKET ports
+    /// (a TX proxy with several frames due calls this instead of [`Port::send`] per frame).
+    /// Returns how many were sent, in order, and the error that stopped the rest (`AGAIN`:
+    /// the socket is full, retry from the first unsent frame; `TOO_BIG`: that frame is over
+    /// [`Port::max_frame`]); every frame is counted as sent or as a send error. Allocates
+    /// nothing.
     pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         let max = self.max_frame();
         let fit = frames
@@ -335,6 +341,26 @@ impl Port {
     #[cfg(any(test, feature = "testing"))]
     pub fn dispatcher_running(&self) -> bool {
         self.rx_lanes() > 0
+    }
+
+    /// Progress of each lane started since the port opened (frames, loops, last activity,
+    /// input-queue depth), lane 0 first: what a benchmark prints when a point stalls.
+    pub fn lane_stats(&self) -> Vec<LaneSnapshot> {
+        let started = self
+            .users
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .lanes
+            .len()
+            .max(self.inject.spread());
+        (0..started.min(MAX_LANES))
+            .map(|i| self.lane_stats[i].snapshot(i, self.inject.get(i).map(|q| q.len())))
+            .collect()
+    }
+
+    /// Threads waiting in [`Port::unregister_rx_queue`] for the lanes' batch locks now.
+    pub fn unregistering(&self) -> usize {
+        self.unregistering.load(Ordering::Acquire)
     }
 
     /// Number of receive lanes running now.
@@ -436,4 +462,47 @@ pub(crate) fn counters_of(info: &DevInfo) -> PortCountersSnapshot {
     Port::existing(&info.spec)
         .map(|p| p.counters())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::frames::udp4;
+
+    struct Count(AtomicU64);
+
+    impl RxSink for Count {
+        fn push(&self, _frame: &[u8], _ts: u64) -> Result<(), DropReason> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }
+        fn flush(&self) {}
+    }
+
+    #[test]
+    fn lane_stats_count_every_frame_a_lane_handles() {
+        let spec = PortSpec::Wire {
+            name: format!("lanestats{}", std::process::id()),
+            side: 0,
+        };
+        let port = Port::for_spec(&spec).expect("wire port");
+        let sink = Arc::new(Count(AtomicU64::new(0)));
+        port.register_rx_queue(0, sink.clone()).expect("register");
+        port.set_default_queue(Some(0));
+        let f = udp4([1, 1, 1, 1], [2, 2, 2, 2], 5, 6, b"x");
+        for _ in 0..10 {
+            port.inject_rx(&f).expect("inject");
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while sink.0.load(Ordering::Relaxed) < 10 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let stats = port.lane_stats();
+        port.unregister_rx_queue(0);
+        assert_eq!(sink.0.load(Ordering::Relaxed), 10, "frames delivered");
+        assert!(!stats.is_empty(), "lane 0 reported");
+        assert_eq!(stats.iter().map(|l| l.frames).sum::<u64>(), 10);
+        assert!(stats.iter().all(|l| l.loops >= 1), "{stats:?}");
+        assert_eq!(port.unregistering(), 0);
+    }
 }

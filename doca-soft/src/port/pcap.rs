@@ -1,7 +1,8 @@
 //! pcap port (`pcap:IN,OUT`): RX replays IN once, as fast as the dispatcher takes it
 //! (capture timestamps are kept as the frames' timestamps), starting when the port is armed
 //! (see `Port::arm`); TX appends to OUT, a standard pcap (Ethernet, microsecond stamps)
-//! written unbuffered so readers see every frame at once.
+//! written unbuffered so readers see every frame at once. IN may be pcap or pcapng, of
+//! Ethernet or raw IP (see `capture`).
 
 use std::fs::File;
 use std::path::Path;
@@ -9,8 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
+use pcap_file::pcap::{PcapPacket, PcapWriter};
 
+use super::capture::{read_capture, Record};
 use super::{now_ns, Backend, RxSource};
 use crate::error::{DocaError, DocaResult};
 
@@ -19,7 +21,7 @@ pub(super) const PCAP_MAX_FRAME: usize = 65535;
 
 /// What the replay shares with the port.
 struct Replay {
-    frames: Vec<(Vec<u8>, u64, usize)>,
+    frames: Vec<Record>,
     /// Next frame to replay; replay happens once per port, across dispatcher restarts.
     next: Mutex<usize>,
     armed: AtomicBool,
@@ -32,25 +34,10 @@ pub(crate) struct PcapPort {
 }
 
 impl PcapPort {
-    /// Reads all of `input` and creates (truncates) `output`.
+    /// Reads all of `input` (see `capture::read_capture` for its errors) and creates
+    /// (truncates) `output`.
     pub(crate) fn open(input: &Path, output: &Path) -> DocaResult<PcapPort> {
-        let file = File::open(input).map_err(|e| {
-            sdk_err!("pcap", "cannot open {}: {e}", input.display());
-            DocaError::NOT_FOUND
-        })?;
-        let mut reader = PcapReader::new(std::io::BufReader::new(file)).map_err(|e| {
-            sdk_err!("pcap", "{} is not a pcap file: {e}", input.display());
-            DocaError::INVALID_VALUE
-        })?;
-        let mut frames = Vec::new();
-        while let Some(p) = reader.next_packet() {
-            let p = p.map_err(|e| {
-                sdk_err!("pcap", "{}: bad record: {e}", input.display());
-                DocaError::INVALID_VALUE
-            })?;
-            let ts = p.timestamp.as_nanos() as u64;
-            frames.push((p.data.into_owned(), ts, p.orig_len as usize));
-        }
+        let frames = read_capture(input)?;
         let out = File::create(output).map_err(|e| {
             sdk_err!("pcap", "cannot create {}: {e}", output.display());
             DocaError::IO_FAILED
@@ -100,8 +87,8 @@ impl RxSource for ReplaySource {
         }
         let mut next = self.0.next.lock().unwrap_or_else(|e| e.into_inner());
         let end = (*next + max).min(self.0.frames.len());
-        for (frame, ts, orig) in &self.0.frames[*next..end] {
-            f(frame, *ts, *orig);
+        for r in &self.0.frames[*next..end] {
+            f(&r.data, r.ts_ns, r.orig_len);
         }
         let n = end - *next;
         *next = end;

@@ -51,7 +51,9 @@ pub use crate::gpu::cuda_available;
 pub use crate::packet::classify::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind};
 pub use crate::packet::parser::parse;
 pub use crate::packet::rss::{self, RSS_IPV4, RSS_UDP};
-pub use crate::port::{lane_cap, DropReason, Port, RxSink, INJECT_QUEUE_FRAMES, LANES_ENV};
+pub use crate::port::{
+    lane_cap, DropReason, LaneSnapshot, Port, RxSink, INJECT_QUEUE_FRAMES, LANES_ENV,
+};
 pub use crate::semaphore::{SemHandle, SemPacketInfo};
 pub use rx_consumer::{CpuRxq, RxAttr, RX_NO_PKT};
 pub use tx_producer::CpuTxq;

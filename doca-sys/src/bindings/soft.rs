@@ -7492,11 +7492,12 @@ pub struct doca_soft_port_counters {
     pub dropped_malformed: u64,
     pub sent: u64,
     pub send_errors: u64,
+    pub dropped_truncated: u64,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of doca_soft_port_counters"]
-        [::core::mem::size_of::<doca_soft_port_counters>() - 88usize];
+        [::core::mem::size_of::<doca_soft_port_counters>() - 96usize];
     ["Alignment of doca_soft_port_counters"]
         [::core::mem::align_of::<doca_soft_port_counters>() - 8usize];
     ["Offset of field: doca_soft_port_counters::received"]
@@ -7521,6 +7522,8 @@ const _: () = {
         [::core::mem::offset_of!(doca_soft_port_counters, sent) - 72usize];
     ["Offset of field: doca_soft_port_counters::send_errors"]
         [::core::mem::offset_of!(doca_soft_port_counters, send_errors) - 80usize];
+    ["Offset of field: doca_soft_port_counters::dropped_truncated"]
+        [::core::mem::offset_of!(doca_soft_port_counters, dropped_truncated) - 88usize];
 };
 unsafe extern "C" {
     pub fn doca_soft_port_get_counters(

@@ -241,3 +241,36 @@ fn lists_chain_unchain_and_release_together() {
         assert_eq!(f.free_count(), 4);
     }
 }
+
+#[test]
+fn sizes_beyond_memory_or_u32_are_no_memory_not_an_abort() {
+    let mut f = Fixture::new(4);
+    // SAFETY: f.inv is live; out-pointers are writable.
+    unsafe {
+        assert_eq!(doca_buf_inventory_start(f.inv), 0);
+        // 4 + UINT32_MAX elements cannot be counted in the API's u32.
+        assert_eq!(
+            doca_buf_inventory_expand(f.inv, u32::MAX),
+            DocaError::NO_MEMORY.0
+        );
+        let mut n = 0u32;
+        assert_eq!(doca_buf_inventory_get_num_elements(f.inv, &mut n), 0);
+        assert_eq!(n, 4, "a refused expand adds nothing");
+        let b = f.get(0, 16).expect("the inventory still works");
+        assert_eq!(f.free_count(), 3);
+        assert_eq!(doca_buf_dec_refcount(b, std::ptr::null_mut()), 0);
+    }
+    // 2^31-1 elements need about 2^31 * (a slot and a free-list entry) bytes: NO_MEMORY
+    // on any machine with less memory than that (it must never abort the process).
+    let need =
+        ((1u64 << 31) - 1) * (std::mem::size_of::<Buf>() + std::mem::size_of::<*mut Buf>()) as u64;
+    if need > physical_memory() {
+        let mut inv = std::ptr::null_mut();
+        // SAFETY: writable out-pointer.
+        let rc = unsafe { doca_buf_inventory_create((1 << 31) - 1, &mut inv) };
+        assert_eq!(rc, DocaError::NO_MEMORY.0);
+        assert!(inv.is_null(), "nothing is written on failure");
+    } else {
+        println!("skipped the 2^31-1 create: this machine has more than {need} bytes");
+    }
+}
