@@ -832,6 +832,21 @@ unsafe extern "C" {
     pub fn doca_pe_connect_ctx(pe: *mut doca_pe, ctx: *mut doca_ctx) -> doca_error_t;
 }
 unsafe extern "C" {
+    pub fn doca_pe_get_notification_handle(
+        pe: *const doca_pe,
+        handle: *mut doca_notification_handle_t,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_pe_request_notification(pe: *mut doca_pe) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_pe_clear_notification(
+        pe: *mut doca_pe,
+        handle: doca_notification_handle_t,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
     pub fn doca_task_submit(task: *mut doca_task) -> doca_error_t;
 }
 unsafe extern "C" {
