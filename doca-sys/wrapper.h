@@ -71,6 +71,22 @@
 #if DOCA_SYS_TRY(<doca_flow.h>)
 #include <doca_flow.h>
 #endif
+/* DOCA Verbs, its UAR/umem objects and bridges (GPU verbs: doca_gpu_verbs_* above). */
+#if DOCA_SYS_TRY(<doca_verbs.h>)
+#include <doca_verbs.h>
+#endif
+#if DOCA_SYS_TRY(<doca_uar.h>)
+#include <doca_uar.h>
+#endif
+#if DOCA_SYS_TRY(<doca_umem.h>)
+#include <doca_umem.h>
+#endif
+#if DOCA_SYS_TRY(<doca_verbs_bridge.h>)
+#include <doca_verbs_bridge.h>
+#endif
+#if DOCA_SYS_TRY(<doca_rdma_bridge.h>)
+#include <doca_rdma_bridge.h>
+#endif
 #if DOCA_SYS_TRY(<doca_urom.h>) && DOCA_SYS_TRY(<ucs/type/cpu_set.h>)
 #include <doca_urom.h>
 #endif
@@ -84,4 +100,7 @@
 #endif
 #if DOCA_SYS_TRY(<doca_soft_queue.h>)
 #include <doca_soft_queue.h>
+#endif
+#if DOCA_SYS_TRY(<doca_soft_verbs.h>)
+#include <doca_soft_verbs.h>
 #endif

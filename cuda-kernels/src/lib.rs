@@ -60,6 +60,18 @@
 //! [`doca_gpunetio::dma::DmaHandle`] and leaves a [`DeviceStatus`]. `kernels/rdma_bench.cu` holds the kernels of the
 //! RDMA write and DMA copy benches ([`KernelScope::launch_rdma_bench_write`],
 //! [`KernelScope::launch_dma_bench_copy`]).
+//! ## GPU verbs kernels
+//!
+//! `kernels/verbs_*.cu` are the kernels of the nine `gpunetio_verbs_*` benchmarks
+//! (`examples/verbs_*.rs`), written against the `doca_gpu_dev_verbs_*` device headers.
+//! Their launchers are [`KernelScope`] methods: [`KernelScope::verbs_write_bw`],
+//! [`KernelScope::verbs_write_lat`], [`KernelScope::verbs_put_bw`],
+//! [`KernelScope::verbs_get_bw`], [`KernelScope::verbs_put_signal_bw`] (with a companion QP:
+//! the put_counter kernel), [`KernelScope::verbs_put_signal_lat`],
+//! [`KernelScope::verbs_twosided_client`] and [`KernelScope::verbs_twosided_server`]. They
+//! take a connected QP's [`doca_gpunetio::verbs::QpHandle`], local
+//! [`doca_gpunetio::verbs::MemoryRegion`]s and the peer's [`RemoteBuf`]s, and return a
+//! [`VerbsRun`] that gives the kernel time.
 //!
 //! ## Build requirements
 //!
@@ -77,6 +89,7 @@ mod rdma;
 mod samples;
 mod scope;
 mod status;
+mod verbs;
 
 pub use gpp::{
     CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
@@ -91,6 +104,7 @@ pub use samples::{
 };
 pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 pub use status::DeviceStatus;
+pub use verbs::{RemoteBuf, Role, Shape, VerbsErrors, VerbsRun, VerbsScope};
 
 /// The embedded fatbin holding every kernel (empty in documentation builds under `DOCS_RS`,
 /// where nvcc is not run).

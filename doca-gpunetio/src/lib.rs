@@ -78,6 +78,8 @@
 //! * Semaphores: [`Semaphore`] with typed per-item information, [`SemStatus`].
 //! * GPU-initiated RDMA ([`rdma`]: [`rdma::Rdma`], connections, memory exports, typed
 //!   local/remote buffer arrays, the samples' out-of-band exchange) and DMA ([`dma`]).
+//! * GPU verbs ([`verbs`]): DOCA Verbs queue pairs exported to CUDA kernels, memory
+//!   regions, and the [`verbs::QpHandle`] kernels take.
 //! * GPU handle types, kernel arguments through `cudarc`'s `DeviceRepr`, borrowed from a
 //!   started object: [`RxqHandle`], [`TxqHandle`], [`SemaphoreHandle`].
 //! * Software-runtime extensions (only when `doca-soft` is the backend): the module `soft`,
@@ -148,6 +150,7 @@ pub mod rdma;
 mod semaphore;
 #[cfg(doca_backend = "soft")]
 pub mod soft;
+pub mod verbs;
 
 pub use atomic_buffer::{GpuAtomic, GpuAtomicBuffer};
 pub use doca_common::context;

@@ -241,6 +241,7 @@ pub(crate) mod rdma;
 pub(crate) mod semaphore;
 pub(crate) mod sync;
 pub(crate) mod types;
+pub(crate) mod verbs;
 pub(crate) mod version;
 
 // The UROM code names the task header `crate::task` (until its C functions move to capi).

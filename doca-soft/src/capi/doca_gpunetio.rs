@@ -232,3 +232,143 @@ pub unsafe extern "C" fn doca_gpu_semaphore_get_gpu_handle(
         unsafe { write_out(out, s.gpu_handle()? as *mut c_void) }
     })
 }
+
+// ---- GPU verbs: exporting DOCA Verbs QPs (engine: verbs/export.rs) ------------------------
+
+use crate::verbs::export::ExportTo;
+pub use crate::verbs::GpuVerbsQp;
+use crate::verbs::{VerbsCq, VerbsQp};
+
+/// `doca_gpu_verbs_export_qp(gpu, dev, qp, nic_handler, umem_dev_ptr, cq_sq, cq_rq, &out)`:
+/// the GPU descriptor of a QP created with the external data path and GPU-memory umems;
+/// `cq_rq` may be NULL for a QP without a receive queue. See `verbs/export.rs` for the NIC
+/// handlers (AUTO: GPU_SM_DB; BlueFlame: NOT_SUPPORTED).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn doca_gpu_verbs_export_qp(
+    gpu_dev: *mut Gpu,
+    dev: *mut crate::dev::Dev,
+    qp: *mut VerbsQp,
+    nic_handler: u32,
+    gpu_qp_umem_dev_ptr: *mut c_void,
+    cq_sq: *mut VerbsCq,
+    cq_rq: *mut VerbsCq,
+    qp_out: *mut *mut GpuVerbsQp,
+) -> u32 {
+    call("doca_gpu_verbs_export_qp", || {
+        // SAFETY: C API contract (null or live handles).
+        let (g, d, q, s) = unsafe { (handle(gpu_dev)?, handle(dev)?, handle(qp)?, handle(cq_sq)?) };
+        // SAFETY: as above (NULL allowed: no receive queue).
+        let r = unsafe { cq_rq.as_ref() };
+        non_null(qp_out)?;
+        let (a, b) = (d.info(), q.pd().ctx().info());
+        if a.pci != b.pci || a.iface != b.iface {
+            sdk_err!(
+                "verbs",
+                "export: the doca_dev is not the device of the QP's context"
+            );
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let e = GpuVerbsQp::new(
+            ExportTo::Gpu(g.shared().clone()),
+            q,
+            nic_handler,
+            gpu_qp_umem_dev_ptr as u64,
+            s,
+            r,
+        )?;
+        // SAFETY: checked non-null.
+        unsafe { new_handle(qp_out, e) }
+    })
+}
+
+/// `doca_gpu_verbs_get_qp_dev(qp, &qp_gpu)`: the device address of the descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_verbs_get_qp_dev(
+    qp: *mut GpuVerbsQp,
+    qp_gpu: *mut *mut c_void,
+) -> u32 {
+    call("doca_gpu_verbs_get_qp_dev", || {
+        // SAFETY: C API contract.
+        let e = unsafe { handle(qp) }?;
+        // SAFETY: C API contract (null or writable).
+        unsafe { write_out(qp_gpu, e.dev_ptr() as *mut c_void) }
+    })
+}
+
+/// `doca_gpu_verbs_unexport_qp(gpu, qp)`: frees the descriptor (kernels must be done with
+/// it); the QP may then be destroyed.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_verbs_unexport_qp(gpu_dev: *mut Gpu, qp: *mut GpuVerbsQp) -> u32 {
+    call("doca_gpu_verbs_unexport_qp", || {
+        // SAFETY: C API contract.
+        unsafe { handle(gpu_dev) }?;
+        // SAFETY: C API contract (null or a live export, given up).
+        drop(unsafe { take_handle(qp) }?);
+        Ok(())
+    })
+}
+
+/// `doca_gpu_verbs_bridge_export_qp(...)`: `NOT_SUPPORTED` (raw rings made outside DOCA
+/// Verbs have no soft NIC queue behind them).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn doca_gpu_verbs_bridge_export_qp(
+    _gpu_dev: *mut Gpu,
+    _sq_qpn: u32,
+    _sq_wqe_addr: *mut c_void,
+    _sq_wqe_num: u16,
+    _sq_dbrec: *mut u32,
+    _sq_db: *mut u64,
+    _uar_size: usize,
+    _sq_cqn: u32,
+    _sq_cqe_addr: *mut c_void,
+    _sq_cqe_num: u32,
+    _sq_cq_dbrec: *mut u32,
+    _rq_qpn: u32,
+    _rq_wqe_addr: *mut c_void,
+    _rq_wqe_num: u16,
+    _rq_dbrec: *mut u32,
+    _rcv_wqe_size: u32,
+    _rq_cqn: u32,
+    _rq_cqe_addr: *mut c_void,
+    _rq_cqe_num: u32,
+    _rq_cq_dbrec: *mut u32,
+    _nic_handler: u32,
+    _send_dbr_mode_ext: u8,
+    _qp_out: *mut *mut GpuVerbsQp,
+) -> u32 {
+    call("doca_gpu_verbs_bridge_export_qp", || {
+        sdk_err!(
+            "verbs",
+            "doca_gpu_verbs_bridge_export_qp is not supported by doca-soft: only QPs of doca_verbs_qp_create have a soft NIC behind their rings"
+        );
+        Err(DocaError::NOT_SUPPORTED)
+    })
+}
+
+/// `doca_gpu_verbs_cpu_proxy_enabled(qp, &enabled)`: 1 for QPs exported with
+/// NIC_HANDLER_CPU_PROXY.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_verbs_cpu_proxy_enabled(
+    qp_cpu: *mut GpuVerbsQp,
+    enabled: *mut u8,
+) -> u32 {
+    call("doca_gpu_verbs_cpu_proxy_enabled", || {
+        // SAFETY: C API contract.
+        let e = unsafe { handle(qp_cpu) }?;
+        // SAFETY: C API contract (null or writable).
+        unsafe { write_out(enabled, u8::from(e.cpu_proxy())) }
+    })
+}
+
+/// `doca_gpu_verbs_cpu_proxy_progress(qp)`: one CPU-proxy step (forwards the producer index
+/// the device published); NOT_SUPPORTED (logged once) for GPU-rung doorbells. Cheap enough
+/// for a tight loop.
+#[no_mangle]
+pub unsafe extern "C" fn doca_gpu_verbs_cpu_proxy_progress(qp_cpu: *mut GpuVerbsQp) -> u32 {
+    call("doca_gpu_verbs_cpu_proxy_progress", || {
+        // SAFETY: C API contract.
+        unsafe { handle(qp_cpu) }?.progress()
+    })
+}

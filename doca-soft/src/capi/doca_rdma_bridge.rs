@@ -1,50 +1,55 @@
-//! `doca_rdma_bridge.h`: a device on a program's protection domain, the PD of a device, and
-//! the memory keys of buffers and mmaps. doca-soft's PDs are those of its DOCA Verbs layer
-//! (see the engine's `rdma::bridge`); keys are the mmaps' mkeys (the soft NIC's keys).
+//! `doca_rdma_bridge.h`: doca_dev and memory keys for rdma-core PDs. doca-soft has no
+//! libibverbs; the PDs these functions accept are the stand-ins of
+//! `doca_verbs_bridge_verbs_pd_get_ibv_pd` (see `verbs/` for the whole picture). The key of
+//! an mmap is the soft NIC's key of its registration, which exists for started mmaps with an
+//! RDMA permission (`mmap/rdma.rs`); it is lkey and rkey at once.
 
 use std::ffi::c_void;
+use std::sync::Arc;
 
-use super::toolkit::{call, handle, non_null, write_out};
+use super::toolkit::{call, handle, new_handle, non_null, write_out};
 use crate::buf::Buf;
 use crate::dev::Dev;
 use crate::error::DocaError;
 use crate::mmap::Mmap;
-use crate::rdma::bridge;
+use crate::verbs::context::{pd_of_ibv_pd, SoftIbvPd};
 
-/// `doca_rdma_bridge_open_dev_from_pd(pd, &dev)`: NOT_SUPPORTED for a PD that is not one
-/// of DOCA Verbs'.
+/// `doca_rdma_bridge_open_dev_from_pd(ibv_pd, &dev)`: a doca_dev on the device of a
+/// doca-soft PD stand-in; close it with `doca_dev_close`.
 #[no_mangle]
 pub unsafe extern "C" fn doca_rdma_bridge_open_dev_from_pd(
     pd: *mut c_void,
     dev: *mut *mut Dev,
 ) -> u32 {
     call("doca_rdma_bridge_open_dev_from_pd", || {
-        non_null(pd)?;
         non_null(dev)?;
-        let d = bridge::open_dev_from_pd(pd as usize)?;
-        // The device stays where the bridge recorded it: the box becomes the handle
-        // (closed by doca_dev_close like any other).
-        // SAFETY: C API contract (checked non-null, writable).
-        unsafe { write_out(dev, Box::into_raw(d)) }
+        // SAFETY: C API contract: NULL, a stand-in of this runtime whose PD lives, or a
+        // foreign object (refused by its magic).
+        let pd = unsafe { pd_of_ibv_pd(pd as *const SoftIbvPd) }?;
+        let d = Dev::new(Arc::clone(pd.ctx().info()));
+        // SAFETY: C API contract (checked non-null).
+        unsafe { new_handle(dev, d) }
     })
 }
 
-/// `doca_rdma_bridge_get_dev_pd(dev, &pd)`: the PD of a device opened from one;
-/// NOT_SUPPORTED for other devices.
+/// `doca_rdma_bridge_get_dev_pd(dev, &pd)`: `NOT_SUPPORTED` (doca-soft devices have no
+/// rdma-core PD; DOCA Verbs PDs give theirs through `doca_verbs_bridge_verbs_pd_get_ibv_pd`).
 #[no_mangle]
-pub unsafe extern "C" fn doca_rdma_bridge_get_dev_pd(dev: *const Dev, pd: *mut *mut c_void) -> u32 {
+pub unsafe extern "C" fn doca_rdma_bridge_get_dev_pd(
+    _dev: *const Dev,
+    _pd: *mut *mut c_void,
+) -> u32 {
     call("doca_rdma_bridge_get_dev_pd", || {
-        // SAFETY: C API contract.
-        let d = unsafe { handle(dev) }?;
-        non_null(pd)?;
-        let p = bridge::dev_pd(d)?;
-        // SAFETY: C API contract (checked non-null, writable).
-        unsafe { write_out(pd, p as *mut c_void) }
+        sdk_err!(
+            "verbs",
+            "doca_rdma_bridge_get_dev_pd is not supported by doca-soft (no rdma-core PD behind a doca_dev)"
+        );
+        Err(DocaError::NOT_SUPPORTED)
     })
 }
 
-/// `doca_rdma_bridge_get_buf_mkey(buf, dev, &mkey)`: the key of the buffer's mmap (host
-/// order); BAD_STATE for a stopped mmap, NOT_FOUND when `dev` was not added to it.
+/// `doca_rdma_bridge_get_buf_mkey(buf, dev, &mkey)`: the mkey of the buffer's mmap on
+/// `dev` (BAD_STATE before start, NOT_FOUND when `dev` was not added).
 #[no_mangle]
 pub unsafe extern "C" fn doca_rdma_bridge_get_buf_mkey(
     buf: *const Buf,
@@ -52,23 +57,27 @@ pub unsafe extern "C" fn doca_rdma_bridge_get_buf_mkey(
     mkey: *mut u32,
 ) -> u32 {
     call("doca_rdma_bridge_get_buf_mkey", || {
-        // SAFETY: C API contract (null or live, both).
-        let (b, d) = unsafe { (handle(buf)?, handle(dev)?) };
+        // SAFETY: C API contract (null or live).
+        let b = unsafe { handle(buf) }?;
+        // SAFETY: as above.
+        let d = unsafe { handle(dev) }?;
         non_null(mkey)?;
-        let m = b.mmap().ok_or(DocaError::BAD_STATE)?;
+        let m = b.mmap().ok_or(DocaError::INVALID_VALUE)?;
         if !m.is_started() {
             return Err(DocaError::BAD_STATE);
         }
         if !m.has_dev(d) {
             return Err(DocaError::NOT_FOUND);
         }
-        // SAFETY: C API contract (checked non-null, writable).
-        unsafe { write_out(mkey, m.mkey()) }
+        let k = m.mkey();
+        // SAFETY: checked non-null.
+        unsafe { write_out(mkey, k) }
     })
 }
 
-/// `doca_rdma_bridge_get_mmap_mkey_from_pd(mmap, pd, &mkey)`: the mmap's key (host order)
-/// for a PD of DOCA Verbs; BAD_STATE before start.
+/// `doca_rdma_bridge_get_mmap_mkey_from_pd(mmap, ibv_pd, &mkey)`: the key of a started
+/// mmap's NIC registration (BAD_STATE before start; NOT_PERMITTED when it has no RDMA
+/// permission, so no registration).
 #[no_mangle]
 pub unsafe extern "C" fn doca_rdma_bridge_get_mmap_mkey_from_pd(
     mmap: *const Mmap,
@@ -76,22 +85,23 @@ pub unsafe extern "C" fn doca_rdma_bridge_get_mmap_mkey_from_pd(
     mkey: *mut u32,
 ) -> u32 {
     call("doca_rdma_bridge_get_mmap_mkey_from_pd", || {
-        // SAFETY: C API contract.
+        // SAFETY: C API contract (null or live).
         let m = unsafe { handle(mmap) }?;
-        non_null(pd)?;
+        // SAFETY: as in doca_rdma_bridge_open_dev_from_pd.
+        unsafe { pd_of_ibv_pd(pd as *const SoftIbvPd) }?;
         non_null(mkey)?;
-        if !bridge::is_known(pd as usize) {
-            sdk_err!(
-                "rdma",
-                "doca_rdma_bridge_get_mmap_mkey_from_pd: unknown ibv_pd {:#x}",
-                pd as usize
-            );
-            return Err(DocaError::NOT_SUPPORTED);
-        }
         if !m.is_started() {
             return Err(DocaError::BAD_STATE);
         }
-        // SAFETY: C API contract (checked non-null, writable).
-        unsafe { write_out(mkey, m.mkey()) }
+        let k = m.mkey();
+        if crate::nic::keys::lookup(k).is_none() {
+            sdk_err!(
+                "verbs",
+                "mmap {k:#x} has no RDMA permission, so no NIC registration (doca-soft registers mmaps for RDMA only)"
+            );
+            return Err(DocaError::NOT_PERMITTED);
+        }
+        // SAFETY: checked non-null.
+        unsafe { write_out(mkey, k) }
     })
 }

@@ -38,7 +38,12 @@ pub mod doca_rdma;
 pub mod doca_rdma_bridge;
 pub mod doca_soft_port;
 pub mod doca_soft_queue;
+pub mod doca_soft_verbs;
 pub mod doca_types;
+pub mod doca_uar;
+pub mod doca_umem;
+pub mod doca_verbs;
+pub mod doca_verbs_bridge;
 pub mod doca_version;
 
 pub(crate) mod toolkit;

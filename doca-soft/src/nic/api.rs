@@ -497,6 +497,13 @@ impl Qp {
         })?
     }
 
+    /// Puts the QP in error (a verbs modify to ERR): every WQE in its ring and every later
+    /// one completes with a flush error.
+    pub(crate) fn set_error(&self) -> DocaResult<()> {
+        let qpn = self.qpn;
+        self.core.call(|reply| Cmd::ErrorQp { qpn, reply })?
+    }
+
     /// The current state and the syndrome of the first error (0 if none).
     pub(crate) fn status(&self) -> (QpState, u8) {
         let s = match self.status.state.load(Ordering::Acquire) {

@@ -21,7 +21,6 @@
 //! reports it through the failure callback (logged too) at the next `doca_pe_progress`.
 
 pub(crate) mod addr;
-pub(crate) mod bridge;
 pub(crate) mod cm;
 pub(crate) mod config;
 pub(crate) mod conn;

@@ -22,6 +22,7 @@ pub mod rdma;
 mod rx_consumer;
 mod tx_producer;
 pub mod urom;
+pub mod verbs;
 
 use std::ffi::c_void;
 use std::sync::Arc;

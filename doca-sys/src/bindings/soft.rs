@@ -133,9 +133,242 @@ pub const DOCA_FLOW_META_MAX: u32 = 44;
 pub const DOCA_FLOW_MAX_ENTRY_ACTIONS_MEM_SIZE: u32 = 128;
 pub const DOCA_FLOW_VLAN_MAX: u32 = 2;
 pub const DOCA_FLOW_PSP_DECRYPTION_ID: u32 = 4294967295;
+pub const DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE: u32 = 0;
+pub const DOCA_VERBS_QP_TYPE_RC: u32 = 0;
+pub const DOCA_VERBS_QP_TYPE_UC: u32 = 1;
+pub const DOCA_VERBS_EVENT_QP_FATAL: u32 = 0;
+pub const DOCA_VERBS_EVENT_QP_REQ_ERR: u32 = 1;
+pub const DOCA_VERBS_EVENT_QP_ACCESS_ERR: u32 = 2;
+pub const DOCA_VERBS_EVENT_CQ_ERR: u32 = 3;
+pub const DOCA_VERBS_TS_SOURCE_DEFAULT: u32 = 0;
+pub const DOCA_VERBS_TS_SOURCE_FREE_RUNNING: u32 = 1;
+pub const DOCA_VERBS_TS_SOURCE_REAL_TIME: u32 = 2;
+pub const DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE: u32 = 1;
+pub const DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ: u32 = 2;
+pub const DOCA_VERBS_QP_ATTR_PKEY_INDEX: u32 = 4;
+pub const DOCA_VERBS_QP_ATTR_MIN_RNR_TIMER: u32 = 8;
+pub const DOCA_VERBS_QP_ATTR_PORT_NUM: u32 = 16;
+pub const DOCA_VERBS_QP_ATTR_NEXT_STATE: u32 = 32;
+pub const DOCA_VERBS_QP_ATTR_CURRENT_STATE: u32 = 64;
+pub const DOCA_VERBS_QP_ATTR_PATH_MTU: u32 = 128;
+pub const DOCA_VERBS_QP_ATTR_RQ_PSN: u32 = 256;
+pub const DOCA_VERBS_QP_ATTR_SQ_PSN: u32 = 512;
+pub const DOCA_VERBS_QP_ATTR_DEST_QP_NUM: u32 = 1024;
+pub const DOCA_VERBS_QP_ATTR_ACK_TIMEOUT: u32 = 2048;
+pub const DOCA_VERBS_QP_ATTR_RETRY_CNT: u32 = 4096;
+pub const DOCA_VERBS_QP_ATTR_RNR_RETRY: u32 = 8192;
+pub const DOCA_VERBS_QP_ATTR_AH_ATTR: u32 = 16384;
+pub const DOCA_VERBS_QP_ATTR_ATOMIC_MODE: u32 = 32768;
+pub const DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC: u32 = 65536;
+pub const DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC: u32 = 131072;
+pub const DOCA_VERBS_QP_ATTR_CC_GROUP: u32 = 262144;
 pub const DOCA_UROM_WORKER_ID_ANY: i32 = -1;
 pub const DOCA_UROM_PLUGIN_NAME_MAX_LEN: u32 = 48;
 pub type FILE = __BindgenOpaqueArray<u64, 27usize>;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union __atomic_wide_counter {
+    pub __value64: core::ffi::c_ulonglong,
+    pub __value32: __atomic_wide_counter__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct __atomic_wide_counter__bindgen_ty_1 {
+    pub __low: core::ffi::c_uint,
+    pub __high: core::ffi::c_uint,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of __atomic_wide_counter__bindgen_ty_1"]
+        [::core::mem::size_of::<__atomic_wide_counter__bindgen_ty_1>() - 8usize];
+    ["Alignment of __atomic_wide_counter__bindgen_ty_1"]
+        [::core::mem::align_of::<__atomic_wide_counter__bindgen_ty_1>() - 4usize];
+    ["Offset of field: __atomic_wide_counter__bindgen_ty_1::__low"]
+        [::core::mem::offset_of!(__atomic_wide_counter__bindgen_ty_1, __low) - 0usize];
+    ["Offset of field: __atomic_wide_counter__bindgen_ty_1::__high"]
+        [::core::mem::offset_of!(__atomic_wide_counter__bindgen_ty_1, __high) - 4usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of __atomic_wide_counter"][::core::mem::size_of::<__atomic_wide_counter>() - 8usize];
+    ["Alignment of __atomic_wide_counter"]
+        [::core::mem::align_of::<__atomic_wide_counter>() - 8usize];
+    ["Offset of field: __atomic_wide_counter::__value64"]
+        [::core::mem::offset_of!(__atomic_wide_counter, __value64) - 0usize];
+    ["Offset of field: __atomic_wide_counter::__value32"]
+        [::core::mem::offset_of!(__atomic_wide_counter, __value32) - 0usize];
+};
+impl Default for __atomic_wide_counter {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct __pthread_internal_list {
+    pub __prev: *mut __pthread_internal_list,
+    pub __next: *mut __pthread_internal_list,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of __pthread_internal_list"]
+        [::core::mem::size_of::<__pthread_internal_list>() - 16usize];
+    ["Alignment of __pthread_internal_list"]
+        [::core::mem::align_of::<__pthread_internal_list>() - 8usize];
+    ["Offset of field: __pthread_internal_list::__prev"]
+        [::core::mem::offset_of!(__pthread_internal_list, __prev) - 0usize];
+    ["Offset of field: __pthread_internal_list::__next"]
+        [::core::mem::offset_of!(__pthread_internal_list, __next) - 8usize];
+};
+impl Default for __pthread_internal_list {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type __pthread_list_t = __pthread_internal_list;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct __pthread_mutex_s {
+    pub __lock: core::ffi::c_int,
+    pub __count: core::ffi::c_uint,
+    pub __owner: core::ffi::c_int,
+    pub __nusers: core::ffi::c_uint,
+    pub __kind: core::ffi::c_int,
+    pub __spins: core::ffi::c_short,
+    pub __elision: core::ffi::c_short,
+    pub __list: __pthread_list_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of __pthread_mutex_s"][::core::mem::size_of::<__pthread_mutex_s>() - 40usize];
+    ["Alignment of __pthread_mutex_s"][::core::mem::align_of::<__pthread_mutex_s>() - 8usize];
+    ["Offset of field: __pthread_mutex_s::__lock"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __lock) - 0usize];
+    ["Offset of field: __pthread_mutex_s::__count"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __count) - 4usize];
+    ["Offset of field: __pthread_mutex_s::__owner"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __owner) - 8usize];
+    ["Offset of field: __pthread_mutex_s::__nusers"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __nusers) - 12usize];
+    ["Offset of field: __pthread_mutex_s::__kind"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __kind) - 16usize];
+    ["Offset of field: __pthread_mutex_s::__spins"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __spins) - 20usize];
+    ["Offset of field: __pthread_mutex_s::__elision"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __elision) - 22usize];
+    ["Offset of field: __pthread_mutex_s::__list"]
+        [::core::mem::offset_of!(__pthread_mutex_s, __list) - 24usize];
+};
+impl Default for __pthread_mutex_s {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct __pthread_cond_s {
+    pub __wseq: __atomic_wide_counter,
+    pub __g1_start: __atomic_wide_counter,
+    pub __g_refs: [core::ffi::c_uint; 2usize],
+    pub __g_size: [core::ffi::c_uint; 2usize],
+    pub __g1_orig_size: core::ffi::c_uint,
+    pub __wrefs: core::ffi::c_uint,
+    pub __g_signals: [core::ffi::c_uint; 2usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of __pthread_cond_s"][::core::mem::size_of::<__pthread_cond_s>() - 48usize];
+    ["Alignment of __pthread_cond_s"][::core::mem::align_of::<__pthread_cond_s>() - 8usize];
+    ["Offset of field: __pthread_cond_s::__wseq"]
+        [::core::mem::offset_of!(__pthread_cond_s, __wseq) - 0usize];
+    ["Offset of field: __pthread_cond_s::__g1_start"]
+        [::core::mem::offset_of!(__pthread_cond_s, __g1_start) - 8usize];
+    ["Offset of field: __pthread_cond_s::__g_refs"]
+        [::core::mem::offset_of!(__pthread_cond_s, __g_refs) - 16usize];
+    ["Offset of field: __pthread_cond_s::__g_size"]
+        [::core::mem::offset_of!(__pthread_cond_s, __g_size) - 24usize];
+    ["Offset of field: __pthread_cond_s::__g1_orig_size"]
+        [::core::mem::offset_of!(__pthread_cond_s, __g1_orig_size) - 32usize];
+    ["Offset of field: __pthread_cond_s::__wrefs"]
+        [::core::mem::offset_of!(__pthread_cond_s, __wrefs) - 36usize];
+    ["Offset of field: __pthread_cond_s::__g_signals"]
+        [::core::mem::offset_of!(__pthread_cond_s, __g_signals) - 40usize];
+};
+impl Default for __pthread_cond_s {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union pthread_mutex_t {
+    pub __data: __pthread_mutex_s,
+    pub __size: [core::ffi::c_char; 40usize],
+    pub __align: core::ffi::c_long,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of pthread_mutex_t"][::core::mem::size_of::<pthread_mutex_t>() - 40usize];
+    ["Alignment of pthread_mutex_t"][::core::mem::align_of::<pthread_mutex_t>() - 8usize];
+    ["Offset of field: pthread_mutex_t::__data"]
+        [::core::mem::offset_of!(pthread_mutex_t, __data) - 0usize];
+    ["Offset of field: pthread_mutex_t::__size"]
+        [::core::mem::offset_of!(pthread_mutex_t, __size) - 0usize];
+    ["Offset of field: pthread_mutex_t::__align"]
+        [::core::mem::offset_of!(pthread_mutex_t, __align) - 0usize];
+};
+impl Default for pthread_mutex_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union pthread_cond_t {
+    pub __data: __pthread_cond_s,
+    pub __size: [core::ffi::c_char; 48usize],
+    pub __align: core::ffi::c_longlong,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of pthread_cond_t"][::core::mem::size_of::<pthread_cond_t>() - 48usize];
+    ["Alignment of pthread_cond_t"][::core::mem::align_of::<pthread_cond_t>() - 8usize];
+    ["Offset of field: pthread_cond_t::__data"]
+        [::core::mem::offset_of!(pthread_cond_t, __data) - 0usize];
+    ["Offset of field: pthread_cond_t::__size"]
+        [::core::mem::offset_of!(pthread_cond_t, __size) - 0usize];
+    ["Offset of field: pthread_cond_t::__align"]
+        [::core::mem::offset_of!(pthread_cond_t, __align) - 0usize];
+};
+impl Default for pthread_cond_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 unsafe extern "C" {
     pub fn doca_version_runtime() -> *const core::ffi::c_char;
 }
@@ -902,6 +1135,1481 @@ unsafe extern "C" {
         dev: *const doca_dev,
         mkey: *mut u32,
     ) -> doca_error_t;
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union ibv_gid {
+    pub raw: [u8; 16usize],
+    pub global: ibv_gid__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_gid__bindgen_ty_1 {
+    pub subnet_prefix: __be64,
+    pub interface_id: __be64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_gid__bindgen_ty_1"][::core::mem::size_of::<ibv_gid__bindgen_ty_1>() - 16usize];
+    ["Alignment of ibv_gid__bindgen_ty_1"]
+        [::core::mem::align_of::<ibv_gid__bindgen_ty_1>() - 8usize];
+    ["Offset of field: ibv_gid__bindgen_ty_1::subnet_prefix"]
+        [::core::mem::offset_of!(ibv_gid__bindgen_ty_1, subnet_prefix) - 0usize];
+    ["Offset of field: ibv_gid__bindgen_ty_1::interface_id"]
+        [::core::mem::offset_of!(ibv_gid__bindgen_ty_1, interface_id) - 8usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_gid"][::core::mem::size_of::<ibv_gid>() - 16usize];
+    ["Alignment of ibv_gid"][::core::mem::align_of::<ibv_gid>() - 8usize];
+    ["Offset of field: ibv_gid::raw"][::core::mem::offset_of!(ibv_gid, raw) - 0usize];
+    ["Offset of field: ibv_gid::global"][::core::mem::offset_of!(ibv_gid, global) - 0usize];
+};
+impl Default for ibv_gid {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+impl ibv_node_type {
+    pub const IBV_NODE_UNKNOWN: ibv_node_type = ibv_node_type(-1);
+    pub const IBV_NODE_CA: ibv_node_type = ibv_node_type(1);
+    pub const IBV_NODE_SWITCH: ibv_node_type = ibv_node_type(2);
+    pub const IBV_NODE_ROUTER: ibv_node_type = ibv_node_type(3);
+    pub const IBV_NODE_RNIC: ibv_node_type = ibv_node_type(4);
+    pub const IBV_NODE_USNIC: ibv_node_type = ibv_node_type(5);
+    pub const IBV_NODE_USNIC_UDP: ibv_node_type = ibv_node_type(6);
+    pub const IBV_NODE_UNSPECIFIED: ibv_node_type = ibv_node_type(7);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_node_type(pub core::ffi::c_int);
+impl ibv_transport_type {
+    pub const IBV_TRANSPORT_UNKNOWN: ibv_transport_type = ibv_transport_type(-1);
+    pub const IBV_TRANSPORT_IB: ibv_transport_type = ibv_transport_type(0);
+    pub const IBV_TRANSPORT_IWARP: ibv_transport_type = ibv_transport_type(1);
+    pub const IBV_TRANSPORT_USNIC: ibv_transport_type = ibv_transport_type(2);
+    pub const IBV_TRANSPORT_USNIC_UDP: ibv_transport_type = ibv_transport_type(3);
+    pub const IBV_TRANSPORT_UNSPECIFIED: ibv_transport_type = ibv_transport_type(4);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_transport_type(pub core::ffi::c_int);
+impl ibv_atomic_cap {
+    pub const IBV_ATOMIC_NONE: ibv_atomic_cap = ibv_atomic_cap(0);
+    pub const IBV_ATOMIC_HCA: ibv_atomic_cap = ibv_atomic_cap(1);
+    pub const IBV_ATOMIC_GLOB: ibv_atomic_cap = ibv_atomic_cap(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_atomic_cap(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_device_attr {
+    pub fw_ver: [core::ffi::c_char; 64usize],
+    pub node_guid: __be64,
+    pub sys_image_guid: __be64,
+    pub max_mr_size: u64,
+    pub page_size_cap: u64,
+    pub vendor_id: u32,
+    pub vendor_part_id: u32,
+    pub hw_ver: u32,
+    pub max_qp: core::ffi::c_int,
+    pub max_qp_wr: core::ffi::c_int,
+    pub device_cap_flags: core::ffi::c_uint,
+    pub max_sge: core::ffi::c_int,
+    pub max_sge_rd: core::ffi::c_int,
+    pub max_cq: core::ffi::c_int,
+    pub max_cqe: core::ffi::c_int,
+    pub max_mr: core::ffi::c_int,
+    pub max_pd: core::ffi::c_int,
+    pub max_qp_rd_atom: core::ffi::c_int,
+    pub max_ee_rd_atom: core::ffi::c_int,
+    pub max_res_rd_atom: core::ffi::c_int,
+    pub max_qp_init_rd_atom: core::ffi::c_int,
+    pub max_ee_init_rd_atom: core::ffi::c_int,
+    pub atomic_cap: ibv_atomic_cap,
+    pub max_ee: core::ffi::c_int,
+    pub max_rdd: core::ffi::c_int,
+    pub max_mw: core::ffi::c_int,
+    pub max_raw_ipv6_qp: core::ffi::c_int,
+    pub max_raw_ethy_qp: core::ffi::c_int,
+    pub max_mcast_grp: core::ffi::c_int,
+    pub max_mcast_qp_attach: core::ffi::c_int,
+    pub max_total_mcast_qp_attach: core::ffi::c_int,
+    pub max_ah: core::ffi::c_int,
+    pub max_fmr: core::ffi::c_int,
+    pub max_map_per_fmr: core::ffi::c_int,
+    pub max_srq: core::ffi::c_int,
+    pub max_srq_wr: core::ffi::c_int,
+    pub max_srq_sge: core::ffi::c_int,
+    pub max_pkeys: u16,
+    pub local_ca_ack_delay: u8,
+    pub phys_port_cnt: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_device_attr"][::core::mem::size_of::<ibv_device_attr>() - 232usize];
+    ["Alignment of ibv_device_attr"][::core::mem::align_of::<ibv_device_attr>() - 8usize];
+    ["Offset of field: ibv_device_attr::fw_ver"]
+        [::core::mem::offset_of!(ibv_device_attr, fw_ver) - 0usize];
+    ["Offset of field: ibv_device_attr::node_guid"]
+        [::core::mem::offset_of!(ibv_device_attr, node_guid) - 64usize];
+    ["Offset of field: ibv_device_attr::sys_image_guid"]
+        [::core::mem::offset_of!(ibv_device_attr, sys_image_guid) - 72usize];
+    ["Offset of field: ibv_device_attr::max_mr_size"]
+        [::core::mem::offset_of!(ibv_device_attr, max_mr_size) - 80usize];
+    ["Offset of field: ibv_device_attr::page_size_cap"]
+        [::core::mem::offset_of!(ibv_device_attr, page_size_cap) - 88usize];
+    ["Offset of field: ibv_device_attr::vendor_id"]
+        [::core::mem::offset_of!(ibv_device_attr, vendor_id) - 96usize];
+    ["Offset of field: ibv_device_attr::vendor_part_id"]
+        [::core::mem::offset_of!(ibv_device_attr, vendor_part_id) - 100usize];
+    ["Offset of field: ibv_device_attr::hw_ver"]
+        [::core::mem::offset_of!(ibv_device_attr, hw_ver) - 104usize];
+    ["Offset of field: ibv_device_attr::max_qp"]
+        [::core::mem::offset_of!(ibv_device_attr, max_qp) - 108usize];
+    ["Offset of field: ibv_device_attr::max_qp_wr"]
+        [::core::mem::offset_of!(ibv_device_attr, max_qp_wr) - 112usize];
+    ["Offset of field: ibv_device_attr::device_cap_flags"]
+        [::core::mem::offset_of!(ibv_device_attr, device_cap_flags) - 116usize];
+    ["Offset of field: ibv_device_attr::max_sge"]
+        [::core::mem::offset_of!(ibv_device_attr, max_sge) - 120usize];
+    ["Offset of field: ibv_device_attr::max_sge_rd"]
+        [::core::mem::offset_of!(ibv_device_attr, max_sge_rd) - 124usize];
+    ["Offset of field: ibv_device_attr::max_cq"]
+        [::core::mem::offset_of!(ibv_device_attr, max_cq) - 128usize];
+    ["Offset of field: ibv_device_attr::max_cqe"]
+        [::core::mem::offset_of!(ibv_device_attr, max_cqe) - 132usize];
+    ["Offset of field: ibv_device_attr::max_mr"]
+        [::core::mem::offset_of!(ibv_device_attr, max_mr) - 136usize];
+    ["Offset of field: ibv_device_attr::max_pd"]
+        [::core::mem::offset_of!(ibv_device_attr, max_pd) - 140usize];
+    ["Offset of field: ibv_device_attr::max_qp_rd_atom"]
+        [::core::mem::offset_of!(ibv_device_attr, max_qp_rd_atom) - 144usize];
+    ["Offset of field: ibv_device_attr::max_ee_rd_atom"]
+        [::core::mem::offset_of!(ibv_device_attr, max_ee_rd_atom) - 148usize];
+    ["Offset of field: ibv_device_attr::max_res_rd_atom"]
+        [::core::mem::offset_of!(ibv_device_attr, max_res_rd_atom) - 152usize];
+    ["Offset of field: ibv_device_attr::max_qp_init_rd_atom"]
+        [::core::mem::offset_of!(ibv_device_attr, max_qp_init_rd_atom) - 156usize];
+    ["Offset of field: ibv_device_attr::max_ee_init_rd_atom"]
+        [::core::mem::offset_of!(ibv_device_attr, max_ee_init_rd_atom) - 160usize];
+    ["Offset of field: ibv_device_attr::atomic_cap"]
+        [::core::mem::offset_of!(ibv_device_attr, atomic_cap) - 164usize];
+    ["Offset of field: ibv_device_attr::max_ee"]
+        [::core::mem::offset_of!(ibv_device_attr, max_ee) - 168usize];
+    ["Offset of field: ibv_device_attr::max_rdd"]
+        [::core::mem::offset_of!(ibv_device_attr, max_rdd) - 172usize];
+    ["Offset of field: ibv_device_attr::max_mw"]
+        [::core::mem::offset_of!(ibv_device_attr, max_mw) - 176usize];
+    ["Offset of field: ibv_device_attr::max_raw_ipv6_qp"]
+        [::core::mem::offset_of!(ibv_device_attr, max_raw_ipv6_qp) - 180usize];
+    ["Offset of field: ibv_device_attr::max_raw_ethy_qp"]
+        [::core::mem::offset_of!(ibv_device_attr, max_raw_ethy_qp) - 184usize];
+    ["Offset of field: ibv_device_attr::max_mcast_grp"]
+        [::core::mem::offset_of!(ibv_device_attr, max_mcast_grp) - 188usize];
+    ["Offset of field: ibv_device_attr::max_mcast_qp_attach"]
+        [::core::mem::offset_of!(ibv_device_attr, max_mcast_qp_attach) - 192usize];
+    ["Offset of field: ibv_device_attr::max_total_mcast_qp_attach"]
+        [::core::mem::offset_of!(ibv_device_attr, max_total_mcast_qp_attach) - 196usize];
+    ["Offset of field: ibv_device_attr::max_ah"]
+        [::core::mem::offset_of!(ibv_device_attr, max_ah) - 200usize];
+    ["Offset of field: ibv_device_attr::max_fmr"]
+        [::core::mem::offset_of!(ibv_device_attr, max_fmr) - 204usize];
+    ["Offset of field: ibv_device_attr::max_map_per_fmr"]
+        [::core::mem::offset_of!(ibv_device_attr, max_map_per_fmr) - 208usize];
+    ["Offset of field: ibv_device_attr::max_srq"]
+        [::core::mem::offset_of!(ibv_device_attr, max_srq) - 212usize];
+    ["Offset of field: ibv_device_attr::max_srq_wr"]
+        [::core::mem::offset_of!(ibv_device_attr, max_srq_wr) - 216usize];
+    ["Offset of field: ibv_device_attr::max_srq_sge"]
+        [::core::mem::offset_of!(ibv_device_attr, max_srq_sge) - 220usize];
+    ["Offset of field: ibv_device_attr::max_pkeys"]
+        [::core::mem::offset_of!(ibv_device_attr, max_pkeys) - 224usize];
+    ["Offset of field: ibv_device_attr::local_ca_ack_delay"]
+        [::core::mem::offset_of!(ibv_device_attr, local_ca_ack_delay) - 226usize];
+    ["Offset of field: ibv_device_attr::phys_port_cnt"]
+        [::core::mem::offset_of!(ibv_device_attr, phys_port_cnt) - 227usize];
+};
+impl Default for ibv_device_attr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+impl ibv_mtu {
+    pub const IBV_MTU_256: ibv_mtu = ibv_mtu(1);
+    pub const IBV_MTU_512: ibv_mtu = ibv_mtu(2);
+    pub const IBV_MTU_1024: ibv_mtu = ibv_mtu(3);
+    pub const IBV_MTU_2048: ibv_mtu = ibv_mtu(4);
+    pub const IBV_MTU_4096: ibv_mtu = ibv_mtu(5);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_mtu(pub core::ffi::c_uint);
+impl ibv_wc_status {
+    pub const IBV_WC_SUCCESS: ibv_wc_status = ibv_wc_status(0);
+    pub const IBV_WC_LOC_LEN_ERR: ibv_wc_status = ibv_wc_status(1);
+    pub const IBV_WC_LOC_QP_OP_ERR: ibv_wc_status = ibv_wc_status(2);
+    pub const IBV_WC_LOC_EEC_OP_ERR: ibv_wc_status = ibv_wc_status(3);
+    pub const IBV_WC_LOC_PROT_ERR: ibv_wc_status = ibv_wc_status(4);
+    pub const IBV_WC_WR_FLUSH_ERR: ibv_wc_status = ibv_wc_status(5);
+    pub const IBV_WC_MW_BIND_ERR: ibv_wc_status = ibv_wc_status(6);
+    pub const IBV_WC_BAD_RESP_ERR: ibv_wc_status = ibv_wc_status(7);
+    pub const IBV_WC_LOC_ACCESS_ERR: ibv_wc_status = ibv_wc_status(8);
+    pub const IBV_WC_REM_INV_REQ_ERR: ibv_wc_status = ibv_wc_status(9);
+    pub const IBV_WC_REM_ACCESS_ERR: ibv_wc_status = ibv_wc_status(10);
+    pub const IBV_WC_REM_OP_ERR: ibv_wc_status = ibv_wc_status(11);
+    pub const IBV_WC_RETRY_EXC_ERR: ibv_wc_status = ibv_wc_status(12);
+    pub const IBV_WC_RNR_RETRY_EXC_ERR: ibv_wc_status = ibv_wc_status(13);
+    pub const IBV_WC_LOC_RDD_VIOL_ERR: ibv_wc_status = ibv_wc_status(14);
+    pub const IBV_WC_REM_INV_RD_REQ_ERR: ibv_wc_status = ibv_wc_status(15);
+    pub const IBV_WC_REM_ABORT_ERR: ibv_wc_status = ibv_wc_status(16);
+    pub const IBV_WC_INV_EECN_ERR: ibv_wc_status = ibv_wc_status(17);
+    pub const IBV_WC_INV_EEC_STATE_ERR: ibv_wc_status = ibv_wc_status(18);
+    pub const IBV_WC_FATAL_ERR: ibv_wc_status = ibv_wc_status(19);
+    pub const IBV_WC_RESP_TIMEOUT_ERR: ibv_wc_status = ibv_wc_status(20);
+    pub const IBV_WC_GENERAL_ERR: ibv_wc_status = ibv_wc_status(21);
+    pub const IBV_WC_TM_ERR: ibv_wc_status = ibv_wc_status(22);
+    pub const IBV_WC_TM_RNDV_INCOMPLETE: ibv_wc_status = ibv_wc_status(23);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_wc_status(pub core::ffi::c_uint);
+impl ibv_wc_opcode {
+    pub const IBV_WC_SEND: ibv_wc_opcode = ibv_wc_opcode(0);
+    pub const IBV_WC_RDMA_WRITE: ibv_wc_opcode = ibv_wc_opcode(1);
+    pub const IBV_WC_RDMA_READ: ibv_wc_opcode = ibv_wc_opcode(2);
+    pub const IBV_WC_COMP_SWAP: ibv_wc_opcode = ibv_wc_opcode(3);
+    pub const IBV_WC_FETCH_ADD: ibv_wc_opcode = ibv_wc_opcode(4);
+    pub const IBV_WC_BIND_MW: ibv_wc_opcode = ibv_wc_opcode(5);
+    pub const IBV_WC_LOCAL_INV: ibv_wc_opcode = ibv_wc_opcode(6);
+    pub const IBV_WC_TSO: ibv_wc_opcode = ibv_wc_opcode(7);
+    pub const IBV_WC_ATOMIC_WRITE: ibv_wc_opcode = ibv_wc_opcode(9);
+    pub const IBV_WC_RECV: ibv_wc_opcode = ibv_wc_opcode(128);
+    pub const IBV_WC_RECV_RDMA_WITH_IMM: ibv_wc_opcode = ibv_wc_opcode(129);
+    pub const IBV_WC_TM_ADD: ibv_wc_opcode = ibv_wc_opcode(130);
+    pub const IBV_WC_TM_DEL: ibv_wc_opcode = ibv_wc_opcode(131);
+    pub const IBV_WC_TM_SYNC: ibv_wc_opcode = ibv_wc_opcode(132);
+    pub const IBV_WC_TM_RECV: ibv_wc_opcode = ibv_wc_opcode(133);
+    pub const IBV_WC_TM_NO_TAG: ibv_wc_opcode = ibv_wc_opcode(134);
+    pub const IBV_WC_DRIVER1: ibv_wc_opcode = ibv_wc_opcode(135);
+    pub const IBV_WC_DRIVER2: ibv_wc_opcode = ibv_wc_opcode(136);
+    pub const IBV_WC_DRIVER3: ibv_wc_opcode = ibv_wc_opcode(137);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_wc_opcode(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_wc {
+    pub wr_id: u64,
+    pub status: ibv_wc_status,
+    pub opcode: ibv_wc_opcode,
+    pub vendor_err: u32,
+    pub byte_len: u32,
+    pub __bindgen_anon_1: ibv_wc__bindgen_ty_1,
+    pub qp_num: u32,
+    pub src_qp: u32,
+    pub wc_flags: core::ffi::c_uint,
+    pub pkey_index: u16,
+    pub slid: u16,
+    pub sl: u8,
+    pub dlid_path_bits: u8,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union ibv_wc__bindgen_ty_1 {
+    pub imm_data: __be32,
+    pub invalidated_rkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_wc__bindgen_ty_1"][::core::mem::size_of::<ibv_wc__bindgen_ty_1>() - 4usize];
+    ["Alignment of ibv_wc__bindgen_ty_1"][::core::mem::align_of::<ibv_wc__bindgen_ty_1>() - 4usize];
+    ["Offset of field: ibv_wc__bindgen_ty_1::imm_data"]
+        [::core::mem::offset_of!(ibv_wc__bindgen_ty_1, imm_data) - 0usize];
+    ["Offset of field: ibv_wc__bindgen_ty_1::invalidated_rkey"]
+        [::core::mem::offset_of!(ibv_wc__bindgen_ty_1, invalidated_rkey) - 0usize];
+};
+impl Default for ibv_wc__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_wc"][::core::mem::size_of::<ibv_wc>() - 48usize];
+    ["Alignment of ibv_wc"][::core::mem::align_of::<ibv_wc>() - 8usize];
+    ["Offset of field: ibv_wc::wr_id"][::core::mem::offset_of!(ibv_wc, wr_id) - 0usize];
+    ["Offset of field: ibv_wc::status"][::core::mem::offset_of!(ibv_wc, status) - 8usize];
+    ["Offset of field: ibv_wc::opcode"][::core::mem::offset_of!(ibv_wc, opcode) - 12usize];
+    ["Offset of field: ibv_wc::vendor_err"][::core::mem::offset_of!(ibv_wc, vendor_err) - 16usize];
+    ["Offset of field: ibv_wc::byte_len"][::core::mem::offset_of!(ibv_wc, byte_len) - 20usize];
+    ["Offset of field: ibv_wc::qp_num"][::core::mem::offset_of!(ibv_wc, qp_num) - 28usize];
+    ["Offset of field: ibv_wc::src_qp"][::core::mem::offset_of!(ibv_wc, src_qp) - 32usize];
+    ["Offset of field: ibv_wc::wc_flags"][::core::mem::offset_of!(ibv_wc, wc_flags) - 36usize];
+    ["Offset of field: ibv_wc::pkey_index"][::core::mem::offset_of!(ibv_wc, pkey_index) - 40usize];
+    ["Offset of field: ibv_wc::slid"][::core::mem::offset_of!(ibv_wc, slid) - 42usize];
+    ["Offset of field: ibv_wc::sl"][::core::mem::offset_of!(ibv_wc, sl) - 44usize];
+    ["Offset of field: ibv_wc::dlid_path_bits"]
+        [::core::mem::offset_of!(ibv_wc, dlid_path_bits) - 45usize];
+};
+impl Default for ibv_wc {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_mw_bind_info {
+    pub mr: *mut ibv_mr,
+    pub addr: u64,
+    pub length: u64,
+    pub mw_access_flags: core::ffi::c_uint,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_mw_bind_info"][::core::mem::size_of::<ibv_mw_bind_info>() - 32usize];
+    ["Alignment of ibv_mw_bind_info"][::core::mem::align_of::<ibv_mw_bind_info>() - 8usize];
+    ["Offset of field: ibv_mw_bind_info::mr"]
+        [::core::mem::offset_of!(ibv_mw_bind_info, mr) - 0usize];
+    ["Offset of field: ibv_mw_bind_info::addr"]
+        [::core::mem::offset_of!(ibv_mw_bind_info, addr) - 8usize];
+    ["Offset of field: ibv_mw_bind_info::length"]
+        [::core::mem::offset_of!(ibv_mw_bind_info, length) - 16usize];
+    ["Offset of field: ibv_mw_bind_info::mw_access_flags"]
+        [::core::mem::offset_of!(ibv_mw_bind_info, mw_access_flags) - 24usize];
+};
+impl Default for ibv_mw_bind_info {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_pd {
+    pub context: *mut ibv_context,
+    pub handle: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_pd"][::core::mem::size_of::<ibv_pd>() - 16usize];
+    ["Alignment of ibv_pd"][::core::mem::align_of::<ibv_pd>() - 8usize];
+    ["Offset of field: ibv_pd::context"][::core::mem::offset_of!(ibv_pd, context) - 0usize];
+    ["Offset of field: ibv_pd::handle"][::core::mem::offset_of!(ibv_pd, handle) - 8usize];
+};
+impl Default for ibv_pd {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_mr {
+    pub context: *mut ibv_context,
+    pub pd: *mut ibv_pd,
+    pub addr: *mut core::ffi::c_void,
+    pub length: usize,
+    pub handle: u32,
+    pub lkey: u32,
+    pub rkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_mr"][::core::mem::size_of::<ibv_mr>() - 48usize];
+    ["Alignment of ibv_mr"][::core::mem::align_of::<ibv_mr>() - 8usize];
+    ["Offset of field: ibv_mr::context"][::core::mem::offset_of!(ibv_mr, context) - 0usize];
+    ["Offset of field: ibv_mr::pd"][::core::mem::offset_of!(ibv_mr, pd) - 8usize];
+    ["Offset of field: ibv_mr::addr"][::core::mem::offset_of!(ibv_mr, addr) - 16usize];
+    ["Offset of field: ibv_mr::length"][::core::mem::offset_of!(ibv_mr, length) - 24usize];
+    ["Offset of field: ibv_mr::handle"][::core::mem::offset_of!(ibv_mr, handle) - 32usize];
+    ["Offset of field: ibv_mr::lkey"][::core::mem::offset_of!(ibv_mr, lkey) - 36usize];
+    ["Offset of field: ibv_mr::rkey"][::core::mem::offset_of!(ibv_mr, rkey) - 40usize];
+};
+impl Default for ibv_mr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+impl ibv_mw_type {
+    pub const IBV_MW_TYPE_1: ibv_mw_type = ibv_mw_type(1);
+    pub const IBV_MW_TYPE_2: ibv_mw_type = ibv_mw_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_mw_type(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_mw {
+    pub context: *mut ibv_context,
+    pub pd: *mut ibv_pd,
+    pub rkey: u32,
+    pub handle: u32,
+    pub type_: ibv_mw_type,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_mw"][::core::mem::size_of::<ibv_mw>() - 32usize];
+    ["Alignment of ibv_mw"][::core::mem::align_of::<ibv_mw>() - 8usize];
+    ["Offset of field: ibv_mw::context"][::core::mem::offset_of!(ibv_mw, context) - 0usize];
+    ["Offset of field: ibv_mw::pd"][::core::mem::offset_of!(ibv_mw, pd) - 8usize];
+    ["Offset of field: ibv_mw::rkey"][::core::mem::offset_of!(ibv_mw, rkey) - 16usize];
+    ["Offset of field: ibv_mw::handle"][::core::mem::offset_of!(ibv_mw, handle) - 20usize];
+    ["Offset of field: ibv_mw::type_"][::core::mem::offset_of!(ibv_mw, type_) - 24usize];
+};
+impl Default for ibv_mw {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_global_route {
+    pub dgid: ibv_gid,
+    pub flow_label: u32,
+    pub sgid_index: u8,
+    pub hop_limit: u8,
+    pub traffic_class: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_global_route"][::core::mem::size_of::<ibv_global_route>() - 24usize];
+    ["Alignment of ibv_global_route"][::core::mem::align_of::<ibv_global_route>() - 8usize];
+    ["Offset of field: ibv_global_route::dgid"]
+        [::core::mem::offset_of!(ibv_global_route, dgid) - 0usize];
+    ["Offset of field: ibv_global_route::flow_label"]
+        [::core::mem::offset_of!(ibv_global_route, flow_label) - 16usize];
+    ["Offset of field: ibv_global_route::sgid_index"]
+        [::core::mem::offset_of!(ibv_global_route, sgid_index) - 20usize];
+    ["Offset of field: ibv_global_route::hop_limit"]
+        [::core::mem::offset_of!(ibv_global_route, hop_limit) - 21usize];
+    ["Offset of field: ibv_global_route::traffic_class"]
+        [::core::mem::offset_of!(ibv_global_route, traffic_class) - 22usize];
+};
+impl Default for ibv_global_route {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_ah_attr {
+    pub grh: ibv_global_route,
+    pub dlid: u16,
+    pub sl: u8,
+    pub src_path_bits: u8,
+    pub static_rate: u8,
+    pub is_global: u8,
+    pub port_num: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_ah_attr"][::core::mem::size_of::<ibv_ah_attr>() - 32usize];
+    ["Alignment of ibv_ah_attr"][::core::mem::align_of::<ibv_ah_attr>() - 8usize];
+    ["Offset of field: ibv_ah_attr::grh"][::core::mem::offset_of!(ibv_ah_attr, grh) - 0usize];
+    ["Offset of field: ibv_ah_attr::dlid"][::core::mem::offset_of!(ibv_ah_attr, dlid) - 24usize];
+    ["Offset of field: ibv_ah_attr::sl"][::core::mem::offset_of!(ibv_ah_attr, sl) - 26usize];
+    ["Offset of field: ibv_ah_attr::src_path_bits"]
+        [::core::mem::offset_of!(ibv_ah_attr, src_path_bits) - 27usize];
+    ["Offset of field: ibv_ah_attr::static_rate"]
+        [::core::mem::offset_of!(ibv_ah_attr, static_rate) - 28usize];
+    ["Offset of field: ibv_ah_attr::is_global"]
+        [::core::mem::offset_of!(ibv_ah_attr, is_global) - 29usize];
+    ["Offset of field: ibv_ah_attr::port_num"]
+        [::core::mem::offset_of!(ibv_ah_attr, port_num) - 30usize];
+};
+impl Default for ibv_ah_attr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+impl ibv_qp_type {
+    pub const IBV_QPT_RC: ibv_qp_type = ibv_qp_type(2);
+    pub const IBV_QPT_UC: ibv_qp_type = ibv_qp_type(3);
+    pub const IBV_QPT_UD: ibv_qp_type = ibv_qp_type(4);
+    pub const IBV_QPT_RAW_PACKET: ibv_qp_type = ibv_qp_type(8);
+    pub const IBV_QPT_XRC_SEND: ibv_qp_type = ibv_qp_type(9);
+    pub const IBV_QPT_XRC_RECV: ibv_qp_type = ibv_qp_type(10);
+    pub const IBV_QPT_DRIVER: ibv_qp_type = ibv_qp_type(255);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_qp_type(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_qp_cap {
+    pub max_send_wr: u32,
+    pub max_recv_wr: u32,
+    pub max_send_sge: u32,
+    pub max_recv_sge: u32,
+    pub max_inline_data: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_qp_cap"][::core::mem::size_of::<ibv_qp_cap>() - 20usize];
+    ["Alignment of ibv_qp_cap"][::core::mem::align_of::<ibv_qp_cap>() - 4usize];
+    ["Offset of field: ibv_qp_cap::max_send_wr"]
+        [::core::mem::offset_of!(ibv_qp_cap, max_send_wr) - 0usize];
+    ["Offset of field: ibv_qp_cap::max_recv_wr"]
+        [::core::mem::offset_of!(ibv_qp_cap, max_recv_wr) - 4usize];
+    ["Offset of field: ibv_qp_cap::max_send_sge"]
+        [::core::mem::offset_of!(ibv_qp_cap, max_send_sge) - 8usize];
+    ["Offset of field: ibv_qp_cap::max_recv_sge"]
+        [::core::mem::offset_of!(ibv_qp_cap, max_recv_sge) - 12usize];
+    ["Offset of field: ibv_qp_cap::max_inline_data"]
+        [::core::mem::offset_of!(ibv_qp_cap, max_inline_data) - 16usize];
+};
+impl ibv_qp_state {
+    pub const IBV_QPS_RESET: ibv_qp_state = ibv_qp_state(0);
+    pub const IBV_QPS_INIT: ibv_qp_state = ibv_qp_state(1);
+    pub const IBV_QPS_RTR: ibv_qp_state = ibv_qp_state(2);
+    pub const IBV_QPS_RTS: ibv_qp_state = ibv_qp_state(3);
+    pub const IBV_QPS_SQD: ibv_qp_state = ibv_qp_state(4);
+    pub const IBV_QPS_SQE: ibv_qp_state = ibv_qp_state(5);
+    pub const IBV_QPS_ERR: ibv_qp_state = ibv_qp_state(6);
+    pub const IBV_QPS_UNKNOWN: ibv_qp_state = ibv_qp_state(7);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_qp_state(pub core::ffi::c_uint);
+impl ibv_mig_state {
+    pub const IBV_MIG_MIGRATED: ibv_mig_state = ibv_mig_state(0);
+    pub const IBV_MIG_REARM: ibv_mig_state = ibv_mig_state(1);
+    pub const IBV_MIG_ARMED: ibv_mig_state = ibv_mig_state(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_mig_state(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_qp_attr {
+    pub qp_state: ibv_qp_state,
+    pub cur_qp_state: ibv_qp_state,
+    pub path_mtu: ibv_mtu,
+    pub path_mig_state: ibv_mig_state,
+    pub qkey: u32,
+    pub rq_psn: u32,
+    pub sq_psn: u32,
+    pub dest_qp_num: u32,
+    pub qp_access_flags: core::ffi::c_uint,
+    pub cap: ibv_qp_cap,
+    pub ah_attr: ibv_ah_attr,
+    pub alt_ah_attr: ibv_ah_attr,
+    pub pkey_index: u16,
+    pub alt_pkey_index: u16,
+    pub en_sqd_async_notify: u8,
+    pub sq_draining: u8,
+    pub max_rd_atomic: u8,
+    pub max_dest_rd_atomic: u8,
+    pub min_rnr_timer: u8,
+    pub port_num: u8,
+    pub timeout: u8,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub alt_port_num: u8,
+    pub alt_timeout: u8,
+    pub rate_limit: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_qp_attr"][::core::mem::size_of::<ibv_qp_attr>() - 144usize];
+    ["Alignment of ibv_qp_attr"][::core::mem::align_of::<ibv_qp_attr>() - 8usize];
+    ["Offset of field: ibv_qp_attr::qp_state"]
+        [::core::mem::offset_of!(ibv_qp_attr, qp_state) - 0usize];
+    ["Offset of field: ibv_qp_attr::cur_qp_state"]
+        [::core::mem::offset_of!(ibv_qp_attr, cur_qp_state) - 4usize];
+    ["Offset of field: ibv_qp_attr::path_mtu"]
+        [::core::mem::offset_of!(ibv_qp_attr, path_mtu) - 8usize];
+    ["Offset of field: ibv_qp_attr::path_mig_state"]
+        [::core::mem::offset_of!(ibv_qp_attr, path_mig_state) - 12usize];
+    ["Offset of field: ibv_qp_attr::qkey"][::core::mem::offset_of!(ibv_qp_attr, qkey) - 16usize];
+    ["Offset of field: ibv_qp_attr::rq_psn"]
+        [::core::mem::offset_of!(ibv_qp_attr, rq_psn) - 20usize];
+    ["Offset of field: ibv_qp_attr::sq_psn"]
+        [::core::mem::offset_of!(ibv_qp_attr, sq_psn) - 24usize];
+    ["Offset of field: ibv_qp_attr::dest_qp_num"]
+        [::core::mem::offset_of!(ibv_qp_attr, dest_qp_num) - 28usize];
+    ["Offset of field: ibv_qp_attr::qp_access_flags"]
+        [::core::mem::offset_of!(ibv_qp_attr, qp_access_flags) - 32usize];
+    ["Offset of field: ibv_qp_attr::cap"][::core::mem::offset_of!(ibv_qp_attr, cap) - 36usize];
+    ["Offset of field: ibv_qp_attr::ah_attr"]
+        [::core::mem::offset_of!(ibv_qp_attr, ah_attr) - 56usize];
+    ["Offset of field: ibv_qp_attr::alt_ah_attr"]
+        [::core::mem::offset_of!(ibv_qp_attr, alt_ah_attr) - 88usize];
+    ["Offset of field: ibv_qp_attr::pkey_index"]
+        [::core::mem::offset_of!(ibv_qp_attr, pkey_index) - 120usize];
+    ["Offset of field: ibv_qp_attr::alt_pkey_index"]
+        [::core::mem::offset_of!(ibv_qp_attr, alt_pkey_index) - 122usize];
+    ["Offset of field: ibv_qp_attr::en_sqd_async_notify"]
+        [::core::mem::offset_of!(ibv_qp_attr, en_sqd_async_notify) - 124usize];
+    ["Offset of field: ibv_qp_attr::sq_draining"]
+        [::core::mem::offset_of!(ibv_qp_attr, sq_draining) - 125usize];
+    ["Offset of field: ibv_qp_attr::max_rd_atomic"]
+        [::core::mem::offset_of!(ibv_qp_attr, max_rd_atomic) - 126usize];
+    ["Offset of field: ibv_qp_attr::max_dest_rd_atomic"]
+        [::core::mem::offset_of!(ibv_qp_attr, max_dest_rd_atomic) - 127usize];
+    ["Offset of field: ibv_qp_attr::min_rnr_timer"]
+        [::core::mem::offset_of!(ibv_qp_attr, min_rnr_timer) - 128usize];
+    ["Offset of field: ibv_qp_attr::port_num"]
+        [::core::mem::offset_of!(ibv_qp_attr, port_num) - 129usize];
+    ["Offset of field: ibv_qp_attr::timeout"]
+        [::core::mem::offset_of!(ibv_qp_attr, timeout) - 130usize];
+    ["Offset of field: ibv_qp_attr::retry_cnt"]
+        [::core::mem::offset_of!(ibv_qp_attr, retry_cnt) - 131usize];
+    ["Offset of field: ibv_qp_attr::rnr_retry"]
+        [::core::mem::offset_of!(ibv_qp_attr, rnr_retry) - 132usize];
+    ["Offset of field: ibv_qp_attr::alt_port_num"]
+        [::core::mem::offset_of!(ibv_qp_attr, alt_port_num) - 133usize];
+    ["Offset of field: ibv_qp_attr::alt_timeout"]
+        [::core::mem::offset_of!(ibv_qp_attr, alt_timeout) - 134usize];
+    ["Offset of field: ibv_qp_attr::rate_limit"]
+        [::core::mem::offset_of!(ibv_qp_attr, rate_limit) - 136usize];
+};
+impl Default for ibv_qp_attr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+impl ibv_wr_opcode {
+    pub const IBV_WR_RDMA_WRITE: ibv_wr_opcode = ibv_wr_opcode(0);
+    pub const IBV_WR_RDMA_WRITE_WITH_IMM: ibv_wr_opcode = ibv_wr_opcode(1);
+    pub const IBV_WR_SEND: ibv_wr_opcode = ibv_wr_opcode(2);
+    pub const IBV_WR_SEND_WITH_IMM: ibv_wr_opcode = ibv_wr_opcode(3);
+    pub const IBV_WR_RDMA_READ: ibv_wr_opcode = ibv_wr_opcode(4);
+    pub const IBV_WR_ATOMIC_CMP_AND_SWP: ibv_wr_opcode = ibv_wr_opcode(5);
+    pub const IBV_WR_ATOMIC_FETCH_AND_ADD: ibv_wr_opcode = ibv_wr_opcode(6);
+    pub const IBV_WR_LOCAL_INV: ibv_wr_opcode = ibv_wr_opcode(7);
+    pub const IBV_WR_BIND_MW: ibv_wr_opcode = ibv_wr_opcode(8);
+    pub const IBV_WR_SEND_WITH_INV: ibv_wr_opcode = ibv_wr_opcode(9);
+    pub const IBV_WR_TSO: ibv_wr_opcode = ibv_wr_opcode(10);
+    pub const IBV_WR_DRIVER1: ibv_wr_opcode = ibv_wr_opcode(11);
+    pub const IBV_WR_ATOMIC_WRITE: ibv_wr_opcode = ibv_wr_opcode(15);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct ibv_wr_opcode(pub core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_sge {
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_sge"][::core::mem::size_of::<ibv_sge>() - 16usize];
+    ["Alignment of ibv_sge"][::core::mem::align_of::<ibv_sge>() - 8usize];
+    ["Offset of field: ibv_sge::addr"][::core::mem::offset_of!(ibv_sge, addr) - 0usize];
+    ["Offset of field: ibv_sge::length"][::core::mem::offset_of!(ibv_sge, length) - 8usize];
+    ["Offset of field: ibv_sge::lkey"][::core::mem::offset_of!(ibv_sge, lkey) - 12usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_send_wr {
+    pub wr_id: u64,
+    pub next: *mut ibv_send_wr,
+    pub sg_list: *mut ibv_sge,
+    pub num_sge: core::ffi::c_int,
+    pub opcode: ibv_wr_opcode,
+    pub send_flags: core::ffi::c_uint,
+    pub __bindgen_anon_1: ibv_send_wr__bindgen_ty_1,
+    pub wr: ibv_send_wr__bindgen_ty_2,
+    pub qp_type: ibv_send_wr__bindgen_ty_3,
+    pub __bindgen_anon_2: ibv_send_wr__bindgen_ty_4,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union ibv_send_wr__bindgen_ty_1 {
+    pub imm_data: __be32,
+    pub invalidate_rkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_1"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_1>() - 4usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_1"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_1>() - 4usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_1::imm_data"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_1, imm_data) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_1::invalidate_rkey"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_1, invalidate_rkey) - 0usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union ibv_send_wr__bindgen_ty_2 {
+    pub rdma: ibv_send_wr__bindgen_ty_2__bindgen_ty_1,
+    pub atomic: ibv_send_wr__bindgen_ty_2__bindgen_ty_2,
+    pub ud: ibv_send_wr__bindgen_ty_2__bindgen_ty_3,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_send_wr__bindgen_ty_2__bindgen_ty_1 {
+    pub remote_addr: u64,
+    pub rkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_2__bindgen_ty_1"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_2__bindgen_ty_1>() - 16usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_2__bindgen_ty_1"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_2__bindgen_ty_1>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_1::remote_addr"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_1, remote_addr) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_1::rkey"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_1, rkey) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_send_wr__bindgen_ty_2__bindgen_ty_2 {
+    pub remote_addr: u64,
+    pub compare_add: u64,
+    pub swap: u64,
+    pub rkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_2__bindgen_ty_2"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_2__bindgen_ty_2>() - 32usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_2__bindgen_ty_2"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_2__bindgen_ty_2>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_2::remote_addr"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_2, remote_addr) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_2::compare_add"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_2, compare_add) - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_2::swap"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_2, swap) - 16usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_2::rkey"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_2, rkey) - 24usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_send_wr__bindgen_ty_2__bindgen_ty_3 {
+    pub ah: *mut ibv_ah,
+    pub remote_qpn: u32,
+    pub remote_qkey: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_2__bindgen_ty_3"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_2__bindgen_ty_3>() - 16usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_2__bindgen_ty_3"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_2__bindgen_ty_3>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_3::ah"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_3, ah) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_3::remote_qpn"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_3, remote_qpn) - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2__bindgen_ty_3::remote_qkey"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2__bindgen_ty_3, remote_qkey) - 12usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_2__bindgen_ty_3 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_2"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_2>() - 32usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_2"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_2>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2::rdma"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2, rdma) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2::atomic"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2, atomic) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_2::ud"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_2, ud) - 0usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_2 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union ibv_send_wr__bindgen_ty_3 {
+    pub xrc: ibv_send_wr__bindgen_ty_3__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_send_wr__bindgen_ty_3__bindgen_ty_1 {
+    pub remote_srqn: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_3__bindgen_ty_1"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_3__bindgen_ty_1>() - 4usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_3__bindgen_ty_1"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_3__bindgen_ty_1>() - 4usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_3__bindgen_ty_1::remote_srqn"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_3__bindgen_ty_1, remote_srqn) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_3"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_3>() - 4usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_3"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_3>() - 4usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_3::xrc"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_3, xrc) - 0usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_3 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union ibv_send_wr__bindgen_ty_4 {
+    pub bind_mw: ibv_send_wr__bindgen_ty_4__bindgen_ty_1,
+    pub tso: ibv_send_wr__bindgen_ty_4__bindgen_ty_2,
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_send_wr__bindgen_ty_4__bindgen_ty_1 {
+    pub mw: *mut ibv_mw,
+    pub rkey: u32,
+    pub bind_info: ibv_mw_bind_info,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_4__bindgen_ty_1"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_4__bindgen_ty_1>() - 48usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_4__bindgen_ty_1"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_4__bindgen_ty_1>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4__bindgen_ty_1::mw"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4__bindgen_ty_1, mw) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4__bindgen_ty_1::rkey"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4__bindgen_ty_1, rkey) - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4__bindgen_ty_1::bind_info"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4__bindgen_ty_1, bind_info) - 16usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_4__bindgen_ty_1 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_send_wr__bindgen_ty_4__bindgen_ty_2 {
+    pub hdr: *mut core::ffi::c_void,
+    pub hdr_sz: u16,
+    pub mss: u16,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_4__bindgen_ty_2"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_4__bindgen_ty_2>() - 16usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_4__bindgen_ty_2"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_4__bindgen_ty_2>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4__bindgen_ty_2::hdr"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4__bindgen_ty_2, hdr) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4__bindgen_ty_2::hdr_sz"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4__bindgen_ty_2, hdr_sz) - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4__bindgen_ty_2::mss"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4__bindgen_ty_2, mss) - 10usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_4__bindgen_ty_2 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr__bindgen_ty_4"]
+        [::core::mem::size_of::<ibv_send_wr__bindgen_ty_4>() - 48usize];
+    ["Alignment of ibv_send_wr__bindgen_ty_4"]
+        [::core::mem::align_of::<ibv_send_wr__bindgen_ty_4>() - 8usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4::bind_mw"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4, bind_mw) - 0usize];
+    ["Offset of field: ibv_send_wr__bindgen_ty_4::tso"]
+        [::core::mem::offset_of!(ibv_send_wr__bindgen_ty_4, tso) - 0usize];
+};
+impl Default for ibv_send_wr__bindgen_ty_4 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_send_wr"][::core::mem::size_of::<ibv_send_wr>() - 128usize];
+    ["Alignment of ibv_send_wr"][::core::mem::align_of::<ibv_send_wr>() - 8usize];
+    ["Offset of field: ibv_send_wr::wr_id"][::core::mem::offset_of!(ibv_send_wr, wr_id) - 0usize];
+    ["Offset of field: ibv_send_wr::next"][::core::mem::offset_of!(ibv_send_wr, next) - 8usize];
+    ["Offset of field: ibv_send_wr::sg_list"]
+        [::core::mem::offset_of!(ibv_send_wr, sg_list) - 16usize];
+    ["Offset of field: ibv_send_wr::num_sge"]
+        [::core::mem::offset_of!(ibv_send_wr, num_sge) - 24usize];
+    ["Offset of field: ibv_send_wr::opcode"]
+        [::core::mem::offset_of!(ibv_send_wr, opcode) - 28usize];
+    ["Offset of field: ibv_send_wr::send_flags"]
+        [::core::mem::offset_of!(ibv_send_wr, send_flags) - 32usize];
+    ["Offset of field: ibv_send_wr::wr"][::core::mem::offset_of!(ibv_send_wr, wr) - 40usize];
+    ["Offset of field: ibv_send_wr::qp_type"]
+        [::core::mem::offset_of!(ibv_send_wr, qp_type) - 72usize];
+};
+impl Default for ibv_send_wr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_recv_wr {
+    pub wr_id: u64,
+    pub next: *mut ibv_recv_wr,
+    pub sg_list: *mut ibv_sge,
+    pub num_sge: core::ffi::c_int,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_recv_wr"][::core::mem::size_of::<ibv_recv_wr>() - 32usize];
+    ["Alignment of ibv_recv_wr"][::core::mem::align_of::<ibv_recv_wr>() - 8usize];
+    ["Offset of field: ibv_recv_wr::wr_id"][::core::mem::offset_of!(ibv_recv_wr, wr_id) - 0usize];
+    ["Offset of field: ibv_recv_wr::next"][::core::mem::offset_of!(ibv_recv_wr, next) - 8usize];
+    ["Offset of field: ibv_recv_wr::sg_list"]
+        [::core::mem::offset_of!(ibv_recv_wr, sg_list) - 16usize];
+    ["Offset of field: ibv_recv_wr::num_sge"]
+        [::core::mem::offset_of!(ibv_recv_wr, num_sge) - 24usize];
+};
+impl Default for ibv_recv_wr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_mw_bind {
+    pub wr_id: u64,
+    pub send_flags: core::ffi::c_uint,
+    pub bind_info: ibv_mw_bind_info,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_mw_bind"][::core::mem::size_of::<ibv_mw_bind>() - 48usize];
+    ["Alignment of ibv_mw_bind"][::core::mem::align_of::<ibv_mw_bind>() - 8usize];
+    ["Offset of field: ibv_mw_bind::wr_id"][::core::mem::offset_of!(ibv_mw_bind, wr_id) - 0usize];
+    ["Offset of field: ibv_mw_bind::send_flags"]
+        [::core::mem::offset_of!(ibv_mw_bind, send_flags) - 8usize];
+    ["Offset of field: ibv_mw_bind::bind_info"]
+        [::core::mem::offset_of!(ibv_mw_bind, bind_info) - 16usize];
+};
+impl Default for ibv_mw_bind {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_srq {
+    pub context: *mut ibv_context,
+    pub srq_context: *mut core::ffi::c_void,
+    pub pd: *mut ibv_pd,
+    pub handle: u32,
+    pub mutex: pthread_mutex_t,
+    pub cond: pthread_cond_t,
+    pub events_completed: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_srq"][::core::mem::size_of::<ibv_srq>() - 128usize];
+    ["Alignment of ibv_srq"][::core::mem::align_of::<ibv_srq>() - 8usize];
+    ["Offset of field: ibv_srq::context"][::core::mem::offset_of!(ibv_srq, context) - 0usize];
+    ["Offset of field: ibv_srq::srq_context"]
+        [::core::mem::offset_of!(ibv_srq, srq_context) - 8usize];
+    ["Offset of field: ibv_srq::pd"][::core::mem::offset_of!(ibv_srq, pd) - 16usize];
+    ["Offset of field: ibv_srq::handle"][::core::mem::offset_of!(ibv_srq, handle) - 24usize];
+    ["Offset of field: ibv_srq::mutex"][::core::mem::offset_of!(ibv_srq, mutex) - 32usize];
+    ["Offset of field: ibv_srq::cond"][::core::mem::offset_of!(ibv_srq, cond) - 72usize];
+    ["Offset of field: ibv_srq::events_completed"]
+        [::core::mem::offset_of!(ibv_srq, events_completed) - 120usize];
+};
+impl Default for ibv_srq {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_qp {
+    pub context: *mut ibv_context,
+    pub qp_context: *mut core::ffi::c_void,
+    pub pd: *mut ibv_pd,
+    pub send_cq: *mut ibv_cq,
+    pub recv_cq: *mut ibv_cq,
+    pub srq: *mut ibv_srq,
+    pub handle: u32,
+    pub qp_num: u32,
+    pub state: ibv_qp_state,
+    pub qp_type: ibv_qp_type,
+    pub mutex: pthread_mutex_t,
+    pub cond: pthread_cond_t,
+    pub events_completed: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_qp"][::core::mem::size_of::<ibv_qp>() - 160usize];
+    ["Alignment of ibv_qp"][::core::mem::align_of::<ibv_qp>() - 8usize];
+    ["Offset of field: ibv_qp::context"][::core::mem::offset_of!(ibv_qp, context) - 0usize];
+    ["Offset of field: ibv_qp::qp_context"][::core::mem::offset_of!(ibv_qp, qp_context) - 8usize];
+    ["Offset of field: ibv_qp::pd"][::core::mem::offset_of!(ibv_qp, pd) - 16usize];
+    ["Offset of field: ibv_qp::send_cq"][::core::mem::offset_of!(ibv_qp, send_cq) - 24usize];
+    ["Offset of field: ibv_qp::recv_cq"][::core::mem::offset_of!(ibv_qp, recv_cq) - 32usize];
+    ["Offset of field: ibv_qp::srq"][::core::mem::offset_of!(ibv_qp, srq) - 40usize];
+    ["Offset of field: ibv_qp::handle"][::core::mem::offset_of!(ibv_qp, handle) - 48usize];
+    ["Offset of field: ibv_qp::qp_num"][::core::mem::offset_of!(ibv_qp, qp_num) - 52usize];
+    ["Offset of field: ibv_qp::state"][::core::mem::offset_of!(ibv_qp, state) - 56usize];
+    ["Offset of field: ibv_qp::qp_type"][::core::mem::offset_of!(ibv_qp, qp_type) - 60usize];
+    ["Offset of field: ibv_qp::mutex"][::core::mem::offset_of!(ibv_qp, mutex) - 64usize];
+    ["Offset of field: ibv_qp::cond"][::core::mem::offset_of!(ibv_qp, cond) - 104usize];
+    ["Offset of field: ibv_qp::events_completed"]
+        [::core::mem::offset_of!(ibv_qp, events_completed) - 152usize];
+};
+impl Default for ibv_qp {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_comp_channel {
+    pub context: *mut ibv_context,
+    pub fd: core::ffi::c_int,
+    pub refcnt: core::ffi::c_int,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_comp_channel"][::core::mem::size_of::<ibv_comp_channel>() - 16usize];
+    ["Alignment of ibv_comp_channel"][::core::mem::align_of::<ibv_comp_channel>() - 8usize];
+    ["Offset of field: ibv_comp_channel::context"]
+        [::core::mem::offset_of!(ibv_comp_channel, context) - 0usize];
+    ["Offset of field: ibv_comp_channel::fd"]
+        [::core::mem::offset_of!(ibv_comp_channel, fd) - 8usize];
+    ["Offset of field: ibv_comp_channel::refcnt"]
+        [::core::mem::offset_of!(ibv_comp_channel, refcnt) - 12usize];
+};
+impl Default for ibv_comp_channel {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_cq {
+    pub context: *mut ibv_context,
+    pub channel: *mut ibv_comp_channel,
+    pub cq_context: *mut core::ffi::c_void,
+    pub handle: u32,
+    pub cqe: core::ffi::c_int,
+    pub mutex: pthread_mutex_t,
+    pub cond: pthread_cond_t,
+    pub comp_events_completed: u32,
+    pub async_events_completed: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_cq"][::core::mem::size_of::<ibv_cq>() - 128usize];
+    ["Alignment of ibv_cq"][::core::mem::align_of::<ibv_cq>() - 8usize];
+    ["Offset of field: ibv_cq::context"][::core::mem::offset_of!(ibv_cq, context) - 0usize];
+    ["Offset of field: ibv_cq::channel"][::core::mem::offset_of!(ibv_cq, channel) - 8usize];
+    ["Offset of field: ibv_cq::cq_context"][::core::mem::offset_of!(ibv_cq, cq_context) - 16usize];
+    ["Offset of field: ibv_cq::handle"][::core::mem::offset_of!(ibv_cq, handle) - 24usize];
+    ["Offset of field: ibv_cq::cqe"][::core::mem::offset_of!(ibv_cq, cqe) - 28usize];
+    ["Offset of field: ibv_cq::mutex"][::core::mem::offset_of!(ibv_cq, mutex) - 32usize];
+    ["Offset of field: ibv_cq::cond"][::core::mem::offset_of!(ibv_cq, cond) - 72usize];
+    ["Offset of field: ibv_cq::comp_events_completed"]
+        [::core::mem::offset_of!(ibv_cq, comp_events_completed) - 120usize];
+    ["Offset of field: ibv_cq::async_events_completed"]
+        [::core::mem::offset_of!(ibv_cq, async_events_completed) - 124usize];
+};
+impl Default for ibv_cq {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_ah {
+    pub context: *mut ibv_context,
+    pub pd: *mut ibv_pd,
+    pub handle: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_ah"][::core::mem::size_of::<ibv_ah>() - 24usize];
+    ["Alignment of ibv_ah"][::core::mem::align_of::<ibv_ah>() - 8usize];
+    ["Offset of field: ibv_ah::context"][::core::mem::offset_of!(ibv_ah, context) - 0usize];
+    ["Offset of field: ibv_ah::pd"][::core::mem::offset_of!(ibv_ah, pd) - 8usize];
+    ["Offset of field: ibv_ah::handle"][::core::mem::offset_of!(ibv_ah, handle) - 16usize];
+};
+impl Default for ibv_ah {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct _ibv_device_ops {
+    pub _dummy1: ::core::option::Option<
+        unsafe extern "C" fn(device: *mut ibv_device, cmd_fd: core::ffi::c_int) -> *mut ibv_context,
+    >,
+    pub _dummy2: ::core::option::Option<unsafe extern "C" fn(context: *mut ibv_context)>,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ibv_device_ops"][::core::mem::size_of::<_ibv_device_ops>() - 16usize];
+    ["Alignment of _ibv_device_ops"][::core::mem::align_of::<_ibv_device_ops>() - 8usize];
+    ["Offset of field: _ibv_device_ops::_dummy1"]
+        [::core::mem::offset_of!(_ibv_device_ops, _dummy1) - 0usize];
+    ["Offset of field: _ibv_device_ops::_dummy2"]
+        [::core::mem::offset_of!(_ibv_device_ops, _dummy2) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ibv_device {
+    pub _ops: _ibv_device_ops,
+    pub node_type: ibv_node_type,
+    pub transport_type: ibv_transport_type,
+    pub name: [core::ffi::c_char; 64usize],
+    pub dev_name: [core::ffi::c_char; 64usize],
+    pub dev_path: [core::ffi::c_char; 256usize],
+    pub ibdev_path: [core::ffi::c_char; 256usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_device"][::core::mem::size_of::<ibv_device>() - 664usize];
+    ["Alignment of ibv_device"][::core::mem::align_of::<ibv_device>() - 8usize];
+    ["Offset of field: ibv_device::_ops"][::core::mem::offset_of!(ibv_device, _ops) - 0usize];
+    ["Offset of field: ibv_device::node_type"]
+        [::core::mem::offset_of!(ibv_device, node_type) - 16usize];
+    ["Offset of field: ibv_device::transport_type"]
+        [::core::mem::offset_of!(ibv_device, transport_type) - 20usize];
+    ["Offset of field: ibv_device::name"][::core::mem::offset_of!(ibv_device, name) - 24usize];
+    ["Offset of field: ibv_device::dev_name"]
+        [::core::mem::offset_of!(ibv_device, dev_name) - 88usize];
+    ["Offset of field: ibv_device::dev_path"]
+        [::core::mem::offset_of!(ibv_device, dev_path) - 152usize];
+    ["Offset of field: ibv_device::ibdev_path"]
+        [::core::mem::offset_of!(ibv_device, ibdev_path) - 408usize];
+};
+impl Default for ibv_device {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _compat_ibv_port_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct ibv_context_ops {
+    pub _compat_query_device: ::core::option::Option<
+        unsafe extern "C" fn(
+            context: *mut ibv_context,
+            device_attr: *mut ibv_device_attr,
+        ) -> core::ffi::c_int,
+    >,
+    pub _compat_query_port: ::core::option::Option<
+        unsafe extern "C" fn(
+            context: *mut ibv_context,
+            port_num: u8,
+            port_attr: *mut _compat_ibv_port_attr,
+        ) -> core::ffi::c_int,
+    >,
+    pub _compat_alloc_pd: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_dealloc_pd:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_reg_mr: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_rereg_mr: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_dereg_mr: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub alloc_mw: ::core::option::Option<
+        unsafe extern "C" fn(pd: *mut ibv_pd, type_: ibv_mw_type) -> *mut ibv_mw,
+    >,
+    pub bind_mw: ::core::option::Option<
+        unsafe extern "C" fn(
+            qp: *mut ibv_qp,
+            mw: *mut ibv_mw,
+            mw_bind: *mut ibv_mw_bind,
+        ) -> core::ffi::c_int,
+    >,
+    pub dealloc_mw:
+        ::core::option::Option<unsafe extern "C" fn(mw: *mut ibv_mw) -> core::ffi::c_int>,
+    pub _compat_create_cq: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub poll_cq: ::core::option::Option<
+        unsafe extern "C" fn(
+            cq: *mut ibv_cq,
+            num_entries: core::ffi::c_int,
+            wc: *mut ibv_wc,
+        ) -> core::ffi::c_int,
+    >,
+    pub req_notify_cq: ::core::option::Option<
+        unsafe extern "C" fn(cq: *mut ibv_cq, solicited_only: core::ffi::c_int) -> core::ffi::c_int,
+    >,
+    pub _compat_cq_event: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_resize_cq: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_destroy_cq:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_create_srq:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_modify_srq:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_query_srq: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_destroy_srq:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub post_srq_recv: ::core::option::Option<
+        unsafe extern "C" fn(
+            srq: *mut ibv_srq,
+            recv_wr: *mut ibv_recv_wr,
+            bad_recv_wr: *mut *mut ibv_recv_wr,
+        ) -> core::ffi::c_int,
+    >,
+    pub _compat_create_qp: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_query_qp: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_modify_qp: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_destroy_qp:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub post_send: ::core::option::Option<
+        unsafe extern "C" fn(
+            qp: *mut ibv_qp,
+            wr: *mut ibv_send_wr,
+            bad_wr: *mut *mut ibv_send_wr,
+        ) -> core::ffi::c_int,
+    >,
+    pub post_recv: ::core::option::Option<
+        unsafe extern "C" fn(
+            qp: *mut ibv_qp,
+            wr: *mut ibv_recv_wr,
+            bad_wr: *mut *mut ibv_recv_wr,
+        ) -> core::ffi::c_int,
+    >,
+    pub _compat_create_ah: ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_destroy_ah:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_attach_mcast:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_detach_mcast:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+    pub _compat_async_event:
+        ::core::option::Option<unsafe extern "C" fn() -> *mut core::ffi::c_void>,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_context_ops"][::core::mem::size_of::<ibv_context_ops>() - 256usize];
+    ["Alignment of ibv_context_ops"][::core::mem::align_of::<ibv_context_ops>() - 8usize];
+    ["Offset of field: ibv_context_ops::_compat_query_device"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_query_device) - 0usize];
+    ["Offset of field: ibv_context_ops::_compat_query_port"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_query_port) - 8usize];
+    ["Offset of field: ibv_context_ops::_compat_alloc_pd"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_alloc_pd) - 16usize];
+    ["Offset of field: ibv_context_ops::_compat_dealloc_pd"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_dealloc_pd) - 24usize];
+    ["Offset of field: ibv_context_ops::_compat_reg_mr"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_reg_mr) - 32usize];
+    ["Offset of field: ibv_context_ops::_compat_rereg_mr"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_rereg_mr) - 40usize];
+    ["Offset of field: ibv_context_ops::_compat_dereg_mr"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_dereg_mr) - 48usize];
+    ["Offset of field: ibv_context_ops::alloc_mw"]
+        [::core::mem::offset_of!(ibv_context_ops, alloc_mw) - 56usize];
+    ["Offset of field: ibv_context_ops::bind_mw"]
+        [::core::mem::offset_of!(ibv_context_ops, bind_mw) - 64usize];
+    ["Offset of field: ibv_context_ops::dealloc_mw"]
+        [::core::mem::offset_of!(ibv_context_ops, dealloc_mw) - 72usize];
+    ["Offset of field: ibv_context_ops::_compat_create_cq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_create_cq) - 80usize];
+    ["Offset of field: ibv_context_ops::poll_cq"]
+        [::core::mem::offset_of!(ibv_context_ops, poll_cq) - 88usize];
+    ["Offset of field: ibv_context_ops::req_notify_cq"]
+        [::core::mem::offset_of!(ibv_context_ops, req_notify_cq) - 96usize];
+    ["Offset of field: ibv_context_ops::_compat_cq_event"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_cq_event) - 104usize];
+    ["Offset of field: ibv_context_ops::_compat_resize_cq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_resize_cq) - 112usize];
+    ["Offset of field: ibv_context_ops::_compat_destroy_cq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_destroy_cq) - 120usize];
+    ["Offset of field: ibv_context_ops::_compat_create_srq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_create_srq) - 128usize];
+    ["Offset of field: ibv_context_ops::_compat_modify_srq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_modify_srq) - 136usize];
+    ["Offset of field: ibv_context_ops::_compat_query_srq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_query_srq) - 144usize];
+    ["Offset of field: ibv_context_ops::_compat_destroy_srq"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_destroy_srq) - 152usize];
+    ["Offset of field: ibv_context_ops::post_srq_recv"]
+        [::core::mem::offset_of!(ibv_context_ops, post_srq_recv) - 160usize];
+    ["Offset of field: ibv_context_ops::_compat_create_qp"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_create_qp) - 168usize];
+    ["Offset of field: ibv_context_ops::_compat_query_qp"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_query_qp) - 176usize];
+    ["Offset of field: ibv_context_ops::_compat_modify_qp"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_modify_qp) - 184usize];
+    ["Offset of field: ibv_context_ops::_compat_destroy_qp"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_destroy_qp) - 192usize];
+    ["Offset of field: ibv_context_ops::post_send"]
+        [::core::mem::offset_of!(ibv_context_ops, post_send) - 200usize];
+    ["Offset of field: ibv_context_ops::post_recv"]
+        [::core::mem::offset_of!(ibv_context_ops, post_recv) - 208usize];
+    ["Offset of field: ibv_context_ops::_compat_create_ah"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_create_ah) - 216usize];
+    ["Offset of field: ibv_context_ops::_compat_destroy_ah"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_destroy_ah) - 224usize];
+    ["Offset of field: ibv_context_ops::_compat_attach_mcast"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_attach_mcast) - 232usize];
+    ["Offset of field: ibv_context_ops::_compat_detach_mcast"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_detach_mcast) - 240usize];
+    ["Offset of field: ibv_context_ops::_compat_async_event"]
+        [::core::mem::offset_of!(ibv_context_ops, _compat_async_event) - 248usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ibv_context {
+    pub device: *mut ibv_device,
+    pub ops: ibv_context_ops,
+    pub cmd_fd: core::ffi::c_int,
+    pub async_fd: core::ffi::c_int,
+    pub num_comp_vectors: core::ffi::c_int,
+    pub mutex: pthread_mutex_t,
+    pub abi_compat: *mut core::ffi::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of ibv_context"][::core::mem::size_of::<ibv_context>() - 328usize];
+    ["Alignment of ibv_context"][::core::mem::align_of::<ibv_context>() - 8usize];
+    ["Offset of field: ibv_context::device"][::core::mem::offset_of!(ibv_context, device) - 0usize];
+    ["Offset of field: ibv_context::ops"][::core::mem::offset_of!(ibv_context, ops) - 8usize];
+    ["Offset of field: ibv_context::cmd_fd"]
+        [::core::mem::offset_of!(ibv_context, cmd_fd) - 264usize];
+    ["Offset of field: ibv_context::async_fd"]
+        [::core::mem::offset_of!(ibv_context, async_fd) - 268usize];
+    ["Offset of field: ibv_context::num_comp_vectors"]
+        [::core::mem::offset_of!(ibv_context, num_comp_vectors) - 272usize];
+    ["Offset of field: ibv_context::mutex"][::core::mem::offset_of!(ibv_context, mutex) - 280usize];
+    ["Offset of field: ibv_context::abi_compat"]
+        [::core::mem::offset_of!(ibv_context, abi_compat) - 320usize];
+};
+impl Default for ibv_context {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
 }
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
@@ -7131,6 +8839,1057 @@ unsafe extern "C" {
         array_len: u32,
     ) -> doca_error_t;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_uar {
+    _unused: [u8; 0],
+}
+impl doca_uar_allocation_type {
+    pub const DOCA_UAR_ALLOCATION_TYPE_BLUEFLAME: doca_uar_allocation_type =
+        doca_uar_allocation_type(0);
+    pub const DOCA_UAR_ALLOCATION_TYPE_NONCACHE: doca_uar_allocation_type =
+        doca_uar_allocation_type(1);
+    pub const DOCA_UAR_ALLOCATION_TYPE_NONCACHE_DEDICATED: doca_uar_allocation_type =
+        doca_uar_allocation_type(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_uar_allocation_type(pub core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn doca_uar_create(
+        dev: *const doca_dev,
+        allocation_type: doca_uar_allocation_type,
+        uar: *mut *mut doca_uar,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_uar_destroy(uar: *mut doca_uar) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_uar_id_get(uar: *const doca_uar, id: *mut u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_uar_page_get(
+        uar: *const doca_uar,
+        page: *mut *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_uar_reg_addr_get(
+        uar: *const doca_uar,
+        reg_addr: *mut *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_umem {
+    _unused: [u8; 0],
+}
+unsafe extern "C" {
+    pub fn doca_umem_create(
+        dev: *const doca_dev,
+        address: *mut core::ffi::c_void,
+        size: usize,
+        access_flags: u32,
+        umem: *mut *mut doca_umem,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_umem_gpu_create(
+        gpu: *mut doca_gpu,
+        dev: *mut doca_dev,
+        address: *mut core::ffi::c_void,
+        size: usize,
+        access_flags: u32,
+        umem: *mut *mut doca_umem,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_umem_destroy(umem: *mut doca_umem) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_umem_get_id(umem: *const doca_umem, umem_id: *mut u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_umem_get_size(umem: *const doca_umem, umem_size: *mut u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_umem_get_address(
+        umem: *const doca_umem,
+        umem_addr: *mut *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_dpa {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_dpa_completion {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_context {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_device_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_pd {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_cq_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_qp_init_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_qp_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_ah_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_srq_init_attr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_srq {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_comp_channel {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_eth_sq {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_eth_rq {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct doca_verbs_cc_group {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct doca_verbs_gid {
+    pub raw: [u8; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of doca_verbs_gid"][::core::mem::size_of::<doca_verbs_gid>() - 16usize];
+    ["Alignment of doca_verbs_gid"][::core::mem::align_of::<doca_verbs_gid>() - 1usize];
+    ["Offset of field: doca_verbs_gid::raw"][::core::mem::offset_of!(doca_verbs_gid, raw) - 0usize];
+};
+impl doca_verbs_qp_state {
+    pub const DOCA_VERBS_QP_STATE_RST: doca_verbs_qp_state = doca_verbs_qp_state(0);
+    pub const DOCA_VERBS_QP_STATE_INIT: doca_verbs_qp_state = doca_verbs_qp_state(1);
+    pub const DOCA_VERBS_QP_STATE_RTR: doca_verbs_qp_state = doca_verbs_qp_state(2);
+    pub const DOCA_VERBS_QP_STATE_RTS: doca_verbs_qp_state = doca_verbs_qp_state(3);
+    pub const DOCA_VERBS_QP_STATE_ERR: doca_verbs_qp_state = doca_verbs_qp_state(4);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_qp_state(pub core::ffi::c_uint);
+impl doca_verbs_addr_type {
+    pub const DOCA_VERBS_ADDR_TYPE_IPv4: doca_verbs_addr_type = doca_verbs_addr_type(0);
+    pub const DOCA_VERBS_ADDR_TYPE_IPv6: doca_verbs_addr_type = doca_verbs_addr_type(1);
+    pub const DOCA_VERBS_ADDR_TYPE_IB_GRH: doca_verbs_addr_type = doca_verbs_addr_type(2);
+    pub const DOCA_VERBS_ADDR_TYPE_IB_NO_GRH: doca_verbs_addr_type = doca_verbs_addr_type(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_addr_type(pub core::ffi::c_uint);
+impl doca_verbs_qp_atomic_mode {
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_NONE: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(0);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(1);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_ONLY_8BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(2);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_8BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(3);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_16BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(4);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_32BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(5);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_64BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(6);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_128BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(7);
+    pub const DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_256BYTES: doca_verbs_qp_atomic_mode =
+        doca_verbs_qp_atomic_mode(8);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_qp_atomic_mode(pub core::ffi::c_uint);
+impl doca_verbs_qp_scatter_to_cqe {
+    pub const DOCA_VERBS_QP_SCATTER_TO_CQE_NONE: doca_verbs_qp_scatter_to_cqe =
+        doca_verbs_qp_scatter_to_cqe(0);
+    pub const DOCA_VERBS_QP_SCATTER_TO_CQE_32B: doca_verbs_qp_scatter_to_cqe =
+        doca_verbs_qp_scatter_to_cqe(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_qp_scatter_to_cqe(pub core::ffi::c_uint);
+impl doca_verbs_qp_send_dbr_mode {
+    pub const DOCA_VERBS_QP_SEND_DBR_MODE_DBR_VALID: doca_verbs_qp_send_dbr_mode =
+        doca_verbs_qp_send_dbr_mode(0);
+    pub const DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_EXT: doca_verbs_qp_send_dbr_mode =
+        doca_verbs_qp_send_dbr_mode(1);
+    pub const DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_INT: doca_verbs_qp_send_dbr_mode =
+        doca_verbs_qp_send_dbr_mode(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_qp_send_dbr_mode(pub core::ffi::c_uint);
+impl doca_verbs_cq_entry_size {
+    pub const DOCA_VERBS_CQ_ENTRY_SIZE_64: doca_verbs_cq_entry_size = doca_verbs_cq_entry_size(0);
+    pub const DOCA_VERBS_CQ_ENTRY_SIZE_128: doca_verbs_cq_entry_size = doca_verbs_cq_entry_size(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_cq_entry_size(pub core::ffi::c_uint);
+impl doca_verbs_atomic_cap {
+    pub const DOCA_VERBS_ATOMIC_CAP_NONE: doca_verbs_atomic_cap = doca_verbs_atomic_cap(0);
+    pub const DOCA_VERBS_ATOMIC_CAP_HCA: doca_verbs_atomic_cap = doca_verbs_atomic_cap(1);
+    pub const DOCA_VERBS_ATOMIC_CAP_GLOB: doca_verbs_atomic_cap = doca_verbs_atomic_cap(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_atomic_cap(pub core::ffi::c_uint);
+impl doca_verbs_srq_type {
+    pub const DOCA_VERBS_SRQ_TYPE_LINKED_LIST: doca_verbs_srq_type = doca_verbs_srq_type(0);
+    pub const DOCA_VERBS_SRQ_TYPE_CONTIGUOUS: doca_verbs_srq_type = doca_verbs_srq_type(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct doca_verbs_srq_type(pub core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn doca_verbs_context_create(
+        net_dev: *mut doca_devinfo,
+        flags: u32,
+        verbs_ctx: *mut *mut doca_verbs_context,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_context_destroy(verbs_ctx: *mut doca_verbs_context) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_pd_create(
+        verbs_ctx: *mut doca_verbs_context,
+        verbs_pd: *mut *mut doca_verbs_pd,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_pd_destroy(verbs_pd: *mut doca_verbs_pd) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_pd_as_doca_dev(
+        verbs_pd: *mut doca_verbs_pd,
+        dev: *mut *mut doca_dev,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_query_device(
+        verbs_ctx: *mut doca_verbs_context,
+        verbs_device_attr: *mut *mut doca_verbs_device_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_device_attr_free(
+        verbs_device_attr: *mut doca_verbs_device_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_device_attr_get_max_qp_rd_atom(
+        verbs_device_attr: *const doca_verbs_device_attr,
+    ) -> u8;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_device_attr_get_max_qp_init_rd_atom(
+        verbs_device_attr: *const doca_verbs_device_attr,
+    ) -> u8;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_device_attr_get_is_cqe_inline_supported(
+        verbs_device_attr: *const doca_verbs_device_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_device_attr_get_is_send_dbr_mode_supported(
+        verbs_device_attr: *const doca_verbs_device_attr,
+        send_dbr_mode: doca_verbs_qp_send_dbr_mode,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_device_attr_get_atomic_cap(
+        verbs_device_attr: *const doca_verbs_device_attr,
+    ) -> doca_verbs_atomic_cap;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_create(verbs_cq_attr: *mut *mut doca_verbs_cq_attr) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_destroy(verbs_cq_attr: *mut doca_verbs_cq_attr) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_cq_size(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        cq_size: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_cq_overrun(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        overrun: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_external_umem(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        external_umem: *mut doca_umem,
+        external_umem_offset: u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_external_uar(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        external_uar: *mut doca_uar,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_external_datapath_en(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        external_datapath_en: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_entry_size(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        entry_size: doca_verbs_cq_entry_size,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_comp_channel(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        comp_channel: *mut doca_verbs_comp_channel,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_cq_context(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        cq_context: *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_attr_set_dpa_thread_id(
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        dpa_thread_id: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_create(
+        verbs_ctx: *mut doca_verbs_context,
+        verbs_cq_attr: *mut doca_verbs_cq_attr,
+        verbs_cq: *mut *mut doca_verbs_cq,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_destroy(verbs_cq: *mut doca_verbs_cq) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_get_cqn(verbs_cq: *const doca_verbs_cq) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_get_wq(
+        verbs_cq: *const doca_verbs_cq,
+        cq_buf: *mut *mut core::ffi::c_void,
+        cq_num_entries: *mut u32,
+        cq_entry_size: *mut u8,
+    );
+}
+unsafe extern "C" {
+    pub fn doca_verbs_cq_get_dbr_addr(
+        verbs_cq: *const doca_verbs_cq,
+        uar_db_reg: *mut *mut u64,
+        ci_dbr: *mut *mut u32,
+        arm_dbr: *mut *mut u32,
+    );
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_create(
+        verbs_qp_init_attr: *mut *mut doca_verbs_qp_init_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_destroy(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_pd(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        verbs_pd: *mut doca_verbs_pd,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_send_cq(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        send_cq: *mut doca_verbs_cq,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_receive_cq(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        receive_cq: *mut doca_verbs_cq,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_sq_wr(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        sq_wr: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_rq_wr(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        rq_wr: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_send_max_sges(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        send_max_sges: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_receive_max_sges(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        receive_max_sges: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_qp_type(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        qp_type: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_external_umem(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_umem: *mut doca_umem,
+        external_umem_offset: u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_external_dbr_umem(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_dbr_umem: *mut doca_umem,
+        external_dbr_umem_offset: u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_external_uar(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_uar: *mut doca_uar,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_external_datapath_en(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        external_datapath_en: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_core_direct_master(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        core_direct_master: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_cqe_inline(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        cqe_inline: doca_verbs_qp_scatter_to_cqe,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_send_dbr_mode(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        send_dbr_mode: doca_verbs_qp_send_dbr_mode,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_sq_sig_all(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        sq_sig_all: core::ffi::c_int,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_max_inline_data(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        max_inline_data: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_user_index(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        user_index: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_qp_context(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        qp_context: *mut core::ffi::c_void,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_srq(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        srq: *mut doca_verbs_srq,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_dpa(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        dpa: *mut doca_dpa,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_send_dpa_completion(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        send_dpa_completion: *mut doca_dpa_completion,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_receive_dpa_completion(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        receive_dpa_completion: *mut doca_dpa_completion,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_dbr_umem(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        dbr_umem_id: u32,
+        dbr_umem_offset: u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_wq_umem(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        wq_umem_id: u32,
+        wq_umem_offset: u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_uar_id(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        uar_id: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_set_pdn(
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        pdn: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_pd(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_verbs_pd;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_send_cq(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_verbs_cq;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_receive_cq(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_verbs_cq;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_sq_wr(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_rq_wr(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_send_max_sges(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_receive_max_sges(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_qp_type(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_external_umem(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+        external_umem: *mut *mut doca_umem,
+        external_umem_offset: *mut u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_external_dbr_umem(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+        external_dbr_umem: *mut *mut doca_umem,
+        external_dbr_umem_offset: *mut u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_external_uar(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_uar;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_external_datapath_en(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u8;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_core_direct_master(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u8;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_cqe_inline(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> doca_verbs_qp_scatter_to_cqe;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_send_dbr_mode(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> doca_verbs_qp_send_dbr_mode;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_sq_sig_all(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_max_inline_data(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_user_index(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_qp_context(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut core::ffi::c_void;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_srq(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_verbs_srq;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_dpa(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_dpa;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_send_dpa_completion(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_dpa_completion;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_receive_dpa_completion(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> *mut doca_dpa_completion;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_dbr_umem(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+        dbr_umem_id: *mut u32,
+        dbr_umem_offset: *mut u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_wq_umem(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+        wq_umem_id: *mut u32,
+        wq_umem_offset: *mut u64,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_uar_id(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_init_attr_get_pdn(
+        verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
+    ) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_create(verbs_qp_attr: *mut *mut doca_verbs_qp_attr) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_destroy(verbs_qp_attr: *mut doca_verbs_qp_attr) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_next_state(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        next_state: doca_verbs_qp_state,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_current_state(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        current_state: doca_verbs_qp_state,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_path_mtu(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        path_mtu: doca_mtu_size,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_rq_psn(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        rq_psn: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_sq_psn(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        sq_psn: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_dest_qp_num(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        dest_qp_num: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_allow_remote_write(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        allow_remote_write: core::ffi::c_int,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_allow_remote_read(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        allow_remote_read: core::ffi::c_int,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_atomic_mode(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        atomic_mode: doca_verbs_qp_atomic_mode,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_max_rd_atomic(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        max_rd_atomic: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_max_dest_rd_atomic(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        max_dest_rd_atomic: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_ah_attr(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        ah_attr: *mut doca_verbs_ah_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_pkey_index(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        pkey_index: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_port_num(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        port_num: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_ack_timeout(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        ack_timeout: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_retry_cnt(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        retry_cnt: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_rnr_retry(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        rnr_retry: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_attr_set_min_rnr_timer(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        min_rnr_timer: u16,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_create(
+        verbs_ctx: *mut doca_verbs_context,
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        verbs_qp: *mut *mut doca_verbs_qp,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_modify(
+        verbs_qp: *mut doca_verbs_qp,
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        attr_mask: core::ffi::c_int,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_query(
+        verbs_qp: *mut doca_verbs_qp,
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        verbs_qp_init_attr: *mut doca_verbs_qp_init_attr,
+        attr_mask: *mut core::ffi::c_int,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_destroy(verbs_qp: *mut doca_verbs_qp) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_get_qpn(verbs_qp: *const doca_verbs_qp) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_get_wq(
+        verbs_qp: *const doca_verbs_qp,
+        sq_buf: *mut *mut core::ffi::c_void,
+        sq_num_entries: *mut u32,
+        rq_buf: *mut *mut core::ffi::c_void,
+        rq_num_entries: *mut u32,
+        rwqe_size_bytes: *mut u32,
+    );
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_get_uar_addr(verbs_qp: *const doca_verbs_qp) -> *mut core::ffi::c_void;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_get_dbr_addr(verbs_qp: *const doca_verbs_qp) -> *mut core::ffi::c_void;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_query_ece(verbs_qp: *const doca_verbs_qp) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_qp_set_ece(verbs_qp: *mut doca_verbs_qp, ece: u32) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_create(
+        verbs_ctx: *mut doca_verbs_context,
+        verbs_ah_attr: *mut *mut doca_verbs_ah_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_destroy(verbs_ah_attr: *mut doca_verbs_ah_attr) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_gid(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        gid: doca_verbs_gid,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_addr_type(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        addr_type: doca_verbs_addr_type,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_dlid(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        dlid: u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_sl(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        sl: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_sgid_index(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        sgid_index: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_static_rate(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        static_rate: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_hop_limit(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        hop_limit: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_ah_attr_set_traffic_class(
+        verbs_ah_attr: *mut doca_verbs_ah_attr,
+        traffic_class: u8,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_verbs_context_create(
+        ibv_dev: *mut ibv_device,
+        flags: u32,
+        verbs_ctx: *mut *mut doca_verbs_context,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_verbs_context_import(
+        ibv_ctx: *mut ibv_context,
+        flags: u32,
+        verbs_ctx: *mut *mut doca_verbs_context,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_verbs_query_device(
+        ibv_ctx: *mut ibv_context,
+        verbs_device_attr: *mut *mut doca_verbs_device_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_verbs_pd_import(
+        ibv_pd: *mut ibv_pd,
+        verbs_pd: *mut *mut doca_verbs_pd,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_verbs_pd_get_ibv_pd(verbs_pd: *const doca_verbs_pd) -> *mut ibv_pd;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_get_ibv_ctx(verbs_ctx: *const doca_verbs_context) -> *mut ibv_context;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_qp_attr_set(
+        verbs_qp_attr: *mut doca_verbs_qp_attr,
+        ibv_qp_attr: *const ibv_qp_attr,
+        ibv_attr_mask: core::ffi::c_int,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_qp_attr_get(
+        verbs_qp_attr: *const doca_verbs_qp_attr,
+        ibv_qp_attr: *mut ibv_qp_attr,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_get_qp_attr_mask(ibv_attr_mask: core::ffi::c_int) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_poll_cq(
+        verbs_cq: *mut doca_verbs_cq,
+        num_entries: core::ffi::c_int,
+        wc: *mut ibv_wc,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_post_recv(
+        verbs_qp: *mut doca_verbs_qp,
+        wr: *mut ibv_recv_wr,
+        bad_wr: *mut *mut ibv_recv_wr,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_post_send(
+        verbs_qp: *mut doca_verbs_qp,
+        wr: *mut ibv_send_wr,
+        bad_wr: *mut *mut ibv_send_wr,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_get_current_cq_ci(verbs_cq: *mut doca_verbs_cq) -> u32;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_set_wait_cq_pi_wr(
+        verbs_cq: *mut doca_verbs_cq,
+        wait_pi: u32,
+        wr: *mut ibv_send_wr,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_verbs_bridge_post_srq_recv(
+        verbs_srq: *mut doca_verbs_srq,
+        wr: *mut ibv_recv_wr,
+        bad_wr: *mut *mut ibv_recv_wr,
+    ) -> core::ffi::c_int;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_open_dev_from_pd(
+        pd: *mut ibv_pd,
+        dev: *mut *mut doca_dev,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_get_dev_pd(dev: *const doca_dev, pd: *mut *mut ibv_pd) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_get_buf_mkey(
+        buf: *const doca_buf,
+        dev: *mut doca_dev,
+        mkey: *mut u32,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_rdma_bridge_get_mmap_mkey_from_pd(
+        mmap: *const doca_mmap,
+        pd: *mut ibv_pd,
+        mkey: *mut u32,
+    ) -> doca_error_t;
+}
 pub type ucs_cpu_mask_t = core::ffi::c_ulong;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
@@ -7867,5 +10626,19 @@ unsafe extern "C" {
     pub fn doca_soft_eth_txq_get_counters(
         eth_txq: *const doca_eth_txq,
         counters: *mut doca_soft_txq_counters,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_soft_verbs_query_gid(
+        verbs_ctx: *mut doca_verbs_context,
+        gid_index: u32,
+        gid: *mut doca_verbs_gid,
+    ) -> doca_error_t;
+}
+unsafe extern "C" {
+    pub fn doca_soft_verbs_query_port(
+        verbs_ctx: *mut doca_verbs_context,
+        lid: *mut u16,
+        link_layer: *mut u8,
     ) -> doca_error_t;
 }

@@ -3,7 +3,7 @@
 use super::Engine;
 use crate::error::{DocaError, DocaResult};
 use crate::nic::api::{QpState as PubState, QpStatusCell};
-use crate::nic::cqe::CqRing;
+use crate::nic::cqe::{syndrome, CqRing};
 use crate::nic::gid::{Gid, MemExport};
 use crate::nic::mkey::Access;
 use crate::nic::peer::PeerState;
@@ -51,6 +51,10 @@ pub(crate) enum Cmd {
     DestroyQp {
         qpn: u32,
         reply: SyncSender<()>,
+    },
+    ErrorQp {
+        qpn: u32,
+        reply: SyncSender<DocaResult<()>>,
     },
     ImportKey {
         export: MemExport,
@@ -185,6 +189,18 @@ impl Engine {
             Cmd::DestroyQp { qpn, reply } => {
                 self.destroy_qp(qpn);
                 let _ = reply.send(());
+            }
+            Cmd::ErrorQp { qpn, reply } => {
+                let r = match self.qps.get_mut(&qpn) {
+                    None => Err(DocaError::NOT_FOUND),
+                    Some(q) => {
+                        // A verbs modify to ERR: what the ring holds and everything posted
+                        // later completes with flush errors.
+                        q.set_error(syndrome::WR_FLUSH, &self.net);
+                        Ok(())
+                    }
+                };
+                let _ = reply.send(r);
             }
             Cmd::ImportKey { export, reply } => {
                 let r = match Gid::decode(&export.gid) {

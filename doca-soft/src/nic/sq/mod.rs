@@ -303,18 +303,24 @@ impl QpState {
                         bad.value
                     );
                     self.set_error(syndrome::LOCAL_QP_OP, env.net);
+                    // Complete one whole ring with errors (once: more would overwrite
+                    // these CQEs), so that device code waiting for any WQE of the ring
+                    // sees an error CQE instead of waiting forever.
+                    self.pi = self.pi.max(self.next_exec + self.sq.size() as u64);
                 }
             }
         }
         while self.next_exec < self.pi {
-            if self.error.is_some() {
+            if let Some(err) = self.error {
                 let i = self.next_exec;
                 let raw = self.sq.read(i);
+                let first = !self.error_cqe_written;
                 let s = self.slot(i);
                 *s = Slot::default();
                 s.index = i;
                 s.opcode = wqe::opcode_of(&raw);
-                s.synd = syndrome::WR_FLUSH;
+                // The first error CQE carries the QP's error (what put it in error).
+                s.synd = if first { err } else { syndrome::WR_FLUSH };
                 self.next_exec += 1;
                 self.cur = None;
                 busy = true;
