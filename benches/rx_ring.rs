@@ -10,7 +10,7 @@
 mod udp;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use doca_soft::capi::doca_error::DocaResult;
+use doca_soft::testing::capi::doca_error::DocaResult;
 use doca_soft::testing::{
     CpuRxq, CpuTxq, FrameOut, MemRanges, PktBuf, RxRing, TxProxy, TxRing, TxRingCfg,
 };

@@ -19,13 +19,13 @@ use std::time::Duration;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::capi::doca_eth_txq::doca_eth_txq_calculate_timestamp;
+use doca_soft::testing::capi::doca_eth_txq::doca_eth_txq_calculate_timestamp;
 use support::gpu_rx::{check, kernels_dir, BenchDev, GpuEnv};
 use support::gpu_tx::GpuTxQueue;
 use support::soft::{port_spec, HostQueue, Mode};
 
 use clap::Parser;
-use doca_soft::capi::doca_error::DocaResult;
+use doca_soft::testing::capi::doca_error::DocaResult;
 use doca_soft::testing::{ns_to_wait_on_time, realtime_ns, FrameOut, Port, TxRingCfg};
 use support::args::{self, Common};
 use support::report::Figure;

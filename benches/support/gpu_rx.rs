@@ -17,23 +17,27 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
-use doca_soft::capi::doca_dev::Dev;
-use doca_soft::capi::doca_eth_rxq::{
+use doca_soft::testing;
+use doca_soft::testing::capi::doca_ctx::{
+    doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop,
+};
+use doca_soft::testing::capi::doca_dev::Dev;
+use doca_soft::testing::capi::doca_eth_rxq::{
     doca_eth_rxq_apply_queue_id, doca_eth_rxq_as_doca_ctx, doca_eth_rxq_create,
     doca_eth_rxq_destroy, doca_eth_rxq_set_pkt_buf, EthRxq,
 };
-use doca_soft::capi::doca_eth_rxq_gpu_data_path::doca_eth_rxq_get_gpu_handle;
-use doca_soft::capi::doca_gpunetio::{
+use doca_soft::testing::capi::doca_eth_rxq_gpu_data_path::doca_eth_rxq_get_gpu_handle;
+use doca_soft::testing::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
-use doca_soft::capi::doca_mmap::{
+use doca_soft::testing::capi::doca_mmap::{
     doca_mmap_add_dev, doca_mmap_create, doca_mmap_destroy, doca_mmap_set_memrange,
     doca_mmap_start, doca_mmap_stop, Mmap,
 };
-use doca_soft::capi::doca_soft_queue::{doca_soft_eth_rxq_get_counters, RxqCountersSnapshot};
-use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
-use doca_soft::testing;
+use doca_soft::testing::capi::doca_soft_queue::{
+    doca_soft_eth_rxq_get_counters, RxqCountersSnapshot,
+};
+use doca_soft::testing::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
 use doca_soft::testing::{Fwd, Pipe, PipeKind, Port, PortSpec, RSS_IPV4, RSS_UDP};
 
 use super::alloc::{Counts, Region};

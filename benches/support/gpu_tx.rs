@@ -11,21 +11,23 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
-use doca_soft::capi::doca_dev::Dev;
-use doca_soft::capi::doca_eth_txq::{
+use doca_soft::testing::capi::doca_ctx::{
+    doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop,
+};
+use doca_soft::testing::capi::doca_dev::Dev;
+use doca_soft::testing::capi::doca_eth_txq::{
     doca_eth_txq_apply_queue_id, doca_eth_txq_as_doca_ctx, doca_eth_txq_create,
     doca_eth_txq_destroy, doca_eth_txq_set_wait_on_time_offload, EthTxq,
 };
-use doca_soft::capi::doca_eth_txq_gpu_data_path::{
+use doca_soft::testing::capi::doca_eth_txq_gpu_data_path::{
     doca_eth_txq_get_gpu_handle, doca_eth_txq_gpu_set_completion_on_gpu,
 };
-use doca_soft::capi::doca_gpunetio::{doca_gpu_mem_alloc, doca_gpu_mem_free};
-use doca_soft::capi::doca_mmap::{
+use doca_soft::testing::capi::doca_gpunetio::{doca_gpu_mem_alloc, doca_gpu_mem_free};
+use doca_soft::testing::capi::doca_mmap::{
     doca_mmap_add_dev, doca_mmap_create, doca_mmap_destroy, doca_mmap_get_mkey,
     doca_mmap_set_memrange, doca_mmap_start, doca_mmap_stop, Mmap,
 };
-use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
+use doca_soft::testing::capi::doca_types::GPU_MEM_TYPE_GPU;
 
 use super::gpu_rx::{check, kernels_dir, BenchDev, GpuEnv};
 use super::soft::{slot_size, Mode};
@@ -48,7 +50,7 @@ pub struct GpuTxQueue {
     /// mkey of the frames (big-endian, as the send API takes it).
     pub mkey_be: u32,
     started: bool,
-    gpu: *mut doca_soft::capi::doca_gpunetio::Gpu,
+    gpu: *mut doca_soft::testing::capi::doca_gpunetio::Gpu,
 }
 
 impl GpuTxQueue {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use doca_soft::capi::doca_error::DocaResult;
+use doca_soft::testing::capi::doca_error::DocaResult;
 use doca_soft::testing::{CpuTxq, FrameOut, MemRanges, Port, TxProxy, TxRing, TxRingCfg};
 
 /// A port as a TX proxy's output.

@@ -51,7 +51,7 @@ pub fn host_mmap(dev: &Device, len: usize) -> Mmap {
     .unwrap()
 }
 
-fn soft_err(op: &'static str, e: doca_soft::capi::doca_error::DocaError) -> Error {
+fn soft_err(op: &'static str, e: doca_soft::testing::capi::doca_error::DocaError) -> Error {
     let code = DocaError::result(sys::doca_error(e.0)).unwrap_err();
     Error::Doca { op, code }
 }

@@ -37,6 +37,9 @@ use crate::mmap::Mmap;
 use crate::semaphore::Semaphore;
 
 pub use crate::buf::array::GpuBufEntry;
+/// The exported C functions and their handle types, for benches and tests that drive the
+/// runtime through its C API from Rust (the functions C programs call, with Rust types).
+pub use crate::capi;
 pub use crate::dev::PortSpec;
 pub use crate::eth::caps::MAX_BURST_SIZE;
 pub use crate::eth::glue::{register_host_range, unregister_host_range, RuntimeFrames};
