@@ -115,7 +115,23 @@ fn sdk_like_headers() -> tempfile::TempDir {
         "expected the soft headers in {}",
         src.display()
     );
+    // The rdma-core stand-ins the RDMA and verbs headers include where rdma-core's own
+    // headers are absent (on an SDK machine rdma-core provides them).
+    copy_tree(&src.join("compat"), &dir.path().join("compat"));
     dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
 }
 
 fn sdk_env(headers: &Path) -> [(&'static str, &std::ffi::OsStr); 2] {
