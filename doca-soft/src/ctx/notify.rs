@@ -76,22 +76,23 @@ impl Notifier {
         self.epoll.as_raw_fd()
     }
 
-    /// Adds `fd` to the epoll set (once).
+    /// Adds `fd` to the epoll set. Asked of the kernel every time, not of a cache: a closed
+    /// descriptor leaves the set by itself, and its number may come back as another file.
     pub(crate) fn watch(&self, fd: RawFd) -> DocaResult<()> {
         let mut watched = crate::sync::lock(&self.watched);
-        if watched.contains(&fd) {
-            return Ok(());
-        }
         let mut ev = libc::epoll_event {
             events: libc::EPOLLIN as u32,
             u64: fd as u64,
         };
         // SAFETY: both descriptors are open; ev is a valid event description.
-        errno_result(
-            unsafe { libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) },
-            "epoll_ctl",
-        )?;
-        watched.push(fd);
+        let r =
+            unsafe { libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) };
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+            errno_result(r, "epoll_ctl")?;
+        }
+        if !watched.contains(&fd) {
+            watched.push(fd);
+        }
         Ok(())
     }
 

@@ -9,10 +9,9 @@ use crate::gpu::driver as sys;
 use once_cell::sync::OnceCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Whether a CUDA driver library can be loaded here (never panics; cached).
+/// Whether a CUDA driver library can be loaded here (never panics; the loader caches it).
 pub fn cuda_available() -> bool {
-    static PRESENT: OnceCell<bool> = OnceCell::new();
-    *PRESENT.get_or_init(|| catch_unwind(sys::is_culib_present).unwrap_or(false))
+    sys::is_culib_present()
 }
 
 /// Runs one driver call: DRIVER when no driver is present, the call panics, or it returns
