@@ -109,9 +109,7 @@ pub(crate) enum AtomicOp {
 struct Registry {
     regions: RwLock<HashMap<u32, Arc<Region>>>,
     next: AtomicU32,
-    generation: AtomicU64,
-    // (generation after, key) of the latest deregistrations, oldest first.
-    revoked: std::sync::Mutex<std::collections::VecDeque<(u64, u32)>>,
+    revoked: RevocationLog,
     device: RwLock<Option<Arc<dyn DeviceMemory>>>,
     // Serialises read-modify-write atomics on device memory.
     device_atomics: std::sync::Mutex<()>,
@@ -120,11 +118,55 @@ struct Registry {
 static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
     regions: RwLock::new(HashMap::new()),
     next: AtomicU32::new(0x1000),
-    generation: AtomicU64::new(0),
-    revoked: std::sync::Mutex::new(std::collections::VecDeque::new()),
+    revoked: RevocationLog::default(),
     device: RwLock::new(None),
     device_atomics: std::sync::Mutex::new(()),
 });
+
+/// The generation counter and the latest deregistrations, which engines read to tell their
+/// peers. The counter moves only while the log's lock is held, together with the entry it
+/// numbers: a reader that sees generation `g` under the lock also sees every key up to `g`.
+/// (Bumping it before taking the lock let an engine read the new generation, find no key
+/// for it yet, and skip that key for good: its peers kept the stale key cached.)
+#[derive(Default)]
+struct RevocationLog {
+    generation: AtomicU64,
+    // (generation after, key) of the latest deregistrations, oldest first.
+    keys: std::sync::Mutex<std::collections::VecDeque<(u64, u32)>>,
+}
+
+impl RevocationLog {
+    /// Records that `key` is gone: the generation moves on.
+    fn record(&self, key: u32) {
+        let mut r = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        let g = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        if r.len() == REVOKED_KEPT {
+            r.pop_front();
+        }
+        r.push_back((g, key));
+    }
+
+    /// See [`revoked_since`].
+    fn since(&self, since: u64) -> (Option<Vec<u32>>, u64) {
+        let r = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        let now = self.generation();
+        if now == since {
+            return (Some(Vec::new()), now);
+        }
+        let complete = r.front().is_some_and(|&(g, _)| g <= since + 1);
+        let keys = complete.then(|| {
+            r.iter()
+                .filter(|&&(g, _)| g > since)
+                .map(|&(_, k)| k)
+                .collect()
+        });
+        (keys, now)
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+}
 
 /// A live registration; deregistered when dropped (UCX unmaps it once the last operation
 /// using it has let go).
@@ -148,12 +190,9 @@ impl Drop for Registration {
     fn drop(&mut self) {
         let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
         map.remove(&self.region.key);
-        let g = REGISTRY.generation.fetch_add(1, Ordering::AcqRel) + 1;
-        let mut r = REGISTRY.revoked.lock().unwrap_or_else(|p| p.into_inner());
-        if r.len() == REVOKED_KEPT {
-            r.pop_front();
-        }
-        r.push_back((g, self.region.key));
+        // Still under the map's lock: an engine that sees the new generation finds the
+        // key gone from the map (its local cache relies on that order).
+        REGISTRY.revoked.record(self.region.key);
     }
 }
 
@@ -254,24 +293,12 @@ const REVOKED_KEPT: usize = 4096;
 /// The keys deregistered after generation `since`, and the current generation; `None` for
 /// the keys when more happened than are remembered (then every key may be gone).
 pub(crate) fn revoked_since(since: u64) -> (Option<Vec<u32>>, u64) {
-    let r = REGISTRY.revoked.lock().unwrap_or_else(|p| p.into_inner());
-    let now = generation();
-    if now == since {
-        return (Some(Vec::new()), now);
-    }
-    let complete = r.front().is_some_and(|&(g, _)| g <= since + 1);
-    let keys = complete.then(|| {
-        r.iter()
-            .filter(|&&(g, _)| g > since)
-            .map(|&(_, k)| k)
-            .collect()
-    });
-    (keys, now)
+    REGISTRY.revoked.since(since)
 }
 
 /// Moves on every deregistration (caches compare it).
 pub(crate) fn generation() -> u64 {
-    REGISTRY.generation.load(Ordering::Acquire)
+    REGISTRY.revoked.generation()
 }
 
 /// Installs (or removes) the accessor for device memory.
@@ -398,6 +425,63 @@ mod tests {
             register(a, 10, Access(0x10), MemKind::Host).err(),
             Some(DocaError::INVALID_VALUE)
         );
+    }
+
+    /// Engines poll the log while deregistrations go on in other threads; every key must
+    /// reach them. (The generation used to move before the key was logged: a poll in
+    /// between consumed the generation without the key, which no later poll returned.)
+    #[test]
+    fn every_revoked_key_reaches_a_concurrent_reader() {
+        // The window was a few instructions wide: many short rounds give it many chances.
+        for _ in 0..200 {
+            revoked_keys_reach_a_concurrent_reader();
+        }
+    }
+
+    fn revoked_keys_reach_a_concurrent_reader() {
+        const WRITERS: u32 = 4;
+        const EACH: u32 = 1000; // WRITERS * EACH < REVOKED_KEPT: the log never overflows
+        let log = Arc::new(RevocationLog::default());
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (log, done) = (log.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut seen = 0u64;
+                let mut keys = Vec::new();
+                loop {
+                    let finished = done.load(Ordering::Acquire);
+                    if log.generation() != seen {
+                        let (k, now) = log.since(seen);
+                        keys.extend(k.expect("the log kept every key"));
+                        seen = now;
+                    }
+                    if finished {
+                        return keys;
+                    }
+                    std::hint::spin_loop();
+                }
+            })
+        };
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    for i in 0..EACH {
+                        log.record(w * EACH + i);
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        done.store(true, Ordering::Release);
+        let got = reader.join().unwrap();
+        let keys: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+        let missed: Vec<u32> = (0..WRITERS * EACH).filter(|k| !keys.contains(k)).collect();
+        assert!(missed.is_empty(), "keys never reported: {missed:?}");
+        assert_eq!(got.len(), keys.len(), "a key reported twice");
+        assert_eq!(log.generation(), u64::from(WRITERS * EACH));
     }
 
     #[test]
