@@ -176,6 +176,19 @@ fn bad_shapes_and_blueflame_are_refused() {
 }
 
 #[test]
+fn ring_memory_the_allocator_refuses_is_no_memory_not_an_abort() {
+    // 4 EiB fits a layout but no address space; usize::MAX fits no layout.
+    assert_eq!(
+        SharedMem::new(&Placement::Host, 1 << 62, 64).err(),
+        Some(DocaError::NO_MEMORY)
+    );
+    assert_eq!(
+        SharedMem::new(&Placement::Host, usize::MAX, 64).err(),
+        Some(DocaError::INVALID_VALUE)
+    );
+}
+
+#[test]
 fn one_nic_per_device_while_it_is_used() {
     let info = crate::dev::list_devices()
         .into_iter()

@@ -42,8 +42,8 @@ impl WriteBench {
         let rx = HostQp::new(&b, sizes, false)?;
         tx.qp().connect(&b.gid(), rx.qpn())?;
         rx.qp().connect(&a.gid(), tx.qpn())?;
-        let src = HostMem::new(max_size);
-        let dst = HostMem::new(max_size);
+        let src = HostMem::new(max_size)?;
+        let dst = HostMem::new(max_size)?;
         let src_reg = mkey::register(
             src.addr(),
             max_size as u64,

@@ -21,13 +21,16 @@ pub(crate) struct HostMem {
 unsafe impl Send for HostMem {}
 
 impl HostMem {
-    /// `len` zeroed bytes (at least one), aligned to 4096.
-    pub(crate) fn new(len: usize) -> HostMem {
-        let layout = Layout::from_size_align(len.max(1), 4096).expect("layout");
+    /// `len` zeroed bytes (at least one), aligned to 4096; NO_MEMORY when the allocator
+    /// refuses (or `len` is beyond what an allocation can be), never an abort.
+    pub(crate) fn new(len: usize) -> DocaResult<HostMem> {
+        let layout = Layout::from_size_align(len.max(1), 4096).map_err(|_| DocaError::NO_MEMORY)?;
         // SAFETY: non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        assert!(!ptr.is_null(), "out of memory");
-        HostMem { ptr, layout }
+        if ptr.is_null() {
+            return Err(DocaError::NO_MEMORY);
+        }
+        Ok(HostMem { ptr, layout })
     }
 
     /// The first byte.
@@ -277,12 +280,17 @@ pub(crate) struct HostQp {
     rcq_ci: u64,
 }
 
-fn cq_mem(n: u32) -> HostMem {
-    let mut m = HostMem::new(n as usize * 64);
+fn cq_mem(n: u32) -> DocaResult<HostMem> {
+    let mut m = HostMem::new(ring_bytes(n, 64)?)?;
     for c in m.bytes_mut().chunks_mut(64) {
         c[63] = 0xf1;
     }
-    m
+    Ok(m)
+}
+
+/// `n` entries of `each` bytes; NO_MEMORY when that overflows.
+fn ring_bytes(n: u32, each: usize) -> DocaResult<usize> {
+    (n as usize).checked_mul(each).ok_or(DocaError::NO_MEMORY)
 }
 
 /// What a CQ poll found.
@@ -292,11 +300,11 @@ impl HostQp {
     /// A QP on `nic` with host rings of `sizes`; `cqe_inline`: receives of at most 32 bytes
     /// land in the CQE.
     pub(crate) fn new(nic: &Nic, sizes: Sizes, cqe_inline: bool) -> DocaResult<HostQp> {
-        let sq_mem = HostMem::new(sizes.sq as usize * 64);
-        let rq_mem = HostMem::new(sizes.rq as usize * 16);
-        let cqm = cq_mem(sizes.cq);
-        let rcqm = cq_mem(sizes.cq);
-        let db_mem = HostMem::new(128);
+        let sq_mem = HostMem::new(ring_bytes(sizes.sq, 64)?)?;
+        let rq_mem = HostMem::new(ring_bytes(sizes.rq, 16)?)?;
+        let cqm = cq_mem(sizes.cq)?;
+        let rcqm = cq_mem(sizes.cq)?;
+        let db_mem = HostMem::new(128)?;
         // SAFETY: every ring lives in this HostQp, which drops the QP, RQ and CQs first.
         let (cq, rcq) = unsafe {
             (
@@ -485,4 +493,19 @@ pub(crate) fn wait_send_ok(
         out.push(c);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_the_allocator_refuses_are_no_memory_not_an_abort() {
+        // 4 EiB: no address space holds it. usize::MAX: beyond any layout.
+        assert_eq!(HostMem::new(1 << 62).err(), Some(DocaError::NO_MEMORY));
+        assert_eq!(HostMem::new(usize::MAX).err(), Some(DocaError::NO_MEMORY));
+        let m = HostMem::new(0).expect("one byte");
+        assert_eq!(m.bytes(), &[0]);
+        assert_eq!(m.addr() % 4096, 0);
+    }
 }

@@ -446,7 +446,17 @@ impl QpState {
         let more = nonempty.next().is_some();
         let is = if more {
             // Several entries: gather them into one message (rare; a control-path copy).
-            let mut buf = Vec::with_capacity(total as usize);
+            // The entries are registered memory, but their sum is the caller's: a gather
+            // the allocator refuses fails the WQE instead of aborting the process.
+            let mut buf = Vec::new();
+            if usize::try_from(total)
+                .ok()
+                .and_then(|t| buf.try_reserve_exact(t).ok())
+                .is_none()
+            {
+                sdk_err!("nic", "no memory to gather a {total}-byte message");
+                return self.fail(syndrome::LOCAL_QP_OP, env.net);
+            }
             for s in sges {
                 if s.len > 0 {
                     // SAFETY: each entry was checked against a live registration of host

@@ -54,7 +54,7 @@ fn child_process() {
     let inline = std::env::var_os("DOCA_SOFT_NIC_CHILD_INLINE").is_some();
     let nic = Nic::start(bind).expect("start NIC");
     let mut q = HostQp::new(&nic, Sizes::default(), inline).expect("QP");
-    let mut mem = HostMem::new(MEM);
+    let mut mem = HostMem::new(MEM).expect("memory");
     let all =
         Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ | Access::REMOTE_ATOMIC;
     let reg = mkey::register(mem.addr(), MEM as u64, all, MemKind::Host).expect("register");

@@ -23,7 +23,7 @@ impl Side {
     pub(crate) fn new(len: usize, cqe_inline: bool) -> Side {
         let nic = Nic::start(Ipv4Addr::LOCALHOST).expect("start NIC");
         let q = HostQp::new(&nic, Sizes::default(), cqe_inline).expect("QP");
-        let mem = HostMem::new(len);
+        let mem = HostMem::new(len).expect("memory");
         let reg = mkey::register(
             mem.addr(),
             len as u64,

@@ -411,7 +411,7 @@ struct Rings {
 impl Rings {
     fn new() -> Rings {
         Rings {
-            mem: crate::nic::host::HostMem::new(1 << 20),
+            mem: crate::nic::host::HostMem::new(1 << 20).expect("memory"),
         }
     }
     fn at(&self, off: usize) -> *mut u8 {
@@ -779,7 +779,7 @@ fn an_imported_memory_blob_spares_the_key_request() {
 #[test]
 fn deregistered_memory_is_revoked_at_the_peers() {
     let (mut a, b) = pair(1 << 16, false);
-    let victim = crate::nic::host::HostMem::new(4096);
+    let victim = crate::nic::host::HostMem::new(4096).expect("memory");
     let reg = crate::nic::mkey::register(
         victim.addr(),
         4096,
