@@ -104,10 +104,11 @@
 //! `doca_soft_pkgconfig` writes `.pc` files named like the DOCA SDK's (`doca-common`,
 //! `doca-gpunetio`, `doca-eth`, `doca-flow`, `doca-urom`, `doca-argp`), pointing at this
 //! crate's headers and at `libdoca_soft.so` (by default the directory of the binary, where
-//! cargo puts the library):
+//! cargo puts the library). The library is the package `doca-soft-capi`, a `cdylib` that
+//! links this crate and exports its C functions (this crate is a Rust library only):
 //!
 //! ```text
-//! cargo build -p doca-soft            # libdoca_soft.so, doca_soft_pkgconfig, UROM binaries
+//! cargo build -p doca-soft -p doca-soft-capi  # doca_soft_pkgconfig, UROM binaries, libdoca_soft.so
 //! target/debug/doca_soft_pkgconfig --out /tmp/doca-pc   # [--libdir DIR] [--includedir DIR]
 //! export PKG_CONFIG_PATH=/tmp/doca-pc:$PKG_CONFIG_PATH  # doca-urom also needs ucx.pc
 //! cc app.c $(pkg-config --cflags --libs doca-gpunetio doca-flow) \

@@ -1,4 +1,5 @@
-//! pkg-config files for `libdoca_soft.so`, named like the DOCA SDK's (`doca-common`,
+//! pkg-config files for `libdoca_soft.so` (the C library, built by the doca-soft-capi
+//! package from this crate), named like the DOCA SDK's (`doca-common`,
 //! `doca-gpunetio`, ...), so C programs written for DOCA build against this runtime with
 //! `pkg-config --cflags --libs doca-gpunetio`.
 //!

@@ -33,8 +33,8 @@ pub fn target_dir() -> PathBuf {
 ///
 /// Nested builds get a target directory of their own: they select other packages than the
 /// `cargo test` running the caller, so features unify differently and libraries get
-/// rebuilt; in the outer target directory that would replace rlibs (`libdoca_soft.rlib`
-/// has no hash in its name) under the outer build's feet.
+/// rebuilt; in the outer target directory that would replace the cdylibs (the plugins',
+/// `libdoca_soft.so`: no hash in their names) under the outer build's feet.
 pub fn cargo_build(target_dir: &Path, args: &[&str]) -> Result<(), String> {
     type Done = Vec<((PathBuf, Vec<String>), Result<(), String>)>;
     static DONE: Mutex<Done> = Mutex::new(Vec::new());

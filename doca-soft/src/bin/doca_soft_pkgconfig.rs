@@ -6,8 +6,9 @@
 //! PKG_CONFIG_PATH=DIR pkg-config --cflags --libs doca-gpunetio
 //! ```
 //!
-//! The library directory defaults to this binary's own directory (cargo puts
-//! `libdoca_soft.so` next to it), the include directory to the crate's `include/`.
+//! The library directory defaults to this binary's own directory (`cargo build -p doca-soft
+//! -p doca-soft-capi` puts `libdoca_soft.so`, the library of the doca-soft-capi package,
+//! next to it), the include directory to the crate's `include/`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -72,7 +73,7 @@ fn main() -> ExitCode {
     };
     if !libdir.join("libdoca_soft.so").exists() {
         eprintln!(
-            "doca_soft_pkgconfig: warning: no libdoca_soft.so in {} (build doca-soft first)",
+            "doca_soft_pkgconfig: warning: no libdoca_soft.so in {} (cargo build -p doca-soft-capi)",
             libdir.display()
         );
     }

@@ -1,6 +1,8 @@
 //! Where the freshly built `libdoca_soft.so` is, for tests that link C programs against it.
 //!
-//! `cargo test` builds the cdylib into `target/<profile>/deps/`, next to the test binaries,
+//! The library is the package doca-soft-capi (a cdylib linking this crate), a
+//! dev-dependency of doca-soft: `cargo test` builds it into `target/<profile>/deps/`, next to
+//! the test binaries,
 //! and copies it up to `target/<profile>/` only on `cargo build`, so the copy up there can be
 //! stale (or absent on a clean checkout): the one in `deps/` is the one to link.
 
@@ -13,7 +15,7 @@ pub fn library_dir() -> PathBuf {
     let deps = exe.parent().expect("test binary directory").to_path_buf();
     assert!(
         deps.join("libdoca_soft.so").is_file(),
-        "libdoca_soft.so is not in {} although cargo test builds the doca-soft cdylib there",
+        "libdoca_soft.so is not in {} although cargo test builds doca-soft-capi's cdylib there",
         deps.display()
     );
     deps
