@@ -52,6 +52,8 @@ pub(crate) struct Stats {
     pub rnr_drops: AtomicU64,
     /// Remote keys asked from peers.
     pub key_requests: AtomicU64,
+    /// Revocation messages received from peers (each drops some of their cached keys).
+    pub revocations: AtomicU64,
 }
 
 /// What the proxy thread and the handles share.
@@ -78,6 +80,24 @@ impl Shared {
         if ev.len() < 4096 {
             ev.push(e);
         }
+    }
+}
+
+/// Every running proxy thread's shared state, to wake them all (weak: a NIC that stops
+/// leaves the list by itself, pruned on the next start).
+static ENGINES: Mutex<Vec<std::sync::Weak<Shared>>> = Mutex::new(Vec::new());
+
+/// Wakes every proxy thread of the process: a deregistration must reach the peers of a NIC
+/// that sleeps without a timeout (no QP), or their cached keys would stay usable.
+pub(super) fn wake_all() {
+    let engines: Vec<Arc<Shared>> = ENGINES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .collect();
+    for e in engines {
+        e.wake();
     }
 }
 
@@ -162,6 +182,11 @@ impl Nic {
             events: Mutex::new(Vec::new()),
             stats: Stats::default(),
         });
+        {
+            let mut engines = ENGINES.lock().unwrap_or_else(|p| p.into_inner());
+            engines.retain(|e| e.strong_count() > 0);
+            engines.push(Arc::downgrade(&shared));
+        }
         let (tx, rx) = mpsc::sync_channel(1);
         let s = shared.clone();
         let thread = std::thread::Builder::new()

@@ -188,11 +188,16 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
-        map.remove(&self.region.key);
-        // Still under the map's lock: an engine that sees the new generation finds the
-        // key gone from the map (its local cache relies on that order).
-        REGISTRY.revoked.record(self.region.key);
+        {
+            let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
+            map.remove(&self.region.key);
+            // Still under the map's lock: an engine that sees the new generation finds the
+            // key gone from the map (its local cache relies on that order).
+            REGISTRY.revoked.record(self.region.key);
+        }
+        // Engines look at the generation once per round; one asleep (no QP) would not
+        // tell its peers until something else woke it.
+        super::api::wake_all();
     }
 }
 

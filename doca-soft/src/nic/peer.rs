@@ -479,6 +479,10 @@ impl Net {
         let Some(p) = self.peers.get_mut(h.token as usize) else {
             return;
         };
+        self.shared
+            .stats
+            .revocations
+            .fetch_add(1, Ordering::Relaxed);
         let gone: Vec<u32> = if h.all {
             p.rkeys.keys().copied().collect()
         } else {

@@ -820,3 +820,72 @@ fn deregistered_memory_is_revoked_at_the_peers() {
     }
     drop(b);
 }
+
+#[test]
+fn a_nic_without_queues_still_revokes() {
+    // b's only QP is gone before the deregistration: its proxy thread then sleeps without a
+    // timeout, and only the deregistration itself can wake it to tell a.
+    let mut a = Side::new(1 << 16, false);
+    let b = crate::nic::Nic::start(std::net::Ipv4Addr::LOCALHOST).expect("start NIC");
+    let victim = crate::nic::host::HostMem::new(4096).expect("memory");
+    let reg = crate::nic::mkey::register(
+        victim.addr(),
+        4096,
+        crate::nic::mkey::Access::REMOTE_WRITE,
+        crate::nic::mkey::MemKind::Host,
+    )
+    .unwrap();
+    let key = reg.key();
+    let src = Seg {
+        addr: a.at(0),
+        key: a.key(),
+        len: 8,
+    };
+    {
+        let qb = HostQp::new(&b, Sizes::default(), false).unwrap();
+        a.q.qp().connect(&b.gid(), qb.qpn()).unwrap();
+        qb.qp().connect(&a.nic.gid(), a.q.qpn()).unwrap();
+        a.q.post(|i, q| host::wqe_write(i, q, (victim.addr(), key), &[src], None, true));
+        a.q.ring();
+        expect_ok(&mut a.q, 0);
+    }
+    // Time for b's proxy to let the QP go and fall asleep.
+    std::thread::sleep(Duration::from_millis(300));
+    let revocations = || {
+        a.nic
+            .stats()
+            .revocations
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let before = revocations();
+    drop(reg);
+    // No traffic meanwhile (a write would wake b by itself): the revocation arrives alone.
+    let deadline = std::time::Instant::now() + T;
+    while revocations() == before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sleeping NIC never sent the revocation"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The count may have moved for a key deregistered elsewhere in the process (tests run
+    // in parallel) just before ours: write until refused, within the deadline.
+    let mut n = 1u16;
+    loop {
+        a.q.post(|i, q| host::wqe_write(i, q, (victim.addr(), key), &[src], None, true));
+        a.q.ring();
+        let c = a.q.poll_send(T).expect("CQE");
+        if cqe_opcode(&c) == op::REQ_ERR {
+            assert_eq!(cqe_syndrome(&c), syndrome::REMOTE_ACCESS);
+            assert_eq!(cqe_counter(&c), n);
+            break;
+        }
+        n += 1;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "writes through the revoked key kept landing"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(b);
+}
