@@ -208,6 +208,29 @@ impl Logger {
 
     /// Sends a message to the backends of its kind.
     #[allow(clippy::too_many_arguments)]
+    /// Whether a message of `level` would be written anywhere (no allocation: callers ask
+    /// before formatting, so that disabled debug lines on hot paths cost nothing).
+    pub(crate) fn wants(&self, level: u32, sdk: bool) -> bool {
+        if level <= LEVEL_DISABLE {
+            return false;
+        }
+        let backends = lock(&self.backends);
+        let mut any = false;
+        for b in backends.iter().filter(|b| b.sdk == sdk) {
+            if b.accepts(level, sdk) {
+                return true;
+            }
+            any = true;
+        }
+        // No backend of this kind: the stderr fallback (see `emit`).
+        !any && level
+            <= if sdk {
+                self.global_sdk.load(Ordering::Relaxed)
+            } else {
+                self.global_lower.load(Ordering::Relaxed).min(LEVEL_WARNING)
+            }
+    }
+
     pub(crate) fn emit(
         &self,
         sdk: bool,
@@ -332,6 +355,9 @@ pub(crate) fn emit_at(
     func: &str,
     msg: std::fmt::Arguments<'_>,
 ) {
+    if !LOGGER.wants(level, true) {
+        return;
+    }
     let text = match msg.as_str() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(msg.to_string()),
