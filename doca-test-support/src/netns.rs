@@ -151,7 +151,14 @@ fn enter_sysfs(fd: RawFd, s: &SysfsStrings) -> Result<(), (&'static str, io::Err
             return Err(err("unshare(CLONE_NEWNS)"));
         }
         // Keep our unmount and mount from propagating back to the host's mounts.
-        if libc::mount(null, s.root.as_ptr(), null, libc::MS_REC | libc::MS_SLAVE, no_data) != 0 {
+        if libc::mount(
+            null,
+            s.root.as_ptr(),
+            null,
+            libc::MS_REC | libc::MS_SLAVE,
+            no_data,
+        ) != 0
+        {
             return Err(err("mount(/, MS_REC | MS_SLAVE)"));
         }
         // The old /sys belongs to the host's network namespace; a fresh sysfs mounted by
@@ -215,7 +222,12 @@ fn ioctl(fd: &OwnedFd, req: libc::Ioctl, ifr: &mut libc::ifreq, what: &str) -> i
 fn link_flags(dev: &str) -> io::Result<libc::c_int> {
     let fd = socket(libc::AF_INET, libc::SOCK_DGRAM, 0)?;
     let mut ifr = ifreq(dev)?;
-    ioctl(&fd, libc::SIOCGIFFLAGS, &mut ifr, &format!("SIOCGIFFLAGS {dev}"))?;
+    ioctl(
+        &fd,
+        libc::SIOCGIFFLAGS,
+        &mut ifr,
+        &format!("SIOCGIFFLAGS {dev}"),
+    )?;
     // SAFETY: SIOCGIFFLAGS filled the flags member of the union.
     Ok(libc::c_int::from(unsafe { ifr.ifr_ifru.ifru_flags }))
 }
@@ -224,10 +236,20 @@ fn link_flags(dev: &str) -> io::Result<libc::c_int> {
 fn link_up(dev: &str) -> io::Result<()> {
     let fd = socket(libc::AF_INET, libc::SOCK_DGRAM, 0)?;
     let mut ifr = ifreq(dev)?;
-    ioctl(&fd, libc::SIOCGIFFLAGS, &mut ifr, &format!("SIOCGIFFLAGS {dev}"))?;
+    ioctl(
+        &fd,
+        libc::SIOCGIFFLAGS,
+        &mut ifr,
+        &format!("SIOCGIFFLAGS {dev}"),
+    )?;
     // SAFETY: SIOCGIFFLAGS filled the flags member of the union.
     unsafe { ifr.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short };
-    ioctl(&fd, libc::SIOCSIFFLAGS, &mut ifr, &format!("SIOCSIFFLAGS {dev}"))
+    ioctl(
+        &fd,
+        libc::SIOCSIFFLAGS,
+        &mut ifr,
+        &format!("SIOCSIFFLAGS {dev}"),
+    )
 }
 
 fn sockaddr_in(a: Ipv4Addr) -> libc::sockaddr {
@@ -249,10 +271,20 @@ fn set_addr(dev: &str, addr: Ipv4Addr, prefix: u8) -> io::Result<()> {
     let fd = socket(libc::AF_INET, libc::SOCK_DGRAM, 0)?;
     let mut ifr = ifreq(dev)?;
     ifr.ifr_ifru.ifru_addr = sockaddr_in(addr);
-    ioctl(&fd, libc::SIOCSIFADDR, &mut ifr, &format!("SIOCSIFADDR {dev}"))?;
+    ioctl(
+        &fd,
+        libc::SIOCSIFADDR,
+        &mut ifr,
+        &format!("SIOCSIFADDR {dev}"),
+    )?;
     let mask = Ipv4Addr::from(u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0));
     ifr.ifr_ifru.ifru_netmask = sockaddr_in(mask);
-    ioctl(&fd, libc::SIOCSIFNETMASK, &mut ifr, &format!("SIOCSIFNETMASK {dev}"))
+    ioctl(
+        &fd,
+        libc::SIOCSIFNETMASK,
+        &mut ifr,
+        &format!("SIOCSIFNETMASK {dev}"),
+    )
 }
 
 // rtnetlink numbers (linux/rtnetlink.h, linux/if_link.h, linux/veth.h).
@@ -442,7 +474,9 @@ impl VethPair {
                 .run_with_sysfs(|| std::path::Path::new(&path).exists())
                 .map_err(|e| format!("a private /sys in the namespace: {e}"))?;
             if !seen {
-                return Err(format!("{path} missing under a fresh sysfs in the namespace"));
+                return Err(format!(
+                    "{path} missing under a fresh sysfs in the namespace"
+                ));
             }
         }
         Ok(pair)

@@ -38,7 +38,10 @@ fn udp_crosses_the_veth_pair_both_ways() {
     let mut buf = [0u8; 64];
     let (n, from) = b.recv_from(&mut buf).expect("ping arrives in namespace 1");
     assert_eq!(&buf[..n], b"ping over veth");
-    assert_eq!(from, SocketAddr::from((pair.addr[0], a.local_addr().unwrap().port())));
+    assert_eq!(
+        from,
+        SocketAddr::from((pair.addr[0], a.local_addr().unwrap().port()))
+    );
     b.send_to(b"pong", from).unwrap();
     let (n, from) = a.recv_from(&mut buf).expect("pong arrives in namespace 0");
     assert_eq!(&buf[..n], b"pong");
