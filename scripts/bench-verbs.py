@@ -7,6 +7,10 @@ benches/support/report.rs); progress on stderr.
   scripts/bench-verbs.py --bin DIR [--quick] [--budget S] [--pair-timeout S]
                          [--sizes 8,64,...] [--samples write_bw,...]
   scripts/bench-verbs.py --self-test     # parsers, figures, tables and plot on canned output
+  scripts/bench-verbs.py --parse FILE    # a sample's table as this script reads it: the
+                                         # kind, then "size iterations value" per row
+                                         # (FILE - for stdin; tests/verbs_samples.rs
+                                         # checks it against real output)
 
 Figures:
   verbs/<sample>/<size>  bandwidth samples: the client's "BW average[MB/sec]" (MiB/s);
@@ -97,8 +101,8 @@ def log(msg):
 
 # ---- parsing -------------------------------------------------------------------------
 
-_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([-+0-9.eE]+|nan|inf)\s+([-+0-9.eE]+|nan|inf)\s+"
-                  r"([-+0-9.eE]+|nan|inf)\s*$")
+_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([-+0-9.eE]+|nan|NaN|inf)\s+([-+0-9.eE]+|nan|NaN|inf)\s+"
+                  r"([-+0-9.eE]+|nan|NaN|inf)\s*$")
 
 
 def parse_table(text):
@@ -476,9 +480,17 @@ def main():
     p.add_argument("--device", default="lo")
     p.add_argument("--gpu", default="0")
     p.add_argument("--self-test", action="store_true")
+    p.add_argument("--parse", metavar="FILE")
     a = p.parse_args()
     if a.self_test:
         return self_test()
+    if a.parse:
+        text = sys.stdin.read() if a.parse == "-" else open(a.parse).read()
+        kind, rows = parse_table(text)
+        print(kind)
+        for size in sorted(rows):
+            print("%d %d %r" % (size, rows[size][0], rows[size][1]))
+        return None
     if not a.bin:
         p.error("--bin DIR")
     run(a)

@@ -80,6 +80,51 @@ fn rows(out: &str) -> Vec<(u32, u32)> {
 fn assert_table(f: &Finished, sizes: &[u32], what: &str) {
     let want: Vec<(u32, u32)> = sizes.iter().map(|&s| (s, ITERS)).collect();
     assert_eq!(rows(&f.stdout), want, "{what}: one row per size:\n{f}");
+    bench_parser_agrees(&f.stdout, &want, what);
+}
+
+/// The verbs bench target (scripts/bench-verbs.py) reads the same rows from this real
+/// output: sizes and iterations as above, a finite value each. Needs python3 (scripts/bench
+/// does too); without it, says so and checks nothing more.
+fn bench_parser_agrees(stdout: &str, want: &[(u32, u32)], what: &str) {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench-verbs.py");
+    let child = Command::new("python3")
+        .arg(&script)
+        .args(["--parse", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut child) = child else {
+        eprintln!("note: no python3: the bench parser was not checked against {what}'s table");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdout.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("bench-verbs.py --parse");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{script:?} --parse: {out:?}");
+    let mut lines = text.lines();
+    let kind = lines.next().unwrap_or("");
+    assert!(
+        kind == "bw" || kind == "lat",
+        "table kind {kind:?} of {what}:\n{stdout}"
+    );
+    let got: Vec<(u32, u32)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let v: f64 = f[2].parse().unwrap_or(f64::NAN);
+            assert!(v.is_finite() && v > 0.0, "{what}: bench value {l:?}");
+            (f[0].parse().unwrap(), f[1].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want, "bench-verbs.py reads {what}'s table:\n{stdout}");
 }
 
 fn assert_ok(f: &Finished, what: &str) {
