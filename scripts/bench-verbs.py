@@ -28,7 +28,8 @@ Runs: the sizes up to 4 KiB in one pair per sample (the samples' defaults: 512 t
 2048 iterations), every larger size in a pair of its own with 64 threads and fewer
 iterations (ITERS_BY_SIZE), so each pair moves at most about 1 GiB per launch. Each pair is
 killed after --pair-timeout seconds (default 40): its figures without a table row are
-reported as STALL with the last lines of both processes. Pairs are not started once less
+reported as STALL with the last lines of both processes; a pair that fails prints no row
+and its figures are misses saying why. Pairs are not started once less
 than a pair's bound is left of --budget (scripts/bench passes its bound for the target);
 their figures say skipped. Data checks: the samples validate their data (server or client
 line); a figure whose validation line is missing has status miss and says so.
@@ -318,7 +319,10 @@ def perftest_run(exe, test, size, iters, bound):
     server = Proc([exe, "-p", port, "-m", "cuda"], env)
     why = "client never connected"
     try:
-        while time.monotonic() < deadline:
+        # The client gives up at once while the server is not listening yet: a few tries.
+        for _ in range(25):
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.2)
             client = Proc([exe, "127.0.0.1", "-p", port, "-t", test, "-m", "cuda", "-s", str(size),
                            "-n", str(iters), "-w", warm], env)
@@ -413,6 +417,8 @@ def run(opts):
             left = pt_deadline - time.monotonic()
             if left < 5:
                 base[key] = (None, "perftest share of the budget used up")
+                emit(figure("%s/%d" % (name, z), None, unit, "skipped", base[key][1],
+                            perftest=test, size=z))
                 continue
             n = perftest_iters(test, z, opts.quick)
             cols, err = perftest_run(exe, test, z, n, min(30.0, left))
@@ -449,10 +455,10 @@ def run(opts):
             for z in group:
                 key = (SAMPLES[sample][4], z)
                 if z not in rows:
-                    why = stall or ("no table row: %s" % v.reason if not v else "no table row")
+                    # A GPU is here: a pair that printed no row failed (or stalled).
+                    why = stall or ("FAILED, no table row: %s" % (v.reason or "no reason"))
                     f = sample_figure(sample, z, None, why, (None, ""), Validation(True))
-                    if stall:
-                        f["status"] = "STALL"
+                    f["status"] = "STALL" if stall else "miss"
                     emit(f)
                     continue
                 n, a, b, ms = rows[z]
