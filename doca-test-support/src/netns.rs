@@ -482,3 +482,84 @@ impl VethPair {
         Ok(pair)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u16_at(b: &[u8], o: usize) -> u16 {
+        u16::from_ne_bytes(b[o..o + 2].try_into().unwrap())
+    }
+
+    /// The attributes of `b` from `off` on: (type without flags, payload).
+    fn attrs(b: &[u8]) -> Vec<(u16, &[u8])> {
+        let mut out = Vec::new();
+        let mut o = 0;
+        while o + 4 <= b.len() {
+            let len = usize::from(u16_at(b, o));
+            assert!(
+                len >= 4 && o + len <= b.len(),
+                "attribute at {o}: length {len}"
+            );
+            out.push((u16_at(b, o + 2) & !NLA_F_NESTED, &b[o + 4..o + len]));
+            o += len.next_multiple_of(4);
+        }
+        assert_eq!(o, b.len(), "attributes end on a 4-byte boundary");
+        out
+    }
+
+    #[test]
+    fn veth_request_nests_the_peer_with_its_name_and_namespace() {
+        let m = new_veth_request("va", "peer0", 7, 42);
+        let len = u32::from_ne_bytes(m[0..4].try_into().unwrap()) as usize;
+        assert_eq!(len, m.len());
+        assert_eq!(u16_at(&m, 4), libc::RTM_NEWLINK);
+        let flags = libc::NLM_F_REQUEST | libc::NLM_F_ACK | libc::NLM_F_CREATE | libc::NLM_F_EXCL;
+        assert_eq!(u16_at(&m, 6), flags as u16);
+        assert_eq!(u32::from_ne_bytes(m[8..12].try_into().unwrap()), 42);
+        let top = attrs(&m[NLMSG_HDR_LEN + IFINFOMSG_LEN..]);
+        assert_eq!(top[0], (IFLA_IFNAME, &b"va\0"[..]));
+        assert_eq!(top[1].0, IFLA_LINKINFO);
+        let info = attrs(top[1].1);
+        assert_eq!(info[0], (IFLA_INFO_KIND, &b"veth\0"[..]));
+        assert_eq!(info[1].0, IFLA_INFO_DATA);
+        let data = attrs(info[1].1);
+        assert_eq!(data[0].0, VETH_INFO_PEER);
+        let peer = attrs(&data[0].1[IFINFOMSG_LEN..]);
+        assert_eq!(peer[0], (IFLA_IFNAME, &b"peer0\0"[..]));
+        assert_eq!(peer[1], (IFLA_NET_NS_FD, &7u32.to_ne_bytes()[..]));
+    }
+
+    fn error_msg(seq: u32, errno: i32) -> Vec<u8> {
+        let mut m = Vec::new();
+        m.extend_from_slice(&36u32.to_ne_bytes());
+        m.extend_from_slice(&(libc::NLMSG_ERROR as u16).to_ne_bytes());
+        m.extend_from_slice(&0u16.to_ne_bytes());
+        m.extend_from_slice(&seq.to_ne_bytes());
+        m.extend_from_slice(&0u32.to_ne_bytes());
+        m.extend_from_slice(&(-errno).to_ne_bytes());
+        m.extend_from_slice(&[0u8; 16]); // the request's header, echoed
+        m
+    }
+
+    #[test]
+    fn acknowledgements_give_the_errno_of_their_request() {
+        assert_eq!(ack_errno(&error_msg(5, 0), 5), Some(0));
+        assert_eq!(
+            ack_errno(&error_msg(5, libc::EEXIST), 5),
+            Some(libc::EEXIST)
+        );
+        // Another request's answer, then ours.
+        let mut two = error_msg(4, libc::EPERM);
+        two.extend(error_msg(5, libc::EOPNOTSUPP));
+        assert_eq!(ack_errno(&two, 5), Some(libc::EOPNOTSUPP));
+        assert_eq!(ack_errno(&two, 6), None);
+        // Truncated or nonsense lengths are no answer, never a panic.
+        assert_eq!(ack_errno(&error_msg(5, 0)[..20], 5), None);
+        let mut bad = error_msg(5, 0);
+        bad[0..4].copy_from_slice(&1000u32.to_ne_bytes());
+        assert_eq!(ack_errno(&bad, 5), None);
+        bad[0..4].copy_from_slice(&3u32.to_ne_bytes());
+        assert_eq!(ack_errno(&bad, 5), None);
+    }
+}
