@@ -13,8 +13,8 @@
 //! - every client prints one table row per size with the iteration count, and exits 0.
 //!
 //! Scopes (thread, warp), NIC handlers (AUTO, CPU proxy) and send DBR mode are varied.
-//! The `two_hosts_*` tests run write_bw, get_bw, put_signal_bw, write_lat and twosided_bw
-//! with server and client in two network namespaces joined by a veth pair (UCX over TCP,
+//! The `two_hosts_*` tests run all nine with server and client in two network namespaces
+//! joined by a veth pair (UCX over TCP,
 //! `UCX_TLS=tcp,cuda_copy` unless `DOCA_RS_NETNS_UCX_TLS` says otherwise), with the same
 //! checks; they need root (no `ip` command) and skip, saying why, without it.
 //! Without a CUDA driver the GPU tests print why they skip; the command-line tests run
@@ -465,6 +465,14 @@ fn two_hosts_write_bw_reaches_the_server_over_tcp() {
 }
 
 #[test]
+fn two_hosts_put_bw_warp_scope_reaches_the_server_over_tcp() {
+    let Some((bin, net)) = two_hosts("verbs_put_bw") else {
+        return;
+    };
+    one_sided_write_on(Some(&net), &bin, &["-e", "1"], &[]);
+}
+
+#[test]
 fn two_hosts_get_bw_reads_the_server_over_tcp() {
     let Some((bin, net)) = two_hosts("verbs_get_bw") else {
         return;
@@ -478,6 +486,42 @@ fn two_hosts_put_signal_bw_flags_count_every_put() {
         return;
     };
     signal_bw_on(Some(&net), &bin, "1");
+}
+
+#[test]
+fn two_hosts_put_counter_bw_counters_follow_the_writes() {
+    let Some((bin, net)) = two_hosts("verbs_put_counter_bw") else {
+        return;
+    };
+    signal_bw_on(Some(&net), &bin, "0");
+}
+
+#[test]
+fn two_hosts_put_signal_lat_ping_pong() {
+    let Some((bin, net)) = two_hosts("verbs_put_signal_lat") else {
+        return;
+    };
+    latency_on(
+        Some(&net),
+        &bin,
+        &[],
+        &[],
+        "Validation successful! Every round trip signalled its flag",
+    );
+}
+
+#[test]
+fn two_hosts_put_counter_lat_ping_pong() {
+    let Some((bin, net)) = two_hosts("verbs_put_counter_lat") else {
+        return;
+    };
+    latency_on(
+        Some(&net),
+        &bin,
+        &[],
+        &[],
+        "Validation successful! Every round trip signalled its flag",
+    );
 }
 
 #[test]
