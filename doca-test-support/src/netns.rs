@@ -29,7 +29,6 @@
 //! pair.ns[0].enter(&mut server).args(["--listen", &pair.addr[0].to_string()]);
 //! ```
 
-use std::ffi::CString;
 use std::io;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -93,80 +92,63 @@ impl NetNs {
     /// Like [`NetNs::run`], on a thread that also has a private mount namespace with a
     /// fresh `/sys` (what a process started by [`NetNs::enter`] sees).
     pub fn run_with_sysfs<T: Send>(&self, f: impl FnOnce() -> T + Send) -> io::Result<T> {
-        let strings = SysfsStrings::new();
-        self.run(|| match enter_sysfs(-1, &strings) {
+        self.run(|| match enter_sysfs(None) {
             Ok(()) => Ok(f()),
             Err((what, e)) => Err(io::Error::new(e.kind(), format!("{what}: {e}"))),
         })?
     }
 
     /// Makes `cmd` start its process inside this namespace, with a private mount
-    /// namespace whose `/sys` shows this namespace's interfaces. The spawn fails (with the
-    /// failing call named in the error) where that is not allowed.
+    /// namespace whose `/sys` shows this namespace's interfaces. The command holds a
+    /// duplicate of the namespace's descriptor, so it may outlive `self`. Where entering
+    /// is refused, the spawn fails with the refused call's errno ([`NetNs::run_with_sysfs`]
+    /// names the call).
+    ///
+    /// # Panics
+    ///
+    /// When the descriptor cannot be duplicated (out of descriptors).
     pub fn enter<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
-        let fd = self.fd();
-        let strings = SysfsStrings::new();
+        let fd = self
+            .fd
+            .try_clone()
+            .expect("duplicating a network namespace descriptor");
         // SAFETY: the closure makes only async-signal-safe system calls (setns, unshare,
-        // mount, umount2) on strings and a descriptor prepared before the fork; `self`
-        // (the descriptor) outlives the spawn, which the borrow of `cmd` cannot show, so
-        // callers spawn while holding the namespace (the tests keep it in scope).
+        // mount, umount2) on static strings and a descriptor the closure owns.
         unsafe {
-            cmd.pre_exec(move || enter_sysfs(fd, &strings).map_err(|(_, e)| e));
+            cmd.pre_exec(move || enter_sysfs(Some(fd.as_raw_fd())).map_err(|(_, e)| e));
         }
         cmd
     }
 }
 
-/// The paths and names [`enter_sysfs`] passes to mount(2), made before any fork.
-struct SysfsStrings {
-    root: CString,
-    sys: CString,
-    sysfs: CString,
-}
-
-impl SysfsStrings {
-    fn new() -> SysfsStrings {
-        SysfsStrings {
-            root: c"/".into(),
-            sys: c"/sys".into(),
-            sysfs: c"sysfs".into(),
-        }
-    }
-}
-
-/// Joins network namespace `fd` (none when negative), then a private mount namespace in
-/// which `/sys` is a sysfs of that network namespace. Async-signal-safe (system calls
-/// only, no allocation), for use between fork and exec; the error names the failed call.
-fn enter_sysfs(fd: RawFd, s: &SysfsStrings) -> Result<(), (&'static str, io::Error)> {
+/// Joins network namespace `fd` (if any), then a private mount namespace in which `/sys`
+/// is a sysfs of that network namespace. Async-signal-safe (system calls only, no
+/// allocation), for use between fork and exec; the error names the failed call.
+fn enter_sysfs(fd: Option<RawFd>) -> Result<(), (&'static str, io::Error)> {
     let err = |what: &'static str| (what, io::Error::last_os_error());
     let null = std::ptr::null::<libc::c_char>();
     let no_data = std::ptr::null::<libc::c_void>();
-    // SAFETY: system calls on a namespace descriptor and NUL-terminated strings that
-    // live in `s`; they change only this thread/process's namespaces and mounts.
+    let (root, sys, sysfs) = (c"/".as_ptr(), c"/sys".as_ptr(), c"sysfs".as_ptr());
+    // SAFETY: system calls on a namespace descriptor and static NUL-terminated strings;
+    // they change only this thread/process's namespaces and mounts.
     unsafe {
-        if fd >= 0 && libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-            return Err(err("setns(CLONE_NEWNET)"));
+        if let Some(fd) = fd {
+            if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                return Err(err("setns(CLONE_NEWNET)"));
+            }
         }
         if libc::unshare(libc::CLONE_NEWNS) != 0 {
             return Err(err("unshare(CLONE_NEWNS)"));
         }
         // Keep our unmount and mount from propagating back to the host's mounts.
-        if libc::mount(
-            null,
-            s.root.as_ptr(),
-            null,
-            libc::MS_REC | libc::MS_SLAVE,
-            no_data,
-        ) != 0
-        {
+        if libc::mount(null, root, null, libc::MS_REC | libc::MS_SLAVE, no_data) != 0 {
             return Err(err("mount(/, MS_REC | MS_SLAVE)"));
         }
         // The old /sys belongs to the host's network namespace; a fresh sysfs mounted by
         // a process of this one lists this one's interfaces. (Nothing mounted at /sys is
         // fine: the mount below is what matters.)
-        libc::umount2(s.sys.as_ptr(), libc::MNT_DETACH);
-        let (src, ty) = (s.sysfs.as_ptr(), s.sysfs.as_ptr());
-        if libc::mount(src, s.sys.as_ptr(), ty, 0, no_data) != 0 {
+        libc::umount2(sys, libc::MNT_DETACH);
+        if libc::mount(sysfs, sys, sysfs, 0, no_data) != 0 {
             return Err(err("mount(sysfs on /sys)"));
         }
     }
