@@ -29,10 +29,11 @@ Runs: the sizes up to 4 KiB in one pair per sample (the samples' defaults: 512 t
 iterations (ITERS_BY_SIZE), so each pair moves at most about 1 GiB per launch. Each pair is
 killed after --pair-timeout seconds (default 40): its figures without a table row are
 reported as STALL with the last lines of both processes; a pair that fails prints no row
-and its figures are misses saying why. Pairs are not started once less
-than a pair's bound is left of --budget (scripts/bench passes its bound for the target);
-their figures say skipped. Data checks: the samples validate their data (server or client
-line); a figure whose validation line is missing has status miss and says so.
+and its figures are misses saying why. A pair's bound is cut to what is left of
+--budget (scripts/bench passes its bound for the target, less 20 s); no pair starts with
+less than 15 s left, its figures say skipped. Size groups run outside, samples inside.
+Data checks: the samples validate their data (server or client line); a figure whose
+validation line is missing has status miss and says so.
 
 Without a CUDA driver every figure is skipped with the reason.
 """
