@@ -307,6 +307,19 @@ def run_pair(binary, sample, sizes, iters, threads, opts, bound):
         v = Validation(False, "server exited %s: %s" % (src, tail(sout + serr)))
     if stall:
         stall += "; client: %s; server: %s" % (tail(cout + cerr), tail(sout + serr))
+    if opts.log_dir and (stall or not v):
+        # The whole output of a pair that went wrong, for whoever debugs it.
+        os.makedirs(opts.log_dir, exist_ok=True)
+        stem = os.path.join(opts.log_dir, "%s-%s" % (sample, "-".join(map(str, sizes))))
+        for suffix, text in ((".client.out", cout), (".client.err", cerr),
+                             (".server.out", sout), (".server.err", serr)):
+            with open(stem + suffix, "w") as fh:
+                fh.write(text)
+        note = "; full output in %s.{client,server}.{out,err}" % stem
+        if stall:
+            stall += note
+        else:
+            v.reason += note
     return rows, v, stall, time.monotonic() - t0
 
 
@@ -466,13 +479,19 @@ def run(opts):
                     continue
                 n, a, b, ms = rows[z]
                 value = a
+                if stall:
+                    # Measured, then hung (a bandwidth server validating, a latency peer).
+                    v = Validation(False, stall)
                 if kind == "bw":
                     notes = ("client table; %d messages by %d threads in %.3f ms (timed launch "
                              "after a warm-up), GPU -> host/GPU over lo" % (n, threads, ms))
                 else:
                     notes = ("client table; half of %.2f us per round trip, %d round trips, "
                              "one thread" % (b, n))
-                emit(sample_figure(sample, z, value, notes, base.get(key, (None, "not run")), v))
+                f = sample_figure(sample, z, value, notes, base.get(key, (None, "not run")), v)
+                if stall:
+                    f["status"] = "STALL"
+                emit(f)
 
 
 def main():
@@ -488,6 +507,7 @@ def main():
     p.add_argument("--perftest", help="ucx_perftest (default: UCX_PERFTEST, --bin, PATH)")
     p.add_argument("--device", default="lo")
     p.add_argument("--gpu", default="0")
+    p.add_argument("--log-dir", help="keep the output of pairs that fail or stall here")
     p.add_argument("--self-test", action="store_true")
     p.add_argument("--parse", metavar="FILE")
     a = p.parse_args()
@@ -653,6 +673,9 @@ if not client and name in ("write_bw", "put_bw", "get_bw"):
     sys.exit(0)
 if client and name == "put_bw":
     time.sleep(60)
+if not client and name == "put_signal_bw":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(60)
 if lat:
     print("-" * 94)
     print(" #bytes \t#iterations    Unidirectional[usec]    Bidirectional[usec]    CUDA Kernel[usec]")
@@ -699,7 +722,7 @@ def run_self_test():
     def go(budget, samples):
         opts = argparse.Namespace(bin=tmp, quick=True, budget=budget, pair_timeout=3.0,
                                   sizes=[8, 65536], samples=samples, perftest=None,
-                                  device="lo", gpu="0")
+                                  device="lo", gpu="0", log_dir=os.path.join(tmp, "logs"))
         old, sys.stdout = sys.stdout, io.StringIO()
         try:
             run(opts)
@@ -708,7 +731,7 @@ def run_self_test():
             sys.stdout = old
         return {f["figure"]: f for f in map(json.loads, text.splitlines())}
 
-    figs = go(200, ["write_bw", "get_bw", "put_bw", "write_lat"])
+    figs = go(200, ["write_bw", "get_bw", "put_bw", "write_lat", "put_signal_bw"])
     f = figs["verbs/write_bw/65536"]
     assert f["status"] == "pass" and abs(f["value"] - 900.0) < 1 and f["baseline_value"] == 1000.0, f
     assert figs["verbs/write_bw/8"]["status"] == "info", figs["verbs/write_bw/8"]
@@ -716,6 +739,10 @@ def run_self_test():
     assert f["status"] == "miss" and "DATA CHECK FAILED" in f["notes"], f
     f = figs["verbs/put_bw/8"]
     assert f["status"] == "STALL" and f["value"] is None and "client still running" in f["notes"], f
+    assert os.path.isfile(os.path.join(tmp, "logs", "put_bw-8.client.out")), f
+    assert "full output in" in figs["verbs/get_bw/65536"]["notes"]
+    f = figs["verbs/put_signal_bw/65536"]
+    assert f["status"] == "STALL" and f["value"] > 0 and "server still running" in f["notes"], f
     f = figs["verbs/write_lat/8"]
     assert f["status"] == "pass" and f["value"] == 10.0 and f["baseline_value"] == 2.0, f
     assert figs["ucx/perftest-get-bw-cuda/65536"]["value"] == 1000.0
