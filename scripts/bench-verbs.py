@@ -84,6 +84,13 @@ SAMPLES = {
                         ("both", "Validation successful! Every round trip signalled its flag"),
                         "ucp_put_lat"),
 }
+# Where the data goes (the samples' memory: facts section 4.2).
+PATHS = {"write_bw": "client GPU -> server host memory",
+         "put_bw": "client GPU -> server host memory",
+         "get_bw": "server host memory -> client GPU (reads)",
+         "put_signal_bw": "client GPU -> server host memory, + a signal per put",
+         "put_counter_bw": "client GPU -> server host memory, + a counter per put",
+         "twosided_bw": "client GPU -> server GPU, send/receive"}
 PERFTEST_NAMES = {
     "ucp_put_bw": ("ucx/perftest-put-bw-cuda", "MB/s", "overall bandwidth"),
     "ucp_get": ("ucx/perftest-get-bw-cuda", "MB/s", "overall bandwidth"),
@@ -484,10 +491,10 @@ def run(opts):
                     v = Validation(False, stall)
                 if kind == "bw":
                     notes = ("client table; %d messages by %d threads in %.3f ms (timed launch "
-                             "after a warm-up), GPU -> host/GPU over lo" % (n, threads, ms))
+                             "after a warm-up); %s over lo" % (n, threads, ms, PATHS[sample]))
                 else:
                     notes = ("client table; half of %.2f us per round trip, %d round trips, "
-                             "one thread" % (b, n))
+                             "one thread each side, GPU <-> GPU over lo" % (b, n))
                 f = sample_figure(sample, z, value, notes, base.get(key, (None, "not run")), v)
                 if stall:
                     f["status"] = "STALL"
