@@ -669,9 +669,16 @@ sizes = [int(x) for x in arg("--sizes").split(",")]
 iters = int(arg("-i"))
 client = "-c" in a
 lat = name.endswith("_lat")
+# As with the real samples, the client cannot finish before the server is set up.
+ready = os.path.join(os.path.dirname(sys.argv[0]), "ready-" + arg("--oob-port"))
+if client:
+    t0 = time.time()
+    while not os.path.exists(ready) and time.time() - t0 < 10:
+        time.sleep(0.01)
 if not client and name in ("write_bw", "put_bw", "get_bw"):
     got = []
     signal.signal(signal.SIGTERM, lambda s, f: got.append(s))
+    open(ready, "w").close()
     while not got:
         time.sleep(0.01)
     print("[DOCA][INF][verbs_%s] Signal 15 received, preparing to exit!" % name)
@@ -682,7 +689,10 @@ if client and name == "put_bw":
     time.sleep(60)
 if not client and name == "put_signal_bw":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    open(ready, "w").close()
     time.sleep(60)
+if not client:
+    open(ready, "w").close()
 if lat:
     print("-" * 94)
     print(" #bytes \t#iterations    Unidirectional[usec]    Bidirectional[usec]    CUDA Kernel[usec]")
@@ -726,9 +736,11 @@ def run_self_test():
     os.environ["BENCH_VERBS_FAKE_GPU"] = "1"
     QUIET.append(1)
 
-    def go(budget, samples):
-        opts = argparse.Namespace(bin=tmp, quick=True, budget=budget, pair_timeout=3.0,
-                                  sizes=[8, 65536], samples=samples, perftest=None,
+    # Bounds far above what the stand-ins need (a loaded CI machine), except for the
+    # pairs that are meant to stall, which run one size each.
+    def go(budget, samples, sizes=(8, 65536), pair_timeout=30.0):
+        opts = argparse.Namespace(bin=tmp, quick=True, budget=budget, pair_timeout=pair_timeout,
+                                  sizes=list(sizes), samples=samples, perftest=None,
                                   device="lo", gpu="0", log_dir=os.path.join(tmp, "logs"))
         old, sys.stdout = sys.stdout, io.StringIO()
         try:
@@ -738,7 +750,9 @@ def run_self_test():
             sys.stdout = old
         return {f["figure"]: f for f in map(json.loads, text.splitlines())}
 
-    figs = go(200, ["write_bw", "get_bw", "put_bw", "write_lat", "put_signal_bw"])
+    figs = go(300, ["write_bw", "get_bw", "write_lat"])
+    figs.update(go(300, ["put_bw"], (8,), 6.0))
+    figs.update(go(300, ["put_signal_bw"], (65536,), 6.0))
     f = figs["verbs/write_bw/65536"]
     assert f["status"] == "pass" and abs(f["value"] - 900.0) < 1 and f["baseline_value"] == 1000.0, f
     assert figs["verbs/write_bw/8"]["status"] == "info", figs["verbs/write_bw/8"]
