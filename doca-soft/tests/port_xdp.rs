@@ -244,6 +244,67 @@ fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
 }
 
 #[test]
+fn xdp_port_falls_back_to_af_packet_when_the_interface_is_taken() {
+    let Some((guard, [na, nb, va, vb])) = veth_pair() else {
+        return;
+    };
+    // A generic-mode port holds va's XDP hook; a driver-mode port on the same interface
+    // cannot attach and must carry frames over AF_PACKET instead.
+    let va2 = va.clone();
+    let (first, second) = in_netns(&na, move || {
+        let open = |native| {
+            Port::for_spec(&PortSpec::Xdp {
+                ifname: va2.clone(),
+                native,
+                zerocopy: false,
+            })
+            .expect("xdp port")
+        };
+        let first = open(false);
+        (first.clone(), open(true))
+    });
+    if !first.backend_kind().starts_with("af_xdp") {
+        skip(&format!(
+            "AF_XDP unavailable here ({})",
+            first.backend_kind()
+        ));
+        return;
+    }
+    assert_eq!(second.backend_kind(), "af_packet");
+    // The fallback port works: it receives what the peer sends.
+    let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
+    second.set_flow_root(Some(udp_to_queue0(7777)));
+    let s2 = sink.clone();
+    let sec = second.clone();
+    in_netns(&na, move || sec.register_rx_queue(0, s2).expect("register"));
+    // The AF_XDP port has no lane running: its program passes frames to the stack, where
+    // the AF_PACKET port sees them.
+    let vb2 = vb.clone();
+    let to_send = frames(50, 7777);
+    let f2 = to_send.clone();
+    in_netns(&nb, move || {
+        let p = Port::for_spec(&PortSpec::Linux {
+            ifname: vb2,
+            ifindex: 0,
+        })
+        .expect("peer");
+        for f in &f2 {
+            p.send(f).expect("send");
+        }
+    });
+    let got = sink.wait_for(to_send.len(), LIMIT);
+    assert!(
+        got == to_send,
+        "fallback port got {} of 50 in order",
+        got.len()
+    );
+    second.unregister_rx_queue(0);
+    drop((first, second));
+    assert!(eventually(LIMIT, || !has_xdp(&na, &va)), "detached");
+    drop(guard);
+}
+
+#[test]
 fn xdp_port_on_a_missing_interface_is_not_found() {
     let r = Port::for_spec(&PortSpec::Xdp {
         ifname: "nosuchif0".into(),

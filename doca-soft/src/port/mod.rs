@@ -144,7 +144,18 @@ fn port_key(spec: &PortSpec) -> String {
             format!("pcap:{},{}", input.display(), output.display())
         }
         PortSpec::Wire { name, side } => format!("wire:{name}{side}"),
-        PortSpec::Xdp { ifname, .. } => format!("xdp:{ifname}"),
+        PortSpec::Xdp {
+            ifname,
+            native,
+            zerocopy,
+        } => {
+            let opt = match (native, zerocopy) {
+                (_, true) => ",zerocopy",
+                (true, false) => ",native",
+                _ => "",
+            };
+            format!("xdp:{ifname}{opt}")
+        }
     }
 }
 

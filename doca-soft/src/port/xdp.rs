@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use super::lanes::MAX_LANES;
 use super::xdp_bpf::{native_unsupported, XdpProgram, XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE};
 use super::xdp_ring::{
-    os_err, xdp_socket, Ring, RingKind, SockaddrXdp, Umem, Why, XdpDesc, XdpStats, AF_XDP,
-    KERNEL_HEADROOM, XDP_COPY, XDP_ZEROCOPY,
+    xdp_socket, Ring, RingKind, SockaddrXdp, Umem, Why, XdpDesc, XdpStats, AF_XDP, KERNEL_HEADROOM,
+    XDP_COPY, XDP_ZEROCOPY,
 };
 use super::{now_ns, Backend, RxSource};
 use crate::error::{DocaError, DocaResult};
@@ -202,17 +202,79 @@ pub(crate) struct XdpPort {
     describe: String,
 }
 
-fn rx_queue_count(ifname: &str) -> u32 {
-    std::fs::read_dir(format!("/sys/class/net/{ifname}/queues"))
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with("rx-"))
-                .count() as u32
-        })
-        .unwrap_or(1)
-        .max(1)
+/// `SIOCETHTOOL` and the ethtool commands used here (`<linux/ethtool.h>`).
+const SIOCETHTOOL: libc::c_ulong = 0x8946;
+const ETHTOOL_GCHANNELS: u32 = 0x3c;
+
+/// `struct ethtool_channels`.
+#[repr(C)]
+#[derive(Default)]
+struct EthtoolChannels {
+    cmd: u32,
+    max_rx: u32,
+    max_tx: u32,
+    max_other: u32,
+    max_combined: u32,
+    rx_count: u32,
+    tx_count: u32,
+    other_count: u32,
+    combined_count: u32,
 }
 
+/// `ioctl(request)` on a datagram socket of the calling thread's network namespace with an
+/// `ifreq` naming `ifname` whose data member is `data`: the interface is looked up where
+/// the port's sockets live (sysfs shows the namespace it was mounted in, which may differ).
+fn if_ioctl(ifname: &str, request: libc::c_ulong, data: libc::ifreq) -> Option<libc::ifreq> {
+    // SAFETY: plain socket(2) call; checked below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: fd is a fresh descriptor we own.
+    let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let mut ifr = data;
+    if ifname.len() >= ifr.ifr_name.len() {
+        return None;
+    }
+    for (d, s) in ifr.ifr_name.iter_mut().zip(ifname.bytes().chain([0])) {
+        *d = s as libc::c_char;
+    }
+    // SAFETY: ifr is a valid ifreq naming the interface; its data member is what the
+    // request reads or writes (checked by the callers).
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), request as _, &mut ifr) };
+    (r == 0).then_some(ifr)
+}
+
+/// The interface's MTU (1500 when it cannot be read).
+fn iface_mtu(ifname: &str) -> usize {
+    // SAFETY: ifreq is plain data; all-zero is valid.
+    let z: libc::ifreq = unsafe { std::mem::zeroed() };
+    // SAFETY: SIOCGIFMTU fills the ifru_mtu member of the union.
+    if_ioctl(ifname, libc::SIOCGIFMTU, z)
+        .map_or(1500, |r| unsafe { r.ifr_ifru.ifru_mtu }.max(68) as usize)
+}
+
+/// The interface's receive queues (ethtool's channel count; 1 when unknown).
+fn rx_queue_count(ifname: &str) -> u32 {
+    let mut ch = EthtoolChannels {
+        cmd: ETHTOOL_GCHANNELS,
+        ..Default::default()
+    };
+    // SAFETY: ifreq is plain data; all-zero is valid.
+    let mut z: libc::ifreq = unsafe { std::mem::zeroed() };
+    z.ifr_ifru.ifru_data = (&mut ch as *mut EthtoolChannels).cast();
+    if if_ioctl(ifname, SIOCETHTOOL, z).is_some() {
+        return ch.rx_count.max(ch.combined_count).max(1);
+    }
+    1
+}
+
+/// Binds `fd` to queue `queue` of `ifindex`. A socket of a port that just went away may
+/// hold the queue for a moment (the kernel frees it after a grace period): EBUSY is
+/// retried for up to a second.
+/// Binds `fd` to queue `queue` of `ifindex`. A socket of a port that just went away may
+/// hold the queue for a moment (the kernel frees it after a grace period): EBUSY is
+/// retried for up to a second.
 fn bind(fd: &OwnedFd, ifindex: u32, queue: u32, flags: u16) -> Why<()> {
     let sa = SockaddrXdp {
         family: AF_XDP as u16,
@@ -221,18 +283,28 @@ fn bind(fd: &OwnedFd, ifindex: u32, queue: u32, flags: u16) -> Why<()> {
         queue_id: queue,
         shared_umem_fd: 0,
     };
-    // SAFETY: sa is a valid sockaddr_xdp and its size is passed.
-    let r = unsafe {
-        libc::bind(
-            fd.as_raw_fd(),
-            (&sa as *const SockaddrXdp).cast(),
-            std::mem::size_of::<SockaddrXdp>() as u32,
-        )
-    };
-    if r < 0 {
-        return Err(os_err("bind(AF_XDP)"));
+    let end = Instant::now() + Duration::from_secs(1);
+    loop {
+        // SAFETY: sa is a valid sockaddr_xdp and its size is passed.
+        let r = unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&sa as *const SockaddrXdp).cast(),
+                std::mem::size_of::<SockaddrXdp>() as u32,
+            )
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EBUSY) || Instant::now() >= end {
+            return Err((
+                DocaError::OPERATING_SYSTEM,
+                format!("bind(AF_XDP) to queue {queue}: {e}"),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
-    Ok(())
 }
 
 /// One queue's socket: UMEM of `RX_FRAMES` (+ `TX_FRAMES` with `with_tx`) chunks, all RX
@@ -291,10 +363,7 @@ impl XdpPort {
     /// Attaches the redirect program to `ifname` and opens one socket per receive queue.
     /// The error carries the reason AF_XDP cannot be used (logged by the caller).
     pub(crate) fn open(ifname: &str, ifindex: u32, mode: XdpMode) -> Why<XdpPort> {
-        let mtu = std::fs::read_to_string(format!("/sys/class/net/{ifname}/mtu"))
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .unwrap_or(1500);
+        let mtu = iface_mtu(ifname);
         let want = mtu + L2_OVERHEAD;
         let chunk = if want + KERNEL_HEADROOM <= 2048 {
             2048
