@@ -302,6 +302,9 @@ fn rx_point(backend: &str, size: usize, secs: f64) -> Figure {
     let delivered = sink.frames.load(Ordering::Relaxed);
     let t1 = sink.last_ns.load(Ordering::Relaxed).max(t0 + 1);
     let c = port.counters();
+    let kdrops = port.kernel_drops().map_or(String::new(), |n| {
+        format!(", {n} dropped in the AF_XDP rings")
+    });
     let kind = port.backend_kind().to_string();
     port.unregister_rx_queue(0);
     drop(port);
@@ -312,7 +315,7 @@ fn rx_point(backend: &str, size: usize, secs: f64) -> Figure {
         "Mpps",
         format!(
             "{kind}; {delivered} of {offered} offered frames delivered ({:.1}%), {} out of order; \
-             port received {} dropped {}; lane CPU {:.0} ns/frame",
+             port received {} dropped {}{kdrops}; lane CPU {:.0} ns/frame",
             100.0 * delivered as f64 / offered.max(1) as f64,
             sink.out_of_order.load(Ordering::Relaxed),
             c.received,

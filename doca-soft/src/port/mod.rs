@@ -73,6 +73,11 @@ pub(crate) trait Backend: Send + Sync {
     fn open_rx(&self, lane: usize) -> DocaResult<Option<Box<dyn RxSource>>>;
     /// The port is ready for traffic (a replaying backend starts then).
     fn arm(&self) {}
+    /// Frames the kernel dropped before any lane saw them, where the backend can tell.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    fn kernel_drops(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The receive side of a backend for one lane, owned by that lane's thread.
@@ -375,6 +380,13 @@ impl Port {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Frames the kernel dropped on their way to the port's lanes (an AF_XDP port's RX and
+    /// fill rings ran full or empty), when the backend can tell; `None` otherwise.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn kernel_drops(&self) -> Option<u64> {
+        self.backend.kernel_drops()
     }
 
     /// A copy of the port's counters.

@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use super::lanes::MAX_LANES;
 use super::xdp_bpf::{native_unsupported, XdpProgram, XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE};
 use super::xdp_ring::{
-    xdp_socket, Ring, RingKind, SockaddrXdp, Umem, Why, XdpDesc, XdpStats, AF_XDP, KERNEL_HEADROOM,
-    XDP_COPY, XDP_ZEROCOPY,
+    statistics, xdp_socket, Ring, RingKind, SockaddrXdp, Umem, Why, XdpDesc, AF_XDP,
+    KERNEL_HEADROOM, XDP_COPY, XDP_ZEROCOPY,
 };
 use super::{now_ns, Backend, RxSource};
 use crate::error::{DocaError, DocaResult};
@@ -432,22 +432,6 @@ impl XdpPort {
     pub(crate) fn describe(&self) -> &str {
         &self.describe
     }
-
-    /// The kernel's drop counters, summed over the port's sockets.
-    #[allow(dead_code)]
-    pub(crate) fn kernel_stats(&self) -> XdpStats {
-        let mut t = XdpStats::default();
-        for q in &self.shared.queues {
-            let s =
-                super::xdp_ring::statistics(&q.lock().unwrap_or_else(|e| e.into_inner()).xsk.fd);
-            t.rx_dropped += s.rx_dropped;
-            t.rx_ring_full += s.rx_ring_full;
-            t.rx_fill_ring_empty_descs += s.rx_fill_ring_empty_descs;
-            t.rx_invalid_descs += s.rx_invalid_descs;
-            t.tx_invalid_descs += s.tx_invalid_descs;
-        }
-        t
-    }
 }
 
 impl Backend for XdpPort {
@@ -469,6 +453,15 @@ impl Backend for XdpPort {
 
     fn max_frame(&self) -> usize {
         self.max_frame
+    }
+
+    fn kernel_drops(&self) -> Option<u64> {
+        let mut n = 0;
+        for &fd in &self.shared.fds {
+            let s = statistics(fd);
+            n += s.rx_dropped + s.rx_ring_full + s.rx_fill_ring_empty_descs;
+        }
+        Some(n)
     }
 
     fn open_rx(&self, lane: usize) -> DocaResult<Option<Box<dyn RxSource>>> {

@@ -3,7 +3,7 @@
 //! mapping of the socket with a producer index, a consumer index and an array of entries.
 //! Numbers and layouts are the Linux ABI of `<linux/if_xdp.h>` (stable since 4.18).
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::DocaError;
@@ -81,7 +81,7 @@ pub(super) struct SockaddrXdp {
 /// `struct xdp_statistics`: the kernel's drop counters of one socket.
 #[repr(C)]
 #[derive(Default, Debug, Clone, Copy)]
-pub(crate) struct XdpStats {
+pub(super) struct XdpStats {
     /// Dropped for other reasons.
     pub rx_dropped: u64,
     /// RX descriptors the kernel found invalid.
@@ -410,20 +410,23 @@ impl<T> Drop for Ring<T> {
     }
 }
 
-/// The kernel's counters of socket `fd`.
-pub(super) fn statistics(fd: &OwnedFd) -> XdpStats {
+/// The kernel's counters of socket `fd` (all zero when they cannot be read).
+pub(super) fn statistics(fd: RawFd) -> XdpStats {
     let mut s = XdpStats::default();
     let mut len = std::mem::size_of::<XdpStats>() as libc::socklen_t;
     // SAFETY: s and len are valid out-parameters of the sizes given; a kernel with fewer
     // fields fills a prefix.
-    unsafe {
+    let r = unsafe {
         libc::getsockopt(
-            fd.as_raw_fd(),
+            fd,
             SOL_XDP,
             XDP_STATISTICS,
             (&mut s as *mut XdpStats).cast(),
             &mut len,
         )
     };
+    if r < 0 {
+        return XdpStats::default();
+    }
     s
 }
