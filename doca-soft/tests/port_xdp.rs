@@ -305,6 +305,55 @@ fn xdp_port_falls_back_to_af_packet_when_the_interface_is_taken() {
 }
 
 #[test]
+fn xdp_zerocopy_request_on_a_veth_keeps_copy_mode_in_driver_mode() {
+    let Some((guard, [na, nb, va, vb])) = veth_pair() else {
+        return;
+    };
+    let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
+    let s2 = sink.clone();
+    let va2 = va.clone();
+    let rx = in_netns(&na, move || {
+        let port = Port::for_spec(&PortSpec::Xdp {
+            ifname: va2,
+            native: false,
+            zerocopy: true,
+        })
+        .expect("xdp port");
+        port.set_flow_root(Some(udp_to_queue0(7777)));
+        port.register_rx_queue(0, s2).expect("register");
+        port
+    });
+    if !rx.backend_kind().starts_with("af_xdp") {
+        skip(&format!("AF_XDP unavailable here ({})", rx.backend_kind()));
+        return;
+    }
+    // veth has native XDP but no zero-copy sockets.
+    assert_eq!(
+        rx.backend_kind(),
+        "af_xdp copy driver mode, 1 queue",
+        "zero-copy refused, copy mode kept"
+    );
+    let to_send = frames(100, 7777);
+    let f2 = to_send.clone();
+    in_netns(&nb, move || {
+        let p = Port::for_spec(&PortSpec::Linux {
+            ifname: vb,
+            ifindex: 0,
+        })
+        .expect("peer");
+        for f in &f2 {
+            p.send(f).expect("send");
+        }
+    });
+    let got = sink.wait_for(to_send.len(), LIMIT);
+    assert!(got == to_send, "got {} of 100 in order", got.len());
+    rx.unregister_rx_queue(0);
+    drop(rx);
+    assert!(eventually(LIMIT, || !has_xdp(&na, &va)), "detached");
+    drop(guard);
+}
+
+#[test]
 fn xdp_port_on_a_missing_interface_is_not_found() {
     let r = Port::for_spec(&PortSpec::Xdp {
         ifname: "nosuchif0".into(),

@@ -30,9 +30,12 @@ use super::{now_ns, Backend, RxSource};
 use crate::error::{DocaError, DocaResult};
 
 /// Frames (chunks) per receive queue; also the size of its fill and RX rings.
-const RX_FRAMES: u32 = 2048;
+const RX_FRAMES: u32 = 4096;
 /// Frames for transmit (queue 0 only); also the size of the TX and completion rings.
 const TX_FRAMES: u32 = 2048;
+/// How long a lane that found its rings empty lets frames gather before it looks again
+/// (and, if still empty, sleeps until the kernel wakes it).
+const RX_GATHER: Duration = Duration::from_micros(200);
 /// Room for two VLAN tags on top of the MTU and the Ethernet header.
 const L2_OVERHEAD: usize = 14 + 8;
 /// Longest a send waits for the kernel to take its frames before leaving them queued in
@@ -532,6 +535,15 @@ impl RxSource for XskSource {
     ) -> usize {
         let n = self.drain(max, f);
         if n > 0 || timeout.is_zero() {
+            return n;
+        }
+        // A socket wakes its sleeping reader for every frame (there is no block timer as
+        // TPACKET_V3 has), which costs both sides a wake-up per frame under a steady
+        // stream. Let frames gather for a moment first, without being waited for: the
+        // kernel wakes nobody then; sleep in `poll` only when that brought nothing.
+        std::thread::sleep(RX_GATHER.min(timeout));
+        let n = self.drain(max, f);
+        if n > 0 {
             return n;
         }
         self.pfds.clear();
