@@ -14,6 +14,11 @@
 //! `xdp:IFACE,zerocopy` asks for zero-copy too (driver mode), keeping copy mode with one log
 //! line when the driver refuses it. Opening fails with the reason when AF_XDP cannot be
 //! used here; the port then falls back to AF_PACKET (`Port::for_spec`).
+//!
+//! A lane that finds its rings empty lets frames gather for [`RX_GATHER`] before it looks
+//! again, and only then sleeps in `poll`: a socket wakes a sleeping reader for every frame,
+//! which under a steady stream cost more than the frame itself. A lone frame may so wait up
+//! to that long more (AF_PACKET's TPACKET_V3 block timer holds one up to 1 ms).
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
