@@ -98,8 +98,13 @@ fn has_xdp(ns: &str, dev: &str) -> bool {
     ip(&["-n", ns, "link", "show", "dev", dev]).is_ok_and(|s| s.contains("prog/xdp"))
 }
 
-/// The veth pair `va` (namespace `na`) - `vb` (namespace `nb`), up.
+/// The veth pair `va` (namespace `na`) - `vb` (namespace `nb`), up, one queue each way.
 fn veth_pair() -> Option<(Namespaces, [String; 4])> {
+    veth_pair_with_queues(1)
+}
+
+/// The veth pair with `queues` receive and transmit queues on each end.
+fn veth_pair_with_queues(queues: usize) -> Option<(Namespaces, [String; 4])> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         skip("needs root to create network namespaces and attach XDP programs");
@@ -112,10 +117,28 @@ fn veth_pair() -> Option<(Namespaces, [String; 4])> {
     let (na, nb) = (unique("dxa"), unique("dxb"));
     let guard = Namespaces(vec![na.clone(), nb.clone()]);
     let (va, vb) = (unique("xa"), unique("xb"));
+    let q = queues.to_string();
     for args in [
         vec!["netns", "add", &na],
         vec!["netns", "add", &nb],
-        vec!["link", "add", &va, "type", "veth", "peer", "name", &vb],
+        vec![
+            "link",
+            "add",
+            &va,
+            "numrxqueues",
+            &q,
+            "numtxqueues",
+            &q,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &vb,
+            "numrxqueues",
+            &q,
+            "numtxqueues",
+            &q,
+        ],
         vec!["link", "set", &va, "netns", &na],
         vec!["link", "set", &vb, "netns", &nb],
         vec!["-n", &na, "link", "set", &va, "up"],
@@ -241,6 +264,124 @@ fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
         ip(&["netns", "list"]).is_ok_and(|l| !l.contains(&na) && !l.contains(&nb)),
         "namespaces removed"
     );
+}
+
+#[test]
+fn xdp_port_with_several_queues_and_lanes_delivers_every_frame_once() {
+    let Some((guard, [na, nb, va, vb])) = veth_pair_with_queues(4) else {
+        return;
+    };
+    // Two RX queues spread by RSS: two lanes share the interface's four sockets.
+    let sinks: Vec<Arc<RecordingSink>> = (0..2)
+        .map(|_| Arc::new(RecordingSink::new(2048, usize::MAX)))
+        .collect();
+    let s2 = sinks.clone();
+    let va2 = va.clone();
+    let rx = in_netns(&na, move || {
+        let port = Port::for_spec(&PortSpec::Xdp {
+            ifname: va2,
+            native: false,
+            zerocopy: false,
+        })
+        .expect("xdp port");
+        let root = Arc::new(Pipe::new(
+            "root",
+            PipeKind::Control,
+            Fwd::None,
+            Fwd::None,
+            false,
+        ));
+        root.add(Entry {
+            matches: vec![FieldMatch {
+                field: Field::UdpDst,
+                value: 7777,
+                mask: 0xffff,
+            }],
+            priority: 0,
+            fwd: Fwd::Rss {
+                queues: vec![0, 1],
+                flags: 0,
+            },
+            counter: None,
+        });
+        port.set_flow_root(Some(root));
+        for (q, s) in s2.into_iter().enumerate() {
+            port.register_rx_queue(q as u16, s).expect("register");
+        }
+        port
+    });
+    if !rx.backend_kind().starts_with("af_xdp") {
+        skip(&format!("AF_XDP unavailable here ({})", rx.backend_kind()));
+        return;
+    }
+    assert!(
+        rx.backend_kind().ends_with("4 queues"),
+        "{}",
+        rx.backend_kind()
+    );
+    // 16 flows (source ports), 50 frames each, sequence numbers in the payload.
+    let sent: Vec<Vec<u8>> = (0..800u16)
+        .map(|i| {
+            udp4(
+                [10, 8, 0, 1],
+                [10, 8, 0, 2],
+                2000 + i % 16,
+                7777,
+                &i.to_be_bytes(),
+            )
+        })
+        .collect();
+    let to_send = sent.clone();
+    in_netns(&nb, move || {
+        let p = Port::for_spec(&PortSpec::Linux {
+            ifname: vb,
+            ifindex: 0,
+        })
+        .expect("peer");
+        for round in to_send.chunks(200) {
+            let refs: Vec<&[u8]> = round.iter().map(Vec::as_slice).collect();
+            assert_eq!(p.send_batch(&refs), (refs.len(), Ok(())));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    assert!(
+        eventually(LIMIT, || sinks
+            .iter()
+            .map(|s| s.frames().len())
+            .sum::<usize>()
+            >= sent.len()),
+        "all frames arrived"
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    let got: Vec<Vec<Vec<u8>>> = sinks.iter().map(|s| s.frames()).collect();
+    let mut all: Vec<Vec<u8>> = got.iter().flatten().cloned().collect();
+    all.sort();
+    let mut want = sent.clone();
+    want.sort();
+    assert!(all == want, "every frame exactly once ({} got)", all.len());
+    // Per flow, order holds (a flow stays on one queue of the NIC and one of ours).
+    for frames in &got {
+        for flow in 0..16u16 {
+            let seqs: Vec<&Vec<u8>> = frames
+                .iter()
+                .filter(|f| f[34..36] == (2000 + flow).to_be_bytes())
+                .collect();
+            let pos: Vec<usize> = seqs
+                .iter()
+                .map(|f| sent.iter().position(|s| s == *f).expect("sent"))
+                .collect();
+            assert!(pos.windows(2).all(|w| w[0] < w[1]), "flow {flow} in order");
+        }
+    }
+    assert!(rx.rx_lanes() >= 1);
+    let c = rx.counters();
+    assert_eq!(c.delivered, 800, "{c:?}");
+    assert_eq!(c.received, c.delivered + c.dropped());
+    rx.unregister_rx_queue(0);
+    rx.unregister_rx_queue(1);
+    drop(rx);
+    assert!(eventually(LIMIT, || !has_xdp(&na, &va)), "detached");
+    drop(guard);
 }
 
 #[test]
