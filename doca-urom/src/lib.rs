@@ -73,6 +73,46 @@
 //! }
 //! ```
 //!
+//! ## Deployment: a plugin built from a Rust crate
+//!
+//! The plugin crate is a `cdylib` (`crate-type = ["cdylib"]`, plus `"rlib"` when a host
+//! side lives in the same crate, as in `plugins/worker_sandbox`) calling
+//! [`export_plugin!`]. Cargo names the library `lib<crate>.so`; the soft daemon offers it as
+//! `<crate>` (see [`sdk`]), DOCA's daemon by its file name without `.so`, so rename it there.
+//!
+//! A plugin library should export the plugin ABI and nothing else:
+//! `urom_plugin_get_iface` and `urom_plugin_get_version` (DOCA's plugin interface), and the
+//! two doca-soft extensions the macro adds, `doca_soft_urom_plugin_name` and
+//! `doca_soft_urom_plugin_arm`. rustc, however, exports from a `cdylib` every `#[no_mangle]`
+//! function of every crate linked in, and with the `soft` backend that includes the whole
+//! software runtime (about 600 `doca_*` functions, through `doca-sys` -> `doca-soft`),
+//! listed in a version script rustc writes itself (so a version script of the plugin's
+//! cannot take them back). Give the plugin crate a `build.rs` that keeps the symbols of
+//! linked archives (every rlib is one) out of the dynamic table:
+//!
+//! ```no_run
+//! // build.rs of a plugin crate
+//! fn main() {
+//!     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+//!         println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
+//!     }
+//! }
+//! ```
+//!
+//! `nm -D --defined-only lib<crate>.so` then lists the four symbols above and nothing else
+//! (measured with LLD, rustc's default linker on x86_64 Linux: 611 symbols before, 607 of
+//! them the runtime's, and 4 after; `tests/plugin_exports.rs` checks the sample plugins, allowing
+//! only the boundary and init/fini symbols some linkers add by themselves: `_edata`,
+//! `_end`, `__bss_start`, `_init`, `_fini`). The runtime's code stays linked into the
+//! plugin and the plugin calls it directly; it is only no longer offered to the worker
+//! process or to other plugins, which therefore cannot bind to the plugin's copy by
+//! accident. (Not linking the runtime into the plugin at all, resolving `doca_*` from the
+//! worker process as DOCA's plugins resolve them from `libdoca_urom.so`, would need a
+//! `doca-sys` mode that links no backend and a worker binary that exports the runtime
+//! (`-rdynamic`); the linker option above gives the same exported interface with neither.)
+//! With the `sdk` backend the runtime is DOCA's shared library and nothing of it is
+//! exported either way.
+//!
 //! ## Backends
 //!
 //! The C API comes from `doca-sys`, generated over the selected backend's headers, so this
