@@ -96,6 +96,10 @@ fn the_reader_sees_the_runtime_a_library_exports() {
     let so = bins().dir.join("libdoca_soft.so");
     let elf = std::fs::read(&so).unwrap_or_else(|e| panic!("{}: {e}", so.display()));
     let exported = defined_dynamic_symbols(&elf);
-    assert!(exported.contains("doca_pe_create"), "{} symbols", exported.len());
+    assert!(
+        exported.contains("doca_pe_create"),
+        "{} symbols",
+        exported.len()
+    );
     assert!(exported.iter().filter(|s| s.starts_with("doca_")).count() > 200);
 }

@@ -158,7 +158,8 @@ fn a_worker_engine_sleeps_on_its_handle_until_the_answer_arrives() {
         if pe.progress() {
             continue;
         }
-        pe.request_notification().expect("arming with a command outstanding");
+        pe.request_notification()
+            .expect("arming with a command outstanding");
         // What completed while arming may not make the handle readable: look once more.
         progress_calls += 1;
         if !pe.progress() {
@@ -172,7 +173,10 @@ fn a_worker_engine_sleeps_on_its_handle_until_the_answer_arrives() {
     }
     let n = answer.lock().unwrap().take().unwrap();
     assert_eq!((n.status, n.data), (Ok(()), delay_cmd(300)));
-    assert!(sleeps >= 1, "the loop never slept: the answer cannot have taken 300 ms");
+    assert!(
+        sleeps >= 1,
+        "the loop never slept: the answer cannot have taken 300 ms"
+    );
     // A loop that spun for 300 ms would call progress hundreds of thousands of times; one
     // that sleeps wakes for the answer (and the odd transport event).
     eprintln!("one command: {progress_calls} progress calls, {sleeps} sleeps");
