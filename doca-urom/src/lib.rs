@@ -91,11 +91,9 @@
 //! linked archives (every rlib is one) out of the dynamic table:
 //!
 //! ```no_run
-//! // build.rs of a plugin crate
-//! fn main() {
-//!     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-//!         println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
-//!     }
+//! // In `main` of build.rs of a plugin crate:
+//! if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+//!     println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
 //! }
 //! ```
 //!
