@@ -99,7 +99,7 @@
 //!
 //! `nm -D --defined-only lib<crate>.so` then lists the four symbols above and nothing else
 //! (measured with LLD, rustc's default linker on x86_64 Linux: 611 symbols before, 607 of
-//! them the runtime's, and 4 after; `tests/plugin_exports.rs` checks the sample plugins, allowing
+//! them the runtime's, and 4 after; GNU ld gives the same 4; `tests/plugin_exports.rs` checks the sample plugins, allowing
 //! only the boundary and init/fini symbols some linkers add by themselves: `_edata`,
 //! `_end`, `__bss_start`, `_init`, `_fini`). The runtime's code stays linked into the
 //! plugin and the plugin calls it directly; it is only no longer offered to the worker

@@ -18,9 +18,10 @@ const PLUGIN_ABI: [&str; 4] = [
     "doca_soft_urom_plugin_arm",
 ];
 
-/// What linkers add to the dynamic table of every shared library by themselves: GNU ld's
-/// section boundary symbols and the init/fini entry points (LLD, rustc's default linker
-/// on x86_64 Linux, adds none of them).
+/// What some linkers add to the dynamic table of a shared library by themselves: section
+/// boundary symbols and the init/fini entry points. Neither LLD (rustc's default linker on
+/// x86_64 Linux) nor GNU ld 2.40 adds any of them to these plugins; allowed in case another
+/// linker or version does.
 const TOOLCHAIN: [&str; 5] = ["_edata", "_end", "__bss_start", "_init", "_fini"];
 
 fn u16_at(b: &[u8], o: usize) -> usize {
