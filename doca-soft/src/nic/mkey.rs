@@ -95,6 +95,9 @@ pub(crate) trait DeviceMemory: Send + Sync {
     fn read(&self, src: u64, out: &mut [u8]) -> DocaResult<()>;
     /// Copies `bytes` to device address `dst`.
     fn write(&self, dst: u64, bytes: &[u8]) -> DocaResult<()>;
+    /// Makes the context of the GPU of the latest CUDA registration current on the calling
+    /// thread (UCX's CUDA transports run their copies in the caller's current context).
+    fn bind_thread(&self) -> DocaResult<()>;
 }
 
 /// A 64-bit atomic the target of an atomic WQE executes.
@@ -115,6 +118,9 @@ struct Registry {
     device: RwLock<Option<Arc<dyn DeviceMemory>>>,
     // Serialises read-modify-write atomics on device memory.
     device_atomics: std::sync::Mutex<()>,
+    // Counts CUDA registrations; the proxy threads bind the GPU context of the latest one
+    // when it moves (see `bind_device_context`).
+    cuda_epoch: AtomicU64,
 }
 
 static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
@@ -124,6 +130,7 @@ static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
     revoked: std::sync::Mutex::new(std::collections::VecDeque::new()),
     device: RwLock::new(None),
     device_atomics: std::sync::Mutex::new(()),
+    cuda_epoch: AtomicU64::new(0),
 });
 
 /// A live registration; deregistered when dropped (UCX unmaps it once the last operation
@@ -168,6 +175,9 @@ pub(crate) fn register(
         return Err(DocaError::INVALID_VALUE);
     }
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    if kind == MemKind::Cuda {
+        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
+    }
     let key = loop {
         let k = REGISTRY.next.fetch_add(1, Ordering::Relaxed);
         if (0x1000..CALLER_KEYS).contains(&k) {
@@ -221,6 +231,9 @@ pub(crate) fn register_as(
         return Err(DocaError::ALREADY_EXIST);
     }
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    if kind == MemKind::Cuda {
+        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
+    }
     let region = Arc::new(Region {
         key,
         addr,
@@ -277,6 +290,19 @@ pub(crate) fn generation() -> u64 {
 /// Installs (or removes) the accessor for device memory.
 pub(crate) fn set_device_memory(d: Option<Arc<dyn DeviceMemory>>) {
     *REGISTRY.device.write().unwrap_or_else(|p| p.into_inner()) = d;
+}
+
+/// How many CUDA registrations the process made (0 when none): a proxy thread compares
+/// it with what it saw when it last bound a context.
+pub(crate) fn cuda_epoch() -> u64 {
+    REGISTRY.cuda_epoch.load(Ordering::Acquire)
+}
+
+/// Makes the context of the GPU of the latest CUDA registration current on the calling
+/// thread. UCX executes puts, gets and active-message data on CUDA memory in the calling
+/// thread's current context; a proxy thread has none of its own.
+pub(crate) fn bind_device_context() -> DocaResult<()> {
+    device()?.bind_thread()
 }
 
 fn device() -> DocaResult<Arc<dyn DeviceMemory>> {

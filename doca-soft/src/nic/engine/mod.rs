@@ -65,6 +65,8 @@ pub(super) struct Engine {
     last_busy: Instant,
     sleep: Duration,
     listener: Option<ucp::Listener>,
+    // The CUDA registration count when this thread last made a GPU context current.
+    bound_cuda: u64,
     pub(super) net: Net,
 }
 
@@ -122,6 +124,7 @@ pub(super) fn run(
                 last_busy: Instant::now(),
                 sleep: Duration::ZERO,
                 listener: Some(listener),
+                bound_cuda: 0,
                 net,
             },
             gid,
@@ -150,6 +153,7 @@ impl Engine {
     /// One round of the loop; true if anything happened.
     fn step(&mut self) -> bool {
         let mut busy = self.commands();
+        self.bind_cuda();
         while self.net.worker.progress() {
             busy = true;
         }
@@ -169,6 +173,24 @@ impl Engine {
         self.net.reap_closes();
         self.reap_zombies();
         busy
+    }
+
+    /// Makes the GPU context of the latest CUDA registration current on this thread when
+    /// it changed: UCX runs its CUDA copies (puts, gets, message data in device memory) in
+    /// the calling thread's context, and without one they fail.
+    fn bind_cuda(&mut self) {
+        let epoch = mkey::cuda_epoch();
+        if epoch == self.bound_cuda {
+            return;
+        }
+        self.bound_cuda = epoch;
+        match mkey::bind_device_context() {
+            Ok(()) => sdk_dbg!("nic", "proxy bound the GPU context of CUDA registration {epoch}"),
+            Err(e) => sdk_warn!(
+                "nic",
+                "proxy could not bind a GPU context for CUDA registration {epoch}: {e}; transfers of CUDA memory may fail"
+            ),
+        }
     }
 
     /// Tells peers about deregistrations since the last look.
