@@ -6,9 +6,9 @@
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry;
+use crate::gpu::GpuShared;
 use crate::nic::keys;
 use crate::nic::{Access, DeviceMemory, MemKind, Registration};
-use crate::gpu::GpuShared;
 use std::sync::{Arc, Mutex, Once, Weak};
 
 /// Reads and writes device memory of any live GPU of the process through its context.
