@@ -120,7 +120,45 @@ impl Gpu {
     }
 }
 
+/// A thread's own hold on a device's primary context: retained and made current on
+/// creation, released on drop. The NIC proxy threads keep one, so their UCX CUDA copies
+/// have a context however long the `doca_gpu` handle that allocated the memory lives.
+pub(crate) struct PrimaryContext {
+    device: sys::CUdevice,
+}
+
+impl PrimaryContext {
+    /// Retains `device`'s primary context and makes it current on the calling thread.
+    pub(crate) fn bind(device: sys::CUdevice) -> DocaResult<PrimaryContext> {
+        cu::init()?;
+        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `ctx` is writable; `device` is an ordinal the driver handed out.
+        cu::call("cuDevicePrimaryCtxRetain", || unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut ctx, device)
+        })?;
+        let held = PrimaryContext { device };
+        // SAFETY: `ctx` was just retained and stays alive while `held` is.
+        cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })?;
+        Ok(held)
+    }
+}
+
+impl Drop for PrimaryContext {
+    fn drop(&mut self) {
+        let dev = self.device;
+        // SAFETY: retained once in `bind`.
+        let _ = cu::call("cuDevicePrimaryCtxRelease", || unsafe {
+            sys::cuDevicePrimaryCtxRelease_v2(dev)
+        });
+    }
+}
+
 impl GpuShared {
+    /// The CUDA device ordinal.
+    pub(crate) fn device_ordinal(&self) -> sys::CUdevice {
+        self.device
+    }
+
     /// Makes the primary context current on the calling thread.
     pub(crate) fn bind_thread(&self) -> DocaResult<()> {
         let ctx = self.ctx;

@@ -6,10 +6,11 @@
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry;
-use crate::gpu::GpuShared;
+use crate::gpu::PrimaryContext;
 use crate::nic::keys;
 use crate::nic::{Access, DeviceMemory, MemKind, Registration};
-use std::sync::{Arc, Mutex, Once, Weak};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Once};
 
 /// Reads and writes device memory of any live GPU of the process through its context.
 struct RegistryAccess;
@@ -39,30 +40,27 @@ impl DeviceMemory for RegistryAccess {
         }
     }
 
-    fn bind_thread(&self) -> DocaResult<()> {
-        let gpu = LATEST_CUDA_GPU
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .upgrade();
-        match gpu {
-            Some(g) => g.bind_thread(),
-            None => {
-                sdk_err!("gpuqp", "the GPU of the latest CUDA registration is gone");
-                Err(DocaError::NOT_FOUND)
-            }
+    fn bind_thread(&self) -> DocaResult<Box<dyn Send>> {
+        let device = LATEST_CUDA_DEVICE.load(Ordering::Acquire);
+        if device < 0 {
+            sdk_err!("gpuqp", "no CUDA registration names a GPU");
+            return Err(DocaError::NOT_FOUND);
         }
+        Ok(Box::new(PrimaryContext::bind(device as i32)?))
     }
 }
 
-/// The GPU owning the latest CUDA registration: the NIC proxy threads make its context
-/// current (UCX copies CUDA memory in the calling thread's context).
-static LATEST_CUDA_GPU: Mutex<Weak<GpuShared>> = Mutex::new(Weak::new());
+/// The CUDA device ordinal of the latest CUDA registration (-1: none): the NIC proxy
+/// threads retain its primary context and make it current (UCX copies CUDA memory in the
+/// calling thread's context). An ordinal, not the `doca_gpu` handle, so that the proxy's
+/// hold does not depend on how long the handle lives.
+static LATEST_CUDA_DEVICE: AtomicI64 = AtomicI64::new(-1);
 
 /// Records `addr`'s GPU as the one the proxies bind (before the registration bumps the
 /// NIC's CUDA epoch).
 fn note_cuda_gpu(addr: u64, len: u64) {
     if let Some(r) = registry::lookup(addr, len as usize) {
-        *LATEST_CUDA_GPU.lock().unwrap_or_else(|p| p.into_inner()) = Arc::downgrade(&r.gpu);
+        LATEST_CUDA_DEVICE.store(r.gpu.device_ordinal() as i64, Ordering::Release);
     }
 }
 

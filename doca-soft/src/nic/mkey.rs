@@ -97,7 +97,8 @@ pub(crate) trait DeviceMemory: Send + Sync {
     fn write(&self, dst: u64, bytes: &[u8]) -> DocaResult<()>;
     /// Makes the context of the GPU of the latest CUDA registration current on the calling
     /// thread (UCX's CUDA transports run their copies in the caller's current context).
-    fn bind_thread(&self) -> DocaResult<()>;
+    /// The returned value keeps the context held; drop it when the thread ends.
+    fn bind_thread(&self) -> DocaResult<Box<dyn Send>>;
 }
 
 /// A 64-bit atomic the target of an atomic WQE executes.
@@ -333,7 +334,7 @@ pub(crate) fn cuda_epoch() -> u64 {
 /// Makes the context of the GPU of the latest CUDA registration current on the calling
 /// thread. UCX executes puts, gets and active-message data on CUDA memory in the calling
 /// thread's current context; a proxy thread has none of its own.
-pub(crate) fn bind_device_context() -> DocaResult<()> {
+pub(crate) fn bind_device_context() -> DocaResult<Box<dyn Send>> {
     device()?.bind_thread()
 }
 

@@ -65,8 +65,10 @@ pub(super) struct Engine {
     last_busy: Instant,
     sleep: Duration,
     listener: Option<ucp::Listener>,
-    // The CUDA registration count when this thread last made a GPU context current.
+    // The CUDA registration count when this thread last made a GPU context current, and
+    // its hold on that context.
     bound_cuda: u64,
+    cuda_ctx: Option<Box<dyn Send>>,
     pub(super) net: Net,
 }
 
@@ -125,6 +127,7 @@ pub(super) fn run(
                 sleep: Duration::ZERO,
                 listener: Some(listener),
                 bound_cuda: 0,
+                cuda_ctx: None,
                 net,
             },
             gid,
@@ -185,7 +188,10 @@ impl Engine {
         }
         self.bound_cuda = epoch;
         match mkey::bind_device_context() {
-            Ok(()) => sdk_dbg!("nic", "proxy bound the GPU context of CUDA registration {epoch}"),
+            Ok(held) => {
+                self.cuda_ctx = Some(held);
+                sdk_dbg!("nic", "proxy bound the GPU context of CUDA registration {epoch}")
+            }
             Err(e) => sdk_warn!(
                 "nic",
                 "proxy could not bind a GPU context for CUDA registration {epoch}: {e}; transfers of CUDA memory may fail"
