@@ -16,6 +16,9 @@ impl FrameOut for PortOut {
     fn send(&self, frame: &[u8]) -> DocaResult<()> {
         self.0.send(frame)
     }
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        self.0.send_batch(frames)
+    }
 }
 
 /// A TX ring over host frames, its proxy thread, and the producer.
