@@ -16,6 +16,12 @@
 //! size. Frames behind a WAIT whose time has not come are read with the batch, ahead of
 //! time, and kept until it is due, so a scheduled burst leaves with only the sends between
 //! its time and the port.
+//!
+//! Frames are sent in batches ([`FrameOut::send_batch`]: one `sendmmsg` per 64 frames on an
+//! AF_PACKET port): a pass builds every frame that is due into one reused buffer, in ring
+//! order, and hands them over together; a WAIT whose time has not come ends the batch. A
+//! WQE is completed, and its slots are returned, after its frames were handed over; a frame
+//! the port refuses fails its own WQE only.
 
 use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
