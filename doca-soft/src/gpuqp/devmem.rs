@@ -37,6 +37,11 @@ impl DeviceMemory for RegistryAccess {
             None => r.gpu.copy_to_device(r.gpu_addr, bytes),
         }
     }
+
+    fn bind_thread(&self, addr: u64) -> DocaResult<()> {
+        let r = registry::lookup(addr, 1).ok_or(DocaError::INVALID_VALUE)?;
+        r.gpu.bind_thread()
+    }
 }
 
 /// Installs the device-memory accessor of the NIC (once per process).

@@ -95,6 +95,9 @@ pub(crate) trait DeviceMemory: Send + Sync {
     fn read(&self, src: u64, out: &mut [u8]) -> DocaResult<()>;
     /// Copies `bytes` to device address `dst`.
     fn write(&self, dst: u64, bytes: &[u8]) -> DocaResult<()>;
+    /// Makes the context of the GPU owning device address `addr` current on the calling
+    /// thread (UCX's CUDA transports run their copies in the caller's current context).
+    fn bind_thread(&self, addr: u64) -> DocaResult<()>;
 }
 
 /// A 64-bit atomic the target of an atomic WQE executes.
@@ -115,6 +118,9 @@ struct Registry {
     device: RwLock<Option<Arc<dyn DeviceMemory>>>,
     // Serialises read-modify-write atomics on device memory.
     device_atomics: std::sync::Mutex<()>,
+    // Device address of the latest CUDA registration (0: none yet); the proxy threads bind
+    // the owning GPU's context when it moves (see `bind_device_context`).
+    cuda_hint: AtomicU64,
 }
 
 static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
@@ -124,6 +130,7 @@ static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
     revoked: std::sync::Mutex::new(std::collections::VecDeque::new()),
     device: RwLock::new(None),
     device_atomics: std::sync::Mutex::new(()),
+    cuda_hint: AtomicU64::new(0),
 });
 
 /// A live registration; deregistered when dropped (UCX unmaps it once the last operation
@@ -168,6 +175,9 @@ pub(crate) fn register(
         return Err(DocaError::INVALID_VALUE);
     }
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    if kind == MemKind::Cuda {
+        REGISTRY.cuda_hint.store(addr, Ordering::Release);
+    }
     let key = loop {
         let k = REGISTRY.next.fetch_add(1, Ordering::Relaxed);
         if (0x1000..CALLER_KEYS).contains(&k) {
@@ -221,6 +231,9 @@ pub(crate) fn register_as(
         return Err(DocaError::ALREADY_EXIST);
     }
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    if kind == MemKind::Cuda {
+        REGISTRY.cuda_hint.store(addr, Ordering::Release);
+    }
     let region = Arc::new(Region {
         key,
         addr,
@@ -277,6 +290,19 @@ pub(crate) fn generation() -> u64 {
 /// Installs (or removes) the accessor for device memory.
 pub(crate) fn set_device_memory(d: Option<Arc<dyn DeviceMemory>>) {
     *REGISTRY.device.write().unwrap_or_else(|p| p.into_inner()) = d;
+}
+
+/// Device address of the latest CUDA registration of the process (0 when none): a proxy
+/// thread compares it with what it bound last.
+pub(crate) fn cuda_hint() -> u64 {
+    REGISTRY.cuda_hint.load(Ordering::Acquire)
+}
+
+/// Makes the context of the GPU owning `addr` (a [`cuda_hint`]) current on the calling
+/// thread. UCX executes puts, gets and active-message data on CUDA memory in the calling
+/// thread's current context; a proxy thread has none of its own.
+pub(crate) fn bind_device_context(addr: u64) -> DocaResult<()> {
+    device()?.bind_thread(addr)
 }
 
 fn device() -> DocaResult<Arc<dyn DeviceMemory>> {

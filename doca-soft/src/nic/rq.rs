@@ -219,6 +219,15 @@ impl Engine {
 
     fn deliver(&mut self, rq_id: u32, index: u64, rwqe: RecvWqe, mut inc: Incoming) {
         let m = inc.msg;
+        sdk_dbg!(
+            "nic",
+            "RQ {rq_id}: receive {index} takes {:?} of {} bytes for QP {:#x} (buffer {:#x}, key {:#x})",
+            m.kind,
+            m.len,
+            m.dst_qpn,
+            rwqe.addr,
+            rwqe.key
+        );
         let ack_ok = Some((inc.peer, m.src_qpn, m.wqe, 0u8));
         let opcode = resp_opcode(m.kind);
         let imm = imm_of(&m);

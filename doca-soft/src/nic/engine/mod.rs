@@ -65,6 +65,8 @@ pub(super) struct Engine {
     last_busy: Instant,
     sleep: Duration,
     listener: Option<ucp::Listener>,
+    // The CUDA registration whose GPU context this thread made current (0: none).
+    bound_cuda: u64,
     pub(super) net: Net,
 }
 
@@ -122,6 +124,7 @@ pub(super) fn run(
                 last_busy: Instant::now(),
                 sleep: Duration::ZERO,
                 listener: Some(listener),
+                bound_cuda: 0,
                 net,
             },
             gid,
@@ -150,6 +153,7 @@ impl Engine {
     /// One round of the loop; true if anything happened.
     fn step(&mut self) -> bool {
         let mut busy = self.commands();
+        self.bind_cuda();
         while self.net.worker.progress() {
             busy = true;
         }
@@ -169,6 +173,24 @@ impl Engine {
         self.net.reap_closes();
         self.reap_zombies();
         busy
+    }
+
+    /// Makes the GPU context of the latest CUDA registration current on this thread when
+    /// it changed: UCX runs its CUDA copies (puts, gets, message data in device memory) in
+    /// the calling thread's context, and without one they fail.
+    fn bind_cuda(&mut self) {
+        let hint = mkey::cuda_hint();
+        if hint == self.bound_cuda {
+            return;
+        }
+        self.bound_cuda = hint;
+        match mkey::bind_device_context(hint) {
+            Ok(()) => sdk_dbg!("nic", "proxy bound the GPU context of {hint:#x}"),
+            Err(e) => sdk_warn!(
+                "nic",
+                "proxy could not bind the GPU context of {hint:#x}: {e}; CUDA memory transfers may fail"
+            ),
+        }
     }
 
     /// Tells peers about deregistrations since the last look.

@@ -25,6 +25,9 @@ impl QpState {
             None => {
                 let raw = self.sq.read(i);
                 let parsed = wqe::parse(&raw, i as u16, self.qpn);
+                if let Ok(w) = &parsed {
+                    sdk_dbg!("nic", "QP {:#x}: WQE {i}: {:?}", self.qpn, w.op);
+                }
                 let s = self.slot(i);
                 *s = Slot::default();
                 s.index = i;

@@ -137,6 +137,11 @@ fn wait_reached(produced: u64, max_index: u32) -> bool {
 
 /// The CQE syndrome for a failed UCX operation.
 pub(super) fn syndrome_of(status: ucp::Status) -> u8 {
+    sdk_warn!(
+        "nic",
+        "UCX operation failed: {}; completing with an error CQE",
+        ucp::status_str(status)
+    );
     match ucp::failure_of(status) {
         ucp::Failure::Local => syndrome::LOCAL_QP_OP,
         ucp::Failure::RemoteAccess => syndrome::REMOTE_ACCESS,
