@@ -118,7 +118,6 @@ pub fn soft_lo_latency(samples: usize, gap: Duration) -> Result<Latency, String>
         }
         std::thread::sleep(gap);
     }
-    drop(q);
-    drop(rx);
+    // `q` reads the queue `rx` owns; locals go in reverse order, `q` first.
     summarize(v, lost)
 }
