@@ -9,6 +9,9 @@
 //! the receive kernel `kernels/bench_rx.cu` (the target path; skipped with the reason when
 //! there is no GPU or the kernel was not built).
 //!
+//! With `lo` selected it also times lone frames (`rx/soft-lo-latency-*` against a UDP
+//! socket's `rx/udp-socket-latency-*`; see `support::latency`).
+//!
 //! Every reported rate is from a run with zero loss (sequence numbers checked per sender)
 //! when one was reached within `--tries` runs (each retry paced to 90% of the last delivered
 //! rate); otherwise the figure says how many frames were lost. Everything runs in a network
