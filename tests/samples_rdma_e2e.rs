@@ -5,7 +5,8 @@
 //!   order), every byte checked in GPU memory by the server, every receive with its
 //!   immediate, the client's 4 commits;
 //! - the same between two network namespaces joined by a veth pair (UCX over TCP, as
-//!   between two hosts; needs root and `ip`);
+//!   between two hosts: `UCX_TLS=tcp,cuda_copy`, see `support::netns_ucx_tls`); needs root,
+//!   not the `ip` command (`doca_test_support::netns` makes the pair with system calls);
 //! - a client that goes away after connecting (this test plays it, without a kernel): the
 //!   server kernel's flag write fails, its receives are flushed, and the server reports the
 //!   error completion and exits 1 well before its own timeout;
@@ -18,11 +19,10 @@
 
 mod support;
 
-use doca_test_support::{require_cuda, skip};
+use doca_test_support::require_cuda;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
-use support::{example, Finished, Proc};
+use support::{example, veth_pair_or_skip, Finished, Proc};
 
 const RDMA: &str = "gpunetio_rdma_client_server_write";
 const DMA: &str = "gpunetio_dma_memcpy";
@@ -165,111 +165,99 @@ fn rdma_client_server_write_rdma_cm_two_connections() {
     );
 }
 
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-/// Two namespaces joined by a veth pair; removed on drop.
-struct Namespaces {
-    ns: [String; 2],
-    dev: [String; 2],
-    addr: [String; 2],
-}
-
-impl Namespaces {
-    fn create() -> Result<Namespaces, String> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root (network namespaces need it)".into());
-        }
-        if !ip(&["-V"]) {
-            return Err("no `ip` command (iproute2)".into());
-        }
-        let pid = std::process::id();
-        let net = 10 + pid % 200;
-        let n = Namespaces {
-            ns: [format!("rdmaA{pid}"), format!("rdmaB{pid}")],
-            dev: [
-                format!("ra{}", pid % 100_000),
-                format!("rb{}", pid % 100_000),
-            ],
-            addr: [format!("10.215.{net}.1"), format!("10.215.{net}.2")],
-        };
-        for ns in &n.ns {
-            if !ip(&["netns", "add", ns]) {
-                return Err(format!("`ip netns add {ns}` failed"));
-            }
-        }
-        let ok = ip(&[
-            "-n", &n.ns[0], "link", "add", &n.dev[0], "type", "veth", "peer", "name", &n.dev[1],
-            "netns", &n.ns[1],
-        ]) && (0..2).all(|i| {
-            let cidr = format!("{}/24", n.addr[i]);
-            ip(&["-n", &n.ns[i], "addr", "add", &cidr, "dev", &n.dev[i]])
-                && ip(&["-n", &n.ns[i], "link", "set", &n.dev[i], "up"])
-                && ip(&["-n", &n.ns[i], "link", "set", "lo", "up"])
-        });
-        if !ok {
-            return Err("creating the veth pair between the namespaces failed".into());
-        }
-        // UCX lists the running interfaces when a process starts: wait for carrier.
-        let up = |i: usize| {
-            Command::new("ip")
-                .args(["-n", &n.ns[i], "-o", "link", "show", "dev", &n.dev[i]])
-                .output()
-                .map(|o| String::from_utf8_lossy(&o.stdout).contains("state UP"))
-                .unwrap_or(false)
-        };
-        if !doca_test_support::poll_until(std::time::Duration::from_secs(10), || up(0) && up(1)) {
-            return Err("the veth pair did not come up".into());
-        }
-        Ok(n)
-    }
-}
-
-impl Drop for Namespaces {
-    fn drop(&mut self) {
-        for ns in &self.ns {
-            let _ = ip(&["netns", "del", ns]);
-        }
-    }
-}
-
 #[test]
 fn rdma_client_server_write_between_two_namespaces_over_veth() {
     let Some(exe) = gpu_example(RDMA) else { return };
-    let n = match Namespaces::create() {
-        Ok(n) => n,
-        Err(why) => {
-            skip(&format!("two-namespace RDMA sample run: {why}"));
-            return;
-        }
+    let Some(n) = veth_pair_or_skip("the RDMA sample") else {
+        return;
     };
-    let exe_s = exe.to_string_lossy().to_string();
     let (oob, _) = ports();
-    let ip_path = "ip";
-    let ip_exe = Path::new(ip_path);
-    let server = Proc::spawn(
-        ip_exe,
-        &[
-            "netns", "exec", &n.ns[0], &exe_s, "-d", &n.dev[0], "-gpu", "0", "-o", &oob,
-        ],
-    );
-    let client = Proc::spawn(
-        ip_exe,
-        &[
-            "netns", "exec", &n.ns[1], &exe_s, "-d", &n.dev[1], "-gpu", "0", "-c", &n.addr[0],
-            "-o", &oob,
-        ],
+    let server_addr = n.addr[0].to_string();
+    let server = Proc::spawn_in(&exe, &["-d", &n.dev[0], "-gpu", "0", "-o", &oob], &n.ns[0]);
+    let client = Proc::spawn_in(
+        &exe,
+        &["-d", &n.dev[1], "-gpu", "0", "-c", &server_addr, "-o", &oob],
+        &n.ns[1],
     );
     let c = client.wait(120);
     let s = server.wait(60);
     check_client(&c, 1);
     check_server(&s, "After launching CUDA kernel, buffer array A is:");
+}
+
+/// ucx_perftest (env `UCX_PERFTEST`, else on PATH), or None with the reason printed.
+fn ucx_perftest() -> Option<PathBuf> {
+    let exe = std::env::var_os("UCX_PERFTEST")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|p| {
+                std::env::split_paths(&p)
+                    .map(|d| d.join("ucx_perftest"))
+                    .find(|f| f.is_file())
+            })
+        });
+    if exe.is_none() {
+        doca_test_support::skip("no ucx_perftest (set UCX_PERFTEST or put it on PATH)");
+    }
+    exe
+}
+
+/// The set-up of the two-namespace sample runs without a GPU: UCX in one namespace
+/// reaches UCX in the other over TCP on the veth pair (its interface list comes from the
+/// namespace's own sysfs), 64 KiB puts from host memory, and reports a result.
+#[test]
+fn ucx_over_tcp_between_two_namespaces() {
+    let Some(perftest) = ucx_perftest() else {
+        return;
+    };
+    let Some(n) = veth_pair_or_skip("ucx_perftest") else {
+        return;
+    };
+    let port = (21_000 + std::process::id() % 10_000).to_string();
+    let tcp = |ns| move |c: &mut std::process::Command| enter_with_tcp(c, ns);
+    let server = Proc::spawn_with(&perftest, &["-p", &port], tcp(&n.ns[0]));
+    let addr = n.addr[0].to_string();
+    let args = [
+        addr.as_str(),
+        "-p",
+        &port,
+        "-t",
+        "ucp_put_bw",
+        "-s",
+        "65536",
+        "-n",
+        "200",
+    ];
+    // The client retries until the server listens (it gives up at once when refused).
+    let mut client = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let c = Proc::spawn_with(&perftest, &args, tcp(&n.ns[1])).wait(60);
+        if c.stdout.contains("Final:") || c.code == Some(0) {
+            client = Some(c);
+            break;
+        }
+        client = Some(c);
+    }
+    let client = client.expect("at least one client run");
+    let server = server.wait(30);
+    assert_eq!(client.code, Some(0), "client:\n{client}\nserver:\n{server}");
+    let last = client
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("Final:"))
+        .unwrap_or_else(|| panic!("no Final line:\n{client}"));
+    let iters: u64 = last.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(iters, 200, "{last}");
+    assert_eq!(server.code, Some(0), "server:\n{server}");
+}
+
+/// Enters `ns` with `UCX_TLS=tcp` (no GPU here: TCP alone).
+fn enter_with_tcp(c: &mut std::process::Command, ns: &doca_test_support::netns::NetNs) {
+    ns.enter(c)
+        .env("UCX_TLS", "tcp")
+        .env("UCX_WARN_UNUSED_ENV_VARS", "n");
 }
 
 /// Connects to the sample's server as its client would, hands it a flag buffer, then

@@ -13,16 +13,21 @@
 //! - every client prints one table row per size with the iteration count, and exits 0.
 //!
 //! Scopes (thread, warp), NIC handlers (AUTO, CPU proxy) and send DBR mode are varied.
+//! The `two_hosts_*` tests run all nine with server and client in two network namespaces
+//! joined by a veth pair (UCX over TCP,
+//! `UCX_TLS=tcp,cuda_copy` unless `DOCA_RS_NETNS_UCX_TLS` says otherwise), with the same
+//! checks; they need root (no `ip` command) and skip, saying why, without it.
 //! Without a CUDA driver the GPU tests print why they skip; the command-line tests run
 //! everywhere. Example binaries come from `DOCA_RS_EXAMPLES` or `target/<profile>/examples`.
 
 mod support;
 
+use doca_test_support::netns::VethPair;
 use doca_test_support::require_cuda;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use support::{example, run, Finished, Proc};
+use support::{example, run, veth_pair_or_skip, Finished, Proc};
 
 /// One sample pair at a time: they share the GPU and spin while waiting for each other.
 static GPU: Mutex<()> = Mutex::new(());
@@ -75,6 +80,51 @@ fn rows(out: &str) -> Vec<(u32, u32)> {
 fn assert_table(f: &Finished, sizes: &[u32], what: &str) {
     let want: Vec<(u32, u32)> = sizes.iter().map(|&s| (s, ITERS)).collect();
     assert_eq!(rows(&f.stdout), want, "{what}: one row per size:\n{f}");
+    bench_parser_agrees(&f.stdout, &want, what);
+}
+
+/// The verbs bench target (scripts/bench-verbs.py) reads the same rows from this real
+/// output: sizes and iterations as above, a finite value each. Needs python3 (scripts/bench
+/// does too); without it, says so and checks nothing more.
+fn bench_parser_agrees(stdout: &str, want: &[(u32, u32)], what: &str) {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench-verbs.py");
+    let child = Command::new("python3")
+        .arg(&script)
+        .args(["--parse", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut child) = child else {
+        eprintln!("note: no python3: the bench parser was not checked against {what}'s table");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdout.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("bench-verbs.py --parse");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{script:?} --parse: {out:?}");
+    let mut lines = text.lines();
+    let kind = lines.next().unwrap_or("");
+    assert!(
+        kind == "bw" || kind == "lat",
+        "table kind {kind:?} of {what}:\n{stdout}"
+    );
+    let got: Vec<(u32, u32)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let v: f64 = f[2].parse().unwrap_or(f64::NAN);
+            assert!(v.is_finite() && v > 0.0, "{what}: bench value {l:?}");
+            (f[0].parse().unwrap(), f[1].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want, "bench-verbs.py reads {what}'s table:\n{stdout}");
 }
 
 fn assert_ok(f: &Finished, what: &str) {
@@ -86,9 +136,12 @@ fn assert_ok(f: &Finished, what: &str) {
 }
 
 /// Runs server and client of `sample` with `common` flags (plus `client_extra` for the
-/// client). `signal_server`: the bandwidth servers run until SIGTERM, sent once the client
-/// is done. Returns (server, client).
-fn pair(
+/// client), over `lo` (`net` None) or with the server in the first namespace of `net` and
+/// the client in the second, each on its veth end, connecting to the server's address.
+/// `signal_server`: the bandwidth servers run until SIGTERM, sent once the client is done.
+/// Returns (server, client).
+fn pair_on(
+    net: Option<&VethPair>,
     bin: &Path,
     common: &[&str],
     client_extra: &[&str],
@@ -97,9 +150,16 @@ fn pair(
 ) -> (Finished, Finished) {
     let port = free_port();
     let sizes = sizes_arg(sizes);
-    let mut base = vec![
+    let (devs, server_addr) = match net {
+        Some(n) => (
+            [n.dev[0].as_str(), n.dev[1].as_str()],
+            n.addr[0].to_string(),
+        ),
+        None => (["lo", "lo"], "127.0.0.1".to_string()),
+    };
+    let mut sargs = vec![
         "-d",
-        "lo",
+        devs[0],
         "-g",
         "0",
         "--oob-port",
@@ -107,12 +167,26 @@ fn pair(
         "--sizes",
         &sizes,
     ];
-    base.extend_from_slice(common);
-    let server = Proc::spawn(bin, &base);
-    let mut cargs = base.clone();
-    cargs.extend_from_slice(&["-c", "127.0.0.1"]);
+    sargs.extend_from_slice(common);
+    let mut cargs = vec![
+        "-d",
+        devs[1],
+        "-g",
+        "0",
+        "--oob-port",
+        &port,
+        "--sizes",
+        &sizes,
+    ];
+    cargs.extend_from_slice(common);
+    cargs.extend_from_slice(&["-c", &server_addr]);
     cargs.extend_from_slice(client_extra);
-    let client = Proc::spawn(bin, &cargs).wait(LIMIT);
+    let spawn = |args: &[&str], i: usize| match net {
+        Some(n) => Proc::spawn_in(bin, args, &n.ns[i]),
+        None => Proc::spawn(bin, args),
+    };
+    let server = spawn(&sargs, 0);
+    let client = spawn(&cargs, 1).wait(LIMIT);
     if signal_server && client.code == Some(0) {
         // SAFETY: kill(2) on the server's pid, a child of this process not yet reaped.
         assert_eq!(unsafe { libc::kill(server.pid(), libc::SIGTERM) }, 0);
@@ -134,11 +208,15 @@ fn one_sided_write(sample: &str, extra: &[&str], client_extra: &[&str]) {
     let Some(bin) = gpu_sample(sample) else {
         return;
     };
+    one_sided_write_on(None, &bin, extra, client_extra);
+}
+
+fn one_sided_write_on(net: Option<&VethPair>, bin: &Path, extra: &[&str], client_extra: &[&str]) {
     let _g = gpu_lock();
     let (i, t) = (iters(), threads());
     let mut common = vec!["-i", &i, "-t", &t];
     common.extend_from_slice(extra);
-    let (server, client) = pair(&bin, &common, client_extra, true, &SIZES);
+    let (server, client) = pair_on(net, bin, &common, client_extra, true, &SIZES);
     assert_ok(&client, "client");
     assert_table(&client, &SIZES, "client");
     assert_ok(&server, "server");
@@ -179,9 +257,14 @@ fn get_bw(scope: &str) {
     let Some(bin) = gpu_sample("verbs_get_bw") else {
         return;
     };
+    get_bw_on(None, &bin, scope);
+}
+
+fn get_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
     let _g = gpu_lock();
     let (i, t) = (iters(), threads());
-    let (server, client) = pair(&bin, &["-i", &i, "-t", &t, "-e", scope], &[], true, &SIZES);
+    let common = ["-i", &i, "-t", &t, "-e", scope];
+    let (server, client) = pair_on(net, bin, &common, &[], true, &SIZES);
     assert_ok(&client, "client");
     assert_table(&client, &SIZES, "client");
     assert!(
@@ -208,9 +291,14 @@ fn signal_bw(sample: &str, scope: &str) {
     let Some(bin) = gpu_sample(sample) else {
         return;
     };
+    signal_bw_on(None, &bin, scope);
+}
+
+fn signal_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
     let _g = gpu_lock();
     let (i, t) = (iters(), threads());
-    let (server, client) = pair(&bin, &["-i", &i, "-t", &t, "-e", scope], &[], true, &SIZES);
+    let common = ["-i", &i, "-t", &t, "-e", scope];
+    let (server, client) = pair_on(net, bin, &common, &[], true, &SIZES);
     assert_ok(&client, "client");
     assert_table(&client, &SIZES, "client");
     assert_ok(&server, "server");
@@ -257,11 +345,21 @@ fn latency(sample: &str, extra: &[&str], client_extra: &[&str], ok_line: &str) {
     let Some(bin) = gpu_sample(sample) else {
         return;
     };
+    latency_on(None, &bin, extra, client_extra, ok_line);
+}
+
+fn latency_on(
+    net: Option<&VethPair>,
+    bin: &Path,
+    extra: &[&str],
+    client_extra: &[&str],
+    ok_line: &str,
+) {
     let _g = gpu_lock();
     let i = iters();
     let mut common = vec!["-i", i.as_str()];
     common.extend_from_slice(extra);
-    let (server, client) = pair(&bin, &common, client_extra, false, &SIZES);
+    let (server, client) = pair_on(net, bin, &common, client_extra, false, &SIZES);
     for (f, who) in [(&client, "client"), (&server, "server")] {
         assert_ok(f, who);
         assert_table(f, &SIZES, who);
@@ -313,11 +411,15 @@ fn twosided(extra: &[&str], sizes: &[u32]) {
     let Some(bin) = gpu_sample("verbs_twosided_bw") else {
         return;
     };
+    twosided_on(None, &bin, extra, sizes);
+}
+
+fn twosided_on(net: Option<&VethPair>, bin: &Path, extra: &[&str], sizes: &[u32]) {
     let _g = gpu_lock();
     let (i, t) = (iters(), threads());
     let mut common = vec!["-i", i.as_str(), "-t", t.as_str()];
     common.extend_from_slice(extra);
-    let (server, client) = pair(&bin, &common, &[], false, sizes);
+    let (server, client) = pair_on(net, bin, &common, &[], false, sizes);
     for (f, who) in [(&client, "client"), (&server, "server")] {
         assert_ok(f, who);
         assert_table(f, sizes, who);
@@ -343,6 +445,105 @@ fn twosided_bw_warp_scope_receives_in_order() {
 #[test]
 fn twosided_bw_inline_receives_stay_in_the_cqes() {
     twosided(&["-x", "1"], &[1, 8, 30, 32]);
+}
+
+// ---- Two hosts: server and client in two network namespaces over a veth pair ----
+
+/// The sample and a fresh namespace pair, or None with the reason printed.
+fn two_hosts(sample: &str) -> Option<(PathBuf, VethPair)> {
+    let bin = gpu_sample(sample)?;
+    let net = veth_pair_or_skip(sample)?;
+    Some((bin, net))
+}
+
+#[test]
+fn two_hosts_write_bw_reaches_the_server_over_tcp() {
+    let Some((bin, net)) = two_hosts("verbs_write_bw") else {
+        return;
+    };
+    one_sided_write_on(Some(&net), &bin, &[], &[]);
+}
+
+#[test]
+fn two_hosts_put_bw_warp_scope_reaches_the_server_over_tcp() {
+    let Some((bin, net)) = two_hosts("verbs_put_bw") else {
+        return;
+    };
+    one_sided_write_on(Some(&net), &bin, &["-e", "1"], &[]);
+}
+
+#[test]
+fn two_hosts_get_bw_reads_the_server_over_tcp() {
+    let Some((bin, net)) = two_hosts("verbs_get_bw") else {
+        return;
+    };
+    get_bw_on(Some(&net), &bin, "0");
+}
+
+#[test]
+fn two_hosts_put_signal_bw_flags_count_every_put() {
+    let Some((bin, net)) = two_hosts("verbs_put_signal_bw") else {
+        return;
+    };
+    signal_bw_on(Some(&net), &bin, "1");
+}
+
+#[test]
+fn two_hosts_put_counter_bw_counters_follow_the_writes() {
+    let Some((bin, net)) = two_hosts("verbs_put_counter_bw") else {
+        return;
+    };
+    signal_bw_on(Some(&net), &bin, "0");
+}
+
+#[test]
+fn two_hosts_put_signal_lat_ping_pong() {
+    let Some((bin, net)) = two_hosts("verbs_put_signal_lat") else {
+        return;
+    };
+    latency_on(
+        Some(&net),
+        &bin,
+        &[],
+        &[],
+        "Validation successful! Every round trip signalled its flag",
+    );
+}
+
+#[test]
+fn two_hosts_put_counter_lat_ping_pong() {
+    let Some((bin, net)) = two_hosts("verbs_put_counter_lat") else {
+        return;
+    };
+    latency_on(
+        Some(&net),
+        &bin,
+        &[],
+        &[],
+        "Validation successful! Every round trip signalled its flag",
+    );
+}
+
+#[test]
+fn two_hosts_write_lat_ping_pong() {
+    let Some((bin, net)) = two_hosts("verbs_write_lat") else {
+        return;
+    };
+    latency_on(
+        Some(&net),
+        &bin,
+        &[],
+        &[],
+        "Validation successful! The last round trip of every size arrived",
+    );
+}
+
+#[test]
+fn two_hosts_twosided_bw_receives_in_order_over_tcp() {
+    let Some((bin, net)) = two_hosts("verbs_twosided_bw") else {
+        return;
+    };
+    twosided_on(Some(&net), &bin, &["-e", "0"], &SIZES);
 }
 
 // ---- Command line (no GPU needed) ----

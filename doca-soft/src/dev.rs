@@ -46,6 +46,17 @@ pub enum PortSpec {
         /// Interface index.
         ifindex: u32,
     },
+    /// `DOCA_SOFT_PORTS` entry `xdp:IFACE[,native|,zerocopy]`: AF_XDP on a Linux interface
+    /// (the device keeps the interface's name, address and MAC); AF_PACKET, with one log
+    /// line naming the reason, where AF_XDP cannot be used.
+    Xdp {
+        /// Interface name.
+        ifname: String,
+        /// Attach the XDP program in driver mode instead of generic mode.
+        native: bool,
+        /// Ask for zero-copy sockets (driver mode); copy mode when the driver refuses.
+        zerocopy: bool,
+    },
     /// `DOCA_SOFT_PORTS` entry `pcap:IN,OUT`: frames read from IN, sent frames written to OUT.
     Pcap {
         /// Capture file read as received traffic.
@@ -125,6 +136,13 @@ pub(crate) fn build_list(
         })
         .collect();
     for e in extra {
+        if let PortSpec::Xdp { .. } = e.spec {
+            // The same interface, carried by AF_XDP: keep its MAC and address.
+            if let Some(c) = cands.iter_mut().find(|c| c.name == e.name) {
+                c.spec = e.spec.clone();
+                continue;
+            }
+        }
         if cands.iter().any(|c| c.name == e.name) {
             sdk_warn!(
                 "dev",

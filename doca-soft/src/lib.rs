@@ -120,8 +120,15 @@
 //! ## Environment
 //!
 //! * `DOCA_SOFT_PORTS`: extra ports, `;`-separated: `pcap:IN,OUT` (frames read from the
-//!   capture file IN, sent frames written to OUT; ports `pcap0`, `pcap1`, ...) and
-//!   `wire:NAME` (two ports `NAME0` and `NAME1` joined by an in-process wire).
+//!   capture file IN, sent frames written to OUT; ports `pcap0`, `pcap1`, ...),
+//!   `wire:NAME` (two ports `NAME0` and `NAME1` joined by an in-process wire) and
+//!   `xdp:IFACE` (the interface IFACE carried by AF_XDP instead of AF_PACKET: an XDP program
+//!   the port attaches, through a BPF link that goes with the port, hands the interface's
+//!   frames to one AF_XDP socket per receive queue; copy mode and generic XDP by default,
+//!   `xdp:IFACE,native` attaches in driver mode, `xdp:IFACE,zerocopy` also asks for
+//!   zero-copy sockets and keeps copy mode when the driver refuses. Needs CAP_NET_ADMIN
+//!   and CAP_BPF (root) and Linux >= 5.9; where AF_XDP cannot be used the port says why in
+//!   one log line and uses AF_PACKET).
 //! * `DOCA_SOFT_PCI_MAP`: fixed PCI addresses for named ports, `17:00.0=eth1;18:00.0=lo`.
 //!   Other ports get a synthetic address derived from their name, the same on every run
 //!   and machine. Devices match a PCI address, an interface name or an ibdev name

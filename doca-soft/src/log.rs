@@ -115,6 +115,10 @@ pub(crate) struct Logger {
     global_lower: AtomicU32,
     global_upper: AtomicU32,
     global_sdk: AtomicU32,
+    // The most verbose SDK level anything prints (the global one, every SDK backend's):
+    // runtime messages above it are dropped before they are formatted, so disabled debug
+    // lines cost no allocation on data paths.
+    sdk_ceiling: AtomicU32,
     write_lock: Mutex<()>,
 }
 
@@ -133,6 +137,7 @@ impl Logger {
             global_lower: AtomicU32::new(LEVEL_INFO),
             global_upper: AtomicU32::new(LEVEL_CRIT),
             global_sdk: AtomicU32::new(LEVEL_WARNING),
+            sdk_ceiling: AtomicU32::new(LEVEL_WARNING),
             write_lock: Mutex::new(()),
         }
     }
@@ -172,7 +177,24 @@ impl Logger {
             sdk_level: AtomicU32::new(self.global_sdk.load(Ordering::Relaxed)),
         }));
         lock(&self.backends).push(b);
+        self.refresh_sdk_ceiling();
         b
+    }
+
+    /// Recomputes the most verbose SDK level any sink prints.
+    fn refresh_sdk_ceiling(&self) {
+        let backends = lock(&self.backends);
+        let most = backends
+            .iter()
+            .filter(|b| b.sdk)
+            .map(|b| b.sdk_level.load(Ordering::Relaxed))
+            .fold(self.global_sdk.load(Ordering::Relaxed), u32::max);
+        self.sdk_ceiling.store(most, Ordering::Relaxed);
+    }
+
+    /// Whether an SDK message of `level` could reach any sink.
+    pub(crate) fn sdk_may_print(&self, level: u32) -> bool {
+        level <= self.sdk_ceiling.load(Ordering::Relaxed)
     }
 
     /// Sets the lower limit of every application backend, and the default of new ones.
@@ -203,6 +225,7 @@ impl Logger {
         for b in lock(&self.backends).iter() {
             b.sdk_level.store(level, Ordering::Relaxed);
         }
+        self.refresh_sdk_ceiling();
         Ok(())
     }
 
@@ -332,6 +355,9 @@ pub(crate) fn emit_at(
     func: &str,
     msg: std::fmt::Arguments<'_>,
 ) {
+    if !LOGGER.sdk_may_print(level) {
+        return;
+    }
     let text = match msg.as_str() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(msg.to_string()),
@@ -430,6 +456,7 @@ impl LogBackend {
     pub(crate) fn set_sdk_level(&self, level: u32) -> DocaResult<()> {
         check_level(level)?;
         self.sdk_level.store(level, Ordering::Relaxed);
+        LOGGER.refresh_sdk_ceiling();
         Ok(())
     }
 

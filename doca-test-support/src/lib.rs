@@ -14,6 +14,7 @@
 //! * [`wait`]: bounded polling ([`eventually`], [`wait_for`]);
 //! * [`process`]: stopping a child process, bounded;
 //! * [`workspace`]: paths of this checkout and nested cargo builds;
+//! * [`netns`]: two network namespaces joined by a veth pair, without the `ip` command;
 //! * [`build`]: doca-build re-exported, for tests that compile kernels at run time.
 //!
 //! ## Quick start
@@ -38,6 +39,7 @@
 #![warn(missing_docs)]
 
 pub mod frames;
+pub mod netns;
 pub mod process;
 pub mod skip;
 pub mod urom;

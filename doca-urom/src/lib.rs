@@ -73,6 +73,93 @@
 //! }
 //! ```
 //!
+//! ## Deployment
+//!
+//! With the software runtime a host program needs three things besides itself: a running
+//! daemon, a service file naming it, and plugins in the daemon's plugin directories.
+//!
+//! ### The daemon
+//!
+//! `cargo build -p doca-soft --bins` builds `doca_urom_daemon` and `doca_urom_worker` (the
+//! daemon spawns one worker process per worker id; it looks for the worker next to itself,
+//! else `--worker-bin` or `DOCA_UROM_WORKER_BIN`). Start it with the plugin directories and
+//! the address hosts reach it on:
+//!
+//! ```sh
+//! UROM_PLUGIN_PATH='/opt/urom/plugins;/home/me/plugins' doca_urom_daemon --listen 10.0.0.2:4242
+//! ```
+//!
+//! Its first line on stdout is `doca_urom_daemon listening on IP:PORT`; then one line per
+//! plugin it offers and one per file it skipped, with the reason (not a shared library,
+//! no plugin symbols, a probe that crashed, a duplicate name), so a wrong or empty
+//! directory shows at once. `doca_urom_daemon --help` lists the rest (message size, CPU
+//! set, which environment variables hosts may give workers).
+//!
+//! ### The service file
+//!
+//! A host finds its service through the file `DOCA_UROM_SERVICE_FILE` names: one service
+//! per line, `<app_hostname> <service_type> <dev_hostname> <dev_pci_addr> <net_devs>`, `#`
+//! starting a comment. The line used is the one whose first column equals this host's name
+//! (what `hostname` prints), whose type is `dpu`, and whose PCI address is the device's
+//! given to [`Service::builder`] (`Device::open`; the `devices` example lists them). With
+//! the software runtime the third column is the daemon's `host:port`:
+//!
+//! ```text
+//! # app host   type  daemon          device PCI    net devices
+//! myhost       dpu   10.0.0.2:4242   0000:3b:00.0  ens1f0
+//! ```
+//!
+//! A missing file, no line for this host name, or no line for the device fails the
+//! service's start, and the log names the file, the host name and PCI address looked for,
+//! and the lines the file holds instead.
+//!
+//! ### The plugin directory
+//!
+//! The daemon offers every `.so` of the `UROM_PLUGIN_PATH` directories (`;`-separated,
+//! scanned in order) that exports the plugin symbols; each is probed in a child process
+//! first, so one that crashes costs only itself. A plugin's name (what
+//! [`Service::plugin`] looks for, `PluginInfo::name`) is its file name without `.so`, as
+//! DOCA's daemon has it; the soft daemon also offers cargo's `lib<crate>.so` as `<crate>`
+//! (see [`sdk`]). [`Service::plugin`] names the plugin it did not find and the ones offered.
+//!
+//! ### A plugin built from a Rust crate
+//!
+//! The plugin crate is a `cdylib` (`crate-type = ["cdylib"]`, plus `"rlib"` when a host
+//! side lives in the same crate, as in `plugins/worker_sandbox`) calling
+//! [`export_plugin!`]. Cargo names the library `lib<crate>.so`; the soft daemon offers it as
+//! `<crate>` (see [`sdk`]), DOCA's daemon by its file name without `.so`, so rename it there.
+//!
+//! A plugin library should export the plugin ABI and nothing else:
+//! `urom_plugin_get_iface` and `urom_plugin_get_version` (DOCA's plugin interface), and the
+//! two doca-soft extensions the macro adds, `doca_soft_urom_plugin_name` and
+//! `doca_soft_urom_plugin_arm`. rustc, however, exports from a `cdylib` every `#[no_mangle]`
+//! function of every crate linked in, and with the `soft` backend that includes the whole
+//! software runtime (about 600 `doca_*` functions, through `doca-sys` -> `doca-soft`),
+//! listed in a version script rustc writes itself (so a version script of the plugin's
+//! cannot take them back). Give the plugin crate a `build.rs` that keeps the symbols of
+//! linked archives (every rlib is one) out of the dynamic table:
+//!
+//! ```no_run
+//! // In `main` of build.rs of a plugin crate:
+//! if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+//!     println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
+//! }
+//! ```
+//!
+//! `nm -D --defined-only lib<crate>.so` then lists the four symbols above and nothing else
+//! (measured with LLD, rustc's default linker on x86_64 Linux: 611 symbols before, 607 of
+//! them the runtime's, and 4 after; GNU ld gives the same 4; `tests/plugin_exports.rs` checks the sample plugins, allowing
+//! only the boundary and init/fini symbols some linkers add by themselves: `_edata`,
+//! `_end`, `__bss_start`, `_init`, `_fini`). The runtime's code stays linked into the
+//! plugin and the plugin calls it directly; it is only no longer offered to the worker
+//! process or to other plugins, which therefore cannot bind to the plugin's copy by
+//! accident. (Not linking the runtime into the plugin at all, resolving `doca_*` from the
+//! worker process as DOCA's plugins resolve them from `libdoca_urom.so`, would need a
+//! `doca-sys` mode that links no backend and a worker binary that exports the runtime
+//! (`-rdynamic`); the linker option above gives the same exported interface with neither.)
+//! With the `sdk` backend the runtime is DOCA's shared library and nothing of it is
+//! exported either way.
+//!
 //! ## Backends
 //!
 //! The C API comes from `doca-sys`, generated over the selected backend's headers, so this

@@ -235,12 +235,18 @@ impl Service {
             .collect())
     }
 
-    /// The plugin called `name` (NOT_FOUND if the daemon has none).
+    /// The plugin called `name`. [`Error::NotFound`] when the daemon offers none by that
+    /// name: the message names the plugin looked for and the ones offered.
     pub fn plugin(&self, name: &str) -> Result<PluginInfo> {
-        self.plugins()?
-            .into_iter()
-            .find(|p| p.name == name)
-            .ok_or(Error::doca("Service::plugin", DocaError::NOT_FOUND))
+        let plugins = self.plugins()?;
+        if let Some(p) = plugins.iter().find(|p| p.name == name) {
+            return Ok(p.clone());
+        }
+        let offered: Vec<&str> = plugins.iter().map(|p| p.name.as_str()).collect();
+        Err(Error::NotFound(format!(
+            "the UROM service offers no plugin {name:?} (it offers {offered:?}); a plugin's \
+             name is its file name in the daemon's UROM_PLUGIN_PATH without `.so`"
+        )))
     }
 
     /// CPUs the service offers to workers.

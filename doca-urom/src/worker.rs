@@ -516,7 +516,9 @@ impl Worker {
     /// Future form of [`Worker::command`], for async code under any executor: each poll
     /// progresses this worker's engine; while the notification is outstanding the future
     /// sleeps until the engine has work (its notification handle, where the runtime has
-    /// one) or, without one, re-polls with a bounded backoff (50 us doubling to 1 ms: see
+    /// one: the software runtime's worker context makes it readable when the worker
+    /// connection has data, and when the liveness watch must ping or give up) or, without
+    /// one, re-polls with a bounded backoff (50 us doubling to 1 ms: see
     /// [`ProgressWaiter`]); it never spins. The command's callback wakes it too, so another
     /// thread progressing the same engine completes it at once. Like the blocking form, it
     /// gives up with `DOCA_ERROR_TIME_OUT` after 30 seconds without the notification.

@@ -96,6 +96,11 @@ fn c_and_rust_plugins_side_by_side() {
         "scan order: directories in order"
     );
     let echo = svc.plugin("worker_echo_c").unwrap();
+    // A missing plugin: the error names it and what is offered.
+    let missing = svc.plugin("worker_missing").unwrap_err().to_string();
+    for part in ["\"worker_missing\"", "worker_echo_c", "worker_graph"] {
+        assert!(missing.contains(part), "{part} not in: {missing}");
+    }
     let graph = Graph::find(&svc).unwrap();
     assert_ne!(echo.id, graph.plugin.id);
     let w = Worker::builder(&svc)

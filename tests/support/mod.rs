@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use doca_test_support::netns::{NetNs, VethPair};
 use doca_test_support::{poll_for, poll_until};
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -60,6 +61,30 @@ pub fn field(out: &Output, key: &str) -> u64 {
         })
 }
 
+/// The UCX transports of sample processes run in two network namespaces (the two-host
+/// runs): `DOCA_RS_NETNS_UCX_TLS`, default `tcp,cuda_copy` (TCP between the "hosts", CUDA
+/// copies for GPU memory; no shared memory or CUDA IPC across the pair, as between two
+/// machines). `DOCA_RS_NETNS_UCX_TLS=any` leaves the choice to UCX (None).
+pub fn netns_ucx_tls() -> Option<String> {
+    match std::env::var("DOCA_RS_NETNS_UCX_TLS") {
+        Ok(v) if v == "any" || v.is_empty() => None,
+        Ok(v) => Some(v),
+        Err(_) => Some("tcp,cuda_copy".to_string()),
+    }
+}
+
+/// Two network namespaces joined by a veth pair, or None with the reason printed (a skip
+/// line naming `what`).
+pub fn veth_pair_or_skip(what: &str) -> Option<VethPair> {
+    match VethPair::create() {
+        Ok(p) => Some(p),
+        Err(why) => {
+            doca_test_support::skip(&format!("{what} between two network namespaces: {why}"));
+            None
+        }
+    }
+}
+
 /// Runs `cmd` to completion, returning its output.
 pub fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("spawn example")
@@ -113,12 +138,34 @@ impl std::fmt::Display for Finished {
 impl Proc {
     /// Starts `bin` with `args`.
     pub fn spawn(bin: &std::path::Path, args: &[&str]) -> Proc {
+        Proc::spawn_with(bin, args, |_| {})
+    }
+
+    /// Starts `bin` with `args` inside network namespace `ns` (see
+    /// [`doca_test_support::netns`]), with the UCX transports of [`netns_ucx_tls`].
+    pub fn spawn_in(bin: &std::path::Path, args: &[&str], ns: &NetNs) -> Proc {
+        Proc::spawn_with(bin, args, |c| {
+            ns.enter(c);
+            if let Some(tls) = netns_ucx_tls() {
+                c.env("UCX_TLS", tls);
+            }
+        })
+    }
+
+    /// Starts `bin` with `args`, after `setup` has adjusted the command.
+    pub fn spawn_with(
+        bin: &std::path::Path,
+        args: &[&str],
+        setup: impl FnOnce(&mut Command),
+    ) -> Proc {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = bin.file_name().unwrap().to_string_lossy().to_string();
         let base = std::env::temp_dir().join(format!("doca-rs-{}-{k}-{name}", std::process::id()));
         let (out, err) = (base.with_extension("out"), base.with_extension("err"));
-        let child = Command::new(bin)
+        let mut cmd = Command::new(bin);
+        setup(&mut cmd);
+        let child = cmd
             .args(args)
             .stdout(std::fs::File::create(&out).expect("stdout file"))
             .stderr(std::fs::File::create(&err).expect("stderr file"))

@@ -174,7 +174,6 @@ pub fn loads_at_run_time() -> bool {
 /// Link lines (targets without the loader), the loader's recorded directory, and metadata
 /// for dependants.
 pub fn emit_link(ucx: &Ucx) {
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
     if !loads_at_run_time() {
         println!("cargo:rustc-link-search=native={}", ucx.libdir.display());
         println!("cargo:rustc-link-lib=dylib=ucp");
@@ -184,18 +183,35 @@ pub fn emit_link(ucx: &Ucx) {
     }
     // Absolute, so the loader finds it from any working directory.
     let libdir = std::fs::canonicalize(&ucx.libdir).unwrap_or_else(|_| ucx.libdir.clone());
+    write_build_libdir(&libdir.display().to_string());
+    println!("cargo:include={}", ucx.include.display());
+    println!("cargo:libdir={}", libdir.display());
+    println!("cargo:version={}.{}", ucx.version.0, ucx.version.1);
+    write_min_version();
+}
+
+/// What a documentation build (`DOCS_RS`) writes instead of [`emit_link`]: the generated
+/// constants, with no library directory (the loader never runs in a documentation build),
+/// and no link lines or `include`/`libdir` metadata (dependants skip UCX there too).
+pub fn emit_unlinked() {
+    write_build_libdir("");
+    write_min_version();
+}
+
+fn write_build_libdir(libdir: &str) {
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
     std::fs::write(
         out.join("build_libdir.rs"),
         format!(
             "/// The UCX library directory found at build time.\n\
-             pub const BUILD_LIBDIR: &str = {:?};\n",
-            libdir.display().to_string()
+             pub const BUILD_LIBDIR: &str = {libdir:?};\n"
         ),
     )
     .expect("write build_libdir.rs");
-    println!("cargo:include={}", ucx.include.display());
-    println!("cargo:libdir={}", libdir.display());
-    println!("cargo:version={}.{}", ucx.version.0, ucx.version.1);
+}
+
+fn write_min_version() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
     println!("cargo:min_version={}.{}", MIN_VERSION.0, MIN_VERSION.1);
     // One source for the floor: the crate's `MIN_VERSION` is generated from this one.
     std::fs::write(

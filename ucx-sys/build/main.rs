@@ -5,6 +5,9 @@
 //!   them, on targets without it) and tells dependants where it is (metadata below);
 //! * `message`: what the build says when no usable UCX is found;
 //! * `bindings`: bindgen over `<ucp/api/ucp.h>`;
+//! * `committed`: the bindings committed in `src/bindings/ucx.rs`, used under `DOCS_RS`
+//!   (docs.rs has neither UCX nor libclang: nothing is probed or linked then) and when
+//!   `UCX_SYS_BINDINGS=committed`;
 //! * `trampolines`: one trampoline per bound function, through which the run-time loader
 //!   (`src/loader.rs`) reaches the UCX it loads.
 //!
@@ -13,16 +16,27 @@
 //! built against) and `DEP_UCP_MIN_VERSION` (the oldest accepted).
 
 mod bindings;
+mod committed;
 mod find;
 mod message;
 mod trampolines;
 
 fn main() {
     println!("cargo:rerun-if-changed=build");
-    let ucx = find::find_ucx();
-    find::emit_link(&ucx);
-    bindings::generate(&ucx);
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
+    if committed::docs_rs() {
+        // A documentation build: no UCX to find, nothing to link, no libclang for bindgen.
+        find::emit_unlinked();
+        committed::install(&out);
+    } else {
+        let ucx = find::find_ucx();
+        find::emit_link(&ucx);
+        if committed::wanted() {
+            committed::install(&out);
+        } else {
+            bindings::generate(&ucx);
+        }
+    }
     if find::loads_at_run_time() {
         trampolines::generate(&out.join("ucx_bindings.rs"), &out.join("trampolines.rs"));
     }

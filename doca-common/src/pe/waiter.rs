@@ -23,8 +23,8 @@ const MAX_BATCH: usize = 64;
 ///   process-wide thread wakes the future when the descriptor becomes readable. A waiting
 ///   future costs nothing.
 /// * Without one, or when arming is refused (`DOCA_ERROR_NOT_SUPPORTED`: the software
-///   runtime refuses it while a connected context kind has no wake-up descriptor yet):
-///   the future is woken after a delay that
+///   runtime refuses it while a connected context kind has no wake-up descriptor; its UROM
+///   service, worker and domain contexts have one): the future is woken after a delay that
 ///   starts at [`BACKOFF_MIN`] and doubles while nothing completes, up to [`BACKOFF_MAX`].
 ///   The cost: while a command is outstanding, at most about 1000 polls a second (each a
 ///   few engine calls) and up to [`BACKOFF_MAX`] of extra latency; activity resets the

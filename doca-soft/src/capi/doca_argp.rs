@@ -1,7 +1,7 @@
 //! `doca_argp.h`: the command-line parser of DOCA programs (one per process). The
 //! parameter setters return nothing: a NULL parameter is logged and ignored.
 //!
-//! Parameter handles are tracked (see [`Handles`]): a registered parameter stays allocated
+//! Parameter handles are tracked (see `Handles`): a registered parameter stays allocated
 //! until `doca_argp_destroy`, so registering it again, destroying it or setting it after
 //! registration is a clear error (BAD_STATE, logged) instead of a double free, and a
 //! pointer that is no live parameter is INVALID_VALUE without being read.

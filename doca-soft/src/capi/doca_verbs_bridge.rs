@@ -160,7 +160,7 @@ const IBV_TO_DOCA: [(u32, u32); 16] = [
 ];
 
 /// `doca_verbs_bridge_get_qp_attr_mask(ibv_mask)`: the equivalent `DOCA_VERBS_QP_ATTR_*`
-/// mask (see [`IBV_TO_DOCA`]).
+/// mask (see `IBV_TO_DOCA`).
 #[no_mangle]
 pub extern "C" fn doca_verbs_bridge_get_qp_attr_mask(ibv_attr_mask: c_int) -> c_int {
     let m = ibv_attr_mask as u32;

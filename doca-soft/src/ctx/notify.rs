@@ -6,7 +6,9 @@
 //! The handle is an epoll descriptor. It holds the engine's own eventfd, written when a
 //! context says at arming time that it has work already, and the wake-up descriptors of
 //! the connected contexts (for example a UCX worker's event descriptor). Arming asks each
-//! connected context ([`CtxOps::arm_wakeup`](super::CtxOps::arm_wakeup)); a context kind
+//! connected context ([`CtxOps::arm_wakeup`](super::CtxOps::arm_wakeup)); the UROM host
+//! contexts (service, worker, domain) answer with an epoll descriptor of their own holding
+//! their connection's descriptors and a liveness timer (`urom::host::wake`). A context kind
 //! that cannot say when it will have work makes the request `DOCA_ERROR_NOT_SUPPORTED`
 //! (logged once per kind), and callers keep polling, as DOCA's own contexts without event
 //! support behave.
@@ -16,8 +18,6 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::Mutex;
 
 /// What a context answers when the engine arms its notification.
-// Context kinds answer more than `Unknown` as they gain wake-up descriptors.
-#[cfg_attr(not(test), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wakeup {
     /// Nothing can complete until the application calls into the context again.

@@ -7,7 +7,8 @@ use super::PortSpec;
 use crate::error::{DocaError, DocaResult};
 use std::path::PathBuf;
 
-/// Environment variable listing extra ports: `pcap:IN,OUT` and `wire:NAME`, `;`-separated.
+/// Environment variable listing extra ports: `pcap:IN,OUT`, `wire:NAME` and
+/// `xdp:IFACE[,native|,zerocopy]`, `;`-separated.
 pub(crate) const PORTS_ENV: &str = "DOCA_SOFT_PORTS";
 /// Environment variable mapping PCI addresses to port names: `17:00.0=lo;18:00.0=eth1`.
 pub(crate) const PCI_MAP_ENV: &str = "DOCA_SOFT_PCI_MAP";
@@ -15,8 +16,8 @@ pub(crate) const PCI_MAP_ENV: &str = "DOCA_SOFT_PCI_MAP";
 /// One extra port: its name and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ExtraPort {
-    /// Port name (iface name of the device): `pcapN` (N counts pcap entries from 0) or
-    /// `NAME0` / `NAME1` for the two sides of a wire.
+    /// Port name (iface name of the device): `pcapN` (N counts pcap entries from 0),
+    /// `NAME0` / `NAME1` for the two sides of a wire, IFACE for `xdp:IFACE`.
     pub name: String,
     /// What carries its frames.
     pub spec: PortSpec,
@@ -64,6 +65,33 @@ pub(crate) fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
                         },
                     });
                 }
+            }
+            "xdp" => {
+                let mut parts = arg.split(',').map(str::trim);
+                let name = parts.next().unwrap_or("");
+                // IFNAMSIZ - 1 bytes, no '/', no whitespace.
+                let valid = !name.is_empty()
+                    && name.len() <= 15
+                    && !name.bytes().any(|c| c == b'/' || c.is_ascii_whitespace());
+                if !valid {
+                    return Err(DocaError::INVALID_VALUE);
+                }
+                let (mut native, mut zerocopy) = (false, false);
+                for opt in parts {
+                    match opt {
+                        "native" => native = true,
+                        "zerocopy" => zerocopy = true,
+                        _ => return Err(DocaError::INVALID_VALUE),
+                    }
+                }
+                out.push(ExtraPort {
+                    name: name.to_owned(),
+                    spec: PortSpec::Xdp {
+                        ifname: name.to_owned(),
+                        native,
+                        zerocopy,
+                    },
+                });
             }
             _ => return Err(DocaError::INVALID_VALUE),
         }
@@ -126,12 +154,47 @@ mod tests {
     }
 
     #[test]
+    fn ports_parse_xdp_with_options() {
+        let p = parse_ports("xdp:veth0; xdp:eth1,zerocopy; xdp:eth2,native").unwrap();
+        let names: Vec<&str> = p.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["veth0", "eth1", "eth2"]);
+        assert_eq!(
+            p[0].spec,
+            PortSpec::Xdp {
+                ifname: "veth0".into(),
+                native: false,
+                zerocopy: false
+            }
+        );
+        assert!(matches!(
+            p[1].spec,
+            PortSpec::Xdp {
+                zerocopy: true,
+                native: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            p[2].spec,
+            PortSpec::Xdp {
+                zerocopy: false,
+                native: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn ports_reject_malformed_entries() {
         for bad in [
             "pcap:only",
             "pcap:,x",
             "wire:",
             "wire:a b",
+            "xdp:",
+            "xdp:a/b",
+            "xdp:averyveryverylongname",
+            "xdp:eth0,fast",
             "tap:x",
             "nonsense",
         ] {

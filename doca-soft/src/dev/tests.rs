@@ -227,3 +227,28 @@ fn find_device_by_name_and_unknown_address() {
     // Bus 0x00 is never synthetic and the test does not map it.
     assert_eq!(find_device("00:1f.7").unwrap_err(), DocaError::NOT_FOUND);
 }
+
+#[test]
+fn xdp_entry_carries_the_interface_of_its_name() {
+    let linux = [iface("lo", 1), iface("veth0", 7)];
+    let extra = parse_ports("xdp:veth0,native; xdp:gone0").unwrap();
+    let list = build_list(&linux, &extra, &[]);
+    // veth0 is listed once, with its own MAC, now carried by AF_XDP.
+    let v: Vec<&DevInfo> = list.iter().filter(|d| d.iface == "veth0").collect();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].mac, [0, 1, 2, 3, 4, 7]);
+    assert_eq!(
+        v[0].spec,
+        PortSpec::Xdp {
+            ifname: "veth0".into(),
+            native: true,
+            zerocopy: false
+        }
+    );
+    // An xdp entry for an interface that does not exist is still listed (opening its
+    // port is NOT_FOUND).
+    assert!(list
+        .iter()
+        .any(|d| d.iface == "gone0" && matches!(d.spec, PortSpec::Xdp { .. })));
+    assert_eq!(list.len(), 3);
+}

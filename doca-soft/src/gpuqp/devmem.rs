@@ -6,9 +6,10 @@
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry;
+use crate::gpu::GpuShared;
 use crate::nic::keys;
 use crate::nic::{Access, DeviceMemory, MemKind, Registration};
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, Once, Weak};
 
 /// Reads and writes device memory of any live GPU of the process through its context.
 struct RegistryAccess;
@@ -38,9 +39,30 @@ impl DeviceMemory for RegistryAccess {
         }
     }
 
-    fn bind_thread(&self, addr: u64) -> DocaResult<()> {
-        let r = registry::lookup(addr, 1).ok_or(DocaError::INVALID_VALUE)?;
-        r.gpu.bind_thread()
+    fn bind_thread(&self) -> DocaResult<()> {
+        let gpu = LATEST_CUDA_GPU
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .upgrade();
+        match gpu {
+            Some(g) => g.bind_thread(),
+            None => {
+                sdk_err!("gpuqp", "the GPU of the latest CUDA registration is gone");
+                Err(DocaError::NOT_FOUND)
+            }
+        }
+    }
+}
+
+/// The GPU owning the latest CUDA registration: the NIC proxy threads make its context
+/// current (UCX copies CUDA memory in the calling thread's context).
+static LATEST_CUDA_GPU: Mutex<Weak<GpuShared>> = Mutex::new(Weak::new());
+
+/// Records `addr`'s GPU as the one the proxies bind (before the registration bumps the
+/// NIC's CUDA epoch).
+fn note_cuda_gpu(addr: u64, len: u64) {
+    if let Some(r) = registry::lookup(addr, len as usize) {
+        *LATEST_CUDA_GPU.lock().unwrap_or_else(|p| p.into_inner()) = Arc::downgrade(&r.gpu);
     }
 }
 
@@ -76,6 +98,7 @@ pub(crate) fn kind_of(addr: u64, len: u64) -> DocaResult<MemKind> {
 pub(crate) fn register(addr: u64, len: u64, access: Access) -> DocaResult<Registration> {
     let kind = kind_of(addr, len)?;
     if kind == MemKind::Cuda {
+        note_cuda_gpu(addr, len);
         install_device_memory();
     }
     keys::register(addr, len, access, kind)
@@ -91,6 +114,7 @@ pub(crate) fn register_as(
 ) -> DocaResult<Registration> {
     let kind = kind_of(addr, len)?;
     if kind == MemKind::Cuda {
+        note_cuda_gpu(addr, len);
         install_device_memory();
     }
     keys::register_as(key, addr, len, access, kind)

@@ -95,9 +95,9 @@ pub(crate) trait DeviceMemory: Send + Sync {
     fn read(&self, src: u64, out: &mut [u8]) -> DocaResult<()>;
     /// Copies `bytes` to device address `dst`.
     fn write(&self, dst: u64, bytes: &[u8]) -> DocaResult<()>;
-    /// Makes the context of the GPU owning device address `addr` current on the calling
+    /// Makes the context of the GPU of the latest CUDA registration current on the calling
     /// thread (UCX's CUDA transports run their copies in the caller's current context).
-    fn bind_thread(&self, addr: u64) -> DocaResult<()>;
+    fn bind_thread(&self) -> DocaResult<()>;
 }
 
 /// A 64-bit atomic the target of an atomic WQE executes.
@@ -118,9 +118,9 @@ struct Registry {
     device: RwLock<Option<Arc<dyn DeviceMemory>>>,
     // Serialises read-modify-write atomics on device memory.
     device_atomics: std::sync::Mutex<()>,
-    // Device address of the latest CUDA registration (0: none yet); the proxy threads bind
-    // the owning GPU's context when it moves (see `bind_device_context`).
-    cuda_hint: AtomicU64,
+    // Counts CUDA registrations; the proxy threads bind the GPU context of the latest one
+    // when it moves (see `bind_device_context`).
+    cuda_epoch: AtomicU64,
 }
 
 static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
@@ -130,7 +130,7 @@ static REGISTRY: Lazy<Registry> = Lazy::new(|| Registry {
     revoked: std::sync::Mutex::new(std::collections::VecDeque::new()),
     device: RwLock::new(None),
     device_atomics: std::sync::Mutex::new(()),
-    cuda_hint: AtomicU64::new(0),
+    cuda_epoch: AtomicU64::new(0),
 });
 
 /// A live registration; deregistered when dropped (UCX unmaps it once the last operation
@@ -176,7 +176,7 @@ pub(crate) fn register(
     }
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
     if kind == MemKind::Cuda {
-        REGISTRY.cuda_hint.store(addr, Ordering::Release);
+        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
     }
     let key = loop {
         let k = REGISTRY.next.fetch_add(1, Ordering::Relaxed);
@@ -232,7 +232,7 @@ pub(crate) fn register_as(
     }
     let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
     if kind == MemKind::Cuda {
-        REGISTRY.cuda_hint.store(addr, Ordering::Release);
+        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
     }
     let region = Arc::new(Region {
         key,
@@ -292,17 +292,17 @@ pub(crate) fn set_device_memory(d: Option<Arc<dyn DeviceMemory>>) {
     *REGISTRY.device.write().unwrap_or_else(|p| p.into_inner()) = d;
 }
 
-/// Device address of the latest CUDA registration of the process (0 when none): a proxy
-/// thread compares it with what it bound last.
-pub(crate) fn cuda_hint() -> u64 {
-    REGISTRY.cuda_hint.load(Ordering::Acquire)
+/// How many CUDA registrations the process made (0 when none): a proxy thread compares
+/// it with what it saw when it last bound a context.
+pub(crate) fn cuda_epoch() -> u64 {
+    REGISTRY.cuda_epoch.load(Ordering::Acquire)
 }
 
-/// Makes the context of the GPU owning `addr` (a [`cuda_hint`]) current on the calling
+/// Makes the context of the GPU of the latest CUDA registration current on the calling
 /// thread. UCX executes puts, gets and active-message data on CUDA memory in the calling
 /// thread's current context; a proxy thread has none of its own.
-pub(crate) fn bind_device_context(addr: u64) -> DocaResult<()> {
-    device()?.bind_thread(addr)
+pub(crate) fn bind_device_context() -> DocaResult<()> {
+    device()?.bind_thread()
 }
 
 fn device() -> DocaResult<Arc<dyn DeviceMemory>> {

@@ -1,8 +1,8 @@
 //! Soft NIC ports: one [`Port`] per opened device, shared by its RX/TX queues and its DOCA
 //! Flow port.
 //!
-//! A port has a backend that moves frames (AF_PACKET on a Linux interface, a pcap file pair,
-//! or one side of an in-memory wire) and, while it has users, receive lanes: dispatcher
+//! A port has a backend that moves frames (AF_PACKET on a Linux interface, AF_XDP on one
+//! named `xdp:IFACE`, a pcap file pair, or one side of an in-memory wire) and, while it has users, receive lanes: dispatcher
 //! threads that read frames, parse and classify them with the port's Flow pipes and hand
 //! each one to the [`RxSink`] of its target queue id. One lane per registered RX queue, at
 //! most [`lane_cap`] (`DOCA_SOFT_RX_LANES`); see `lanes`. Every frame is counted: delivered,
@@ -16,6 +16,9 @@ mod frame_queue;
 mod lanes;
 mod pcap;
 mod wire;
+mod xdp;
+mod xdp_bpf;
+mod xdp_ring;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -70,6 +73,11 @@ pub(crate) trait Backend: Send + Sync {
     fn open_rx(&self, lane: usize) -> DocaResult<Option<Box<dyn RxSource>>>;
     /// The port is ready for traffic (a replaying backend starts then).
     fn arm(&self) {}
+    /// Frames the kernel dropped before any lane saw them, where the backend can tell.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    fn kernel_drops(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The receive side of a backend for one lane, owned by that lane's thread.
@@ -105,6 +113,9 @@ struct Users {
 /// One per opened device (shared by every queue and the DOCA Flow port on it).
 pub struct Port {
     name: String,
+    /// What carries the frames (`Port::backend_kind`).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    kind: String,
     backend: Box<dyn Backend>,
     max_frame: usize,
     /// The lanes' input queues (a wire's receiving side is this port's inject queues).
@@ -138,6 +149,18 @@ fn port_key(spec: &PortSpec) -> String {
             format!("pcap:{},{}", input.display(), output.display())
         }
         PortSpec::Wire { name, side } => format!("wire:{name}{side}"),
+        PortSpec::Xdp {
+            ifname,
+            native,
+            zerocopy,
+        } => {
+            let opt = match (native, zerocopy) {
+                (_, true) => ",zerocopy",
+                (true, false) => ",native",
+                _ => "",
+            };
+            format!("xdp:{ifname}{opt}")
+        }
     }
 }
 
@@ -154,17 +177,31 @@ impl Port {
         if let Some(p) = ports.get(&key).and_then(Weak::upgrade) {
             return Ok(p);
         }
+        let mut kind = "af_packet".to_string();
         let (backend, inject): (Box<dyn Backend>, Arc<LaneQueues>) = match spec {
             PortSpec::Linux { ifname, ifindex } => (
                 Box::new(af_packet::AfPacket::open(ifname, *ifindex)?),
                 // Lanes read their sockets: input queues only when a frame is injected.
                 Arc::new(LaneQueues::lazy(INJECT_QUEUE_FRAMES)),
             ),
+            PortSpec::Xdp {
+                ifname,
+                native,
+                zerocopy,
+            } => {
+                let (b, k) = open_xdp(ifname, *native, *zerocopy)?;
+                kind = k;
+                (b, Arc::new(LaneQueues::lazy(INJECT_QUEUE_FRAMES)))
+            }
             PortSpec::Pcap { input, output } => (
-                Box::new(pcap::PcapPort::open(input, output)?),
+                {
+                    kind = "pcap".into();
+                    Box::new(pcap::PcapPort::open(input, output)?)
+                },
                 Arc::new(LaneQueues::new(INJECT_QUEUE_FRAMES)),
             ),
             PortSpec::Wire { name, side } => {
+                kind = "wire".into();
                 let end = wire::WireEnd::attach(name, *side)?;
                 let rx = end.rx_queue();
                 (Box::new(end), rx)
@@ -172,6 +209,7 @@ impl Port {
         };
         let port = Arc::new_cyclic(|me| Port {
             name: key.clone(),
+            kind,
             max_frame: backend.max_frame(),
             backend,
             inject,
@@ -205,6 +243,14 @@ impl Port {
     /// Name of the port (backend kind and address).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// What carries the port's frames: `af_packet`, `pcap`, `wire`, or for an AF_XDP port
+    /// its mode (`af_xdp copy generic mode, 1 queue`). An `xdp:` port that fell back to
+    /// AF_PACKET says `af_packet`.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    pub fn backend_kind(&self) -> &str {
+        &self.kind
     }
 
     /// Registers the sink of RX queue `queue_id`; IN_USE if the id is taken. Starts the
@@ -336,6 +382,13 @@ impl Port {
             .clone()
     }
 
+    /// Frames the kernel dropped on their way to the port's lanes (an AF_XDP port's RX and
+    /// fill rings ran full or empty), when the backend can tell; `None` otherwise.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn kernel_drops(&self) -> Option<u64> {
+        self.backend.kernel_drops()
+    }
+
     /// A copy of the port's counters.
     pub fn counters(&self) -> PortCountersSnapshot {
         self.counters.snapshot()
@@ -444,6 +497,34 @@ impl Port {
             }
             // Frames sent while stopped wait on their queues for the next lanes.
             self.inject.set_running(0);
+        }
+    }
+}
+
+/// The backend of an `xdp:` port and its description: AF_XDP, or AF_PACKET with one log
+/// line naming the reason when AF_XDP cannot be used here (old kernel, no CAP_NET_ADMIN /
+/// CAP_BPF, an interface or driver that refuses it). An interface that does not exist is
+/// NOT_FOUND either way.
+fn open_xdp(ifname: &str, native: bool, zerocopy: bool) -> DocaResult<(Box<dyn Backend>, String)> {
+    let ifindex = af_packet::ifindex_of(ifname).inspect_err(|e| {
+        if *e == DocaError::NOT_FOUND {
+            sdk_err!("port", "xdp:{ifname}: no such interface");
+        }
+    })?;
+    match xdp::XdpPort::open(ifname, ifindex, xdp::XdpMode { native, zerocopy }) {
+        Ok(p) => {
+            let k = p.describe().to_string();
+            Ok((Box::new(p), k))
+        }
+        Err((_, why)) => {
+            sdk_warn!(
+                "port",
+                "xdp:{ifname}: AF_XDP unavailable ({why}); using AF_PACKET"
+            );
+            Ok((
+                Box::new(af_packet::AfPacket::open(ifname, ifindex)?),
+                "af_packet".into(),
+            ))
         }
     }
 }

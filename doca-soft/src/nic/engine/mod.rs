@@ -65,7 +65,7 @@ pub(super) struct Engine {
     last_busy: Instant,
     sleep: Duration,
     listener: Option<ucp::Listener>,
-    // The CUDA registration whose GPU context this thread made current (0: none).
+    // The CUDA registration count when this thread last made a GPU context current.
     bound_cuda: u64,
     pub(super) net: Net,
 }
@@ -179,16 +179,16 @@ impl Engine {
     /// it changed: UCX runs its CUDA copies (puts, gets, message data in device memory) in
     /// the calling thread's context, and without one they fail.
     fn bind_cuda(&mut self) {
-        let hint = mkey::cuda_hint();
-        if hint == self.bound_cuda {
+        let epoch = mkey::cuda_epoch();
+        if epoch == self.bound_cuda {
             return;
         }
-        self.bound_cuda = hint;
-        match mkey::bind_device_context(hint) {
-            Ok(()) => sdk_dbg!("nic", "proxy bound the GPU context of {hint:#x}"),
+        self.bound_cuda = epoch;
+        match mkey::bind_device_context() {
+            Ok(()) => sdk_dbg!("nic", "proxy bound the GPU context of CUDA registration {epoch}"),
             Err(e) => sdk_warn!(
                 "nic",
-                "proxy could not bind the GPU context of {hint:#x}: {e}; CUDA memory transfers may fail"
+                "proxy could not bind a GPU context for CUDA registration {epoch}: {e}; transfers of CUDA memory may fail"
             ),
         }
     }

@@ -10,7 +10,9 @@
 //!
 //! Stop is synchronous (SUCCESS), as clients expect.
 
+use super::wake::WakeSet;
 use super::worker::{UromWorker, WorkerShared};
+use crate::ctx::notify::Wakeup;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
@@ -77,6 +79,8 @@ struct St {
 /// Shared domain state (the context's operations).
 pub(crate) struct DomainShared {
     st: Mutex<St>,
+    // What the engine sleeps on for this context (see `arm_wakeup`).
+    wake: WakeSet,
 }
 
 const DOMAIN_REQ: u64 = 0xd0;
@@ -298,6 +302,17 @@ impl CtxOps for DomainShared {
         Ok(Transition::Pending)
     }
 
+    /// Only a start has work: the out-of-band collective is the application's (tested, it
+    /// has no descriptor) and the workers' acknowledgements arrive through their own
+    /// contexts, so a starting domain looks again shortly; otherwise it is quiet.
+    fn arm_wakeup(&self, ctx: &Ctx) -> Wakeup {
+        if ctx.state() == crate::ctx::STATE_STARTING {
+            self.wake.recheck()
+        } else {
+            Wakeup::Quiet
+        }
+    }
+
     fn stop(&self, _ctx: &Ctx) -> DocaResult<Transition> {
         lock(&self.st).phase = Phase::Idle;
         Ok(Transition::Done)
@@ -340,6 +355,7 @@ impl UromDomain {
                 bufs: Vec::new(),
                 phase: Phase::Idle,
             }),
+            wake: WakeSet::default(),
         });
         UromDomain {
             ctx: Ctx::new(shared.clone()),

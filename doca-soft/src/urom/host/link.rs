@@ -11,6 +11,8 @@
 //! fails with TIME_OUT. A live peer answers a ping at once, so commands that legitimately
 //! take long (a receive waiting for its sender) are not cut short.
 
+use super::wake::WakeSet;
+use crate::ctx::notify::Wakeup;
 use crate::error::{DocaError, DocaResult};
 use crate::urom::transport::{ConnId, EventRef, Node};
 use crate::urom::wire::{Decoder, Msg};
@@ -171,6 +173,57 @@ impl Link {
             let _ = self.send(&Msg::Ping { seq: self.ping_seq });
         }
         None
+    }
+
+    /// Before the owner's context sleeps (`doca_pe_request_notification`): fills `fds` with
+    /// the descriptors that become ready when the peer sends or the connection can take
+    /// more output, and returns when the liveness watch must look again (`None` inside:
+    /// nothing outstanding, no time). `None`: do not sleep, progress now (the link failed,
+    /// or UCX has work pending). `outstanding` and `bound` as for [`Link::watch`].
+    fn sleep_plan(
+        &mut self,
+        outstanding: bool,
+        bound: Duration,
+        fds: &mut Vec<libc::pollfd>,
+    ) -> Option<Option<Instant>> {
+        if self.failed.is_some() || !self.node.sleep_fds(fds) {
+            return None;
+        }
+        if !outstanding {
+            return Some(None);
+        }
+        // What `watch` checks: a ping once the peer was silent for a quarter of the bound
+        // (and the last ping is as old), giving up once it was silent for the bound.
+        let since = self.waiting_since.unwrap_or_else(Instant::now);
+        let give_up = self.last_heard.max(since) + bound + Duration::from_millis(1);
+        let ping = self.last_ping.max(self.last_heard) + bound / 4;
+        Some(Some(give_up.min(ping)))
+    }
+
+    /// What the owner's context answers when its engine arms the notification: the link's
+    /// descriptors and the liveness watch's next look in `wake` (see [`Link::sleep_plan`]),
+    /// or [`Wakeup::Ready`] when there is work already.
+    ///
+    /// UCX's event descriptor is watched edge-triggered, and armed again after the set was
+    /// drained: `ucp_worker_arm` can answer "armed" while the descriptor stays readable (an
+    /// epoll set of UCX's TCP transport holding a socket registered for output keeps it so),
+    /// and a level-triggered watch would then wake the sleeper again and again. Edges are
+    /// new events; anything that arrived before the second arm makes that arm answer busy.
+    pub(crate) fn arm_wakeup(
+        &mut self,
+        outstanding: bool,
+        bound: Duration,
+        wake: &WakeSet,
+    ) -> Wakeup {
+        let mut fds = Vec::new();
+        let Some(deadline) = self.sleep_plan(outstanding, bound, &mut fds) else {
+            return Wakeup::Ready;
+        };
+        match wake.arm(&fds, self.node.ucx_event_fd(), deadline) {
+            Wakeup::Fd(fd) if self.node.rearm_ucx() => Wakeup::Fd(fd),
+            Wakeup::Fd(_) => Wakeup::Ready,
+            other => other,
+        }
     }
 
     fn broken(&mut self, e: DocaError) {

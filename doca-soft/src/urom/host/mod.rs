@@ -8,4 +8,5 @@ pub(crate) mod domain;
 pub(crate) mod link;
 pub(crate) mod service;
 pub(crate) mod service_file;
+pub(crate) mod wake;
 pub(crate) mod worker;

@@ -12,6 +12,8 @@
 
 use super::link::{liveness_from_env, Link};
 use super::service_file;
+use super::wake::WakeSet;
+use crate::ctx::notify::Wakeup;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
@@ -73,6 +75,8 @@ pub(crate) struct ServiceShared {
     cfg: Mutex<Cfg>,
     st: Mutex<St>,
     attached: AtomicUsize,
+    // What the engine sleeps on for this context (see `arm_wakeup`).
+    wake: WakeSet,
 }
 
 impl ServiceShared {
@@ -215,6 +219,18 @@ impl CtxOps for ServiceShared {
         "urom_service"
     }
 
+    /// The daemon connection's descriptors, and the liveness watch's next look while a
+    /// request waits for the daemon.
+    fn arm_wakeup(&self, _ctx: &Ctx) -> Wakeup {
+        let liveness = self.liveness();
+        let mut st = lock(&self.st);
+        let outstanding = !st.waiting.is_empty();
+        match st.link.as_mut() {
+            None => Wakeup::Quiet,
+            Some(link) => link.arm_wakeup(outstanding, liveness, &self.wake),
+        }
+    }
+
     fn start(&self, _ctx: &Ctx) -> DocaResult<Transition> {
         self.connect()?;
         Ok(Transition::Done)
@@ -337,6 +353,7 @@ impl UromService {
             }),
             st: Mutex::new(St::default()),
             attached: AtomicUsize::new(0),
+            wake: WakeSet::default(),
         });
         UromService {
             ctx: Ctx::new(shared.clone()),

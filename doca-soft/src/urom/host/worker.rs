@@ -20,7 +20,9 @@
 use super::buf::{data_bytes, fill, task_buf};
 use super::link::Link;
 use super::service::{ReplySlot, ServiceShared, UromService, DEFAULT_MAX_MSG};
+use super::wake::WakeSet;
 use crate::buf::Buf;
+use crate::ctx::notify::Wakeup;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_IDLE, STATE_RUNNING};
 use crate::error::{DocaError, DocaResult};
 use crate::sync::lock;
@@ -84,6 +86,8 @@ pub(crate) struct WorkerShared {
     st: Mutex<St>,
     // Released command tasks (raw `CmdTask` pointers), reused by allocate.
     pool: Mutex<Vec<usize>>,
+    // What the engine sleeps on for this context (see `arm_wakeup`).
+    wake: WakeSet,
 }
 
 impl Drop for WorkerShared {
@@ -300,6 +304,25 @@ impl CtxOps for WorkerShared {
 
     fn needs_pe(&self) -> bool {
         true
+    }
+
+    /// Running or attaching: the worker connection's descriptors, and the liveness watch's
+    /// next look while a command or a domain request waits. Spawning or stopping: the
+    /// daemon's reply arrives through the service's engine, so look again shortly.
+    fn arm_wakeup(&self, _ctx: &Ctx) -> Wakeup {
+        let liveness = self.liveness();
+        let mut st = lock(&self.st);
+        let st = &mut *st;
+        let outstanding = match st.phase {
+            Phase::Idle => return Wakeup::Quiet,
+            Phase::Spawning(_) | Phase::Stopping(_) => return self.wake.recheck(),
+            Phase::Attaching => true,
+            Phase::Running => !st.inflight.is_empty() || st.domain_pending > st.domain_acks.len(),
+        };
+        match st.link.as_mut() {
+            None => Wakeup::Ready,
+            Some(link) => link.arm_wakeup(outstanding, liveness, &self.wake),
+        }
     }
 
     fn start(&self, _ctx: &Ctx) -> DocaResult<Transition> {
@@ -561,6 +584,7 @@ impl UromWorker {
                 done: Vec::new(),
             }),
             pool: Mutex::new(Vec::new()),
+            wake: WakeSet::default(),
         });
         UromWorker {
             ctx: Ctx::new(shared.clone()),

@@ -745,6 +745,20 @@ impl Node {
         true
     }
 
+    /// UCX's event descriptor (a node with UCX and wake-ups).
+    pub fn ucx_event_fd(&self) -> Option<libc::c_int> {
+        self.ucx.as_ref().and_then(|u| u.worker.event_fd())
+    }
+
+    /// Arms UCX's event descriptor again (after [`Node::sleep_fds`]): `false` when UCX has
+    /// work pending (progress again instead of sleeping).
+    pub fn rearm_ucx(&mut self) -> bool {
+        match &self.ucx {
+            Some(u) if u.worker.event_fd().is_some() => u.worker.arm().unwrap_or(false),
+            _ => true,
+        }
+    }
+
     /// Blocks until something can be done or `timeout_ms` passes.
     pub fn wait(&mut self, timeout_ms: i32) {
         let mut fds = std::mem::take(&mut self.pfds);
