@@ -9,6 +9,9 @@
 //! the receive kernel `kernels/bench_rx.cu` (the target path; skipped with the reason when
 //! there is no GPU or the kernel was not built).
 //!
+//! With `lo` selected it also times lone frames (`rx/soft-lo-latency-*` against a UDP
+//! socket's `rx/udp-socket-latency-*`; see `support::latency`).
+//!
 //! Every reported rate is from a run with zero loss (sequence numbers checked per sender)
 //! when one was reached within `--tries` runs (each retry paced to 90% of the last delivered
 //! rate); otherwise the figure says how many frames were lost. Everything runs in a network
@@ -30,6 +33,7 @@ use std::time::{Duration, Instant};
 use support::args::{self, Common};
 
 use support::gpu_rx::{run_gpu_rx, GpuEnv};
+use support::latency::{soft_lo_latency, udp_socket_latency, Latency};
 use support::point::{self, Outcome};
 use support::report::{Figure, Status};
 use support::soft::{run_soft_rx_costed, wire_stage_costs, Mode, RxCost, StageCosts};
@@ -220,6 +224,9 @@ fn main() {
     };
     let mut wire_gpu_64: Vec<(usize, f64)> = Vec::new();
     let mut gpu_failed: [Option<String>; 2] = [None, None];
+    if modes.contains(&"lo") {
+        lone_frame_latency(c.pick(300, 2000), ns);
+    }
 
     for &size in &sizes {
         if size < MIN_SIZE {
@@ -396,6 +403,59 @@ fn main() {
         }
     }
     scaling(&wire_gpu_64, &gpu);
+}
+
+/// Latency of a lone frame on `lo`: to a UDP socket (baseline) and to a host RX ring behind
+/// the AF_PACKET port (`support::latency`).
+fn lone_frame_latency(samples: usize, ns: &str) {
+    let gap = Duration::from_micros(200);
+    let note = |l: &Latency| {
+        format!(
+            "{} lone datagrams on lo, {} us apart, {} lost; max {:.1} us",
+            l.samples,
+            gap.as_micros(),
+            l.lost,
+            l.max_us
+        )
+    };
+    let base = udp_socket_latency(samples, gap);
+    match &base {
+        Ok(l) => {
+            for (q, v) in [("p50", l.p50_us), ("p99", l.p99_us)] {
+                Figure::info(
+                    format!("rx/udp-socket-latency-{q}/lo"),
+                    v,
+                    "us",
+                    format!(
+                        "baseline: send_to -> blocking recv_from on a UDP socket; {}; {ns}",
+                        note(l)
+                    ),
+                )
+                .emit();
+            }
+        }
+        Err(e) => {
+            Figure::skipped("rx/udp-socket-latency-p50/lo", None, format!("failed: {e}")).emit()
+        }
+    }
+    match soft_lo_latency(samples, gap) {
+        Ok(l) => {
+            for (q, v) in [("p50", l.p50_us), ("p99", l.p99_us)] {
+                let mut f = Figure::info(
+                    format!("rx/soft-lo-latency-{q}/lo"),
+                    v,
+                    "us",
+                    format!("send_to -> lo -> AF_PACKET lane -> host RX ring -> CPU consumer (spinning); {}; {ns}", note(&l)),
+                );
+                if let Ok(b) = &base {
+                    let bv = if q == "p50" { b.p50_us } else { b.p99_us };
+                    f = f.with_baseline(format!("rx/udp-socket-latency-{q}/lo"), bv);
+                }
+                f.emit();
+            }
+        }
+        Err(e) => Figure::skipped("rx/soft-lo-latency-p50/lo", None, format!("failed: {e}")).emit(),
+    }
 }
 
 /// The wire's per-frame costs, stage by stage (best of three): what one lane and one

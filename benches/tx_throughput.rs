@@ -110,6 +110,26 @@ fn port_batch_figure(lo: &Port, size: usize, frames: usize) {
     .emit();
 }
 
+/// The TX proxy's cost per frame on `lo`, one thread (`support::tx::proxy_drain_ns`).
+fn proxy_drain_figure(lo: &Arc<Port>, size: usize, frames: u64) {
+    let name = format!("tx/proxy-drain-lo/{size}B");
+    let _sinks = match support::udp::DropSinks::bind(1) {
+        Ok(s) => s,
+        Err(e) => return Figure::skipped(&name, None, format!("failed: drop socket: {e}")).emit(),
+    };
+    let ns = support::tx::proxy_drain_ns(lo, size, frames);
+    Figure::info(
+        &name,
+        ns,
+        "ns/frame",
+        format!(
+            "one thread: TxProxy::progress draining 256 descriptors written ahead (not timed) into the lo port; {frames} frames, best of 3; <= {:.3} Mpps per proxy core; frames end at a kernel-dropping socket",
+            1e3 / ns.max(1e-9)
+        ),
+    )
+    .emit();
+}
+
 /// What the first frame a freshly opened port sends costs more than the next ones (the
 /// median of 200), on `lo`, 64 B, in microseconds; the port is closed again afterwards.
 fn first_send_figure() {
@@ -171,6 +191,7 @@ fn main() {
         assert!(size >= MIN_SIZE, "--size {size}: smallest is {MIN_SIZE}");
         if isolated {
             port_batch_figure(&lo, size, c.pick(100_000, 1_000_000));
+            proxy_drain_figure(&lo, size, c.pick(50_000, 500_000));
         }
         for &q in &queues {
             let tag = format!("{size}B/{q}q");

@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod args;
 pub mod gpu_rx;
 pub mod gpu_tx;
+pub mod latency;
 pub mod netns;
 pub mod point;
 pub mod report;

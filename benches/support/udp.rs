@@ -290,7 +290,7 @@ impl DropSinks {
 }
 
 /// Attaches a classic BPF program that accepts nothing (`ret #0`) to socket `fd`.
-fn drop_all(fd: i32) -> io::Result<()> {
+pub fn drop_all(fd: i32) -> io::Result<()> {
     let mut insn = [libc::sock_filter {
         code: 0x06, // BPF_RET | BPF_K
         jt: 0,

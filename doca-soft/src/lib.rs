@@ -146,6 +146,8 @@
 //!   source: an AF_PACKET socket in the port's fanout group, or a wire input queue) a port
 //!   runs, 1 to 64; default the CPU count. A port adds a lane per registered RX queue up to
 //!   this cap.
+//! * `DOCA_SOFT_AF_PACKET_RING_KB`: the receive ring of each lane of an AF_PACKET port, in
+//!   KiB (1 to 4194304; default 4096, at least 2048 frame slots).
 //! * `DOCA_SOFT_UROM_SPIN_US` (workers, blocking host commands): how long to keep polling
 //!   after the last activity before sleeping, in microseconds (default 100, 0 = always
 //!   sleep, at most 1 s).

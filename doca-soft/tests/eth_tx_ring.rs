@@ -632,3 +632,172 @@ fn unsupported_and_malformed_wqes_complete_with_errors_and_the_queue_goes_on() {
     );
     assert_eq!(r.proxy.counters().snapshot().errors, 2);
 }
+
+/// A port that takes frames in batches (as an AF_PACKET port does with `sendmmsg`): records
+/// each call's frames and the CLOCK_REALTIME time of the call; refuses frames whose sequence
+/// number is in `refuse`.
+#[derive(Default)]
+struct BatchPort {
+    calls: Mutex<Vec<(u64, Vec<u32>)>>,
+    refuse: Vec<u32>,
+}
+impl BatchPort {
+    fn seq(f: &[u8]) -> u32 {
+        u32::from_be_bytes(f[42..46].try_into().unwrap())
+    }
+    /// Sequence numbers in the order they left, and the time each left.
+    fn sent(&self) -> Vec<(u64, u32)> {
+        let calls = self.calls.lock().unwrap();
+        calls
+            .iter()
+            .flat_map(|(t, s)| s.iter().map(move |&q| (*t, q)))
+            .collect()
+    }
+}
+impl FrameOut for BatchPort {
+    fn send(&self, frame: &[u8]) -> DocaResult<()> {
+        match self.send_batch(&[frame]) {
+            (1, _) => Ok(()),
+            (_, r) => r,
+        }
+    }
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        let n = frames
+            .iter()
+            .position(|f| self.refuse.contains(&Self::seq(f)))
+            .unwrap_or(frames.len());
+        let seqs = frames[..n].iter().map(|f| Self::seq(f)).collect();
+        self.calls.lock().unwrap().push((realtime_ns(), seqs));
+        if n < frames.len() {
+            (n, Err(DocaError::IO_FAILED))
+        } else {
+            (n, Ok(()))
+        }
+    }
+}
+
+fn batch_rig(
+    cfg: TxRingCfg,
+    frames: &[Vec<u8>],
+    refuse: Vec<u32>,
+) -> (TxProxy, CpuTxq, Arc<BatchPort>) {
+    let ring = TxRing::new(cfg, None).unwrap();
+    let mut mem = MemRanges::new(None);
+    for f in frames {
+        mem.add_host(f.as_ptr(), f.len());
+    }
+    let port = Arc::new(BatchPort {
+        refuse,
+        ..Default::default()
+    });
+    // SAFETY: host-memory ring (addresses are CPU pointers); the proxy owns the ring and is
+    // returned with the producer, which the tests drop before or with it.
+    let q = unsafe { CpuTxq::new(ring.handle_cpu()) };
+    let proxy = TxProxy::new(ring, Arc::new(mem), port.clone());
+    (proxy, q, port)
+}
+
+#[test]
+fn a_burst_leaves_in_batches_in_order_each_frame_counted_once() {
+    const N: u32 = 300;
+    let frames: Vec<Vec<u8>> = (0..N).map(|i| udp_frame(i, 18)).collect();
+    // Frame 100 is refused by the port: its WQE completes with an error, the rest still go.
+    let (proxy, q, port) = batch_rig(
+        TxRingCfg {
+            max_burst: 512,
+            ..Default::default()
+        },
+        &frames,
+        vec![100],
+    );
+    for (i, f) in frames.iter().enumerate() {
+        q.send(f.as_ptr() as u64, 0, f.len() as u32, i % 50 == 49);
+    }
+    assert_eq!(proxy.progress(), N, "every slot consumed in one pass");
+    let sent: Vec<u32> = port.sent().iter().map(|s| s.1).collect();
+    let want: Vec<u32> = (0..N).filter(|&i| i != 100).collect();
+    assert_eq!(
+        sent, want,
+        "in ring order, once each, the refused one left out"
+    );
+    let calls = port.calls.lock().unwrap();
+    assert!(
+        calls.iter().all(|c| c.1.len() <= 64),
+        "at most 64 frames per call"
+    );
+    assert!(
+        calls.len() <= 10,
+        "batched, not one call per frame: {} calls",
+        calls.len()
+    );
+    let c = proxy.counters().snapshot();
+    assert_eq!((c.sent, c.errors), (u64::from(N) - 1, 1));
+    let ev = proxy.take_events();
+    let notified: Vec<u64> = ev
+        .iter()
+        .filter(|e| e.status == 0)
+        .map(|e| e.wqe_index)
+        .collect();
+    assert_eq!(notified, vec![49, 99, 149, 199, 249, 299]);
+    let failed: Vec<u64> = ev
+        .iter()
+        .filter(|e| e.status != 0)
+        .map(|e| e.wqe_index)
+        .collect();
+    assert_eq!(failed, vec![100], "one error event, for the refused frame");
+    assert_eq!(c.completed, 7);
+}
+
+#[test]
+fn a_timed_send_in_the_middle_of_a_burst_ends_the_batch_and_leaves_on_time() {
+    let frames: Vec<Vec<u8>> = (0..40).map(|i| udp_frame(i, 10)).collect();
+    let (proxy, q, port) = batch_rig(
+        TxRingCfg {
+            max_burst: 64,
+            wait_on_time: true,
+            ..Default::default()
+        },
+        &frames,
+        Vec::new(),
+    );
+    // Far enough ahead that the first pass surely runs before it.
+    let at = realtime_ns() + 300_000_000;
+    for (i, f) in frames.iter().enumerate() {
+        if i == 20 {
+            q.wait_send(
+                ns_to_wait_on_time(at),
+                f.as_ptr() as u64,
+                0,
+                f.len() as u32,
+                false,
+            );
+        } else {
+            q.send(f.as_ptr() as u64, 0, f.len() as u32, false);
+        }
+    }
+    proxy.progress();
+    let first = port.sent();
+    if realtime_ns() < at {
+        assert_eq!(
+            first.iter().map(|s| s.1).collect::<Vec<_>>(),
+            (0..20).collect::<Vec<u32>>(),
+            "what is before the timed send leaves at once, nothing behind it"
+        );
+        assert!(proxy.waiting_until().is_some());
+    }
+    let t0 = std::time::Instant::now();
+    while port.sent().len() < 40 {
+        watchdog(t0, "the timed burst");
+        proxy.progress();
+        std::thread::yield_now();
+    }
+    let sent = port.sent();
+    assert_eq!(
+        sent.iter().map(|s| s.1).collect::<Vec<_>>(),
+        (0..40).collect::<Vec<u32>>()
+    );
+    for (t, seq) in &sent[20..] {
+        assert!(*t >= at, "frame {seq} left before its time");
+    }
+    assert_eq!(proxy.counters().snapshot().sent, 40);
+}

@@ -16,6 +16,12 @@
 //! size. Frames behind a WAIT whose time has not come are read with the batch, ahead of
 //! time, and kept until it is due, so a scheduled burst leaves with only the sends between
 //! its time and the port.
+//!
+//! Frames are sent in batches ([`FrameOut::send_batch`]: one `sendmmsg` per 64 frames on an
+//! AF_PACKET port): a pass builds every frame that is due into one reused buffer, in ring
+//! order, and hands them over together; a WAIT whose time has not come ends the batch. A
+//! WQE is completed, and its slots are returned, after its frames were handed over; a frame
+//! the port refuses fails its own WQE only.
 
 use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
@@ -33,6 +39,18 @@ use std::sync::{Arc, Mutex};
 pub trait FrameOut: Send + Sync {
     /// Sends one frame.
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
+    /// Sends several frames in order; returns how many went out (a prefix of `frames`) and
+    /// the error that stopped the rest, if any (the frame at that position failed; the
+    /// ones after it were not tried). A port overrides it with one system call per batch
+    /// ([`crate::port::Port::send_batch`]); the default sends one at a time.
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        for (i, f) in frames.iter().enumerate() {
+            if let Err(e) = self.send(f) {
+                return (i, Err(e));
+            }
+        }
+        (frames.len(), Ok(()))
+    }
 }
 
 /// Settings of a TX ring.
@@ -200,6 +218,11 @@ fn trace_on() -> bool {
 /// stream synchronisation, ~10 us whatever the size) per batch instead of one per frame.
 const READ_BATCH: usize = 256;
 
+/// Frames handed to the port per [`FrameOut::send_batch`] call (one `sendmmsg` on an
+/// AF_PACKET port): on `lo` the kernel's receive of each frame runs inside the sender's
+/// system call, so larger batches save little more.
+const SEND_BATCH: usize = 64;
+
 /// What one staged WQE asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Work {
@@ -226,6 +249,19 @@ struct Staged {
     bbs: u32,
     notify: bool,
     work: Work,
+    /// Outcome once processed: 0, or the error syndrome of its last failed frame.
+    status: u8,
+    /// Bytes of its frames (the completion's byte count).
+    bytes: u32,
+}
+
+/// A frame built and waiting in `Pass::out` for the next batch send.
+#[derive(Debug, Clone)]
+struct Outgoing {
+    /// Its bytes in `Pass::out`.
+    range: Range<usize>,
+    /// The WQE it belongs to (entry of `Pass::wqes`).
+    wqe: usize,
 }
 
 /// One frame of a staged send: inline header bytes in `Pass::inline`, then segments
@@ -247,10 +283,15 @@ struct Pass {
     pos: usize,
     /// Completions written so far (the proxy's CQ producer index).
     cq_pi: u64,
+    /// First entry of `wqes` processed but not yet completed (its frames may still be
+    /// waiting in `out`); completions and the consumer index follow the batch send.
+    settled: usize,
     /// Trace of the last WAIT passed (`DOCA_SOFT_TX_TRACE`): (due, passed at) ns.
     trace_wait: Option<(u64, u64)>,
-    /// The frame being sent (offloads are applied here).
-    frame: Vec<u8>,
+    /// Frames built for the next batch send, back to back (offloads applied here).
+    out: Vec<u8>,
+    /// The frames in `out`, in send order.
+    outgoing: Vec<Outgoing>,
     /// One WQE's bytes (several blocks when it spans them).
     raw: Vec<u8>,
     /// The batch's WQEs.
@@ -268,6 +309,9 @@ struct Pass {
 impl Pass {
     fn clear(&mut self) {
         self.pos = 0;
+        self.settled = 0;
+        self.out.clear();
+        self.outgoing.clear();
         self.wqes.clear();
         self.frames.clear();
         self.inline.clear();
@@ -339,6 +383,11 @@ impl TxProxy {
 
     /// Processes every submitted WQE it can; returns how many WQE slots it consumed.
     /// Stops at a WAIT whose time has not come and when the CQ is full; never blocks.
+    ///
+    /// Frames are built into one buffer and handed to the port [`SEND_BATCH`] at a time
+    /// (one `sendmmsg` on an AF_PACKET port), in ring order; a WQE is completed, and its
+    /// slots returned, once its frames were sent. A WAIT whose time has not come ends the
+    /// batch: what is before it is sent, what is behind it waits.
     pub fn progress(&self) -> u32 {
         // One pass at a time (a proxy thread and the application's progress calls may race).
         let Ok(mut pass) = self.busy.try_lock() else {
@@ -364,24 +413,91 @@ impl TxProxy {
                 }
             }
             while pass.pos < pass.wqes.len() {
-                let w = pass.wqes[pass.pos];
-                if let Err(stall) = self.process(&w, pass) {
-                    let until = match stall {
-                        Stall::WaitOnTime(t) => t.max(1),
-                        Stall::CqFull => 0,
-                    };
-                    self.stalled_until.store(until, Ordering::Release);
-                    return consumed;
+                match self.process(pass) {
+                    Ok(()) => pass.pos += 1,
+                    // The CQ has room once the WQEs in flight are completed: settle them
+                    // and look again.
+                    Err(Stall::CqFull) if pass.settled < pass.pos => {
+                        consumed += self.settle(pass, &mut done);
+                    }
+                    Err(stall) => {
+                        consumed += self.settle(pass, &mut done);
+                        let until = match stall {
+                            Stall::WaitOnTime(t) => t.max(1),
+                            Stall::CqFull => 0,
+                        };
+                        self.stalled_until.store(until, Ordering::Release);
+                        return consumed;
+                    }
                 }
-                pass.pos += 1;
-                done += u64::from(w.bbs);
-                consumed += w.bbs;
-                // SAFETY: as above; releases the slots to the producers.
-                unsafe { ring::store_release(&mut (*db).proxy_ci, done) };
             }
+            consumed += self.settle(pass, &mut done);
         }
         self.stalled_until.store(0, Ordering::Release);
         consumed
+    }
+
+    /// Sends the frames built so far, then completes the WQEs processed since the last
+    /// settle, in order, and returns their slots to the producers; returns how many
+    /// slots that was.
+    fn settle(&self, pass: &mut Pass, done: &mut u64) -> u32 {
+        self.send_out(pass);
+        let mut consumed = 0u32;
+        for k in pass.settled..pass.pos {
+            let w = pass.wqes[k];
+            if w.notify || w.status != 0 {
+                self.complete(w.idx, w.status, w.bytes, pass);
+            }
+            *done += u64::from(w.bbs);
+            consumed += w.bbs;
+        }
+        pass.settled = pass.pos;
+        if consumed > 0 {
+            let db = self.ring.dbs();
+            // SAFETY: as in `progress`; releases the slots (and the completions written
+            // above) to the producers.
+            unsafe { ring::store_release(&mut (*db).proxy_ci, *done) };
+        }
+        consumed
+    }
+
+    /// Hands the frames waiting in `pass.out` to the port, [`SEND_BATCH`] per call, in
+    /// order; a frame the port refuses marks its WQE failed and the rest are still tried
+    /// (as separate sends would be).
+    fn send_out(&self, pass: &mut Pass) {
+        let n = pass.outgoing.len();
+        let mut i = 0;
+        while i < n {
+            let k = (n - i).min(SEND_BATCH);
+            let mut refs: [&[u8]; SEND_BATCH] = [&[]; SEND_BATCH];
+            for (r, o) in refs.iter_mut().zip(&pass.outgoing[i..i + k]) {
+                *r = &pass.out[o.range.clone()];
+            }
+            // Anything short of `k` without an error is a port breaking its contract:
+            // counted as a failed frame all the same, so the loop always moves on.
+            let (sent, _) = self.out.send_batch(&refs[..k]);
+            let sent = sent.min(k);
+            self.counters.sent.fetch_add(sent as u64, Ordering::Relaxed);
+            i += sent;
+            if sent < k {
+                self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                let w = pass.outgoing[i].wqe;
+                pass.wqes[w].status = syndrome::LOCAL_LENGTH_ERR;
+                i += 1;
+            }
+        }
+        if n > 0 {
+            if let Some((due, passed)) = pass.trace_wait.take() {
+                let sent = ring::realtime_ns();
+                eprintln!(
+                    "doca-soft tx trace: WAIT due {due} ns passed +{} ns, first frame after it sent +{} ns",
+                    passed.saturating_sub(due),
+                    sent.saturating_sub(due)
+                );
+            }
+        }
+        pass.out.clear();
+        pass.outgoing.clear();
     }
 
     /// Parses up to [`READ_BATCH`] submitted WQEs from `done` (below `pi`) and reads their
@@ -438,6 +554,8 @@ impl TxProxy {
                 bbs,
                 notify: ctrl.notify(),
                 work,
+                status: 0,
+                bytes: 0,
             });
             idx += u64::from(bbs);
         }
@@ -463,14 +581,18 @@ impl TxProxy {
         });
     }
 
-    /// Handles one staged WQE.
-    fn process(&self, w: &Staged, pass: &mut Pass) -> Result<(), Stall> {
-        // A completion may be needed (CQ_UPDATE, or an error): make sure it fits first.
-        if self.ring.h().completion_on_gpu != 0 && self.cq_full(pass.cq_pi) {
+    /// Handles staged WQE `pass.pos`: builds its frames into the batch (sending the batch
+    /// when it is full), or passes its WAIT or NOP; its completion waits for the settle.
+    fn process(&self, pass: &mut Pass) -> Result<(), Stall> {
+        // Every WQE in flight may need a completion (CQ_UPDATE, or an error): make sure
+        // they all fit first.
+        let in_flight = (pass.pos - pass.settled) as u64;
+        if self.ring.h().completion_on_gpu != 0 && self.cq_full(pass.cq_pi + in_flight) {
             return Err(Stall::CqFull);
         }
-        let status = match w.work {
-            Work::Nop => 0,
+        let at = pass.pos;
+        match pass.wqes[at].work {
+            Work::Nop => {}
             Work::Wait(due) => {
                 let now = ring::realtime_ns();
                 if now < due {
@@ -479,43 +601,26 @@ impl TxProxy {
                 if trace_on() {
                     pass.trace_wait = Some((due, now));
                 }
-                0
             }
             Work::Send {
                 cs_flags,
                 first,
                 frames,
             } => {
-                let mut status = 0;
                 for f in first..first + frames {
-                    match self.send_one(f, cs_flags, pass) {
-                        Ok(()) => {
-                            self.counters.sent.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Err(e) => {
-                            self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                            status = e;
-                        }
+                    if let Err(syn) = self.build(f, cs_flags, at, pass) {
+                        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                        pass.wqes[at].status = syn;
+                    }
+                    if pass.outgoing.len() >= SEND_BATCH {
+                        self.send_out(pass);
                     }
                 }
-                if let Some((due, passed)) = pass.trace_wait.take() {
-                    let sent = ring::realtime_ns();
-                    eprintln!(
-                        "doca-soft tx trace: WAIT due {due} ns passed +{} ns, first frame after it sent +{} ns",
-                        passed.saturating_sub(due),
-                        sent.saturating_sub(due)
-                    );
-                }
-                status
             }
             Work::Fail(syn) => {
                 self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                syn
+                pass.wqes[at].status = syn;
             }
-        };
-        if w.notify || status != 0 {
-            let bytes = pass.frame.len() as u32;
-            self.complete(w.idx, status, bytes, pass);
         }
         Ok(())
     }
@@ -527,16 +632,21 @@ impl TxProxy {
         cq_pi.wrapping_sub(ci) >= u64::from(self.ring.wqe_num)
     }
 
-    /// Sends frame `f` of the batch; Err is the error syndrome.
-    fn send_one(&self, f: usize, cs_flags: u8, pass: &mut Pass) -> Result<(), u8> {
+    /// Builds frame `f` of the staged batch (WQE `wqe`) at the end of `pass.out`, with its
+    /// checksum offloads applied, and queues it for the next batch send; Err is the error
+    /// syndrome (nothing queued).
+    fn build(&self, f: usize, cs_flags: u8, wqe: usize, pass: &mut Pass) -> Result<(), u8> {
         let fr = pass.frames[f].clone();
-        pass.frame.clear();
-        pass.frame.extend_from_slice(&pass.inline[fr.inline]);
+        let start = pass.out.len();
+        pass.out.extend_from_slice(&pass.inline[fr.inline]);
         for got in &pass.got[fr.first..fr.first + fr.n] {
-            let r = got.as_ref().map_err(|_| syndrome::LOCAL_PROT_ERR)?;
-            pass.frame.extend_from_slice(&pass.bytes[r.clone()]);
+            let Ok(r) = got.as_ref() else {
+                pass.out.truncate(start);
+                return Err(syndrome::LOCAL_PROT_ERR);
+            };
+            pass.out.extend_from_slice(&pass.bytes[r.clone()]);
         }
-        let frame = &mut pass.frame;
+        let frame = &mut pass.out[start..];
         if frame.is_empty() {
             return Err(syndrome::LOCAL_LENGTH_ERR);
         }
@@ -545,7 +655,13 @@ impl TxProxy {
         if l3 || l4 {
             checksum::apply_offloads(frame, l3, l4);
         }
-        self.out.send(frame).map_err(|_| syndrome::LOCAL_LENGTH_ERR)
+        let len = frame.len();
+        pass.wqes[wqe].bytes = pass.wqes[wqe].bytes.saturating_add(len as u32);
+        pass.outgoing.push(Outgoing {
+            range: start..start + len,
+            wqe,
+        });
+        Ok(())
     }
 
     /// Reports WQE `idx`: a CQE (REQ, or REQ_ERR with syndrome `syn`) when completions are

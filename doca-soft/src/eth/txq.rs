@@ -78,6 +78,9 @@ impl FrameOut for PortOut {
     fn send(&self, frame: &[u8]) -> DocaResult<()> {
         self.0.send(frame)
     }
+    fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
+        self.0.send_batch(frames)
+    }
 }
 
 /// How long before a scheduled send's time the proxy thread stops napping.
