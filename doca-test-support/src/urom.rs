@@ -86,8 +86,8 @@ impl UromBinaries {
             .find(|b| b.has(plugins))
     }
 
-    /// Builds the daemon, the worker and the sample plugins (`doca-soft`, `worker_graph`,
-    /// `worker_sandbox`), plus `extra` cargo arguments, into `target_dir` (debug, or
+    /// Builds the daemon, the worker, `libdoca_soft.so` (`doca-soft-capi`) and the sample
+    /// plugins (`worker_graph`, `worker_sandbox`), plus `extra` cargo arguments, into `target_dir` (debug, or
     /// release); once per process (see [`cargo_build`] for why a target directory of
     /// their own).
     pub fn build(target_dir: &Path, release: bool, extra: &[&str]) -> Result<UromBinaries, String> {
@@ -96,10 +96,12 @@ impl UromBinaries {
             args.push("--release");
         }
         // `--bins` alone selects only binaries of every package named (the plugins have
-        // none); `--lib` adds the plugins' cdylibs.
+        // none); `--lib` adds the plugins' cdylibs and the runtime's C library.
         args.extend([
             "-p",
             "doca-soft",
+            "-p",
+            "doca-soft-capi",
             "-p",
             "worker_graph",
             "-p",
