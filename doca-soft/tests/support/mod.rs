@@ -7,9 +7,18 @@ use std::time::{Duration, Instant};
 
 use doca_soft::testing::{DropReason, RxSink};
 
-/// An RX sink that records every frame it accepts.
+/// Frames a sink took, and how many of them a flush has published.
+#[derive(Default)]
+struct Taken {
+    frames: Vec<Vec<u8>>,
+    published: usize,
+}
+
+/// An RX sink that records every frame it accepts. Like the runtime's own sinks, frames
+/// become visible at the batch's flush (the port counts a batch before it flushes, so a
+/// test that sees a frame also sees it counted), not when pushed.
 pub struct RecordingSink {
-    frames: Mutex<Vec<Vec<u8>>>,
+    frames: Mutex<Taken>,
     arrived: Condvar,
     /// Frames longer than this are refused as TooBig.
     pub max_packet: usize,
@@ -23,7 +32,7 @@ impl RecordingSink {
     /// A sink taking frames up to `max_packet` bytes, at most `capacity` of them.
     pub fn new(max_packet: usize, capacity: usize) -> RecordingSink {
         RecordingSink {
-            frames: Mutex::new(Vec::new()),
+            frames: Mutex::new(Taken::default()),
             arrived: Condvar::new(),
             max_packet,
             capacity,
@@ -36,19 +45,20 @@ impl RecordingSink {
     pub fn wait_for(&self, n: usize, limit: Duration) -> Vec<Vec<u8>> {
         let end = Instant::now() + limit;
         let mut f = self.frames.lock().unwrap();
-        while f.len() < n {
+        while f.published < n {
             let now = Instant::now();
             if now >= end {
                 break;
             }
             f = self.arrived.wait_timeout(f, end - now).unwrap().0;
         }
-        f.clone()
+        f.frames[..f.published].to_vec()
     }
 
-    /// Frames so far.
+    /// Frames published so far.
     pub fn frames(&self) -> Vec<Vec<u8>> {
-        self.frames.lock().unwrap().clone()
+        let f = self.frames.lock().unwrap();
+        f.frames[..f.published].to_vec()
     }
 }
 
@@ -58,16 +68,18 @@ impl RxSink for RecordingSink {
             return Err(DropReason::TooBig);
         }
         let mut f = self.frames.lock().unwrap();
-        if f.len() >= self.capacity {
+        if f.frames.len() >= self.capacity {
             return Err(DropReason::RingFull);
         }
-        f.push(frame.to_vec());
-        self.arrived.notify_all();
+        f.frames.push(frame.to_vec());
         Ok(())
     }
 
     fn flush(&self) {
         self.flushes.fetch_add(1, Ordering::Relaxed);
+        let mut f = self.frames.lock().unwrap();
+        f.published = f.frames.len();
+        self.arrived.notify_all();
     }
 }
 
