@@ -56,8 +56,6 @@ pub(crate) trait Backend: Send + Sync {
     fn send(&self, frame: &[u8]) -> DocaResult<()>;
     /// Sends several frames; returns how many went out (in order) and the error
     /// that stopped the rest, if any.
-    // Used by the testing hooks and benches until the TX proxy sends in batches.
-    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         for (i, f) in frames.iter().enumerate() {
             if let Err(e) = self.send(f) {
@@ -312,8 +310,6 @@ impl Port {
     /// the socket is full, retry from the first unsent frame; `TOO_BIG`: that frame is over
     /// [`Port::max_frame`]); every frame is counted as sent or as a send error. Allocates
     /// nothing.
-    // Used by the testing hooks and benches until the TX proxy sends in batches.
-    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
         let max = self.max_frame();
         let fit = frames
@@ -402,7 +398,7 @@ impl Port {
 
     /// Progress of each lane started since the port opened (frames, loops, last activity,
     /// input-queue depth), lane 0 first: what a benchmark prints when a point stalls.
-    // Used by the testing hooks and benches until the TX proxy sends in batches.
+    // Used by the testing hooks and benches.
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub fn lane_stats(&self) -> Vec<LaneSnapshot> {
         let started = self
@@ -418,7 +414,7 @@ impl Port {
     }
 
     /// Threads waiting in [`Port::unregister_rx_queue`] for the lanes' batch locks now.
-    // Used by the testing hooks and benches until the TX proxy sends in batches.
+    // Used by the testing hooks and benches.
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub fn unregistering(&self) -> usize {
         self.unregistering.load(Ordering::Acquire)
