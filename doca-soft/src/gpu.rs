@@ -42,8 +42,7 @@ struct Alloc {
 /// The shared state of a GPU handle; queues and mmaps keep an `Arc` of it.
 pub struct GpuShared {
     pci: String,
-    device: sys::CUdevice,
-    ctx: sys::CUcontext,
+    primary: PrimaryContext,
     allocs: Mutex<HashMap<u64, Alloc>>,
     /// The GPU_CPU fallback warning is printed once per GPU.
     warned_gpu_cpu: std::sync::atomic::AtomicBool,
@@ -88,15 +87,9 @@ impl Gpu {
             sdk_err!("gpu", "no GPU at PCI address {pci_bus_id} ({r:?})");
             return Err(DocaError::NOT_FOUND);
         }
-        let mut ctx: sys::CUcontext = std::ptr::null_mut();
-        // SAFETY: `ctx` is writable; `device` came from the driver.
-        cu::call("cuDevicePrimaryCtxRetain", || unsafe {
-            sys::cuDevicePrimaryCtxRetain(&mut ctx, device)
-        })?;
         let shared = Arc::new(GpuShared {
             pci: pci_bus_id.trim().to_owned(),
-            device,
-            ctx,
+            primary: PrimaryContext::retain(device)?,
             allocs: Mutex::new(HashMap::new()),
             warned_gpu_cpu: std::sync::atomic::AtomicBool::new(false),
         });
@@ -120,33 +113,51 @@ impl Gpu {
     }
 }
 
-/// A thread's own hold on a device's primary context: retained and made current on
-/// creation, released on drop. The NIC proxy threads keep one, so their UCX CUDA copies
-/// have a context however long the `doca_gpu` handle that allocated the memory lives.
+/// A hold on a device's primary context: retained on creation, released on drop. Each
+/// `doca_gpu` keeps one, and so do the NIC proxy threads (theirs made current on their own
+/// thread), so their UCX CUDA copies have a context however long the handle that allocated
+/// the memory lives.
 pub(crate) struct PrimaryContext {
     device: sys::CUdevice,
+    ctx: sys::CUcontext,
 }
 
 impl PrimaryContext {
-    /// Retains `device`'s primary context and makes it current on the calling thread.
-    pub(crate) fn bind(device: sys::CUdevice) -> DocaResult<PrimaryContext> {
-        cu::init()?;
+    /// Retains `device`'s primary context.
+    fn retain(device: sys::CUdevice) -> DocaResult<PrimaryContext> {
         let mut ctx: sys::CUcontext = std::ptr::null_mut();
         // SAFETY: `ctx` is writable; `device` is an ordinal the driver handed out.
         cu::call("cuDevicePrimaryCtxRetain", || unsafe {
             sys::cuDevicePrimaryCtxRetain(&mut ctx, device)
         })?;
-        let held = PrimaryContext { device };
-        // SAFETY: `ctx` was just retained and stays alive while `held` is.
-        cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })?;
+        Ok(PrimaryContext { device, ctx })
+    }
+
+    /// Retains `device`'s primary context and makes it current on the calling thread.
+    pub(crate) fn bind(device: sys::CUdevice) -> DocaResult<PrimaryContext> {
+        cu::init()?;
+        let held = PrimaryContext::retain(device)?;
+        held.make_current()?;
         Ok(held)
     }
+
+    /// Makes the context current on the calling thread.
+    fn make_current(&self) -> DocaResult<()> {
+        let ctx = self.ctx;
+        // SAFETY: `ctx` is retained, alive while self is.
+        cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })
+    }
 }
+
+// SAFETY: a context handle may be made current on any thread; the hold is released once.
+unsafe impl Send for PrimaryContext {}
+// SAFETY: as above (`make_current` only reads the handle).
+unsafe impl Sync for PrimaryContext {}
 
 impl Drop for PrimaryContext {
     fn drop(&mut self) {
         let dev = self.device;
-        // SAFETY: retained once in `bind`.
+        // SAFETY: retained once in `retain`.
         let _ = cu::call("cuDevicePrimaryCtxRelease", || unsafe {
             sys::cuDevicePrimaryCtxRelease_v2(dev)
         });
@@ -156,19 +167,17 @@ impl Drop for PrimaryContext {
 impl GpuShared {
     /// The CUDA device ordinal.
     pub(crate) fn device_ordinal(&self) -> sys::CUdevice {
-        self.device
+        self.primary.device
     }
 
     /// Makes the primary context current on the calling thread.
     pub(crate) fn bind_thread(&self) -> DocaResult<()> {
-        let ctx = self.ctx;
-        // SAFETY: `ctx` is the retained primary context, alive while self is.
-        cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })
+        self.primary.make_current()
     }
 
     fn attribute(&self, attr: sys::CUdevice_attribute) -> DocaResult<i32> {
         let mut v: c_int = 0;
-        let dev = self.device;
+        let dev = self.primary.device;
         // SAFETY: `v` is writable.
         cu::call("cuDeviceGetAttribute", || unsafe {
             sys::cuDeviceGetAttribute(&mut v, attr, dev)
@@ -412,13 +421,9 @@ impl GpuShared {
 }
 
 impl Drop for GpuShared {
+    // The primary context is released after this, when `primary` drops.
     fn drop(&mut self) {
         self.free_leftovers();
-        let dev = self.device;
-        // SAFETY: the primary context was retained once in Gpu::open.
-        let _ = cu::call("cuDevicePrimaryCtxRelease", || unsafe {
-            sys::cuDevicePrimaryCtxRelease_v2(dev)
-        });
     }
 }
 

@@ -5,7 +5,7 @@
 //! ([`crate::nic::keys::set_device_memory`]), which copies with the owning GPU's context.
 
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::registry;
+use crate::gpu::registry::{self, GpuRange};
 use crate::gpu::PrimaryContext;
 use crate::nic::keys;
 use crate::nic::{Access, DeviceMemory, MemKind, Registration};
@@ -56,14 +56,6 @@ impl DeviceMemory for RegistryAccess {
 /// hold does not depend on how long the handle lives.
 static LATEST_CUDA_DEVICE: AtomicI64 = AtomicI64::new(-1);
 
-/// Records `addr`'s GPU as the one the proxies bind (before the registration bumps the
-/// NIC's CUDA epoch).
-fn note_cuda_gpu(addr: u64, len: u64) {
-    if let Some(r) = registry::lookup(addr, len as usize) {
-        LATEST_CUDA_DEVICE.store(r.gpu.device_ordinal() as i64, Ordering::Release);
-    }
-}
-
 /// Installs the device-memory accessor of the NIC (once per process).
 pub(crate) fn install_device_memory() {
     static ONCE: Once = Once::new();
@@ -72,7 +64,12 @@ pub(crate) fn install_device_memory() {
 
 /// Where `[addr, addr + len)` lives, as the NIC must treat it.
 pub(crate) fn kind_of(addr: u64, len: u64) -> DocaResult<MemKind> {
-    let Some(r) = registry::lookup(addr, len as usize) else {
+    kind_in(addr, registry::lookup(addr, len as usize).as_ref())
+}
+
+/// The kind of memory at `addr`, given what the allocation registry said of it.
+fn kind_in(addr: u64, range: Option<&GpuRange>) -> DocaResult<MemKind> {
+    let Some(r) = range else {
         return Ok(MemKind::Host);
     };
     match r.cpu_addr {
@@ -92,13 +89,22 @@ pub(crate) fn kind_of(addr: u64, len: u64) -> DocaResult<MemKind> {
     }
 }
 
-/// Registers `[addr, addr + len)` with the NIC under a fresh key.
-pub(crate) fn register(addr: u64, len: u64, access: Access) -> DocaResult<Registration> {
-    let kind = kind_of(addr, len)?;
-    if kind == MemKind::Cuda {
-        note_cuda_gpu(addr, len);
+/// The kind of `[addr, addr + len)` for a registration. For CUDA memory it also records
+/// the GPU as the one the proxies bind (before the registration bumps the NIC's CUDA
+/// epoch) and installs the device-memory accessor.
+fn registration_kind(addr: u64, len: u64) -> DocaResult<MemKind> {
+    let range = registry::lookup(addr, len as usize);
+    let kind = kind_in(addr, range.as_ref())?;
+    if let (MemKind::Cuda, Some(r)) = (kind, &range) {
+        LATEST_CUDA_DEVICE.store(r.gpu.device_ordinal() as i64, Ordering::Release);
         install_device_memory();
     }
+    Ok(kind)
+}
+
+/// Registers `[addr, addr + len)` with the NIC under a fresh key.
+pub(crate) fn register(addr: u64, len: u64, access: Access) -> DocaResult<Registration> {
+    let kind = registration_kind(addr, len)?;
     keys::register(addr, len, access, kind)
 }
 
@@ -110,10 +116,6 @@ pub(crate) fn register_as(
     len: u64,
     access: Access,
 ) -> DocaResult<Registration> {
-    let kind = kind_of(addr, len)?;
-    if kind == MemKind::Cuda {
-        note_cuda_gpu(addr, len);
-        install_device_memory();
-    }
+    let kind = registration_kind(addr, len)?;
     keys::register_as(key, addr, len, access, kind)
 }
