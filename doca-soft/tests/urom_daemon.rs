@@ -34,6 +34,7 @@ fn c_plugin_echo_through_daemon_and_worker() {
             dest_id,
             addrs,
             ucx_addr,
+            ..
         } => {
             assert_eq!(addrs, vec![(1, b"echo-c\0".to_vec())]);
             assert!(ucx_addr.is_empty(), "no UCX address offered: TCP stays");

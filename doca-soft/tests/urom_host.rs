@@ -16,7 +16,8 @@ use doca_soft::capi::doca_pe::{
 use doca_soft::capi::doca_types::DocaData;
 use doca_soft::capi::doca_urom::*;
 use doca_soft::testing::urom::{
-    set_service_addr, set_service_liveness, worker_on_ucx, DEFAULT_MAX_MSG,
+    set_service_addr, set_service_liveness, worker_on_ucx, worker_ucx_transports, Transport,
+    DEFAULT_MAX_MSG, UCX_WATCH_ENV,
 };
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
@@ -958,4 +959,71 @@ fn the_cpuset_option_is_what_hosts_see_and_worker_cpus_must_exist() {
         assert_eq!(doca_pe_destroy(pe), 0);
     }
     stop_service(s);
+}
+
+#[test]
+fn host_worker_endpoints_of_one_machine_go_over_shared_memory_unless_watching_is_asked() {
+    // The host and its worker run on one machine, so their UCX endpoint is made without
+    // UCX's peer failure detection and UCX puts it on shared memory (UCX_TLS tcp,sm by
+    // default, or shm alone); a worker whose environment asks for watched endpoints
+    // (DOCA_SOFT_UROM_UCX_WATCH=always) declines the host's offer and both ends stay on
+    // TCP. Either way commands round trip, and a killed worker is noticed at once through
+    // the TCP connection, long before the liveness bound (60 s here).
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let shm = |t: &[Transport]| t.iter().any(|t| t.name == "sysv" || t.name == "posix");
+    let cases: [(&[(&str, &str)], bool); 3] = [
+        (&[], true),
+        (&[("UCX_TLS", "shm")], true),
+        (&[(UCX_WATCH_ENV, "always")], false),
+    ];
+    for (env, want_shm) in cases {
+        let d = Daemon::start_with(None, dir.path().to_str().unwrap(), &[], env);
+        let s = start_service_bounded(&d, Some(Duration::from_secs(60)));
+        let plugin = echo_plugin(&s);
+        let mut pe = std::ptr::null_mut();
+        // SAFETY: out pointer.
+        assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+        let w = start_worker(&s, pe, 3, 0, plugin.id);
+        // SAFETY: live worker.
+        let t = unsafe { worker_ucx_transports(w) }
+            .unwrap()
+            .unwrap_or_else(|| panic!("{env:?}: the worker connection moved to UCX"));
+        assert!(!t.is_empty(), "{env:?}");
+        if want_shm {
+            assert!(shm(&t), "{env:?}: shared memory: {t:?}");
+            assert!(t.iter().all(|t| !t.is_tcp()), "{env:?}: no TCP lane: {t:?}");
+        } else {
+            assert!(t.iter().any(Transport::is_tcp), "{env:?}: TCP: {t:?}");
+            assert!(!shm(&t), "{env:?}: no shared memory: {t:?}");
+        }
+        for i in 0..20u64 {
+            let mut c = cookie();
+            assert_eq!(submit_echo(w, plugin.id, 0, 0x5000 + i, &mut c), 0);
+            progress_until(&[s.pe, pe], || c.done);
+            assert_eq!(c.status, 0, "{env:?}");
+            assert_eq!(&c.response[8..16], &(0x5000 + i).to_le_bytes());
+        }
+        let mut held = cookie();
+        assert_eq!(submit_echo(w, plugin.id, 1, 0, &mut held), 0, "HOLD");
+        let pids = d.worker_pids();
+        assert_eq!(pids.len(), 1);
+        let killed = Instant::now();
+        signal(pids[0], libc::SIGKILL);
+        progress_until(&[s.pe, pe], || held.done);
+        let waited = killed.elapsed();
+        assert_eq!(held.status, DocaError::CONNECTION_RESET.0, "{env:?}");
+        assert!(
+            waited < Duration::from_secs(1),
+            "{env:?}: the kill is seen within 1 s (took {waited:?})"
+        );
+        // SAFETY: live worker.
+        let ctx = unsafe { doca_urom_worker_as_ctx(w) };
+        progress_until(&[s.pe, pe], || state(ctx) == STATE_IDLE);
+        // SAFETY: an IDLE worker can be destroyed without a stop.
+        assert_eq!(unsafe { doca_urom_worker_destroy(w) }, 0);
+        // SAFETY: no contexts left.
+        assert_eq!(unsafe { doca_pe_destroy(pe) }, 0);
+        stop_service(s);
+    }
 }

@@ -97,6 +97,7 @@ fn dpu_in_a_network_namespace_over_veth() {
         worker_id: 9,
         token: token.clone(),
         ucx_addr: vec![],
+        unwatched: false,
     });
     assert!(matches!(w.recv(T), Some(Msg::Attached { .. })));
     w.send(&Msg::Cmd(echo_cmd(1, 5, 0, 0xabcdef)));
@@ -116,6 +117,7 @@ fn dpu_in_a_network_namespace_over_veth() {
             worker_id: 9,
             token,
             ucx_addr: ours,
+            unwatched: false,
         }
         .encode(),
     )

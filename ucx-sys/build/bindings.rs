@@ -20,7 +20,7 @@ pub fn generate(ucx: &Ucx) {
         )
         .allowlist_function("ucp_listener_(create|destroy|query|reject)")
         .allowlist_function("ucp_conn_request_query")
-        .allowlist_function("ucp_ep_(create|close_nbx|flush_nbx|rkey_unpack)")
+        .allowlist_function("ucp_ep_(create|close_nbx|flush_nbx|rkey_unpack|query)")
         .allowlist_function("ucp_(put|get)_nbx")
         .allowlist_function("ucp_am_(send_nbx|recv_data_nbx|data_release)")
         .allowlist_function("ucp_stream_(send_nbx|recv_data_nb|data_release)")

@@ -271,10 +271,72 @@ impl Endpoint {
         }
     }
 
+    /// The transports UCX put this endpoint on (`ucp_ep_query`), one entry per lane, in
+    /// UCX's lane order: which transport carries what depends on the operation and the
+    /// size (UCX's protocol selection), so callers look for a name rather than a position.
+    pub fn transports(&self) -> Result<Vec<Transport>> {
+        let mut entries = [sys::ucp_transport_entry_t::default(); MAX_TRANSPORTS];
+        let mut attr = sys::ucp_ep_attr_t {
+            field_mask: sys::ucp_ep_attr_field_UCP_EP_ATTR_FIELD_TRANSPORTS as u64,
+            transports: sys::ucp_transports_t {
+                entries: entries.as_mut_ptr(),
+                num_entries: MAX_TRANSPORTS as u32,
+                entry_size: std::mem::size_of::<sys::ucp_transport_entry_t>(),
+            },
+            ..Default::default()
+        };
+        // SAFETY: live endpoint; `attr` asks only for the transports, into `entries`, whose
+        // length and element size it states (UCX writes at most that many entries).
+        let s = unsafe { sys::ucp_ep_query(self.raw, &mut attr) };
+        Status(s).check("ucp_ep_query")?;
+        let n = (attr.transports.num_entries as usize).min(MAX_TRANSPORTS);
+        Ok(entries[..n]
+            .iter()
+            .map(|e| Transport {
+                name: c_text(e.transport_name),
+                device: c_text(e.device_name),
+            })
+            .collect())
+    }
+
     /// The raw handle (valid while this endpoint lives).
     pub fn as_raw(&self) -> sys::ucp_ep_h {
         self.raw
     }
+}
+
+/// Most lanes [`Endpoint::transports`] reports (UCX's own limit is lower).
+const MAX_TRANSPORTS: usize = 32;
+
+/// One transport of an endpoint ([`Endpoint::transports`]), by UCX's names: `tcp` on a
+/// network interface, `sysv` or `posix` (shared memory) and `cma` on `memory`, `rc_mlx5` on
+/// an RDMA port, and so on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transport {
+    /// The transport (`UCX_TLS` names it).
+    pub name: String,
+    /// The device it runs on (`UCX_NET_DEVICES` names network ones).
+    pub device: String,
+}
+
+impl Transport {
+    /// Whether it is one of UCX's TCP transports (`tcp`, or the `tcp_sockcm` connection
+    /// manager).
+    pub fn is_tcp(&self) -> bool {
+        self.name.starts_with("tcp")
+    }
+}
+
+/// A string UCX returned (empty for a null pointer).
+fn c_text(p: *const std::os::raw::c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: non-null; UCX's transport and device names are NUL-terminated strings that
+    // live as long as the endpoint's configuration, and are copied here at once.
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 impl Drop for Endpoint {
@@ -372,5 +434,80 @@ impl Drop for StreamData<'_> {
         // SAFETY: `ptr` came from ucp_stream_recv_data_nb on this live endpoint; released
         // once.
         unsafe { sys::ucp_stream_data_release(self.ep.raw, self.ptr) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Context, Features, ThreadMode};
+
+    fn context(tls: &str) -> Context {
+        Context::builder()
+            .features(Features::STREAM | Features::WAKEUP)
+            .config("WARN_UNUSED_ENV_VARS", "n")
+            .config("TLS", tls)
+            .build()
+            .expect("UCX context")
+    }
+
+    /// Progresses both workers until `want` bytes arrived on `ep` (10 s at most).
+    fn recv_n(a: &Worker, b: &Worker, ep: &Endpoint, want: usize) -> Vec<u8> {
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while got.len() < want && Instant::now() < deadline {
+            a.progress_all();
+            b.progress_all();
+            while let Some(d) = ep.stream_recv() {
+                got.extend_from_slice(&d);
+            }
+        }
+        got
+    }
+
+    /// Two workers of one machine (each with a context of its own, as two processes have)
+    /// joined by endpoints made from each other's addresses with `failure`; the transports
+    /// of the first after a stream went both ways.
+    fn transports_between(tls: &str, failure: PeerFailure) -> Vec<Transport> {
+        let (ca, cb) = (context(tls), context(tls));
+        let a = Worker::new(&ca, ThreadMode::Serialized).unwrap();
+        let b = Worker::new(&cb, ThreadMode::Serialized).unwrap();
+        let (addr_a, addr_b) = (a.address().unwrap(), b.address().unwrap());
+        let ab = Endpoint::connect_to_address_with(&a, &addr_b, failure).unwrap();
+        let ba = Endpoint::connect_to_address_with(&b, &addr_a, failure).unwrap();
+        let _s = ab.stream_send(b"ping".to_vec());
+        assert_eq!(recv_n(&a, &b, &ba, 4), b"ping");
+        let _r = ba.stream_send(b"pong".to_vec());
+        assert_eq!(recv_n(&a, &b, &ab, 4), b"pong");
+        let t = ab.transports().expect("ucp_ep_query");
+        assert_eq!(t, ba.transports().expect("ucp_ep_query"), "both ends alike");
+        t
+    }
+
+    #[test]
+    fn unwatched_endpoints_of_one_machine_run_on_shared_memory_and_watched_ones_on_tcp() {
+        let unwatched = transports_between("tcp,sm", PeerFailure::NotDetected);
+        assert!(!unwatched.is_empty());
+        assert!(
+            unwatched.iter().all(|t| !t.is_tcp()),
+            "no TCP lane: {unwatched:?}"
+        );
+        assert!(
+            unwatched
+                .iter()
+                .any(|t| ["sysv", "posix"].contains(&t.name.as_str())),
+            "a shared-memory lane: {unwatched:?}"
+        );
+        let watched = transports_between("tcp,sm", PeerFailure::Detected);
+        assert!(
+            watched.iter().any(Transport::is_tcp),
+            "watched: TCP lanes only: {watched:?}"
+        );
+        assert!(
+            watched
+                .iter()
+                .all(|t| !["sysv", "posix"].contains(&t.name.as_str())),
+            "watched: no shared memory: {watched:?}"
+        );
     }
 }

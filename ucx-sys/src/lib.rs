@@ -87,7 +87,7 @@ mod version;
 mod worker;
 
 pub use context::{Context, ContextBuilder, Features};
-pub use endpoint::{CloseMode, Endpoint, PeerFailure, PendingSend, Sent, StreamData};
+pub use endpoint::{CloseMode, Endpoint, PeerFailure, PendingSend, Sent, StreamData, Transport};
 pub use listener::{ConnRequest, Listener};
 pub use loader::{build_libdir, library, Found, Library, LoadError};
 pub use mem::MemMap;

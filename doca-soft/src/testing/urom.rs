@@ -15,7 +15,9 @@ pub use crate::urom::host::link::{DEFAULT_LIVENESS, LIVENESS_ENV};
 pub use crate::urom::host::service::DEFAULT_MAX_MSG;
 pub use crate::urom::host::service_file::local_hostname;
 pub use crate::urom::host::service_file::SERVICE_FILE_ENV;
-pub use crate::urom::transport::{ConnId, Event, EventRef, Limits, Node, TCP_CHECK};
+pub use crate::urom::transport::{
+    ConnId, Event, EventRef, Limits, Node, PeerFailure, Transport, TCP_CHECK, UCX_WATCH_ENV,
+};
 pub use crate::urom::wire::{
     Decoder, DomainBuf, DomainPeer, Msg, PluginDesc, SpawnReq, HEADER_LEN,
 };
@@ -58,4 +60,16 @@ pub unsafe fn set_service_addr(service: *mut UromService, addr: SocketAddrV4) ->
 pub unsafe fn worker_on_ucx(worker: *mut crate::capi::doca_urom::UromWorker) -> DocaResult<bool> {
     // SAFETY: caller contract.
     Ok(unsafe { handle(worker) }?.shared.on_ucx())
+}
+
+/// The transports of the UCX endpoint a RUNNING worker context's commands travel on (`None`:
+/// they stay on TCP), by UCX's names (`sysv` on `memory`, `tcp` on `lo`, ...).
+///
+/// # Safety
+/// `worker` is null or a live worker from `doca_urom_worker_create`.
+pub unsafe fn worker_ucx_transports(
+    worker: *mut crate::capi::doca_urom::UromWorker,
+) -> DocaResult<Option<Vec<Transport>>> {
+    // SAFETY: caller contract.
+    Ok(unsafe { handle(worker) }?.shared.ucx_transports())
 }

@@ -282,6 +282,7 @@ pub fn attach(port: u16, worker_id: u64, token: Vec<u8>) -> (Raw, Msg) {
         worker_id,
         token,
         ucx_addr: vec![],
+        unwatched: false,
     });
     let m = w.recv(T).expect("attach answer");
     (w, m)

@@ -1377,3 +1377,6 @@ impl Default for ucp_ep_attr {
     }
 }
 pub type ucp_ep_attr_t = ucp_ep_attr;
+unsafe extern "C" {
+    pub fn ucp_ep_query(ep: ucp_ep_h, attr: *mut ucp_ep_attr_t) -> ucs_status_t;
+}

@@ -14,7 +14,7 @@
 use super::wake::WakeSet;
 use crate::ctx::notify::Wakeup;
 use crate::error::{DocaError, DocaResult};
-use crate::urom::transport::{ConnId, EventRef, Node};
+use crate::urom::transport::{ConnId, EventRef, Node, PeerFailure};
 use crate::urom::wire::{Decoder, Msg};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
@@ -85,10 +85,31 @@ impl Link {
         self.node.ucx_address().map(<[u8]>::to_vec)
     }
 
-    /// Moves the traffic to a UCX endpoint made from the peer's worker address.
-    pub(crate) fn upgrade(&mut self, peer_address: &[u8]) -> DocaResult<()> {
+    /// Whether this end offers an endpoint without UCX's peer failure detection (the peer
+    /// runs on this machine: see `Node::may_go_unwatched`).
+    pub(crate) fn may_go_unwatched(&self) -> bool {
+        self.node.may_go_unwatched(self.conn)
+    }
+
+    /// Moves the traffic to a UCX endpoint made from the peer's worker address, unwatched
+    /// when the peer said so (it decides; this end must have offered it).
+    pub(crate) fn upgrade(&mut self, peer_address: &[u8], unwatched: bool) -> DocaResult<()> {
+        let failure = match unwatched {
+            false => PeerFailure::Detected,
+            true if self.may_go_unwatched() => PeerFailure::NotDetected,
+            true => {
+                // Never offered: the peer breaks the protocol.
+                sdk_err!(
+                    "urom",
+                    "{} asked for an unwatched UCX endpoint this end did not offer",
+                    self.peer
+                );
+                self.failed = Some(DocaError::CONNECTION_ABORTED);
+                return Err(DocaError::CONNECTION_ABORTED);
+            }
+        };
         self.node
-            .upgrade(self.conn, peer_address)
+            .upgrade_with(self.conn, peer_address, failure)
             .inspect_err(|&e| self.failed = Some(e))
     }
 
@@ -96,6 +117,12 @@ impl Link {
     #[cfg(feature = "testing")]
     pub(crate) fn is_upgraded(&self) -> bool {
         self.node.is_upgraded(self.conn)
+    }
+
+    /// The transports of the UCX endpoint (`None`: not upgraded).
+    #[cfg(feature = "testing")]
+    pub(crate) fn transports(&self) -> Option<Vec<crate::urom::transport::Transport>> {
+        self.node.transports(self.conn)
     }
 
     /// Sends one message.

@@ -163,6 +163,12 @@ impl WorkerShared {
         lock(&self.st).link.as_ref().is_some_and(Link::is_upgraded)
     }
 
+    /// The transports of the UCX endpoint the commands travel on (`None`: not on UCX).
+    #[cfg(feature = "testing")]
+    pub(crate) fn ucx_transports(&self) -> Option<Vec<crate::urom::transport::Transport>> {
+        lock(&self.st).link.as_ref().and_then(Link::transports)
+    }
+
     /// Whether the worker connection broke (or the worker was given up on).
     pub(crate) fn link_failed(&self) -> Option<DocaError> {
         let st = lock(&self.st);
@@ -454,10 +460,12 @@ impl CtxOps for WorkerShared {
                 )
                 .and_then(|mut l| {
                     let ucx_addr = l.ucx_address().unwrap_or_default();
+                    let unwatched = l.may_go_unwatched();
                     l.send(&Msg::Attach {
                         worker_id,
                         token,
                         ucx_addr,
+                        unwatched,
                     })
                     .map(|_| l)
                 });
@@ -492,13 +500,14 @@ impl CtxOps for WorkerShared {
                             dest_id,
                             addrs,
                             ucx_addr,
+                            unwatched,
                         } => {
                             let mut st = lock(&self.st);
                             st.dest_id = dest_id;
                             st.addrs = addrs;
                             if !ucx_addr.is_empty() {
                                 let link = st.link.as_mut().expect("attaching has a link");
-                                if let Err(e) = link.upgrade(&ucx_addr) {
+                                if let Err(e) = link.upgrade(&ucx_addr, unwatched) {
                                     drop(st);
                                     return self.finish_start(ctx, Err(e));
                                 }

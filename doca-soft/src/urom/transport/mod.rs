@@ -15,9 +15,16 @@
 //!   endpoint made through a listener runs over TCP only. The TCP connection stays open,
 //!   silent: its end tells the other side at once that the peer went away (even killed),
 //!   and any byte on it after the upgrade is a protocol error.
-//! * The endpoint is made with UCX's peer failure detection ([`PeerFailure::Detected`]),
-//!   so UCX puts it only on transports with keepalive (TCP, RDMA), never on shared memory,
-//!   even between processes of one machine (see [`Node::upgrade`] for why not yet).
+//! * Between processes of one machine ([`Node::same_host`]: the connection's two ends
+//!   have the same address, or both are loopback) the endpoint is made without UCX's peer
+//!   failure detection ([`PeerFailure::NotDetected`]), so UCX may put it on shared memory
+//!   (`sysv`, with the defaults); between machines it is watched
+//!   ([`PeerFailure::Detected`]), which UCX puts only on transports with keepalive (TCP,
+//!   RDMA). The TCP connection tells a dead peer in both cases. Both ends must make their
+//!   endpoint alike (UCX silently drops the traffic of a pair whose error handling
+//!   differs), so the host offers an unwatched endpoint in its `Attach`, the worker
+//!   decides and says so in `Attached` ([`Node::may_go_unwatched`]), and
+//!   [`UCX_WATCH_ENV`] (`always`) keeps every endpoint watched.
 //!
 //! [`Node::poll_with`] progresses UCX, reads what arrived and reports [`EventRef`]s: bytes
 //! per connection in order (framing belongs to the caller, see `urom::wire`), new
@@ -39,9 +46,9 @@ use std::net::{IpAddr, SocketAddrV4, TcpListener};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 use tcp::TcpConn;
-use ucx_sys::{
-    CloseMode, Context, Endpoint, Features, PeerFailure, PendingSend, Sent, ThreadMode, Worker,
-};
+use ucx_sys::{CloseMode, Context, Endpoint, Features, PendingSend, Sent, ThreadMode, Worker};
+
+pub use ucx_sys::{PeerFailure, Transport};
 
 /// A connection handle inside one node.
 pub type ConnId = u64;
@@ -80,6 +87,36 @@ pub const TCP_CHECK: Duration = Duration::from_micros(500);
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 /// How long a connection closed with [`Node::close_flushed`] keeps writing its output.
 const CLOSE_FLUSH: Duration = Duration::from_secs(1);
+
+/// Environment variable: whether host-worker endpoints between processes of one machine
+/// go without UCX's peer failure detection (`auto`, the default: they do, so UCX may put
+/// them on shared memory) or are always watched (`always`: TCP or RDMA even on one
+/// machine, e.g. for a host and a worker in different IPC namespaces that share a network
+/// namespace, where shared memory cannot work). Read by hosts and workers; a worker
+/// inherits the daemon's, and a host may pass its own with `doca_urom_worker_set_env`. The
+/// two ends agree whatever each has set: the host offers, the worker decides (see
+/// [`Node::may_go_unwatched`]).
+pub const UCX_WATCH_ENV: &str = "DOCA_SOFT_UROM_UCX_WATCH";
+
+/// Whether [`UCX_WATCH_ENV`] asks for watched endpoints always (read once per process; a
+/// bad value is reported and `auto` used).
+fn watch_always() -> bool {
+    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALWAYS.get_or_init(|| match std::env::var(UCX_WATCH_ENV) {
+        Err(_) => false,
+        Ok(v) => match v.trim() {
+            "" | "auto" => false,
+            "always" => true,
+            other => {
+                sdk_warn!(
+                    "urom",
+                    "{UCX_WATCH_ENV}={other:?}: not `auto` or `always`; using `auto`"
+                );
+                false
+            }
+        },
+    })
+}
 
 struct Conn {
     tcp: TcpConn,
@@ -315,20 +352,57 @@ impl Node {
         self.conns.get(&conn).map(|c| c.tcp.peer)
     }
 
+    /// Whether `conn` joins two processes of one machine: its two ends have the same IP
+    /// address (a connection to one of the machine's own addresses comes from that
+    /// address), or both are loopback addresses. Both ends of a connection see the same
+    /// pair of addresses, so both come to the same answer; a connection through address
+    /// translation or between network namespaces counts as between machines.
+    pub fn same_host(&self, conn: ConnId) -> bool {
+        let Some(c) = self.conns.get(&conn) else {
+            return false;
+        };
+        let peer = c.tcp.peer;
+        c.tcp
+            .local_ip()
+            .is_some_and(|local| local == peer || local.is_loopback() && peer.is_loopback())
+    }
+
+    /// Whether an endpoint for `conn` may go without UCX's peer failure detection
+    /// ([`PeerFailure::NotDetected`], which UCX may put on shared memory): the connection
+    /// is between processes of one machine ([`Node::same_host`]) and [`UCX_WATCH_ENV`]
+    /// does not ask for watching. A host offers it in its `Attach`; the worker upgrades
+    /// unwatched only when the host offered it and this says yes for the worker too, and
+    /// tells the host (`Attached`), so both endpoints are made alike: UCX drops the
+    /// traffic of a pair whose error handling differs ("asymmetric endpoint
+    /// configuration"), which would look like a peer that never answers.
+    pub fn may_go_unwatched(&self, conn: ConnId) -> bool {
+        !watch_always() && self.same_host(conn)
+    }
+
+    /// Moves `conn`'s traffic to a UCX endpoint made from the peer's worker address (UCX
+    /// must be enabled), watched by UCX ([`PeerFailure::Detected`]): see
+    /// [`Node::upgrade_with`].
+    pub fn upgrade(&mut self, conn: ConnId, peer_address: &[u8]) -> DocaResult<()> {
+        self.upgrade_with(conn, peer_address, PeerFailure::Detected)
+    }
+
     /// Moves `conn`'s traffic to a UCX endpoint made from the peer's worker address (UCX
     /// must be enabled). Bytes queued on TCP before still go out first; from now on sends
-    /// go over UCX and nothing may arrive on TCP.
-    pub fn upgrade(&mut self, conn: ConnId, peer_address: &[u8]) -> DocaResult<()> {
+    /// go over UCX and nothing may arrive on TCP. Both ends must pass the same `failure`
+    /// (see [`Node::may_go_unwatched`]); [`PeerFailure::NotDetected`] lets UCX use shared
+    /// memory, and the TCP connection, which stays open, still tells at once that the peer
+    /// went away.
+    pub fn upgrade_with(
+        &mut self,
+        conn: ConnId,
+        peer_address: &[u8],
+        failure: PeerFailure,
+    ) -> DocaResult<()> {
         let u = self.ucx.as_ref().ok_or(DocaError::BAD_STATE)?;
         let c = self.conns.get_mut(&conn).ok_or(DocaError::NOT_CONNECTED)?;
         if c.failed || c.ep.is_some() {
             return Err(DocaError::BAD_STATE);
         }
-        // Always watched: unwatched endpoints between loopback peers put the traffic on
-        // shared memory (UCX never does for watched ones), but stalled a two-rank domain
-        // start (urom_ping_pong under MPI: a host heard nothing from its worker for the
-        // whole liveness bound); until that is understood, TCP it is.
-        let failure = PeerFailure::Detected;
         let ep =
             Endpoint::connect_to_address_with(&u.worker, peer_address, failure).map_err(|e| {
                 sdk_warn!("ucx", "{e}");
@@ -342,6 +416,14 @@ impl Node {
     #[cfg(any(test, feature = "testing"))]
     pub fn is_upgraded(&self, conn: ConnId) -> bool {
         self.conns.get(&conn).is_some_and(|c| c.ep.is_some())
+    }
+
+    /// The transports UCX put `conn`'s endpoint on (`None`: not upgraded, or UCX could not
+    /// tell).
+    #[cfg(any(test, feature = "testing"))]
+    pub fn transports(&self, conn: ConnId) -> Option<Vec<Transport>> {
+        let ep = self.conns.get(&conn)?.ep.as_ref()?;
+        ep.transports().ok()
     }
 
     /// Queues `bytes` on `conn`.

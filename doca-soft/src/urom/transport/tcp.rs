@@ -146,6 +146,12 @@ impl TcpConn {
         self.sock.as_raw_fd()
     }
 
+    /// This end's address (`None` before a connect has bound the socket, or when the
+    /// socket failed).
+    pub(crate) fn local_ip(&self) -> Option<IpAddr> {
+        self.sock.local_addr().ok().map(|a| a.ip())
+    }
+
     /// Whether it waits for writability (connecting, or output queued).
     pub(crate) fn wants_write(&self) -> bool {
         self.connecting || self.out_at < self.out.len()

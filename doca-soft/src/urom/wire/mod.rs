@@ -29,7 +29,7 @@ use crate::error::{DocaError, DocaResult};
 /// Frame magic.
 pub(crate) const MAGIC: u32 = 0x4d4f_5255;
 /// Protocol version.
-pub(crate) const VERSION: u16 = 2;
+pub(crate) const VERSION: u16 = 3;
 /// Frame header size.
 pub const HEADER_LEN: usize = 16;
 /// Room a frame needs beyond the UROM message size limit (our own fields).
@@ -142,19 +142,26 @@ pub enum Msg {
     /// Reply to `GidQuery`.
     GidList { req: u64, ids: Vec<u64> },
     /// Host attaches to a worker process, with the token the daemon gave it and its UCX
-    /// worker address (empty: keep the data on this connection).
+    /// worker address (empty: keep the data on this connection). `unwatched`: the host
+    /// offers an endpoint without UCX's peer failure detection, which UCX may put on shared
+    /// memory (the host sees both ends of the connection on one machine and
+    /// `DOCA_SOFT_UROM_UCX_WATCH` does not ask for watching; see `urom::transport`).
     Attach {
         worker_id: u64,
         token: Vec<u8>,
         ucx_addr: Vec<u8>,
+        unwatched: bool,
     },
     /// Worker's reply: the connection's `dest_id`, plugin addresses, and the worker's UCX
     /// address (empty: the data stays on this connection; else both sides move to UCX
-    /// endpoints made from each other's address).
+    /// endpoints made from each other's address). `unwatched`: the worker's decision, which
+    /// the host follows (both endpoints must agree: UCX drops the traffic of a pair whose
+    /// error handling differs); true only when the host offered it.
     Attached {
         dest_id: u64,
         addrs: Vec<(u64, Vec<u8>)>,
         ucx_addr: Vec<u8>,
+        unwatched: bool,
     },
     /// A `urom_worker_cmd` (24-byte header + plugin command).
     Cmd(Vec<u8>),
@@ -188,6 +195,9 @@ impl W {
     fn bytes(&mut self, b: &[u8]) {
         self.u32(b.len() as u32);
         self.0.extend_from_slice(b);
+    }
+    fn bool(&mut self, v: bool) {
+        self.0.push(u8::from(v));
     }
     fn u64s(&mut self, v: &[u64]) {
         self.u32(v.len() as u32);
@@ -230,6 +240,14 @@ impl<'a> R<'a> {
     fn bytes(&mut self) -> DocaResult<Vec<u8>> {
         let n = self.u32()? as usize;
         Ok(self.take(n)?.to_vec())
+    }
+    /// One byte, 0 or 1 (anything else is malformed).
+    fn bool(&mut self) -> DocaResult<bool> {
+        match self.take(1)? {
+            [0] => Ok(false),
+            [1] => Ok(true),
+            _ => Err(DocaError::INVALID_VALUE),
+        }
     }
     fn string(&mut self) -> DocaResult<String> {
         String::from_utf8(self.bytes()?).map_err(|_| DocaError::INVALID_VALUE)
@@ -342,19 +360,23 @@ impl Msg {
                 worker_id,
                 token,
                 ucx_addr,
+                unwatched,
             } => {
                 w.u64(*worker_id);
                 w.bytes(token);
                 w.bytes(ucx_addr);
+                w.bool(*unwatched);
             }
             Msg::Attached {
                 dest_id,
                 addrs,
                 ucx_addr,
+                unwatched,
             } => {
                 w.u64(*dest_id);
                 w.addrs(addrs);
                 w.bytes(ucx_addr);
+                w.bool(*unwatched);
             }
             Msg::Cmd(b) | Msg::Notify(b) => w.0.extend_from_slice(b),
             Msg::DomainInit { req, peers, bufs } => {
@@ -455,11 +477,13 @@ impl Msg {
                 worker_id: r.u64()?,
                 token: r.bytes()?,
                 ucx_addr: r.bytes()?,
+                unwatched: r.bool()?,
             },
             11 => Msg::Attached {
                 dest_id: r.u64()?,
                 addrs: r.addrs()?,
                 ucx_addr: r.bytes()?,
+                unwatched: r.bool()?,
             },
             KIND_CMD => Msg::Cmd(r.take(payload.len())?.to_vec()),
             KIND_NOTIFY => Msg::Notify(r.take(payload.len())?.to_vec()),
@@ -636,6 +660,7 @@ mod tests {
             worker_id: 9,
             token: vec![7; 16],
             ucx_addr: vec![1, 2, 3],
+            unwatched: true,
         });
         roundtrip(Msg::Ping { seq: 5 });
         roundtrip(Msg::Pong { seq: 5 });
@@ -647,6 +672,7 @@ mod tests {
             dest_id: 5,
             addrs: vec![(1, vec![9, 8])],
             ucx_addr: vec![],
+            unwatched: false,
         });
         roundtrip(Msg::Cmd(vec![1, 2, 3]));
         roundtrip(Msg::DomainInit {
@@ -688,6 +714,21 @@ mod tests {
             Err(DocaError::TOO_BIG),
             "rejected from the header alone"
         );
+    }
+
+    #[test]
+    fn a_flag_byte_other_than_0_or_1_is_malformed() {
+        let mut f = Msg::Attached {
+            dest_id: 1,
+            addrs: vec![],
+            ucx_addr: vec![1],
+            unwatched: true,
+        }
+        .encode();
+        *f.last_mut().unwrap() = 2;
+        let mut d = Decoder::new(64);
+        d.push(&f);
+        assert_eq!(d.next_msg(), Err(DocaError::INVALID_VALUE));
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::urom::daemon::plugins::{PROBE_ERR, PROBE_OK};
 use crate::urom::daemon::procs::{unhex, TOKEN_ENV};
 use crate::urom::plugin_abi::{self, ListLink, WorkerCmdDesc};
 use crate::urom::stop::{install_stop_signals, stop_requested};
-use crate::urom::transport::{ConnId, EventRef, Limits, Node};
+use crate::urom::transport::{ConnId, EventRef, Limits, Node, PeerFailure};
 use crate::urom::wire::command::{push_status_notify, CmdHeader};
 use crate::urom::wire::{frame_begin, frame_end, Decoder, Msg, KIND_CMD, KIND_NOTIFY, OVERHEAD};
 use args::WorkerArgs;
@@ -146,6 +146,7 @@ impl Worker {
                 worker_id,
                 token,
                 ucx_addr,
+                unwatched,
             } => {
                 if attached || worker_id != self.args.id {
                     return Err(DocaError::INVALID_VALUE);
@@ -167,10 +168,18 @@ impl Worker {
                 // Move to UCX when the host offers an address and this worker reaches it;
                 // otherwise the data stays on this connection. The reply goes over TCP
                 // either way; what follows an upgrade goes over UCX.
+                // Unwatched (shared memory allowed) only when the host offered it and this
+                // end agrees; the reply tells the host, which makes its endpoint alike.
+                let unwatched = unwatched && self.node.may_go_unwatched(conn);
+                let failure = if unwatched {
+                    PeerFailure::NotDetected
+                } else {
+                    PeerFailure::Detected
+                };
                 let mut ours = Vec::new();
                 if let Some(a) = self.node.ucx_address().filter(|_| !ucx_addr.is_empty()) {
                     let a = a.to_vec();
-                    match self.node.upgrade(conn, &ucx_addr) {
+                    match self.node.upgrade_with(conn, &ucx_addr, failure) {
                         Ok(()) => ours = a,
                         Err(e) => {
                             sdk_warn!("urom_worker", "connection {conn}: staying on TCP ({e:?})")
@@ -180,6 +189,7 @@ impl Worker {
                 let reply = Msg::Attached {
                     dest_id: conn,
                     addrs,
+                    unwatched: unwatched && !ours.is_empty(),
                     ucx_addr: ours,
                 };
                 if self.node.send_tcp(conn, &reply.encode()).is_err() {
