@@ -32,7 +32,9 @@ use std::time::Duration;
 use clap::Parser;
 use support::args::{self, Common};
 use support::report::{Figure, Status};
-use support::urom::{loopback_spin, sandbox_ping_pong, time_each, Latencies, Urom, UromBins};
+use support::urom::{
+    endpoint_transports, loopback_spin, sandbox_ping_pong, time_each, Latencies, Urom, UromBins,
+};
 
 /// The worker's default busy-poll window (doca-soft's `DOCA_SOFT_UROM_SPIN_US` default).
 const DEFAULT_SPIN_US: u64 = doca_soft::testing::urom::DEFAULT_SPIN_US;
@@ -123,6 +125,10 @@ fn perftest(tls: &str, iters: u64, extra: &[&str]) -> Result<(f64, f64), String>
     result
 }
 
+/// Graph round trips: spinning, blocking (when asked), and the transports of the
+/// host-worker endpoint they ran over (`endpoint_transports`).
+type GraphRoundTrips = (Latencies, Option<Latencies>, String);
+
 /// Graph loopback round trips in callback form, the host spinning (`iters` after
 /// `warmup`) on worker `id` started with `spin_us` (see `Urom::worker_spin`); with `blocking`
 /// also `blocking` round trips of the blocking `Graph::loopback`.
@@ -133,7 +139,7 @@ fn graph_round_trips(
     warmup: usize,
     iters: usize,
     blocking: usize,
-) -> Result<(Latencies, Option<Latencies>), String> {
+) -> Result<GraphRoundTrips, String> {
     let w = u.worker_spin(id, u.graph.plugin.id, spin_us)?;
     let spin = time_each(warmup, iters, |i| {
         let got = loopback_spin(&u.graph, &w, i)?;
@@ -141,8 +147,9 @@ fn graph_round_trips(
             .then_some(())
             .ok_or_else(|| format!("loopback {i} returned {got}"))
     })?;
+    let lanes = endpoint_transports(&w);
     if blocking == 0 {
-        return Ok((spin, None));
+        return Ok((spin, None, lanes));
     }
     let block = time_each(warmup / 10, blocking, |i| {
         let got = u.graph.loopback(&w, i).map_err(|e| e.to_string())?;
@@ -150,7 +157,7 @@ fn graph_round_trips(
             .then_some(())
             .ok_or_else(|| format!("loopback {i} returned {got}"))
     })?;
-    Ok((spin, Some(block)))
+    Ok((spin, Some(block), lanes))
 }
 
 /// The UROM figures of transport `tls`, against the one-way perftest median `base` (None
@@ -185,14 +192,14 @@ fn urom_figures(
     let warmup = (iters / 10).max(100);
     let n_block = (iters / 10).max(100);
     let graph_med = match graph_round_trips(&u, 10, None, warmup, iters, n_block) {
-        Ok((spin, block)) => {
+        Ok((spin, block, lanes)) => {
             let (med, p99) = (spin.median(), spin.p99());
             let mut f = Figure::info(
                 &rt,
                 med,
                 "us",
                 format!(
-                    "median of {iters} round trips after {warmup} (p99 {p99:.3} us); 16 B loopback command, worker_graph plugin, one worker; host spins on its PE; the worker polls for up to DOCA_SOFT_UROM_SPIN_US (default {DEFAULT_SPIN_US} us; shortened while spinning does not pay) after its last activity before sleeping, so at this rate it does not sleep; UCX_TLS={} for daemon, worker and host; the host reaches the worker directly (no daemon hop on the command path), over UCP streams",
+                    "median of {iters} round trips after {warmup} (p99 {p99:.3} us); 16 B loopback command, worker_graph plugin, one worker; host spins on its PE; the worker polls for up to DOCA_SOFT_UROM_SPIN_US (default {DEFAULT_SPIN_US} us; shortened while spinning does not pay) after its last activity before sleeping, so at this rate it does not sleep; UCX_TLS={} for daemon, worker and host; the host reaches the worker directly (no daemon hop on the command path), over UCP streams on an endpoint made from the worker's address ({lanes}: ucp_ep_query's transports; unwatched, so shared memory allowed, between processes of one machine unless DOCA_SOFT_UROM_UCX_WATCH=always; watched = TCP or RDMA)",
                     u.tls
                 ),
             );
@@ -209,8 +216,8 @@ fn urom_figures(
                         med - bound,
                         med / bound,
                     );
-                    if tls.contains("shm") {
-                        f.notes += "; and above all: UCX carries the streams of client/server (sockaddr) endpoints over tcp/lo even when shared memory is allowed (UCX_PROTO_INFO=y lists tcp/lo for every intra-node protocol of these endpoints, stream, tag and AM alike), so this is a TCP round trip against a shared-memory baseline; shared-memory lanes would need endpoints created from UCP worker addresses, as perftest and the sandbox plugin do";
+                    if tls.contains("shm") && lanes.contains("tcp") {
+                        f.notes += "; and above all: the endpoint runs over TCP (watched), so this is a TCP round trip against a shared-memory baseline";
                     }
                 }
             }
@@ -237,7 +244,7 @@ fn urom_figures(
     };
     let n_sleep = (iters / 4).max(100);
     match graph_round_trips(&u, 11, Some(0), warmup / 4, n_sleep, 0) {
-        Ok((l, _)) => {
+        Ok((l, _, _)) => {
             let mut notes = format!(
                 "median of {n_sleep} (p99 {:.3} us); as urom/graph-loopback-rt with DOCA_SOFT_UROM_SPIN_US=0: the worker arms UCX's event descriptor and sleeps in poll() whenever it is idle (the previous behaviour), so every command wakes it",
                 l.p99()

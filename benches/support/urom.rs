@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use doca_soft::testing::urom::terminate_child;
+use doca_soft::testing::urom::{terminate_child, worker_ucx_transports};
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
 use doca_urom::ThreadOob;
@@ -178,12 +178,9 @@ pub struct Urom {
 impl Urom {
     /// Starts a daemon over `bins` with `UCX_TLS=tls` and a service against it (this
     /// process's UCX_TLS is set too: the host side reads it when the service starts).
-    ///
-    /// `shm` alone cannot open UCX client/server (sockaddr) connections, which is how hosts
-    /// reach the daemon and workers; it runs as `shm,tcp` (TCP available for connection
-    /// establishment, UCX picks shared memory for the data lanes between local processes).
+    /// Hosts meet the daemon and workers over TCP connections of doca-soft's own, not UCX's,
+    /// so `shm` alone works: the host-worker endpoints are made from worker addresses.
     pub fn start(bins: &UromBins, tls: &str, max_workers: u32) -> Result<Urom, String> {
-        let tls = if tls == "shm" { "shm,tcp" } else { tls };
         let mut child = Command::new(&bins.daemon)
             .env("UROM_PLUGIN_PATH", &bins.plugin_dir)
             .env("UCX_TLS", tls)
@@ -259,6 +256,22 @@ impl Urom {
             .plugins(plugins)
             .start()
             .map_err(|e| format!("worker {id} start: {e}"))
+    }
+}
+
+/// The transports of worker `w`'s host-worker UCX endpoint as UCX names them
+/// (`sysv/memory`, `tcp/lo`, ...), or why they are not known.
+pub fn endpoint_transports(w: &Worker) -> String {
+    // SAFETY: with the software runtime a `doca_urom_worker` is doca-soft's `UromWorker`;
+    // `w` keeps it alive for the call.
+    match unsafe { worker_ucx_transports(w.as_raw().cast()) } {
+        Ok(Some(t)) => t
+            .iter()
+            .map(|t| format!("{}/{}", t.name, t.device))
+            .collect::<Vec<_>>()
+            .join(","),
+        Ok(None) => "none (the worker connection stayed on TCP)".into(),
+        Err(e) => format!("unknown ({e:?})"),
     }
 }
 

@@ -9,6 +9,14 @@
 //! daemon's address and the token attaching to it takes. A worker spawned for id X is
 //! reused by any host asking for X (a new connection to the same process).
 //!
+//! A host and a worker of one machine (their TCP connection's two ends have the same
+//! address, or both are loopback) carry their commands over a UCX endpoint that UCX may put
+//! on shared memory; between machines over TCP or RDMA (see `urom::transport`).
+//! `DOCA_SOFT_UROM_UCX_WATCH=always` in the daemon's environment (its workers inherit it)
+//! or in a host's keeps every host-worker endpoint on TCP or RDMA, for hosts and workers
+//! that share a network but not shared memory (different IPC namespaces); the default,
+//! `auto`, uses shared memory where it can. Either end asking for `always` is enough.
+//!
 //! # Trust model
 //!
 //! * Who may connect: anyone who reaches the listening address. The default is loopback;

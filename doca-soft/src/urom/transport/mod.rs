@@ -10,7 +10,7 @@
 //!   ones, a time limit for a pending one to speak) and accepts without spinning when
 //!   descriptors run out. The daemon speaks only this.
 //! * A host and a worker then move their traffic to a UCX endpoint created from each other's
-//!   worker address ([`Node::upgrade`]): UCX picks the best transport both offer, shared
+//!   worker address ([`Node::upgrade_with`]): UCX picks the best transport both offer, shared
 //!   memory between processes of one machine and TCP (or RDMA) between machines, where an
 //!   endpoint made through a listener runs over TCP only. The TCP connection stays open,
 //!   silent: its end tells the other side at once that the peer went away (even killed),
@@ -48,7 +48,9 @@ use std::time::{Duration, Instant};
 use tcp::TcpConn;
 use ucx_sys::{CloseMode, Context, Endpoint, Features, PendingSend, Sent, ThreadMode, Worker};
 
-pub use ucx_sys::{PeerFailure, Transport};
+pub use ucx_sys::PeerFailure;
+#[cfg(any(test, feature = "testing"))]
+pub use ucx_sys::Transport;
 
 /// A connection handle inside one node.
 pub type ConnId = u64;
@@ -120,7 +122,7 @@ fn watch_always() -> bool {
 
 struct Conn {
     tcp: TcpConn,
-    /// The UCX endpoint after [`Node::upgrade`].
+    /// The UCX endpoint after [`Node::upgrade_with`].
     ep: Option<Endpoint>,
     /// Accepted by our listener and still counted against its limits.
     counted: bool,
@@ -210,7 +212,7 @@ impl Node {
         }
     }
 
-    /// Adds a UCX worker, for connections to be [upgraded](Node::upgrade). Unless
+    /// Adds a UCX worker, for connections to be [upgraded](Node::upgrade_with). Unless
     /// `UCX_TLS` is set, UCX may use TCP and shared memory (`tcp,sm`). Fails (logged,
     /// naming both versions and the library file) when the UCX this process runs with is
     /// older than the one built against.
@@ -381,7 +383,8 @@ impl Node {
 
     /// Moves `conn`'s traffic to a UCX endpoint made from the peer's worker address (UCX
     /// must be enabled), watched by UCX ([`PeerFailure::Detected`]): see
-    /// [`Node::upgrade_with`].
+    /// [`Node::upgrade_with`]. (Tests and tools speaking the protocol by hand.)
+    #[cfg(any(test, feature = "testing"))]
     pub fn upgrade(&mut self, conn: ConnId, peer_address: &[u8]) -> DocaResult<()> {
         self.upgrade_with(conn, peer_address, PeerFailure::Detected)
     }
