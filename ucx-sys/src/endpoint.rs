@@ -1,7 +1,9 @@
 //! [`Endpoint`]: a connection to a peer worker (`ucp_ep_h`), with byte-stream transfers.
 //!
-//! Endpoints made here use peer error handling (`UCP_ERR_HANDLING_MODE_PEER`): a peer that
-//! goes away, even killed, shows up as [`Endpoint::failure`] after a progress call.
+//! Endpoints made here use peer error handling (`UCP_ERR_HANDLING_MODE_PEER`) unless made
+//! with [`PeerFailure::NotDetected`]: a peer that goes away, even killed, shows up as
+//! [`Endpoint::failure`] after a progress call. [`Endpoint::transports`] tells which
+//! transports UCX put an endpoint on.
 
 use crate::listener::ConnRequest;
 use crate::request::{posted, Posted, Request};
