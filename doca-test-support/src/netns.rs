@@ -244,6 +244,10 @@ fn socket_ns_id(fd: RawFd) -> Option<u64> {
 /// What of this process keeps namespace `id` ([`NetNs::id`]) alive: descriptors of the
 /// namespace, sockets made in it, threads inside it, one line each (empty: nothing; the
 /// namespace goes once other processes let go too).
+///
+/// A thread that was just joined may still show for a moment (the kernel wakes the
+/// joiner before the thread has left its namespaces): poll for an empty list
+/// ([`crate::poll_until`]) rather than asserting it once.
 pub fn held_by_this_process(id: u64) -> io::Result<Vec<String>> {
     let list = |dir: &str| {
         std::fs::read_dir(dir).map_err(|e| io::Error::new(e.kind(), format!("{dir}: {e}")))
