@@ -25,17 +25,17 @@ fn dpu_link(tag: u8) -> Result<HostLink, String> {
 
 #[test]
 fn dpu_in_a_network_namespace_over_veth() {
-    let ns = match dpu_link(1) {
+    let link = match dpu_link(1) {
         Ok(l) => l,
         Err(why) => {
             return doca_test_support::skip(&format!("a network namespace and veth pair: {why}"))
         }
     };
-    let dpu = ns.addr;
+    let dpu = link.addr;
     let dir = tempfile::tempdir().unwrap();
     build_c_plugin("worker_echo_c", dir.path());
     let d = Daemon::start_in(
-        Some(&ns.ns),
+        Some(&link.ns),
         dir.path().to_str().unwrap(),
         &["--listen", &dpu.to_string()],
     );
@@ -118,5 +118,5 @@ fn dpu_in_a_network_namespace_over_veth() {
     drop(w);
     drop(host);
     drop(d);
-    drop(ns);
+    drop(link);
 }

@@ -171,7 +171,8 @@ pub(super) fn ack_errno(reply: &[u8], seq: u32) -> Option<i32> {
         .and_then(|m| error_payload_errno(m.payload))
 }
 
-/// What an `RTM_NEWLINK` message says about a link ([`super::link`]).
+/// What an `RTM_NEWLINK` message says about a link (what [`link()`](fn@super::link)
+/// returns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Link {
     /// Interface index.
