@@ -32,8 +32,9 @@ fn veth_between_namespaces_carries_frames() {
         skip("needs root to create network namespaces");
         return;
     }
-    // Ports are shared process-wide by interface name, whatever the namespace: names of
-    // this test only.
+    // Ports are shared process-wide by interface name within a namespace: names of this
+    // test only, so that no other test's port of the same name in the same namespace is
+    // handed out.
     let (va, vb) = (unique("va"), unique("vb"));
     let pair = match VethPair::builder().devs(&va, &vb).create() {
         Ok(p) => p,
@@ -114,4 +115,55 @@ fn veth_between_namespaces_carries_frames() {
         "namespaces removed: still held by {:?}",
         ids.map(netns::held_by_this_process)
     );
+}
+
+/// One interface name in two namespaces is two ports: each thread gets the port of the
+/// interface its own namespace has, and asking again in the same namespace gives the same
+/// port.
+#[test]
+fn one_interface_name_in_two_namespaces_is_two_ports() {
+    if netns::unavailable_reason().is_some() {
+        skip("needs root to create network namespaces");
+        return;
+    }
+    let name = unique("sn");
+    let pair = match VethPair::builder().devs(&name, &name).create() {
+        Ok(p) => p,
+        Err(why) => {
+            skip(&format!("cannot make the veth pair: {why}"));
+            return;
+        }
+    };
+    let spec = PortSpec::Linux {
+        ifname: name.clone(),
+        ifindex: 0,
+    };
+    let open = |ns: &NetNs| {
+        let spec = spec.clone();
+        in_netns(ns, move || {
+            Port::for_spec(&spec).expect("the interface of this namespace")
+        })
+    };
+    let (a, b) = (open(&pair.ns[0]), open(&pair.ns[1]));
+    assert!(
+        !Arc::ptr_eq(&a, &b),
+        "{name} of namespace A and {name} of namespace B got the same port"
+    );
+    let a2 = open(&pair.ns[0]);
+    assert!(
+        Arc::ptr_eq(&a, &a2),
+        "a second open in namespace A made a new port"
+    );
+    let spec2 = spec.clone();
+    let seen_in_b = in_netns(&pair.ns[1], move || Port::existing(&spec2));
+    assert!(
+        seen_in_b.is_some_and(|p| Arc::ptr_eq(&p, &b)),
+        "Port::existing in namespace B is B's port"
+    );
+    assert_eq!(
+        a.name(),
+        b.name(),
+        "both are named after the interface alone"
+    );
+    drop((a, a2, b));
 }

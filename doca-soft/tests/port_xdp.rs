@@ -76,7 +76,7 @@ fn veth_pair_with_queues(queues: u32) -> Option<VethPair> {
         skip("needs root to create network namespaces and attach XDP programs");
         return None;
     }
-    // Ports are shared process-wide by interface name, whatever the namespace: names of
+    // Ports are shared process-wide by interface name within a namespace: names of
     // this test only.
     let (va, vb) = (unique("xa"), unique("xb"));
     match VethPair::builder().devs(&va, &vb).queues(queues).create() {
