@@ -20,7 +20,6 @@
 mod support;
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,6 +27,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{DropReason, Port, PortSpec, RxSink};
+use doca_test_support::netns;
 use support::args::{self, Common};
 use support::report::Figure;
 
@@ -61,24 +61,8 @@ const B: &str = "xvb";
 const SEQ_AT: usize = 42;
 const BATCH: usize = 64;
 
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
-/// A new namespace for this process's main thread (and the threads and `ip` commands it
-/// starts), with the veth pair up in it.
+/// A new namespace for this process's main thread (and the threads it starts), with the
+/// veth pair up in it (made by netlink requests: no `ip` command needed).
 fn setup() -> Result<(), String> {
     // SAFETY: plain unshare(2); affects this thread and what it starts later.
     if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
@@ -87,20 +71,17 @@ fn setup() -> Result<(), String> {
             std::io::Error::last_os_error()
         ));
     }
-    ip(&["link", "add", A, "type", "veth", "peer", "name", B])?;
-    ip(&["link", "set", A, "up"])?;
-    ip(&["link", "set", B, "up"])?;
+    let e = |e: std::io::Error| e.to_string();
+    netns::Veth::new(A, B).create().map_err(e)?;
+    netns::link_up(A).map_err(e)?;
+    netns::link_up(B).map_err(e)?;
     // Nothing of the kernel's own (IPv6 autoconfiguration) on the pair.
     for dev in [A, B] {
         let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{dev}/disable_ipv6"), "1");
     }
-    // sysfs shows the namespace it was mounted in: ask `ip` (it runs in ours).
-    let up = |d: &str| {
-        Command::new("ip")
-            .args(["link", "show", d])
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("LOWER_UP"))
-    };
+    // Ask the kernel of this thread's namespace (sysfs shows the namespace it was
+    // mounted in).
+    let up = |d: &str| netns::link(d).is_ok_and(|l| l.has_carrier());
     let end = Instant::now() + Duration::from_secs(5);
     while Instant::now() < end {
         if up(A) && up(B) {

@@ -16,37 +16,12 @@ pub fn isolate() -> io::Result<()> {
             format!("unshare(CLONE_NEWNET): {}", io::Error::last_os_error()),
         ));
     }
-    lo_up()?;
+    doca_test_support::netns::link_up("lo")?;
     for dev in ["all", "lo"] {
         for knob in ["route_localnet", "accept_local"] {
             std::fs::write(format!("/proc/sys/net/ipv4/conf/{dev}/{knob}"), "1")
                 .map_err(|e| io::Error::new(e.kind(), format!("{dev}/{knob}: {e}")))?;
         }
-    }
-    Ok(())
-}
-
-fn lo_up() -> io::Result<()> {
-    // SAFETY: plain socket(2) call.
-    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let fd = super::udp::Sock(fd);
-    // SAFETY: ifreq is plain data; all-zero is valid.
-    let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
-    for (d, s) in ifr.ifr_name.iter_mut().zip(b"lo\0") {
-        *d = *s as libc::c_char;
-    }
-    // SAFETY: fd is a socket; ifr names an interface and has room for the flags.
-    if unsafe { libc::ioctl(fd.0, libc::SIOCGIFFLAGS, &mut ifr) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: SIOCGIFFLAGS filled the flags member of the union.
-    unsafe { ifr.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short };
-    // SAFETY: as above.
-    if unsafe { libc::ioctl(fd.0, libc::SIOCSIFFLAGS, &ifr) } != 0 {
-        return Err(io::Error::last_os_error());
     }
     Ok(())
 }

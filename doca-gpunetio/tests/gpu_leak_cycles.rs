@@ -110,8 +110,20 @@ fn gpu_leak_cycles() {
         cycle(&gpu, &dev, i);
     }
     let (dev0, rss0) = (device_free(&gpu), host_rss());
+    // A 10,000-cycle run takes minutes: a line every 1000 cycles shows its pace, so a run
+    // cut short by a time limit still tells how long the whole would take.
+    let start = std::time::Instant::now();
     for i in 0..n {
         cycle(&gpu, &dev, i);
+        if (i + 1) % 1000 == 0 {
+            let t = start.elapsed();
+            eprintln!(
+                "gpu_leak_cycles: {}/{n} cycles in {:.1} s ({:.2} ms a cycle)",
+                i + 1,
+                t.as_secs_f64(),
+                t.as_secs_f64() * 1e3 / (i + 1) as f64
+            );
+        }
     }
     let (dev1, rss1) = (device_free(&gpu), host_rss());
     println!("{n} cycles: device free {dev0} -> {dev1} bytes, host RSS {rss0} -> {rss1} bytes");

@@ -1,113 +1,56 @@
 //! AF_PACKET ports on a veth pair whose ends live in two network namespaces this test
 //! creates: frames sent by the port on one end arrive at the port on the other end.
-//! Skips (with a printed reason) without root or without the `ip` tool; the namespaces
-//! are removed even when the test fails.
+//! Skips (with a printed reason) without root or without the veth driver; the
+//! namespaces go with the pair's handle even when the test fails, and the test checks
+//! that nothing of this process (a socket, a thread) keeps them once it is dropped.
 
 mod support;
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
+use doca_test_support::netns::{self, NetNs, VethPair};
 use support::{eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
-fn ip(args: &[&str]) -> Result<String, String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "ip {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
-/// Deletes the namespaces it names when dropped (the veth pair goes with them).
-struct Namespaces(Vec<String>);
-
-impl Drop for Namespaces {
-    fn drop(&mut self) {
-        for ns in &self.0 {
-            let _ = ip(&["netns", "del", ns]);
-        }
-    }
+fn skip(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
 }
 
 /// Runs `f` on a thread that has entered network namespace `ns`.
-fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let path = format!("/var/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let fd = File::open(&path).expect("netns file");
-        // SAFETY: setns on a namespace fd; affects only this thread.
-        let r = unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns: {}", std::io::Error::last_os_error());
-        f()
-    })
-    .join()
-    .expect("netns thread")
+fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
+    ns.run(f).expect("thread in the namespace")
 }
 
 #[test]
 fn veth_between_namespaces_carries_frames() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIP: needs root to create network namespaces"
-            );
-        };
+    if netns::unavailable_reason().is_some() {
+        skip("needs root to create network namespaces");
         return;
     }
-    if ip(&["-V"]).is_err() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIP: the `ip` tool (iproute2) is not installed"
-            );
-        };
-        return;
-    }
-    let (na, nb) = (unique("dsa"), unique("dsb"));
-    let guard = Namespaces(vec![na.clone(), nb.clone()]);
+    // Ports are shared process-wide by interface name within a namespace: names of this
+    // test only, so that no other test's port of the same name in the same namespace is
+    // handed out.
     let (va, vb) = (unique("va"), unique("vb"));
-    for args in [
-        vec!["netns", "add", &na],
-        vec!["netns", "add", &nb],
-        vec!["link", "add", &va, "type", "veth", "peer", "name", &vb],
-        vec!["link", "set", &va, "netns", &na],
-        vec!["link", "set", &vb, "netns", &nb],
-        vec!["-n", &na, "link", "set", &va, "up"],
-        vec!["-n", &nb, "link", "set", &vb, "up"],
-    ] {
-        ip(&args).unwrap();
-    }
-    let up = |ns: &str, dev: &str| {
-        ip(&["-n", ns, "link", "show", dev]).is_ok_and(|s| s.contains("LOWER_UP"))
+    let pair = match VethPair::builder().devs(&va, &vb).create() {
+        Ok(p) => p,
+        Err(why) => {
+            skip(&format!("cannot make the veth pair: {why}"));
+            return;
+        }
     };
-    assert!(
-        eventually(LIMIT, || up(&na, &va) && up(&nb, &vb)),
-        "veth carrier"
-    );
+    let [na, nb] = &pair.ns;
 
     // Receiving port on va (namespace A): UDP to port 7777 -> queue 0. The kernel's own
     // IPv6 chatter on the new link matches nothing.
     let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
     let s2 = sink.clone();
     let va2 = va.clone();
-    let rx = in_netns(&na, move || {
+    let rx = in_netns(na, move || {
         let port = Port::for_spec(&PortSpec::Linux {
             ifname: va2,
             ifindex: 0,
@@ -144,7 +87,7 @@ fn veth_between_namespaces_carries_frames() {
         .collect();
     let to_send = frames.clone();
     let vb2 = vb.clone();
-    let sent = in_netns(&nb, move || {
+    let sent = in_netns(nb, move || {
         let port = Port::for_spec(&PortSpec::Linux {
             ifname: vb2,
             ifindex: 0,
@@ -161,9 +104,66 @@ fn veth_between_namespaces_carries_frames() {
     assert_eq!(rx.counters().delivered, 100);
     rx.unregister_rx_queue(0);
     drop(rx);
-    drop(guard);
+    let ids = pair.ids().expect("namespace ids");
+    drop(pair);
     assert!(
-        ip(&["netns", "list"]).is_ok_and(|l| !l.contains(&na) && !l.contains(&nb)),
-        "namespaces removed"
+        eventually(LIMIT, || ids
+            .iter()
+            .all(
+                |&id| netns::held_by_this_process(id).is_ok_and(|h| h.is_empty())
+            )),
+        "namespaces removed: still held by {:?}",
+        ids.map(netns::held_by_this_process)
     );
+}
+
+/// One interface name in two namespaces is two ports: each thread gets the port of the
+/// interface its own namespace has, and asking again in the same namespace gives the same
+/// port.
+#[test]
+fn one_interface_name_in_two_namespaces_is_two_ports() {
+    if netns::unavailable_reason().is_some() {
+        skip("needs root to create network namespaces");
+        return;
+    }
+    let name = unique("sn");
+    let pair = match VethPair::builder().devs(&name, &name).create() {
+        Ok(p) => p,
+        Err(why) => {
+            skip(&format!("cannot make the veth pair: {why}"));
+            return;
+        }
+    };
+    let spec = PortSpec::Linux {
+        ifname: name.clone(),
+        ifindex: 0,
+    };
+    let open = |ns: &NetNs| {
+        let spec = spec.clone();
+        in_netns(ns, move || {
+            Port::for_spec(&spec).expect("the interface of this namespace")
+        })
+    };
+    let (a, b) = (open(&pair.ns[0]), open(&pair.ns[1]));
+    assert!(
+        !Arc::ptr_eq(&a, &b),
+        "{name} of namespace A and {name} of namespace B got the same port"
+    );
+    let a2 = open(&pair.ns[0]);
+    assert!(
+        Arc::ptr_eq(&a, &a2),
+        "a second open in namespace A made a new port"
+    );
+    let spec2 = spec.clone();
+    let seen_in_b = in_netns(&pair.ns[1], move || Port::existing(&spec2));
+    assert!(
+        seen_in_b.is_some_and(|p| Arc::ptr_eq(&p, &b)),
+        "Port::existing in namespace B is B's port"
+    );
+    assert_eq!(
+        a.name(),
+        b.name(),
+        "both are named after the interface alone"
+    );
+    drop((a, a2, b));
 }

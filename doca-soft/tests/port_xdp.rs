@@ -2,22 +2,20 @@
 //! this test creates: frames sent on the peer arrive through the AF_XDP port in order and
 //! counted once, frames the AF_XDP port sends arrive at the peer, dropping the port takes
 //! its XDP program off the interface, and a bad interface name is NOT_FOUND. Skips (with a
-//! printed reason) without root, without the `ip` tool, or where AF_XDP cannot be used
-//! (the port then says it fell back to AF_PACKET). The namespaces are removed even when
-//! the test fails.
+//! printed reason) without root, without the veth driver, or where AF_XDP cannot be used
+//! (the port then says it fell back to AF_PACKET). The namespaces go with the pair's
+//! handle even when the test fails.
 
 mod support;
 
-use std::fs::File;
 use std::io::Write as _;
-use std::os::fd::AsRawFd;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
+use doca_test_support::netns::{self, NetNs, VethPair};
 use support::{eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -26,45 +24,10 @@ fn skip(why: &str) {
     let _ = writeln!(std::io::stderr(), "SKIP: {why}");
 }
 
-fn ip(args: &[&str]) -> Result<String, String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "ip {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
-/// Deletes the namespaces it names when dropped (the veth pair goes with them).
-struct Namespaces(Vec<String>);
-
-impl Drop for Namespaces {
-    fn drop(&mut self) {
-        for ns in &self.0 {
-            let _ = ip(&["netns", "del", ns]);
-        }
-    }
-}
-
 /// Runs `f` on a thread that has entered network namespace `ns` (threads it starts, the
 /// ports' lanes among them, stay in it).
-fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let path = format!("/var/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let fd = File::open(&path).expect("netns file");
-        // SAFETY: setns on a namespace fd; affects only this thread.
-        let r = unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns: {}", std::io::Error::last_os_error());
-        f()
-    })
-    .join()
-    .expect("netns thread")
+fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
+    ns.run(f).expect("thread in the namespace")
 }
 
 /// A root pipe sending UDP to `dport` to queue 0 (everything else: no match).
@@ -92,71 +55,37 @@ fn udp_to_queue0(dport: u64) -> Arc<Pipe> {
     root
 }
 
-/// Whether `dev` in `ns` has an XDP program attached (`ip link` prints `xdp`,
-/// `xdpgeneric` or `xdpdrv` with the program id).
-fn has_xdp(ns: &str, dev: &str) -> bool {
-    ip(&["-n", ns, "link", "show", "dev", dev]).is_ok_and(|s| s.contains("prog/xdp"))
+/// Whether `dev` in `ns` has an XDP program attached (in any mode), as the kernel
+/// reports it (`IFLA_XDP`).
+fn has_xdp(ns: &NetNs, dev: &str) -> bool {
+    ns.run(|| netns::link(dev))
+        .ok()
+        .and_then(Result::ok)
+        .is_some_and(|l| l.xdp_attached)
 }
 
-/// The veth pair `va` (namespace `na`) - `vb` (namespace `nb`), up, one queue each way.
-fn veth_pair() -> Option<(Namespaces, [String; 4])> {
+/// The veth pair `dev[0]` (namespace `ns[0]`) - `dev[1]` (namespace `ns[1]`), up, one
+/// queue each way.
+fn veth_pair() -> Option<VethPair> {
     veth_pair_with_queues(1)
 }
 
 /// The veth pair with `queues` receive and transmit queues on each end.
-fn veth_pair_with_queues(queues: usize) -> Option<(Namespaces, [String; 4])> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+fn veth_pair_with_queues(queues: u32) -> Option<VethPair> {
+    if netns::unavailable_reason().is_some() {
         skip("needs root to create network namespaces and attach XDP programs");
         return None;
     }
-    if ip(&["-V"]).is_err() {
-        skip("the `ip` tool (iproute2) is not installed");
-        return None;
-    }
-    let (na, nb) = (unique("dxa"), unique("dxb"));
-    let guard = Namespaces(vec![na.clone(), nb.clone()]);
+    // Ports are shared process-wide by interface name within a namespace: names of
+    // this test only.
     let (va, vb) = (unique("xa"), unique("xb"));
-    let q = queues.to_string();
-    for args in [
-        vec!["netns", "add", &na],
-        vec!["netns", "add", &nb],
-        vec![
-            "link",
-            "add",
-            &va,
-            "numrxqueues",
-            &q,
-            "numtxqueues",
-            &q,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &vb,
-            "numrxqueues",
-            &q,
-            "numtxqueues",
-            &q,
-        ],
-        vec!["link", "set", &va, "netns", &na],
-        vec!["link", "set", &vb, "netns", &nb],
-        vec!["-n", &na, "link", "set", &va, "up"],
-        vec!["-n", &nb, "link", "set", &vb, "up"],
-    ] {
-        if let Err(e) = ip(&args) {
+    match VethPair::builder().devs(&va, &vb).queues(queues).create() {
+        Ok(p) => Some(p),
+        Err(e) => {
             skip(&format!("cannot make the veth pair: {e}"));
-            return None;
+            None
         }
     }
-    let up = |ns: &str, dev: &str| {
-        ip(&["-n", ns, "link", "show", dev]).is_ok_and(|s| s.contains("LOWER_UP"))
-    };
-    assert!(
-        eventually(LIMIT, || up(&na, &va) && up(&nb, &vb)),
-        "veth carrier"
-    );
-    Some((guard, [na, nb, va, vb]))
 }
 
 fn frames(n: u16, dport: u16) -> Vec<Vec<u8>> {
@@ -167,15 +96,17 @@ fn frames(n: u16, dport: u16) -> Vec<Vec<u8>> {
 
 #[test]
 fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
-    let Some((guard, [na, nb, va, vb])) = veth_pair() else {
+    let Some(pair) = veth_pair() else {
         return;
     };
+    let [va, vb] = pair.dev.clone();
+    let [na, nb] = &pair.ns;
 
     // The AF_XDP port on va, queue 0 for UDP to 7777.
     let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
     let s2 = sink.clone();
     let va2 = va.clone();
-    let rx = in_netns(&na, move || {
+    let rx = in_netns(na, move || {
         let port = Port::for_spec(&PortSpec::Xdp {
             ifname: va2,
             native: false,
@@ -198,13 +129,13 @@ fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
         "copy mode by default: {}",
         rx.backend_kind()
     );
-    assert!(has_xdp(&na, &va), "program attached to {va}");
+    assert!(has_xdp(na, &va), "program attached to {va}");
 
     // The peer: an AF_PACKET port on vb, sending to 7777 and receiving UDP to 8888.
     let peer_sink = Arc::new(RecordingSink::new(2048, usize::MAX));
     let p2 = peer_sink.clone();
     let vb2 = vb.clone();
-    let peer = in_netns(&nb, move || {
+    let peer = in_netns(nb, move || {
         let port = Port::for_spec(&PortSpec::Linux {
             ifname: vb2,
             ifindex: 0,
@@ -255,29 +186,37 @@ fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
     drop(rx);
     assert!(weak.upgrade().is_none(), "port gone");
     assert!(
-        eventually(LIMIT, || !has_xdp(&na, &va)),
+        eventually(LIMIT, || !has_xdp(na, &va)),
         "no XDP program on {va} after the port is dropped"
     );
     drop(peer);
-    drop(guard);
+    let ids = pair.ids().expect("namespace ids");
+    drop(pair);
     assert!(
-        ip(&["netns", "list"]).is_ok_and(|l| !l.contains(&na) && !l.contains(&nb)),
-        "namespaces removed"
+        eventually(LIMIT, || ids
+            .iter()
+            .all(
+                |&id| netns::held_by_this_process(id).is_ok_and(|h| h.is_empty())
+            )),
+        "namespaces removed: still held by {:?}",
+        ids.map(netns::held_by_this_process)
     );
 }
 
 #[test]
 fn xdp_port_with_several_queues_and_lanes_delivers_every_frame_once() {
-    let Some((guard, [na, nb, va, vb])) = veth_pair_with_queues(4) else {
+    let Some(pair) = veth_pair_with_queues(4) else {
         return;
     };
+    let [va, vb] = pair.dev.clone();
+    let [na, nb] = &pair.ns;
     // Two RX queues spread by RSS: two lanes share the interface's four sockets.
     let sinks: Vec<Arc<RecordingSink>> = (0..2)
         .map(|_| Arc::new(RecordingSink::new(2048, usize::MAX)))
         .collect();
     let s2 = sinks.clone();
     let va2 = va.clone();
-    let rx = in_netns(&na, move || {
+    let rx = in_netns(na, move || {
         let port = Port::for_spec(&PortSpec::Xdp {
             ifname: va2,
             native: false,
@@ -332,7 +271,7 @@ fn xdp_port_with_several_queues_and_lanes_delivers_every_frame_once() {
         })
         .collect();
     let to_send = sent.clone();
-    in_netns(&nb, move || {
+    in_netns(nb, move || {
         let p = Port::for_spec(&PortSpec::Linux {
             ifname: vb,
             ifindex: 0,
@@ -380,19 +319,21 @@ fn xdp_port_with_several_queues_and_lanes_delivers_every_frame_once() {
     rx.unregister_rx_queue(0);
     rx.unregister_rx_queue(1);
     drop(rx);
-    assert!(eventually(LIMIT, || !has_xdp(&na, &va)), "detached");
-    drop(guard);
+    assert!(eventually(LIMIT, || !has_xdp(na, &va)), "detached");
+    drop(pair);
 }
 
 #[test]
 fn xdp_port_falls_back_to_af_packet_when_the_interface_is_taken() {
-    let Some((guard, [na, nb, va, vb])) = veth_pair() else {
+    let Some(pair) = veth_pair() else {
         return;
     };
+    let [va, vb] = pair.dev.clone();
+    let [na, nb] = &pair.ns;
     // A generic-mode port holds va's XDP hook; a driver-mode port on the same interface
     // cannot attach and must carry frames over AF_PACKET instead.
     let va2 = va.clone();
-    let (first, second) = in_netns(&na, move || {
+    let (first, second) = in_netns(na, move || {
         let open = |native| {
             Port::for_spec(&PortSpec::Xdp {
                 ifname: va2.clone(),
@@ -417,13 +358,13 @@ fn xdp_port_falls_back_to_af_packet_when_the_interface_is_taken() {
     second.set_flow_root(Some(udp_to_queue0(7777)));
     let s2 = sink.clone();
     let sec = second.clone();
-    in_netns(&na, move || sec.register_rx_queue(0, s2).expect("register"));
+    in_netns(na, move || sec.register_rx_queue(0, s2).expect("register"));
     // The AF_XDP port has no lane running: its program passes frames to the stack, where
     // the AF_PACKET port sees them.
     let vb2 = vb.clone();
     let to_send = frames(50, 7777);
     let f2 = to_send.clone();
-    in_netns(&nb, move || {
+    in_netns(nb, move || {
         let p = Port::for_spec(&PortSpec::Linux {
             ifname: vb2,
             ifindex: 0,
@@ -441,19 +382,21 @@ fn xdp_port_falls_back_to_af_packet_when_the_interface_is_taken() {
     );
     second.unregister_rx_queue(0);
     drop((first, second));
-    assert!(eventually(LIMIT, || !has_xdp(&na, &va)), "detached");
-    drop(guard);
+    assert!(eventually(LIMIT, || !has_xdp(na, &va)), "detached");
+    drop(pair);
 }
 
 #[test]
 fn xdp_zerocopy_request_on_a_veth_keeps_copy_mode_in_driver_mode() {
-    let Some((guard, [na, nb, va, vb])) = veth_pair() else {
+    let Some(pair) = veth_pair() else {
         return;
     };
+    let [va, vb] = pair.dev.clone();
+    let [na, nb] = &pair.ns;
     let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
     let s2 = sink.clone();
     let va2 = va.clone();
-    let rx = in_netns(&na, move || {
+    let rx = in_netns(na, move || {
         let port = Port::for_spec(&PortSpec::Xdp {
             ifname: va2,
             native: false,
@@ -476,7 +419,7 @@ fn xdp_zerocopy_request_on_a_veth_keeps_copy_mode_in_driver_mode() {
     );
     let to_send = frames(100, 7777);
     let f2 = to_send.clone();
-    in_netns(&nb, move || {
+    in_netns(nb, move || {
         let p = Port::for_spec(&PortSpec::Linux {
             ifname: vb,
             ifindex: 0,
@@ -490,8 +433,8 @@ fn xdp_zerocopy_request_on_a_veth_keeps_copy_mode_in_driver_mode() {
     assert!(got == to_send, "got {} of 100 in order", got.len());
     rx.unregister_rx_queue(0);
     drop(rx);
-    assert!(eventually(LIMIT, || !has_xdp(&na, &va)), "detached");
-    drop(guard);
+    assert!(eventually(LIMIT, || !has_xdp(na, &va)), "detached");
+    drop(pair);
 }
 
 #[test]

@@ -2,79 +2,44 @@
 //! workers run in the namespace on the veth address; the host library reaches them from
 //! the root namespace. (Alone in its test binary: UCX contexts created while the veth
 //! exists may pick it as a TCP lane, so no other UCX test should overlap its removal.)
+//! Skips, saying why, without root or the veth driver.
 
 mod urom_support;
 
 use doca_soft::testing::urom::{Decoder, Event, Msg, Node, SpawnReq};
+use doca_test_support::netns::HostLink;
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::process::Command;
 use urom_support::*;
 
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-/// A namespace with one end of a veth pair; removed on drop.
-struct Netns {
-    name: String,
-    host_if: String,
-}
-
-impl Netns {
-    fn create(tag: u8) -> Option<Netns> {
-        let pid = std::process::id();
-        let name = format!("urom{pid}_{tag}");
-        let host_if = format!("uh{}{tag}", pid % 100000);
-        let dpu_if = format!("ud{}{tag}", pid % 100000);
-        if !ip(&["netns", "add", &name]) {
-            return None;
-        }
-        let ns = Netns { name, host_if };
-        let host_addr = format!("10.213.{tag}.1/24");
-        let dpu_addr = format!("10.213.{tag}.2/24");
-        let ok = ip(&[
-            "link",
-            "add",
-            &ns.host_if,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &dpu_if,
-        ]) && ip(&["link", "set", &dpu_if, "netns", &ns.name])
-            && ip(&["addr", "add", &host_addr, "dev", &ns.host_if])
-            && ip(&["link", "set", &ns.host_if, "up"])
-            && ip(&["-n", &ns.name, "addr", "add", &dpu_addr, "dev", &dpu_if])
-            && ip(&["-n", &ns.name, "link", "set", &dpu_if, "up"])
-            && ip(&["-n", &ns.name, "link", "set", "lo", "up"]);
-        ok.then_some(ns)
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        ip(&["link", "del", &self.host_if]);
-        ip(&["netns", "del", &self.name]);
-    }
+/// The namespace and the veth pair between it and the test's namespace, with names of
+/// this process (the host end lives in the machine's shared namespace).
+fn dpu_link(tag: u8) -> Result<HostLink, String> {
+    let pid = std::process::id() % 100_000;
+    HostLink::create(
+        &format!("uh{pid}{tag}"),
+        Ipv4Addr::new(10, 213, tag, 1),
+        &format!("ud{pid}{tag}"),
+        Ipv4Addr::new(10, 213, tag, 2),
+    )
 }
 
 #[test]
 fn dpu_in_a_network_namespace_over_veth() {
-    let Some(ns) = Netns::create(1) else {
-        panic!("creating a network namespace and veth pair failed (the tests run as root)");
+    let link = match dpu_link(1) {
+        Ok(l) => l,
+        Err(why) => {
+            return doca_test_support::skip(&format!("a network namespace and veth pair: {why}"))
+        }
     };
+    let dpu = link.addr;
     let dir = tempfile::tempdir().unwrap();
     build_c_plugin("worker_echo_c", dir.path());
     let d = Daemon::start_in(
-        Some(&ns.name),
+        Some(&link.ns),
         dir.path().to_str().unwrap(),
-        &["--listen", "10.213.1.2"],
+        &["--listen", &dpu.to_string()],
     );
-    assert_eq!(*d.addr.ip(), Ipv4Addr::new(10, 213, 1, 2));
+    assert_eq!(*d.addr.ip(), dpu);
     let mut host = Raw::connect(d.addr);
     host.send(&Msg::Hello { max_msg: 4096 });
     assert!(matches!(host.recv(T), Some(Msg::HelloOk { .. })));
@@ -90,7 +55,7 @@ fn dpu_in_a_network_namespace_over_veth() {
         Some(Msg::Spawned { port, token, .. }) => (port, token),
         other => panic!("{other:?}"),
     };
-    let worker = SocketAddrV4::new(Ipv4Addr::new(10, 213, 1, 2), port);
+    let worker = SocketAddrV4::new(dpu, port);
     // The worker listens on the namespace's veth address too; over TCP first.
     let mut w = Raw::connect(worker);
     w.send(&Msg::Attach {
@@ -155,5 +120,5 @@ fn dpu_in_a_network_namespace_over_veth() {
     drop(w);
     drop(host);
     drop(d);
-    drop(ns);
+    drop(link);
 }

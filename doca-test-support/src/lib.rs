@@ -14,7 +14,8 @@
 //! * [`wait`]: bounded polling ([`eventually`], [`wait_for`]);
 //! * [`process`]: stopping a child process, bounded;
 //! * [`workspace`]: paths of this checkout and nested cargo builds;
-//! * [`netns`]: two network namespaces joined by a veth pair, without the `ip` command;
+//! * [`netns`]: network namespaces, veth pairs (between two namespaces, to the host, or
+//!   both ends in one) and link state, without the `ip` command;
 //! * [`build`]: doca-build re-exported, for tests that compile kernels at run time.
 //!
 //! ## Quick start

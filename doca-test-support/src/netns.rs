@@ -1,18 +1,25 @@
-//! Two network namespaces joined by a veth pair, made with system calls alone (no `ip`
-//! command, no iproute2 libraries): the two-host set-up of the end-to-end tests.
+//! Network namespaces, veth pairs and links, made with system calls alone (no `ip`
+//! command, no iproute2 libraries): the two-host set-ups of the end-to-end tests, the
+//! port tests and the AF_XDP bench.
 //!
 //! A namespace is held by an open descriptor of its `/proc/.../ns/net` file ([`NetNs`]);
-//! it disappears when that descriptor and every process inside it are gone, taking its
-//! interfaces (and so the veth pair) with it. Nothing of the host's namespace changes and
-//! nothing needs removing by name.
+//! it disappears when that descriptor, every socket made in it and every thread or
+//! process inside it are gone, taking its interfaces (and so its veth ends) with it.
+//! Nothing of the host's namespace changes unless asked ([`HostLink`]) and nothing
+//! needs removing by name.
 //!
 //! * [`NetNs::run`] runs a closure on a thread inside the namespace: sockets it creates
 //!   stay in that namespace wherever they are used afterwards.
 //! * [`NetNs::enter`] makes a [`Command`] start its process inside the namespace, with a
 //!   private mount namespace whose `/sys` is a fresh sysfs, so `/sys/class/net` lists the
 //!   namespace's own interfaces (as `ip netns exec` arranges; doca-soft and UCX read it).
-//! * [`VethPair::create`] makes two namespaces, the veth pair between them (one
-//!   `RTM_NEWLINK` netlink request), addresses on both ends and every link up.
+//! * [`VethPair::create`] (or [`VethPair::builder`]) makes two namespaces, the veth pair
+//!   between them (one `RTM_NEWLINK` netlink request), addresses on both ends and every
+//!   link up; [`HostLink::create`] joins one new namespace to the caller's.
+//! * In the calling thread's namespace: [`Veth`] makes a pair, [`link_up`], [`set_addr`],
+//!   [`link`] (flags, carrier, XDP program), [`delete_link`].
+//! * [`NetNs::id`] and [`held_by_this_process`]: whether anything of this process (a
+//!   descriptor, a socket, a thread) still keeps a namespace alive.
 //!
 //! Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and the kernel's veth driver; without them
 //! [`VethPair::create`] says why, for the test to skip.
@@ -29,12 +36,19 @@
 //! pair.ns[0].enter(&mut server).args(["--listen", &pair.addr[0].to_string()]);
 //! ```
 
+mod link;
+mod netlink;
+mod pair;
+
+pub use link::{delete_link, link, link_up, set_addr, Veth};
+pub use netlink::Link;
+pub use pair::{unavailable_reason, HostLink, VethPair, VethPairBuilder};
+
 use std::io;
-use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;
-use std::time::Duration;
 
 /// A network namespace, kept alive by an open descriptor of it.
 #[derive(Debug)]
@@ -58,8 +72,7 @@ impl NetNs {
                 if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
                     return Err(os_err("unshare(CLONE_NEWNET)"));
                 }
-                let fd = open_cloexec(c"/proc/thread-self/ns/net")?;
-                let ns = NetNs { fd };
+                let ns = NetNs::current()?;
                 link_up("lo")?;
                 Ok(ns)
             })
@@ -69,9 +82,35 @@ impl NetNs {
         Ok(ns)
     }
 
+    /// The calling thread's namespace.
+    pub fn current() -> io::Result<NetNs> {
+        Ok(NetNs {
+            fd: open_cloexec(c"/proc/thread-self/ns/net")?,
+        })
+    }
+
+    /// Another handle on the same namespace (a duplicate descriptor).
+    pub fn try_clone(&self) -> io::Result<NetNs> {
+        let fd = self
+            .fd
+            .try_clone()
+            .map_err(|e| io::Error::new(e.kind(), format!("dup of a namespace: {e}")))?;
+        Ok(NetNs { fd })
+    }
+
     /// The namespace's descriptor (valid as long as `self`).
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+
+    /// The namespace's identity: the inode number of its nsfs file (what
+    /// `/proc/PID/ns/net` links to as `net:[ID]`), for [`held_by_this_process`].
+    pub fn id(&self) -> io::Result<u64> {
+        let f = std::fs::File::from(self.fd.try_clone()?);
+        let md = f
+            .metadata()
+            .map_err(|e| io::Error::new(e.kind(), format!("fstat of a namespace: {e}")))?;
+        Ok(md.ino())
     }
 
     /// Runs `f` on a thread that has joined this namespace, and returns its result.
@@ -176,372 +215,99 @@ fn socket(domain: libc::c_int, ty: libc::c_int, proto: libc::c_int) -> io::Resul
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// An `ifreq` naming `dev` (at most 15 bytes).
-fn ifreq(dev: &str) -> io::Result<libc::ifreq> {
-    // SAFETY: ifreq is plain data; all-zero is valid.
-    let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
-    if dev.len() >= ifr.ifr_name.len() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("interface name {dev:?} is too long"),
-        ));
+/// The namespace id in a `/proc/.../ns/net` link target (`net:[4026531840]`).
+fn ns_link_id(target: &str) -> Option<u64> {
+    target
+        .strip_prefix("net:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+/// `SIOCGSKNS` (linux/sockios.h): a descriptor of a socket's network namespace.
+const SIOCGSKNS: libc::Ioctl = 0x894C;
+
+/// The namespace id of socket `fd` (None when the kernel will not say).
+fn socket_ns_id(fd: RawFd) -> Option<u64> {
+    // SAFETY: ioctl(SIOCGSKNS) on a descriptor of ours; it returns a new descriptor or -1.
+    let ns = unsafe { libc::ioctl(fd, SIOCGSKNS) };
+    if ns < 0 {
+        return None;
     }
-    for (d, s) in ifr.ifr_name.iter_mut().zip(dev.bytes()) {
-        *d = s as libc::c_char;
-    }
-    Ok(ifr)
-}
-
-fn ioctl(fd: &OwnedFd, req: libc::Ioctl, ifr: &mut libc::ifreq, what: &str) -> io::Result<()> {
-    // SAFETY: fd is a socket; ifr names an interface and has room for any answer.
-    if unsafe { libc::ioctl(fd.as_raw_fd(), req, ifr as *mut libc::ifreq) } != 0 {
-        return Err(os_err(what));
-    }
-    Ok(())
-}
-
-/// The interface flags of `dev` in the calling thread's namespace.
-fn link_flags(dev: &str) -> io::Result<libc::c_int> {
-    let fd = socket(libc::AF_INET, libc::SOCK_DGRAM, 0)?;
-    let mut ifr = ifreq(dev)?;
-    ioctl(
-        &fd,
-        libc::SIOCGIFFLAGS,
-        &mut ifr,
-        &format!("SIOCGIFFLAGS {dev}"),
-    )?;
-    // SAFETY: SIOCGIFFLAGS filled the flags member of the union.
-    Ok(libc::c_int::from(unsafe { ifr.ifr_ifru.ifru_flags }))
-}
-
-/// Sets `dev` up in the calling thread's namespace.
-fn link_up(dev: &str) -> io::Result<()> {
-    let fd = socket(libc::AF_INET, libc::SOCK_DGRAM, 0)?;
-    let mut ifr = ifreq(dev)?;
-    ioctl(
-        &fd,
-        libc::SIOCGIFFLAGS,
-        &mut ifr,
-        &format!("SIOCGIFFLAGS {dev}"),
-    )?;
-    // SAFETY: SIOCGIFFLAGS filled the flags member of the union.
-    unsafe { ifr.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short };
-    ioctl(
-        &fd,
-        libc::SIOCSIFFLAGS,
-        &mut ifr,
-        &format!("SIOCSIFFLAGS {dev}"),
-    )
-}
-
-fn sockaddr_in(a: Ipv4Addr) -> libc::sockaddr {
-    let sin = libc::sockaddr_in {
-        sin_family: libc::AF_INET as libc::sa_family_t,
-        sin_port: 0,
-        sin_addr: libc::in_addr {
-            s_addr: u32::from_ne_bytes(a.octets()),
-        },
-        sin_zero: [0; 8],
+    // SAFETY: ns was just returned to us and is owned by nobody else.
+    let ns = NetNs {
+        fd: unsafe { OwnedFd::from_raw_fd(ns) },
     };
-    // SAFETY: sockaddr_in and sockaddr are both 16 bytes of plain data; the kernel reads
-    // the address family to interpret the rest.
-    unsafe { std::mem::transmute::<libc::sockaddr_in, libc::sockaddr>(sin) }
+    ns.id().ok()
 }
 
-/// Gives `dev` address `addr` with a `/prefix` netmask (calling thread's namespace).
-fn set_addr(dev: &str, addr: Ipv4Addr, prefix: u8) -> io::Result<()> {
-    let fd = socket(libc::AF_INET, libc::SOCK_DGRAM, 0)?;
-    let mut ifr = ifreq(dev)?;
-    ifr.ifr_ifru.ifru_addr = sockaddr_in(addr);
-    ioctl(
-        &fd,
-        libc::SIOCSIFADDR,
-        &mut ifr,
-        &format!("SIOCSIFADDR {dev}"),
-    )?;
-    let mask = Ipv4Addr::from(u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0));
-    ifr.ifr_ifru.ifru_netmask = sockaddr_in(mask);
-    ioctl(
-        &fd,
-        libc::SIOCSIFNETMASK,
-        &mut ifr,
-        &format!("SIOCSIFNETMASK {dev}"),
-    )
-}
-
-// rtnetlink numbers (linux/rtnetlink.h, linux/if_link.h, linux/veth.h).
-const IFLA_IFNAME: u16 = 3;
-const IFLA_LINKINFO: u16 = 18;
-const IFLA_NET_NS_FD: u16 = 28;
-const IFLA_INFO_KIND: u16 = 1;
-const IFLA_INFO_DATA: u16 = 2;
-const VETH_INFO_PEER: u16 = 1;
-const NLA_F_NESTED: u16 = 1 << 15;
-/// sizeof(struct ifinfomsg).
-const IFINFOMSG_LEN: usize = 16;
-const NLMSG_HDR_LEN: usize = 16;
-
-/// A netlink attribute: header, payload, padding to 4 bytes.
-fn attr(ty: u16, payload: &[u8]) -> Vec<u8> {
-    let len = 4 + payload.len();
-    let mut v = Vec::with_capacity(len.next_multiple_of(4));
-    v.extend_from_slice(&(len as u16).to_ne_bytes());
-    v.extend_from_slice(&ty.to_ne_bytes());
-    v.extend_from_slice(payload);
-    v.resize(len.next_multiple_of(4), 0);
-    v
-}
-
-fn name_attr(name: &str) -> Vec<u8> {
-    let mut z = name.as_bytes().to_vec();
-    z.push(0);
-    attr(IFLA_IFNAME, &z)
-}
-
-/// The `RTM_NEWLINK` request creating veth `name` here with peer `peer` in the namespace
-/// of descriptor `peer_ns`.
-pub(crate) fn new_veth_request(name: &str, peer: &str, peer_ns: RawFd, seq: u32) -> Vec<u8> {
-    let mut peer_info = vec![0u8; IFINFOMSG_LEN]; // AF_UNSPEC, no index, no flags
-    peer_info.extend(name_attr(peer));
-    peer_info.extend(attr(IFLA_NET_NS_FD, &(peer_ns as u32).to_ne_bytes()));
-    let data = attr(VETH_INFO_PEER | NLA_F_NESTED, &peer_info);
-    let mut info = attr(IFLA_INFO_KIND, b"veth\0");
-    info.extend(attr(IFLA_INFO_DATA | NLA_F_NESTED, &data));
-    let mut body = vec![0u8; IFINFOMSG_LEN];
-    body.extend(name_attr(name));
-    body.extend(attr(IFLA_LINKINFO | NLA_F_NESTED, &info));
-    let flags = libc::NLM_F_REQUEST | libc::NLM_F_ACK | libc::NLM_F_CREATE | libc::NLM_F_EXCL;
-    let mut msg = Vec::with_capacity(NLMSG_HDR_LEN + body.len());
-    msg.extend_from_slice(&((NLMSG_HDR_LEN + body.len()) as u32).to_ne_bytes());
-    msg.extend_from_slice(&libc::RTM_NEWLINK.to_ne_bytes());
-    msg.extend_from_slice(&(flags as u16).to_ne_bytes());
-    msg.extend_from_slice(&seq.to_ne_bytes());
-    msg.extend_from_slice(&0u32.to_ne_bytes());
-    msg.extend(body);
-    msg
-}
-
-/// The errno of the netlink acknowledgement in `reply` for request `seq` (0: success), or
-/// None when `reply` holds no such acknowledgement.
-pub(crate) fn ack_errno(reply: &[u8], seq: u32) -> Option<i32> {
-    let mut off = 0;
-    while off + NLMSG_HDR_LEN <= reply.len() {
-        let u32_at = |o: usize| u32::from_ne_bytes(reply[o..o + 4].try_into().unwrap());
-        let len = u32_at(off) as usize;
-        let ty = u16::from_ne_bytes(reply[off + 4..off + 6].try_into().unwrap());
-        if len < NLMSG_HDR_LEN || off + len > reply.len() {
-            return None;
-        }
-        if i32::from(ty) == libc::NLMSG_ERROR && u32_at(off + 8) == seq && len >= NLMSG_HDR_LEN + 4
-        {
-            return Some(-(u32_at(off + NLMSG_HDR_LEN) as i32));
-        }
-        off += len.next_multiple_of(4);
-    }
-    None
-}
-
-/// Creates veth `name` in the calling thread's namespace with peer `peer` in `peer_ns`.
-fn create_veth(name: &str, peer: &str, peer_ns: &NetNs) -> io::Result<()> {
-    let fd = socket(libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_ROUTE)?;
-    let seq = 1;
-    let req = new_veth_request(name, peer, peer_ns.fd(), seq);
-    // SAFETY: an all-zero sockaddr_nl addresses the kernel.
-    let mut kernel: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
-    kernel.nl_family = libc::AF_NETLINK as libc::sa_family_t;
-    // SAFETY: req is a valid buffer of its length; kernel is a sockaddr_nl of its size.
-    let n = unsafe {
-        libc::sendto(
-            fd.as_raw_fd(),
-            req.as_ptr().cast(),
-            req.len(),
-            0,
-            (&kernel as *const libc::sockaddr_nl).cast(),
-            std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
-        )
+/// What of this process keeps namespace `id` ([`NetNs::id`]) alive: descriptors of the
+/// namespace, sockets made in it, threads inside it, one line each (empty: nothing; the
+/// namespace goes once other processes let go too).
+///
+/// A thread that was just joined may still show for a moment (the kernel wakes the
+/// joiner before the thread has left its namespaces): poll for an empty list
+/// ([`crate::poll_until`]) rather than asserting it once.
+pub fn held_by_this_process(id: u64) -> io::Result<Vec<String>> {
+    let list = |dir: &str| {
+        std::fs::read_dir(dir).map_err(|e| io::Error::new(e.kind(), format!("{dir}: {e}")))
     };
-    if n < 0 {
-        return Err(os_err("netlink sendto"));
-    }
-    let mut buf = vec![0u8; 8192];
-    // SAFETY: buf is writable for its length.
-    let n = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
-    if n < 0 {
-        return Err(os_err("netlink recv"));
-    }
-    match ack_errno(&buf[..n as usize], seq) {
-        Some(0) => Ok(()),
-        Some(e) => {
-            let e = io::Error::from_raw_os_error(e);
-            Err(io::Error::new(
-                e.kind(),
-                format!("RTM_NEWLINK veth {name}/{peer}: {e} (is the veth driver available?)"),
-            ))
+    let mut held = Vec::new();
+    for task in list("/proc/self/task")?.filter_map(Result::ok) {
+        let target = std::fs::read_link(task.path().join("ns/net"));
+        if target.is_ok_and(|t| ns_link_id(&t.to_string_lossy()) == Some(id)) {
+            held.push(format!("thread {}", task.file_name().to_string_lossy()));
         }
-        None => Err(io::Error::other(
-            "RTM_NEWLINK veth: no acknowledgement from the kernel",
-        )),
     }
-}
-
-/// Two network namespaces joined by a veth pair: `dev[i]` with address `addr[i]/24` in
-/// `ns[i]`, both ends and both `lo` up. Dropping it removes everything (once the
-/// processes started inside have exited).
-#[derive(Debug)]
-pub struct VethPair {
-    /// The two namespaces.
-    pub ns: [NetNs; 2],
-    /// The veth end in each namespace.
-    pub dev: [String; 2],
-    /// The IPv4 address of each end.
-    pub addr: [Ipv4Addr; 2],
-}
-
-/// Why namespaces cannot be made by this process, if it is clear without trying: not
-/// root.
-pub fn unavailable_reason() -> Option<String> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not root (network namespaces need CAP_SYS_ADMIN)".into());
-    }
-    None
-}
-
-impl VethPair {
-    /// Names of the two ends (the namespaces are fresh, so fixed names never collide).
-    pub const DEVS: [&'static str; 2] = ["dveth0", "dveth1"];
-    /// Addresses of the two ends (private to the two namespaces).
-    pub const ADDRS: [Ipv4Addr; 2] = [Ipv4Addr::new(10, 77, 0, 1), Ipv4Addr::new(10, 77, 0, 2)];
-
-    /// Makes the two namespaces and the pair, waits (up to 10 s) for carrier on both ends,
-    /// and checks that a process started in either sees its end in `/sys/class/net`. The
-    /// error says which step failed (for a test's skip line).
-    pub fn create() -> Result<VethPair, String> {
-        if let Some(why) = unavailable_reason() {
-            return Err(why);
-        }
-        let ns = [
-            NetNs::new().map_err(|e| e.to_string())?,
-            NetNs::new().map_err(|e| e.to_string())?,
-        ];
-        let [d0, d1] = Self::DEVS;
-        let pair = VethPair {
-            dev: [d0.to_string(), d1.to_string()],
-            addr: Self::ADDRS,
-            ns,
+    for fd in list("/proc/self/fd")?.filter_map(Result::ok) {
+        let Ok(num) = fd.file_name().to_string_lossy().parse::<RawFd>() else {
+            continue;
         };
-        let flat = |r: io::Result<io::Result<()>>| r.and_then(|x| x).map_err(|e| e.to_string());
-        flat(pair.ns[0].run(|| create_veth(d0, d1, &pair.ns[1])))?;
-        for i in 0..2 {
-            let (dev, addr) = (&pair.dev[i], pair.addr[i]);
-            flat(pair.ns[i].run(|| {
-                set_addr(dev, addr, 24)?;
-                link_up(dev)
-            }))?;
-        }
-        // UCX lists the running interfaces when a process starts: wait for carrier.
-        let running = |i: usize| {
-            pair.ns[i]
-                .run(|| link_flags(&pair.dev[i]))
-                .ok()
-                .and_then(|r| r.ok())
-                .is_some_and(|f| f & libc::IFF_RUNNING != 0)
+        // Gone already (the directory's own descriptor, say): nothing to check.
+        let Ok(target) = std::fs::read_link(fd.path()) else {
+            continue;
         };
-        if !crate::poll_until(Duration::from_secs(10), || running(0) && running(1)) {
-            return Err("the veth pair did not get carrier within 10 s".into());
+        let target = target.to_string_lossy();
+        if ns_link_id(&target) == Some(id) {
+            held.push(format!("descriptor {num}"));
+        } else if target.starts_with("socket:") && socket_ns_id(num) == Some(id) {
+            held.push(format!("socket descriptor {num} ({target})"));
         }
-        for i in 0..2 {
-            let path = format!("/sys/class/net/{}", pair.dev[i]);
-            let seen = pair.ns[i]
-                .run_with_sysfs(|| std::path::Path::new(&path).exists())
-                .map_err(|e| format!("a private /sys in the namespace: {e}"))?;
-            if !seen {
-                return Err(format!(
-                    "{path} missing under a fresh sysfs in the namespace"
-                ));
-            }
-        }
-        Ok(pair)
     }
+    Ok(held)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn u16_at(b: &[u8], o: usize) -> u16 {
-        u16::from_ne_bytes(b[o..o + 2].try_into().unwrap())
+    #[test]
+    fn namespace_link_targets_give_their_id() {
+        assert_eq!(ns_link_id("net:[4026531840]"), Some(4_026_531_840));
+        assert_eq!(ns_link_id("mnt:[4026531840]"), None);
+        assert_eq!(ns_link_id("net:[12"), None);
+        assert_eq!(ns_link_id("socket:[77]"), None);
     }
 
-    /// The attributes of `b` from `off` on: (type without flags, payload).
-    fn attrs(b: &[u8]) -> Vec<(u16, &[u8])> {
-        let mut out = Vec::new();
-        let mut o = 0;
-        while o + 4 <= b.len() {
-            let len = usize::from(u16_at(b, o));
-            assert!(
-                len >= 4 && o + len <= b.len(),
-                "attribute at {o}: length {len}"
-            );
-            out.push((u16_at(b, o + 2) & !NLA_F_NESTED, &b[o + 4..o + len]));
-            o += len.next_multiple_of(4);
+    #[test]
+    fn the_callers_namespace_is_held_by_its_threads_and_a_descriptor() {
+        let ns = NetNs::current().unwrap();
+        let id = ns.id().unwrap();
+        let target = std::fs::read_link("/proc/thread-self/ns/net").unwrap();
+        assert_eq!(ns_link_id(&target.to_string_lossy()), Some(id));
+        let held = held_by_this_process(id).unwrap();
+        let fd = format!("descriptor {}", ns.fd());
+        assert!(held.contains(&fd), "{held:?}");
+        assert!(held.iter().any(|h| h.starts_with("thread ")), "{held:?}");
+        // A socket of this namespace shows too (SIOCGSKNS needs CAP_NET_ADMIN).
+        if unavailable_reason().is_some() {
+            return;
         }
-        assert_eq!(o, b.len(), "attributes end on a 4-byte boundary");
-        out
-    }
-
-    #[test]
-    fn veth_request_nests_the_peer_with_its_name_and_namespace() {
-        let m = new_veth_request("va", "peer0", 7, 42);
-        let len = u32::from_ne_bytes(m[0..4].try_into().unwrap()) as usize;
-        assert_eq!(len, m.len());
-        assert_eq!(u16_at(&m, 4), libc::RTM_NEWLINK);
-        let flags = libc::NLM_F_REQUEST | libc::NLM_F_ACK | libc::NLM_F_CREATE | libc::NLM_F_EXCL;
-        assert_eq!(u16_at(&m, 6), flags as u16);
-        assert_eq!(u32::from_ne_bytes(m[8..12].try_into().unwrap()), 42);
-        let top = attrs(&m[NLMSG_HDR_LEN + IFINFOMSG_LEN..]);
-        assert_eq!(top[0], (IFLA_IFNAME, &b"va\0"[..]));
-        assert_eq!(top[1].0, IFLA_LINKINFO);
-        let info = attrs(top[1].1);
-        assert_eq!(info[0], (IFLA_INFO_KIND, &b"veth\0"[..]));
-        assert_eq!(info[1].0, IFLA_INFO_DATA);
-        let data = attrs(info[1].1);
-        assert_eq!(data[0].0, VETH_INFO_PEER);
-        let peer = attrs(&data[0].1[IFINFOMSG_LEN..]);
-        assert_eq!(peer[0], (IFLA_IFNAME, &b"peer0\0"[..]));
-        assert_eq!(peer[1], (IFLA_NET_NS_FD, &7u32.to_ne_bytes()[..]));
-    }
-
-    fn error_msg(seq: u32, errno: i32) -> Vec<u8> {
-        let mut m = Vec::new();
-        m.extend_from_slice(&36u32.to_ne_bytes());
-        m.extend_from_slice(&(libc::NLMSG_ERROR as u16).to_ne_bytes());
-        m.extend_from_slice(&0u16.to_ne_bytes());
-        m.extend_from_slice(&seq.to_ne_bytes());
-        m.extend_from_slice(&0u32.to_ne_bytes());
-        m.extend_from_slice(&(-errno).to_ne_bytes());
-        m.extend_from_slice(&[0u8; 16]); // the request's header, echoed
-        m
-    }
-
-    #[test]
-    fn acknowledgements_give_the_errno_of_their_request() {
-        assert_eq!(ack_errno(&error_msg(5, 0), 5), Some(0));
-        assert_eq!(
-            ack_errno(&error_msg(5, libc::EEXIST), 5),
-            Some(libc::EEXIST)
-        );
-        // Another request's answer, then ours.
-        let mut two = error_msg(4, libc::EPERM);
-        two.extend(error_msg(5, libc::EOPNOTSUPP));
-        assert_eq!(ack_errno(&two, 5), Some(libc::EOPNOTSUPP));
-        assert_eq!(ack_errno(&two, 6), None);
-        // Truncated or nonsense lengths are no answer, never a panic.
-        assert_eq!(ack_errno(&error_msg(5, 0)[..20], 5), None);
-        let mut bad = error_msg(5, 0);
-        bad[0..4].copy_from_slice(&1000u32.to_ne_bytes());
-        assert_eq!(ack_errno(&bad, 5), None);
-        bad[0..4].copy_from_slice(&3u32.to_ne_bytes());
-        assert_eq!(ack_errno(&bad, 5), None);
+        let s = socket(libc::AF_INET, libc::SOCK_DGRAM, 0).unwrap();
+        let held = held_by_this_process(id).unwrap();
+        let sock = format!("socket descriptor {} ", s.as_raw_fd());
+        assert!(held.iter().any(|h| h.starts_with(&sock)), "{held:?}");
+        // Another id is held by nothing.
+        assert_eq!(held_by_this_process(1).unwrap(), Vec::<String>::new());
     }
 }

@@ -14,6 +14,7 @@
 //! ([`UromBinaries::build_for_tests`]); benches and packed binaries find them next to the
 //! running executable ([`UromBinaries::next_to_current_exe`]).
 
+use crate::netns::NetNs;
 use crate::process::terminate;
 use crate::workspace::{cargo_build, doca_soft_include_dir, target_dir};
 use std::io::{BufRead, BufReader};
@@ -178,7 +179,8 @@ pub struct DaemonBuilder {
     plugins: Vec<(PathBuf, String)>,
     args: Vec<String>,
     env: Vec<(String, String)>,
-    netns: Option<String>,
+    /// The namespace to run in, or why it could not be kept (told by `start`).
+    netns: Option<Result<NetNs, String>>,
     banner_timeout: Duration,
     grace: Duration,
 }
@@ -218,9 +220,10 @@ impl DaemonBuilder {
         self.env("DOCA_UROM_WORKER_BIN", v)
     }
 
-    /// Runs the daemon in network namespace `ns` (`ip netns exec`).
-    pub fn netns(mut self, ns: &str) -> DaemonBuilder {
-        self.netns = Some(ns.to_string());
+    /// Runs the daemon (and so its workers) in network namespace `ns`, with a `/sys`
+    /// of that namespace ([`NetNs::enter`]). The builder keeps a duplicate descriptor.
+    pub fn netns(mut self, ns: &NetNs) -> DaemonBuilder {
+        self.netns = Some(ns.try_clone().map_err(|e| e.to_string()));
         self
     }
 
@@ -257,14 +260,14 @@ impl DaemonBuilder {
                 .map(|p| p.as_deref().unwrap_or(&plugin_dir).display().to_string())
                 .collect()
         };
-        let mut cmd = match &self.netns {
-            Some(ns) => {
-                let mut c = Command::new("ip");
-                c.args(["netns", "exec", ns]).arg(&self.bin);
-                c
+        let mut cmd = Command::new(&self.bin);
+        match &self.netns {
+            Some(Ok(ns)) => {
+                ns.enter(&mut cmd);
             }
-            None => Command::new(&self.bin),
-        };
+            Some(Err(why)) => return Err(format!("the daemon's network namespace: {why}")),
+            None => {}
+        }
         cmd.args(&self.args)
             .env("UROM_PLUGIN_PATH", entries.join(";"))
             .envs(self.env.iter().map(|(k, v)| (k, v)))

@@ -168,3 +168,27 @@ fn failed_starts_say_why_and_leave_nothing_running() {
         .unwrap_err();
     assert!(e.contains("copying plugin /nonexistent/libp.so"), "{e}");
 }
+
+#[test]
+fn a_daemon_in_a_network_namespace_sees_its_interfaces_only() {
+    if let Some(why) = doca_test_support::netns::unavailable_reason() {
+        return doca_test_support::skip(&why);
+    }
+    let ns = doca_test_support::netns::NetNs::new().expect("a namespace");
+    let t = tempfile::tempdir().unwrap();
+    let rec = t.path().join("seen");
+    let d = Daemon::builder("sh")
+        .arg("-c")
+        .arg(format!(
+            "readlink /proc/self/ns/net > {rec}; ls /sys/class/net >> {rec}; \
+             echo '{BANNER}127.0.0.1:4243'; exec sleep 30",
+            rec = rec.display()
+        ))
+        .netns(&ns)
+        .start()
+        .unwrap();
+    let seen = std::fs::read_to_string(&rec).unwrap();
+    let want = format!("net:[{}]\nlo\n", ns.id().unwrap());
+    assert_eq!(seen, want, "the namespace's own id and interfaces");
+    drop(d);
+}

@@ -138,7 +138,26 @@ pub struct Port {
     me: Weak<Port>,
 }
 
-static PORTS: Lazy<Mutex<HashMap<String, Weak<Port>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+/// Where a port is open: (network namespace of [`netns_of`], [`port_key`]).
+type PortKey = (u64, String);
+
+/// Open ports.
+static PORTS: Lazy<Mutex<HashMap<PortKey, Weak<Port>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// The network namespace a Linux interface name is looked up in: the calling thread's,
+/// where the port's sockets are made. One process may hold ports of the same interface
+/// name in two namespaces (a test's two ends, or a tool that enters a namespace per
+/// thread); they are different ports. 0 for backends that are not Linux interfaces, and
+/// where `/proc` is unreadable (then all threads share one namespace as far as we know).
+fn netns_of(spec: &PortSpec) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    match spec {
+        PortSpec::Linux { .. } | PortSpec::Xdp { .. } => {
+            std::fs::metadata("/proc/thread-self/ns/net").map_or(0, |m| m.ino())
+        }
+        PortSpec::Pcap { .. } | PortSpec::Wire { .. } => 0,
+    }
+}
 
 fn port_key(spec: &PortSpec) -> String {
     match spec {
@@ -170,7 +189,7 @@ impl Port {
 
     /// The port of a backend description (what [`Port::for_dev`] uses).
     pub fn for_spec(spec: &PortSpec) -> DocaResult<Arc<Port>> {
-        let key = port_key(spec);
+        let key = (netns_of(spec), port_key(spec));
         let mut ports = PORTS.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = ports.get(&key).and_then(Weak::upgrade) {
             return Ok(p);
@@ -206,7 +225,7 @@ impl Port {
             }
         };
         let port = Arc::new_cyclic(|me| Port {
-            name: key.clone(),
+            name: key.1.clone(),
             kind,
             max_frame: backend.max_frame(),
             backend,
@@ -235,7 +254,9 @@ impl Port {
     /// The port of a device if it is open now (never opens one).
     pub fn existing(spec: &PortSpec) -> Option<Arc<Port>> {
         let ports = PORTS.lock().unwrap_or_else(|e| e.into_inner());
-        ports.get(&port_key(spec)).and_then(Weak::upgrade)
+        ports
+            .get(&(netns_of(spec), port_key(spec)))
+            .and_then(Weak::upgrade)
     }
 
     /// Name of the port (backend kind and address).

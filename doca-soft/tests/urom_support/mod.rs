@@ -6,6 +6,7 @@
 use doca_soft::testing::urom::{
     loopback, terminate_child, ConnId, Decoder, Event, Msg, Node, PluginDesc, SpawnReq,
 };
+use doca_test_support::netns::NetNs;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
@@ -46,26 +47,23 @@ impl Daemon {
     }
 
     /// Same, optionally inside network namespace `netns`.
-    pub fn start_in(netns: Option<&str>, plugin_path: &str, extra: &[&str]) -> Daemon {
+    pub fn start_in(netns: Option<&NetNs>, plugin_path: &str, extra: &[&str]) -> Daemon {
         Self::start_with(netns, plugin_path, extra, &[])
     }
 
     /// Same, with extra environment variables for the daemon (and so its workers).
     pub fn start_with(
-        netns: Option<&str>,
+        netns: Option<&NetNs>,
         plugin_path: &str,
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Daemon {
         let bin = env!("CARGO_BIN_EXE_doca_urom_daemon");
-        let mut cmd = match netns {
-            Some(ns) => {
-                let mut c = Command::new("ip");
-                c.args(["netns", "exec", ns, bin]);
-                c
-            }
-            None => Command::new(bin),
-        };
+        let mut cmd = Command::new(bin);
+        if let Some(ns) = netns {
+            // With its own /sys: UCX and the daemon list the namespace's interfaces.
+            ns.enter(&mut cmd);
+        }
         cmd.args(extra)
             .env("UROM_PLUGIN_PATH", plugin_path)
             .env(

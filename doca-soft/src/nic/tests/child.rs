@@ -20,6 +20,7 @@
 use crate::nic::api::Nic;
 use crate::nic::host::{self, HostMem, HostQp, Seg, Sizes};
 use crate::nic::mkey::{self, Access, MemKind};
+use doca_test_support::netns::NetNs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::Ipv4Addr;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -157,16 +158,13 @@ pub(crate) struct Peer {
 impl Peer {
     /// Starts a child binding `bind`, inside network namespace `netns` when given, with
     /// extra environment `env`.
-    pub(crate) fn spawn(bind: &str, netns: Option<&str>, env: &[(&str, &str)]) -> Peer {
+    pub(crate) fn spawn(bind: &str, netns: Option<&NetNs>, env: &[(&str, &str)]) -> Peer {
         let exe = std::env::current_exe().expect("test binary");
-        let mut cmd = match netns {
-            Some(ns) => {
-                let mut c = Command::new("ip");
-                c.args(["netns", "exec", ns]).arg(&exe);
-                c
-            }
-            None => Command::new(&exe),
-        };
+        let mut cmd = Command::new(&exe);
+        if let Some(ns) = netns {
+            // Its own /sys too: UCX lists the namespace's interfaces there.
+            ns.enter(&mut cmd);
+        }
         cmd.args([
             "--exact",
             "nic::tests::child::child_process",
