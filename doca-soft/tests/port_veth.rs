@@ -12,7 +12,7 @@ use std::time::Duration;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
-use support::{eventually, unique, RecordingSink};
+use support::{drop_pair_and_check_namespaces_gone, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -104,17 +104,7 @@ fn veth_between_namespaces_carries_frames() {
     assert_eq!(rx.counters().delivered, 100);
     rx.unregister_rx_queue(0);
     drop(rx);
-    let ids = pair.ids().expect("namespace ids");
-    drop(pair);
-    assert!(
-        eventually(LIMIT, || ids
-            .iter()
-            .all(
-                |&id| netns::held_by_this_process(id).is_ok_and(|h| h.is_empty())
-            )),
-        "namespaces removed: still held by {:?}",
-        ids.map(netns::held_by_this_process)
-    );
+    drop_pair_and_check_namespaces_gone(pair, LIMIT);
 }
 
 /// One interface name in two namespaces is two ports: each thread gets the port of the

@@ -16,7 +16,7 @@ use doca_soft::capi::doca_error::DocaError;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
-use support::{eventually, unique, RecordingSink};
+use support::{drop_pair_and_check_namespaces_gone, eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -190,17 +190,7 @@ fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
         "no XDP program on {va} after the port is dropped"
     );
     drop(peer);
-    let ids = pair.ids().expect("namespace ids");
-    drop(pair);
-    assert!(
-        eventually(LIMIT, || ids
-            .iter()
-            .all(
-                |&id| netns::held_by_this_process(id).is_ok_and(|h| h.is_empty())
-            )),
-        "namespaces removed: still held by {:?}",
-        ids.map(netns::held_by_this_process)
-    );
+    drop_pair_and_check_namespaces_gone(pair, LIMIT);
 }
 
 #[test]

@@ -97,6 +97,24 @@ pub fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Drops `pair` and asserts that within `limit` nothing of this process (a descriptor, a
+/// socket, a thread) still holds either of its namespaces, so that they are gone.
+pub fn drop_pair_and_check_namespaces_gone(
+    pair: doca_test_support::netns::VethPair,
+    limit: Duration,
+) {
+    use doca_test_support::netns::held_by_this_process;
+    let ids = pair.ids().expect("namespace ids");
+    drop(pair);
+    assert!(
+        eventually(limit, || ids
+            .iter()
+            .all(|&id| held_by_this_process(id).is_ok_and(|h| h.is_empty()))),
+        "namespaces removed: still held by {:?}",
+        ids.map(held_by_this_process)
+    );
+}
+
 /// A name unique to this test run (process id and a counter).
 pub fn unique(prefix: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
