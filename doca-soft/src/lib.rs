@@ -151,6 +151,12 @@
 //! * `DOCA_SOFT_UROM_SPIN_US` (workers, blocking host commands): how long to keep polling
 //!   after the last activity before sleeping, in microseconds (default 100, 0 = always
 //!   sleep, at most 1 s).
+//! * `DOCA_SOFT_UROM_UCX_WATCH` (hosts and workers): `auto` (default) makes the UCX
+//!   endpoint between a host and a worker of one machine without UCX's peer failure
+//!   detection, so UCX may carry it over shared memory (the TCP connection beside it still
+//!   tells a dead peer at once); `always` keeps every endpoint watched (TCP or RDMA), for
+//!   processes that share an address but not IPC namespaces. Either end asking `always`
+//!   decides.
 //! * `DOCA_SOFT_TX_TRACE`: when set (not `0`), TX queues print to stderr, for each
 //!   wait-on-time send, how late the WAIT was passed and how late the first frame behind it
 //!   left.
