@@ -78,6 +78,11 @@ struct St {
     // Tasks answered by the last poll, completed once the lock is dropped (kept here so
     // its capacity is reused).
     done: Vec<(usize, DocaResult<()>)>,
+    // The service's liveness bound, read at start (a progress call then takes no lock but
+    // this state's).
+    liveness: std::time::Duration,
+    // The configured most tasks in flight, read at start.
+    max_tasks: usize,
 }
 
 /// Shared worker state (the context's operations).
@@ -176,13 +181,6 @@ impl WorkerShared {
             .or_else(|| st.link.as_ref().and_then(Link::failed))
     }
 
-    fn liveness(&self) -> std::time::Duration {
-        lock(&self.cfg)
-            .service
-            .as_ref()
-            .map_or(super::link::DEFAULT_LIVENESS, |s| s.liveness())
-    }
-
     fn max_msg(&self) -> usize {
         lock(&self.cfg)
             .service
@@ -204,15 +202,15 @@ impl WorkerShared {
         tasks.len() as u32
     }
 
-    fn progress_running(&self, ctx: &Ctx) -> u32 {
-        let liveness = self.liveness();
+    /// One progress of a RUNNING worker, `g` the state's guard taken by `progress` (one
+    /// lock per call when nothing arrived).
+    fn progress_running(&self, ctx: &Ctx, mut g: std::sync::MutexGuard<'_, St>) -> u32 {
         let (mut done, failed) = {
-            let mut g = lock(&self.st);
             let st = &mut *g;
             let Some(link) = st.link.as_mut() else {
                 return 0;
             };
-            let mut done = std::mem::take(&mut st.done);
+            let done = &mut st.done;
             let (inflight, acks) = (&mut st.inflight, &mut st.domain_acks);
             link.poll_frames(|kind, payload| {
                 if kind == KIND_NOTIFY {
@@ -224,9 +222,13 @@ impl WorkerShared {
                 }
             });
             let outstanding = !st.inflight.is_empty() || st.domain_pending > st.domain_acks.len();
-            let failed = link.watch(outstanding, liveness);
-            (done, failed)
+            let failed = link.watch(outstanding, st.liveness);
+            if st.done.is_empty() && failed.is_none() {
+                return 0;
+            }
+            (std::mem::take(&mut st.done), failed)
         };
+        drop(g);
         // Callbacks run without the lock: they may submit the next command.
         let mut n = done.len() as u32;
         for (t, r) in done.drain(..) {
@@ -316,9 +318,9 @@ impl CtxOps for WorkerShared {
     /// next look while a command or a domain request waits. Spawning or stopping: the
     /// daemon's reply arrives through the service's engine, so look again shortly.
     fn arm_wakeup(&self, _ctx: &Ctx) -> Wakeup {
-        let liveness = self.liveness();
         let mut st = lock(&self.st);
         let st = &mut *st;
+        let liveness = st.liveness;
         let outstanding = match st.phase {
             Phase::Idle => return Wakeup::Quiet,
             Phase::Spawning(_) | Phase::Stopping(_) => return self.wake.recheck(),
@@ -339,6 +341,8 @@ impl CtxOps for WorkerShared {
             st.failure = None;
             st.domain_pending = 0;
             st.domain_acks.clear();
+            st.liveness = svc.liveness();
+            st.max_tasks = cfg.max_tasks as usize;
         }
         if cfg.plugins == 0 {
             return Err(DocaError::INVALID_VALUE);
@@ -396,17 +400,13 @@ impl CtxOps for WorkerShared {
     }
 
     fn progress(&self, ctx: &Ctx) -> u32 {
-        let mut running = false;
         let phase = {
             let st = lock(&self.st);
             match &st.phase {
                 Phase::Idle => return 0,
                 Phase::Spawning(s) => Some(lock(s).take()),
                 Phase::Attaching => None,
-                Phase::Running => {
-                    running = true;
-                    None
-                }
+                Phase::Running => return self.progress_running(ctx, st),
                 Phase::Stopping(slot) => {
                     let done = slot.as_ref().is_none_or(|s| lock(s).is_some());
                     if !done {
@@ -416,9 +416,6 @@ impl CtxOps for WorkerShared {
                 }
             }
         };
-        if running {
-            return self.progress_running(ctx);
-        }
         let stopping = matches!(lock(&self.st).phase, Phase::Stopping(_));
         if stopping {
             let svc = lock(&self.cfg).service.clone();
@@ -482,9 +479,9 @@ impl CtxOps for WorkerShared {
             }
             None => {
                 // Attaching.
-                let liveness = self.liveness();
                 let (msgs, failed) = {
                     let mut st = lock(&self.st);
+                    let liveness = st.liveness;
                     let link = st.link.as_mut().expect("attaching has a link");
                     let m = link.poll();
                     let failed = if m.is_empty() {
@@ -531,9 +528,8 @@ impl CtxOps for WorkerShared {
 
     fn submit(&self, _ctx: &Ctx, task: *mut Task) -> DocaResult<()> {
         let t = task as *mut CmdTask;
-        let max_tasks = lock(&self.cfg).max_tasks as usize;
         let mut st = lock(&self.st);
-        if st.inflight.len() >= max_tasks {
+        if st.inflight.len() >= st.max_tasks {
             return Err(DocaError::AGAIN);
         }
         // SAFETY: every task of a worker context is a CmdTask; live while submitted.
@@ -591,6 +587,8 @@ impl UromWorker {
                 domain_acks: Vec::new(),
                 reserved: false,
                 done: Vec::new(),
+                liveness: super::link::DEFAULT_LIVENESS,
+                max_tasks: 1,
             }),
             pool: Mutex::new(Vec::new()),
             wake: WakeSet::default(),
