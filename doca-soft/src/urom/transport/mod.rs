@@ -30,7 +30,8 @@
 //! per connection in order (framing belongs to the caller, see `urom::wire`), new
 //! connections, and connections that failed or were closed by the admission policy (the
 //! owner then calls [`Node::close`]). TCP sockets of upgraded connections are looked at
-//! every [`TCP_CHECK`] while the node is busy, and always after a sleep.
+//! every [`TCP_CHECK`] while the node is busy (the clock itself only every 16th poll),
+//! and always after a sleep.
 //!
 //! A node is not thread-safe on its own; owners keep it behind a mutex (the UCX worker is
 //! created SERIALIZED, so handing the node between threads is allowed).

@@ -640,7 +640,10 @@ mod tests {
         // Work seen without reading the clock: the next look counts it as work at its own
         // time, so the window runs from there (not from t0).
         assert!(s.busy_unclocked());
-        assert!(s.keep_polling(false, t0 + us(40)), "unclocked work at 40 us");
+        assert!(
+            s.keep_polling(false, t0 + us(40)),
+            "unclocked work at 40 us"
+        );
         assert_eq!(
             spin_until_sleep(&mut s, t0 + us(40)),
             us(100),
