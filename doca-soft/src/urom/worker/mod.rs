@@ -389,7 +389,11 @@ impl Worker {
 /// within `max` of the previous (spinning pays), and halves each time a whole window was
 /// spun for nothing or the spin was preempted (the CPU is wanted elsewhere: with fewer cores
 /// than busy parties spinning only delays the others), so a worker whose peers answer
-/// slowly ends up sleeping at once, like `max = 0`.
+/// slowly ends up sleeping at once, like `max = 0`. Work that comes right after a window
+/// spun for nothing (within a quarter of it) means the peer was waiting for this CPU: the
+/// window is not restored then, and until work arrives while spinning again it grows back
+/// by doubling rather than jumping to `max` (on one shared CPU the full window cost each
+/// round trip the window itself).
 #[derive(Debug)]
 pub(crate) struct AdaptiveSpin {
     max: Duration,
@@ -399,7 +403,16 @@ pub(crate) struct AdaptiveSpin {
     slept: bool,
     // A busy iteration happened since the clock was last read (`busy_unclocked`).
     unclocked: bool,
+    // The window spun for nothing before the current sleep, and when that sleep began.
+    wasted: Duration,
+    asleep_at: Instant,
+    // Work came right after a wasted window (see `keep_polling`), and no work has arrived
+    // while spinning since.
+    contended: bool,
 }
+
+/// Where the window grows back from on a contended CPU.
+const CONTENDED_MIN: Duration = Duration::from_micros(1);
 
 impl AdaptiveSpin {
     /// A policy polling for at most `max` after each activity.
@@ -412,6 +425,9 @@ impl AdaptiveSpin {
             prev: now,
             slept: false,
             unclocked: false,
+            wasted: Duration::ZERO,
+            asleep_at: now,
+            contended: false,
         }
     }
 
@@ -445,10 +461,24 @@ impl AdaptiveSpin {
         let iteration = now.saturating_duration_since(self.prev);
         self.prev = now;
         if busy || std::mem::take(&mut self.unclocked) {
-            // Work after a sleep that a full window would have caught: spinning pays.
-            if !self.slept || now.saturating_duration_since(self.last_busy) <= self.max {
+            if !self.slept {
+                // Work while spinning: spinning pays.
                 self.window = self.max;
+                self.contended = false;
+            } else if now.saturating_duration_since(self.asleep_at) < self.wasted / 4 {
+                // Work right after a window spun in vain: the peer was waiting for this
+                // CPU (fewer cores than busy parties), so spinning kept it from running.
+                self.contended = true;
+            } else if now.saturating_duration_since(self.last_busy) <= self.max {
+                // Work after a sleep that a full window would have caught: spinning pays;
+                // on a contended CPU the window grows back gradually.
+                self.window = if self.contended {
+                    (self.window * 2).clamp(CONTENDED_MIN, self.max)
+                } else {
+                    self.max
+                };
             }
+            self.wasted = Duration::ZERO;
             self.slept = false;
             self.last_busy = now;
             return true;
@@ -461,12 +491,15 @@ impl AdaptiveSpin {
         // ran something else on this CPU.
         if iteration > PREEMPTED {
             self.window /= 2;
+            self.wasted = Duration::ZERO;
             return false;
         }
         if now.saturating_duration_since(self.last_busy) < self.window {
             return true;
         }
         // A whole window spun for nothing.
+        self.wasted = self.window;
+        self.asleep_at = now;
         self.window /= 2;
         false
     }
@@ -631,6 +664,34 @@ mod tests {
     }
 
     #[test]
+    fn work_right_after_a_wasted_window_does_not_restore_it() {
+        let us = Duration::from_micros;
+        let t0 = Instant::now();
+        let mut s = AdaptiveSpin::new(us(100));
+        assert!(s.keep_polling(true, t0));
+        // A window spun for nothing, then work 5 us into the sleep: the peer was waiting
+        // for this CPU. The window stays halved.
+        assert_eq!(spin_until_sleep(&mut s, t0), us(100));
+        s.slept(t0 + us(101));
+        assert!(s.keep_polling(true, t0 + us(105)));
+        assert_eq!(s.window(), us(50));
+        assert_eq!(spin_until_sleep(&mut s, t0 + us(105)), us(50));
+        s.slept(t0 + us(156));
+        assert!(s.keep_polling(true, t0 + us(165)));
+        assert_eq!(s.window(), us(25));
+        // Work after a sleep that a full window would have caught, on a contended CPU: the
+        // window doubles instead of going back to the full 100 us at once.
+        assert_eq!(spin_until_sleep(&mut s, t0 + us(165)), us(25));
+        s.slept(t0 + us(191));
+        assert!(s.keep_polling(true, t0 + us(230)));
+        assert_eq!(s.window(), us(25));
+        // Work arriving while spinning: spinning pays again, full window.
+        assert!(s.keep_polling(false, t0 + us(231)));
+        assert!(s.keep_polling(true, t0 + us(232)));
+        assert_eq!(s.window(), us(100));
+    }
+
+    #[test]
     fn unclocked_work_counts_at_the_next_look_at_the_clock() {
         let us = Duration::from_micros;
         let t0 = Instant::now();
@@ -651,14 +712,13 @@ mod tests {
         );
         assert_eq!(s.window(), us(50));
         // Right after a sleep the clock is read at once (the first work decides the window).
-        s.slept(t0 + us(140));
+        s.slept(t0 + us(170));
         assert!(!s.spinning());
         assert!(!s.busy_unclocked());
-        assert!(s.keep_polling(true, t0 + us(140)));
-        assert_eq!(s.window(), us(100), "work soon after the last: full window");
+        assert!(s.keep_polling(true, t0 + us(170)));
         // Unclocked work is not mistaken for a preempted idle iteration.
         assert!(s.busy_unclocked());
-        assert!(s.keep_polling(false, t0 + us(140) + PREEMPTED * 2));
+        assert!(s.keep_polling(false, t0 + us(170) + PREEMPTED * 2));
         assert_eq!(s.window(), us(100));
         // A window of 0 never spins without looking at the clock.
         assert!(!AdaptiveSpin::new(Duration::ZERO).spinning());
