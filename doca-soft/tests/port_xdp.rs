@@ -94,6 +94,26 @@ fn frames(n: u16, dport: u16) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// An AF_XDP port on `ifname` in `ns` (copy mode, or zero-copy asked for) whose queue 0
+/// takes UDP to port 7777 into a recording sink.
+fn xdp_rx_port(ns: &NetNs, ifname: &str, zerocopy: bool) -> (Arc<Port>, Arc<RecordingSink>) {
+    let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
+    let s2 = sink.clone();
+    let ifname = ifname.to_string();
+    let port = in_netns(ns, move || {
+        let port = Port::for_spec(&PortSpec::Xdp {
+            ifname,
+            native: false,
+            zerocopy,
+        })
+        .expect("xdp port");
+        port.set_flow_root(Some(udp_to_queue0(7777)));
+        port.register_rx_queue(0, s2).expect("register");
+        port
+    });
+    (port, sink)
+}
+
 #[test]
 fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
     let Some(pair) = veth_pair() else {
@@ -103,20 +123,7 @@ fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
     let [na, nb] = &pair.ns;
 
     // The AF_XDP port on va, queue 0 for UDP to 7777.
-    let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
-    let s2 = sink.clone();
-    let va2 = va.clone();
-    let rx = in_netns(na, move || {
-        let port = Port::for_spec(&PortSpec::Xdp {
-            ifname: va2,
-            native: false,
-            zerocopy: false,
-        })
-        .expect("xdp port");
-        port.set_flow_root(Some(udp_to_queue0(7777)));
-        port.register_rx_queue(0, s2).expect("register");
-        port
-    });
+    let (rx, sink) = xdp_rx_port(na, &va, false);
     if !rx.backend_kind().starts_with("af_xdp") {
         skip(&format!(
             "AF_XDP unavailable here (the port fell back to {}; the log says why)",
@@ -383,20 +390,7 @@ fn xdp_zerocopy_request_on_a_veth_keeps_copy_mode_in_driver_mode() {
     };
     let [va, vb] = pair.dev.clone();
     let [na, nb] = &pair.ns;
-    let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
-    let s2 = sink.clone();
-    let va2 = va.clone();
-    let rx = in_netns(na, move || {
-        let port = Port::for_spec(&PortSpec::Xdp {
-            ifname: va2,
-            native: false,
-            zerocopy: true,
-        })
-        .expect("xdp port");
-        port.set_flow_root(Some(udp_to_queue0(7777)));
-        port.register_rx_queue(0, s2).expect("register");
-        port
-    });
+    let (rx, sink) = xdp_rx_port(na, &va, true);
     if !rx.backend_kind().starts_with("af_xdp") {
         skip(&format!("AF_XDP unavailable here ({})", rx.backend_kind()));
         return;
