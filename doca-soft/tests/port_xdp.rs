@@ -114,6 +114,17 @@ fn xdp_rx_port(ns: &NetNs, ifname: &str, zerocopy: bool) -> (Arc<Port>, Arc<Reco
     (port, sink)
 }
 
+/// Sends `frames` one by one from an AF_PACKET port on `ifname` in `ns` (the peer end).
+fn send_from(ns: &NetNs, ifname: &str, frames: &[Vec<u8>]) {
+    let (ifname, frames) = (ifname.to_string(), frames.to_vec());
+    in_netns(ns, move || {
+        let p = Port::for_spec(&PortSpec::Linux { ifname, ifindex: 0 }).expect("peer");
+        for f in &frames {
+            p.send(f).expect("send");
+        }
+    });
+}
+
 #[test]
 fn xdp_port_receives_and_sends_on_a_veth_and_detaches_on_drop() {
     let Some(pair) = veth_pair() else {
@@ -358,19 +369,8 @@ fn xdp_port_falls_back_to_af_packet_when_the_interface_is_taken() {
     in_netns(na, move || sec.register_rx_queue(0, s2).expect("register"));
     // The AF_XDP port has no lane running: its program passes frames to the stack, where
     // the AF_PACKET port sees them.
-    let vb2 = vb.clone();
     let to_send = frames(50, 7777);
-    let f2 = to_send.clone();
-    in_netns(nb, move || {
-        let p = Port::for_spec(&PortSpec::Linux {
-            ifname: vb2,
-            ifindex: 0,
-        })
-        .expect("peer");
-        for f in &f2 {
-            p.send(f).expect("send");
-        }
-    });
+    send_from(nb, &vb, &to_send);
     let got = sink.wait_for(to_send.len(), LIMIT);
     assert!(
         got == to_send,
@@ -402,17 +402,7 @@ fn xdp_zerocopy_request_on_a_veth_keeps_copy_mode_in_driver_mode() {
         "zero-copy refused, copy mode kept"
     );
     let to_send = frames(100, 7777);
-    let f2 = to_send.clone();
-    in_netns(nb, move || {
-        let p = Port::for_spec(&PortSpec::Linux {
-            ifname: vb,
-            ifindex: 0,
-        })
-        .expect("peer");
-        for f in &f2 {
-            p.send(f).expect("send");
-        }
-    });
+    send_from(nb, &vb, &to_send);
     let got = sink.wait_for(to_send.len(), LIMIT);
     assert!(got == to_send, "got {} of 100 in order", got.len());
     rx.unregister_rx_queue(0);
