@@ -43,6 +43,42 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
+    /// `DOCA_BUILD_PTX_ISA` (or a [`crate::PtxIsa`] text) is not `MAJOR.MINOR`.
+    PtxIsaInvalid(String),
+    /// An older-driver build was asked for, but no ptxas was given and the pinned wheel's is
+    /// not installed.
+    PtxasNotFound {
+        /// Every path looked at, in order.
+        tried: Vec<PathBuf>,
+    },
+    /// nvcc's PTX has no `.version` line, or one older than the ISA asked for.
+    PtxVersion {
+        /// The line nvcc wrote, if any.
+        found: Option<String>,
+        /// The ISA asked for.
+        wanted: crate::PtxIsa,
+    },
+    /// The older ptxas refused the lowered PTX: the kernels use an instruction that ISA
+    /// lacks.
+    Ptxas {
+        /// The ISA the PTX was lowered to.
+        isa: crate::PtxIsa,
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: ExitStatus,
+        /// What it printed (stderr, then stdout).
+        output: String,
+    },
+    /// Another CUDA tool (`fatbinary`) ran and failed.
+    Tool {
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: ExitStatus,
+        /// What it printed (stderr, then stdout).
+        output: String,
+    },
     /// nvcc ran and failed.
     Nvcc {
         /// The command line.
@@ -94,6 +130,90 @@ impl fmt::Display for Error {
                 status,
                 output,
             } => write!(f, "nvcc failed ({status}): {command}\n{output}"),
+            Error::PtxIsaInvalid(text) => write!(
+                f,
+                "{text:?} is not a PTX ISA version: {} takes MAJOR.MINOR, e.g. 8.2 for \
+                 CUDA 12.2 and newer drivers",
+                crate::PTX_ISA_VAR
+            ),
+            Error::PtxasNotFound { tried } => {
+                let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "an older-driver build needs a CUDA 12 ptxas: none at {}. Set {} to one \
+                     (any CUDA 12.x toolkit's bin/ptxas), run doca-rs's scripts/setup \
+                     (installs CUDA 12.2's into .tools/py12), or pip install \
+                     nvidia-cuda-nvcc-cu12==12.2.140 and point {} at its ptxas",
+                    list.join(", "),
+                    crate::PTXAS_VAR,
+                    crate::PTXAS_VAR
+                )
+            }
+            Error::PtxVersion { found, wanted } => match found {
+                Some(line) => write!(
+                    f,
+                    "nvcc wrote PTX `{line}`, older than the ISA {wanted} asked for: lower \
+                     {} (an ISA is only ever lowered)",
+                    crate::PTX_ISA_VAR
+                ),
+                None => write!(
+                    f,
+                    "nvcc's PTX has no `.version` line to lower to {wanted}"
+                ),
+            },
+            Error::Ptxas {
+                isa,
+                command,
+                status,
+                output,
+            } => write!(
+                f,
+                "ptxas refused the PTX lowered to ISA {isa} ({status}): the kernels use an \
+                 instruction ISA {isa} lacks; raise {} (drivers from CUDA {} on run the \
+                 result) or drop the instruction.\n{command}\n{output}",
+                crate::PTX_ISA_VAR,
+                isa.cuda_release().unwrap_or("?")
+            ),
+            Error::Tool {
+                command,
+                status,
+                output,
+            } => write!(f, "{command} failed ({status})\n{output}"),
+        }
+    }
+}
+
+impl Error {
+    /// A failed run of nvcc, said as nvcc's failure.
+    pub(crate) fn into_nvcc(self) -> Error {
+        match self {
+            Error::Tool {
+                command,
+                status,
+                output,
+            } => Error::Nvcc {
+                command,
+                status,
+                output,
+            },
+            e => e,
+        }
+    }
+
+    /// A failed run of the older ptxas, said with the ISA it was given.
+    pub(crate) fn into_ptxas(self, isa: crate::PtxIsa) -> Error {
+        match self {
+            Error::Tool {
+                command,
+                status,
+                output,
+            } => Error::Ptxas {
+                isa,
+                command,
+                status,
+                output,
+            },
+            e => e,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! SASS is not). Several sources compile as one translation unit, so kernels may share
 //! `static` device helpers and headers are parsed once.
 
+use crate::older_driver::{self, OlderDriver};
 use crate::{nvcc, Error, Nvcc};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -62,6 +63,8 @@ pub struct Fatbin {
     cargo_metadata: Option<bool>,
     doca_includes_missing: bool,
     docs_rs: Option<bool>,
+    /// `None`: read the environment; `Some(None)`: the default recipe even if it is set.
+    older_driver: Option<Option<OlderDriver>>,
 }
 
 impl Fatbin {
@@ -159,10 +162,37 @@ impl Fatbin {
         self
     }
 
+    /// Builds a fatbin that drivers older than nvcc's also load (`Some`), or the default
+    /// recipe whatever the environment says (`None`); see [`crate::older_driver`]. Without
+    /// this call [`Fatbin::compile`] follows `DOCA_BUILD_PTX_ISA` and `DOCA_BUILD_PTXAS`.
+    pub fn older_driver(mut self, od: Option<OlderDriver>) -> Fatbin {
+        self.older_driver = Some(od);
+        self
+    }
+
     /// The nvcc arguments that compile `unit` into `out` (what [`Fatbin::compile`] runs).
     pub fn args(&self, unit: &Path, out: &Path) -> Vec<OsString> {
         let mut a: Vec<OsString> = BASE_FLAGS.iter().map(OsString::from).collect();
         a.extend(gencode_args().into_iter().map(OsString::from));
+        a.extend(self.unit_args(unit, out));
+        a
+    }
+
+    /// nvcc's arguments writing the PTX of `arch` for `unit` into `out` (the first step of
+    /// the older-driver recipe), for drivers of `od`'s ISA.
+    fn ptx_args(&self, arch: u32, od: &OlderDriver, unit: &Path, out: &Path) -> Vec<OsString> {
+        let mut a: Vec<OsString> = vec!["-ptx".into(), format!("-arch=compute_{arch}").into()];
+        a.extend(BASE_FLAGS[1..].iter().map(OsString::from));
+        if let Some(v) = od.isa().cuda_target() {
+            a.push(format!("-D{}={v}", older_driver::CUDA_TARGET_MACRO).into());
+        }
+        a.extend(self.unit_args(unit, out));
+        a
+    }
+
+    /// Includes, defines, extra flags, then `-o out unit`.
+    fn unit_args(&self, unit: &Path, out: &Path) -> Vec<OsString> {
+        let mut a: Vec<OsString> = Vec::new();
         for inc in &self.includes {
             let mut s = OsString::from("-I");
             s.push(inc);
@@ -195,7 +225,8 @@ impl Fatbin {
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
         if metadata {
             nvcc::rerun_if_env_changed();
-            for var in DOCA_INCLUDE_VARS.iter().chain(&["DOCS_RS"]) {
+            let vars = [older_driver::PTX_ISA_VAR, older_driver::PTXAS_VAR, "DOCS_RS"];
+            for var in DOCA_INCLUDE_VARS.iter().chain(&vars) {
                 println!("cargo:rerun-if-env-changed={var}");
             }
             for p in self.sources.iter().chain(&self.includes) {
@@ -233,29 +264,17 @@ impl Fatbin {
             [one] => one.clone(),
             many => write_unit(&out_dir.join(format!("{name}.cu")), many)?,
         };
-        let args = self.args(&unit, &out);
-        let run = nvcc
-            .command()
-            .args(&args)
-            .output()
-            .map_err(|source| Error::Spawn {
-                program: nvcc.path().to_path_buf(),
-                source,
-            })?;
-        if !run.status.success() {
-            let line: Vec<String> = std::iter::once(nvcc.path().as_os_str())
-                .chain(args.iter().map(OsString::as_os_str))
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
-            return Err(Error::Nvcc {
-                command: line.join(" "),
-                status: run.status,
-                output: format!(
-                    "{}{}",
-                    String::from_utf8_lossy(&run.stderr),
-                    String::from_utf8_lossy(&run.stdout)
-                ),
-            });
+        let od = match &self.older_driver {
+            Some(chosen) => chosen.clone(),
+            None => OlderDriver::from_env()?,
+        };
+        match od {
+            None => older_driver::run(nvcc.path(), &self.args(&unit, &out))
+                .map_err(Error::into_nvcc)?,
+            Some(od) => {
+                let ptx_args = |arch, ptx: &Path| self.ptx_args(arch, &od, &unit, ptx);
+                older_driver::compile(&nvcc, &ptx_args, &od, &out_dir, name, &out)?
+            }
         }
         Ok(out)
     }

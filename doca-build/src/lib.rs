@@ -139,7 +139,9 @@
 mod error;
 mod fatbin;
 pub mod nvcc;
+pub mod older_driver;
 
 pub use error::Error;
 pub use fatbin::{gencode_args, Fatbin, DOCA_INCLUDE_VARS, PTX_ARCH, SASS_ARCHS};
 pub use nvcc::{Nvcc, Origin};
+pub use older_driver::{OlderDriver, PtxIsa, PTXAS_VAR, PTX_ISA_VAR};

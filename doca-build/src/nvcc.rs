@@ -102,7 +102,7 @@ impl Nvcc {
 
 /// Reads one environment variable (a parameter so that tests need not change the process
 /// environment).
-type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
 /// The inputs of a search: the environment, the folders whose ancestors may hold
 /// `.tools`, and the last resort.
@@ -158,7 +158,7 @@ impl<'a> Search<'a> {
         if let Some(path) = (self.env)("PATH") {
             v.extend(std::env::split_paths(&path).map(|d| (d.join("nvcc"), Origin::Path)));
         }
-        for p in self.wheel_locations() {
+        for p in self.tools_paths(WHEEL_BIN) {
             if !v.iter().any(|(q, _)| *q == p) {
                 v.push((p, Origin::Wheel));
             }
@@ -167,16 +167,16 @@ impl<'a> Search<'a> {
         v
     }
 
-    /// Where the pinned wheels may be: `$DOCA_RS_TOOLS`, then a `.tools` folder in or
-    /// above one of the roots.
-    fn wheel_locations(&self) -> Vec<PathBuf> {
+    /// Where a file `rel` of the pinned wheels may be: `$DOCA_RS_TOOLS/rel`, then
+    /// `.tools/rel` in or above one of the roots.
+    fn tools_paths(&self, rel: &str) -> Vec<PathBuf> {
         let mut v = Vec::new();
         if let Some(t) = (self.env)("DOCA_RS_TOOLS").filter(|t| !t.is_empty()) {
-            v.push(PathBuf::from(t).join(WHEEL_BIN));
+            v.push(PathBuf::from(t).join(rel));
         }
         for root in &self.roots {
             for dir in root.ancestors() {
-                let p = dir.join(".tools").join(WHEEL_BIN);
+                let p = dir.join(".tools").join(rel);
                 if !v.contains(&p) {
                     v.push(p);
                 }
@@ -184,6 +184,13 @@ impl<'a> Search<'a> {
         }
         v
     }
+}
+
+/// Where `scripts/setup`'s file `rel` (relative to `.tools`) may be, in the order the wheel
+/// rule of the nvcc search looks (`$DOCA_RS_TOOLS`, then `.tools` in or above the package
+/// being built, the current directory and this crate's source).
+pub(crate) fn tools_paths(env: Env<'_>, rel: &str) -> Vec<PathBuf> {
+    Search::of_this_process(env).tools_paths(rel)
 }
 
 /// `release X.Y` out of `nvcc --version`'s text.

@@ -3,6 +3,9 @@
 //! and PTX for compute_80, several sources share one translation unit, compile errors come
 //! back with nvcc's message, and the command-line tool builds the same thing.
 
+mod common;
+
+use common::entries;
 use doca_build::{Error, Fatbin, Nvcc};
 use std::path::Path;
 use std::process::Command;
@@ -10,27 +13,6 @@ use std::process::Command;
 const KERNEL: &str = r#"
 extern "C" __global__ void doca_build_probe(int *out) { *out = 42; }
 "#;
-
-/// (kind, arch) of every entry of a fatbin: kind 1 is PTX, 2 is an ELF cubin (SASS).
-/// Layout: a 16-byte container header (magic 0xba55ed50, version, header size, payload
-/// size), then entries, each a header (kind u16 at 0, header size u32 at 4, payload size
-/// u64 at 8, arch u32 at 28) followed by its payload.
-fn entries(bin: &[u8]) -> Vec<(u16, u32)> {
-    let u16_at = |o: usize| u16::from_le_bytes(bin[o..o + 2].try_into().unwrap());
-    let u32_at = |o: usize| u32::from_le_bytes(bin[o..o + 4].try_into().unwrap());
-    let u64_at = |o: usize| u64::from_le_bytes(bin[o..o + 8].try_into().unwrap());
-    assert_eq!(u32_at(0), 0xba55_ed50, "fatbin magic");
-    let start = usize::from(u16_at(6));
-    let end = start + u64_at(8) as usize;
-    let mut v = Vec::new();
-    let mut o = start;
-    while o < end {
-        v.push((u16_at(o), u32_at(o + 28)));
-        o += u32_at(o + 4) as usize + u64_at(o + 8) as usize;
-    }
-    v.sort();
-    v
-}
 
 fn nvcc() -> Nvcc {
     Nvcc::find().unwrap_or_else(|e| panic!("{e}"))

@@ -29,8 +29,22 @@ typedef uint64_t doca_gpu_dev_eth_ticket_t;
 /** Nanoseconds per second. */
 #define DOCA_GPUNETIO_NS_PER_S 1000000000ULL
 
+/* doca-soft: whether the code may use what CUDA maj.min brought: nvcc's own release, or an
+ * older one that a build for older drivers names (DOCA_BUILD_CUDA_TARGET, 1000 * major +
+ * 10 * minor, defined by doca-build's older-driver recipe). */
+#ifndef DOCA_SOFT_CUDA_AT_LEAST
+#if defined(DOCA_BUILD_CUDA_TARGET)
+#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) (DOCA_BUILD_CUDA_TARGET >= (maj) * 1000 + (min) * 10)
+#elif defined(__CUDACC_VER_MAJOR__)
+#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) \
+	(__CUDACC_VER_MAJOR__ > (maj) || (__CUDACC_VER_MAJOR__ == (maj) && __CUDACC_VER_MINOR__ >= (min)))
+#else
+#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) 0
+#endif
+#endif
+
 /** 1 when the toolkit has the relaxed MMIO store (st.mmio.relaxed.sys, CUDA 12.2 on). */
-#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 2))
+#if DOCA_SOFT_CUDA_AT_LEAST(12, 2)
 #define DOCA_GPUNETIO_ETH_HAS_STORE_RELAXED_MMIO 1
 #else
 #define DOCA_GPUNETIO_ETH_HAS_STORE_RELAXED_MMIO 0

@@ -21,6 +21,20 @@
 
 #include "doca_gpunetio_verbs_def.h"
 
+/* doca-soft: whether the code may use what CUDA maj.min brought: nvcc's own release, or an
+ * older one that a build for older drivers names (DOCA_BUILD_CUDA_TARGET, 1000 * major +
+ * 10 * minor, defined by doca-build's older-driver recipe). */
+#ifndef DOCA_SOFT_CUDA_AT_LEAST
+#if defined(DOCA_BUILD_CUDA_TARGET)
+#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) (DOCA_BUILD_CUDA_TARGET >= (maj) * 1000 + (min) * 10)
+#elif defined(__CUDACC_VER_MAJOR__)
+#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) \
+	(__CUDACC_VER_MAJOR__ > (maj) || (__CUDACC_VER_MAJOR__ == (maj) && __CUDACC_VER_MINOR__ >= (min)))
+#else
+#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) 0
+#endif
+#endif
+
 /* Feature macros (DOCA 3.3 names). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
 #define DOCA_GPUNETIO_VERBS_HAS_ASYNC_STORE_RELEASE 1
@@ -28,12 +42,10 @@
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define DOCA_GPUNETIO_VERBS_HAS_TMA_COPY 1
 #endif
-#if defined(__CUDACC_VER_MAJOR__) && \
-	(__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 2))
+#if DOCA_SOFT_CUDA_AT_LEAST(12, 2)
 #define DOCA_GPUNETIO_VERBS_HAS_STORE_RELAXED_MMIO 1
 #endif
-#if defined(__CUDACC_VER_MAJOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
-	(__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && DOCA_SOFT_CUDA_AT_LEAST(12, 8)
 #define DOCA_GPUNETIO_VERBS_HAS_FENCE_ACQUIRE_RELEASE_PTX 1
 #else
 #define DOCA_GPUNETIO_VERBS_ENABLE_FAST_MEMBAR 1
