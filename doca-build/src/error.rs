@@ -156,10 +156,7 @@ impl fmt::Display for Error {
                      {} (an ISA is only ever lowered)",
                     crate::PTX_ISA_VAR
                 ),
-                None => write!(
-                    f,
-                    "nvcc's PTX has no `.version` line to lower to {wanted}"
-                ),
+                None => write!(f, "nvcc's PTX has no `.version` line to lower to {wanted}"),
             },
             Error::Ptxas {
                 isa,

@@ -225,7 +225,11 @@ impl Fatbin {
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
         if metadata {
             nvcc::rerun_if_env_changed();
-            let vars = [older_driver::PTX_ISA_VAR, older_driver::PTXAS_VAR, "DOCS_RS"];
+            let vars = [
+                older_driver::PTX_ISA_VAR,
+                older_driver::PTXAS_VAR,
+                "DOCS_RS",
+            ];
             for var in DOCA_INCLUDE_VARS.iter().chain(&vars) {
                 println!("cargo:rerun-if-env-changed={var}");
             }
@@ -269,8 +273,9 @@ impl Fatbin {
             None => OlderDriver::from_env()?,
         };
         match od {
-            None => older_driver::run(nvcc.path(), &self.args(&unit, &out))
-                .map_err(Error::into_nvcc)?,
+            None => {
+                older_driver::run(nvcc.path(), &self.args(&unit, &out)).map_err(Error::into_nvcc)?
+            }
             Some(od) => {
                 let ptx_args = |arch, ptx: &Path| self.ptx_args(arch, &od, &unit, ptx);
                 older_driver::compile(&nvcc, &ptx_args, &od, &out_dir, name, &out)?

@@ -150,7 +150,7 @@ pub(crate) fn lower_ptx(ptx: &str, isa: PtxIsa) -> Result<String, Error> {
         .match_indices(".version ")
         .find(|(i, _)| *i == 0 || ptx.as_bytes()[i - 1] == b'\n')
         .map(|(i, _)| (i, ptx[i..].lines().next().unwrap_or("")))
-        .ok_or_else(|| Error::PtxVersion {
+        .ok_or(Error::PtxVersion {
             found: None,
             wanted: isa,
         })?;
@@ -377,14 +377,20 @@ mod tests {
     #[test]
     fn from_env_takes_the_first_wheel_ptxas_or_lists_where_it_looked() {
         let t = tempfile::tempdir().unwrap();
-        let places = vec![t.path().join("a").join(WHEEL_PTXAS), t.path().join("b").join(WHEEL_PTXAS)];
+        let places = vec![
+            t.path().join("a").join(WHEEL_PTXAS),
+            t.path().join("b").join(WHEEL_PTXAS),
+        ];
         let listed = || places.clone();
         let env = env_of(vec![(PTX_ISA_VAR, "8.2".into())]);
         let text = from_env_of(&env, &listed).unwrap_err().to_string();
         for p in &places {
             assert!(text.contains(&p.display().to_string()), "{text}");
         }
-        assert!(text.contains(PTXAS_VAR) && text.contains("scripts/setup"), "{text}");
+        assert!(
+            text.contains(PTXAS_VAR) && text.contains("scripts/setup"),
+            "{text}"
+        );
         std::fs::create_dir_all(places[1].parent().unwrap()).unwrap();
         std::fs::write(&places[1], "").unwrap();
         let od = from_env_of(&env, &listed).unwrap().unwrap();

@@ -65,7 +65,12 @@ fn the_fatbin_has_the_default_entries_with_ptx_at_the_lowered_isa() {
     assert!(!ptx[0].contains(".version 9"), "no ISA 9 left");
     assert!(ptx[0].contains("doca_build_old"));
     // The intermediates stay next to the fatbin, for inspection.
-    for f in ["k.compute_80.ptx", "k.compute_90.ptx", "k.sm_80.cubin", "k.sm_90.cubin"] {
+    for f in [
+        "k.compute_80.ptx",
+        "k.compute_90.ptx",
+        "k.sm_80.cubin",
+        "k.sm_90.cubin",
+    ] {
         assert!(t.path().join(f).is_file(), "{f}");
     }
 }
@@ -82,7 +87,10 @@ fn an_instruction_the_isa_lacks_fails_with_ptxas_message_and_advice() {
     )
     .unwrap();
     let e = build(t.path(), std::slice::from_ref(&src), "8.0").unwrap_err();
-    let Error::Ptxas { isa: got, output, .. } = &e else {
+    let Error::Ptxas {
+        isa: got, output, ..
+    } = &e
+    else {
         panic!("{e:?}")
     };
     assert_eq!(*got, isa("8.0"));
@@ -97,7 +105,11 @@ fn an_instruction_the_isa_lacks_fails_with_ptxas_message_and_advice() {
 #[test]
 fn every_kernel_of_doca_rs_assembles_at_isa_8_0() {
     let ws = workspace();
-    for dir in ["cuda-kernels/kernels", "examples/own-kernel/kernels"] {
+    for dir in [
+        "cuda-kernels/kernels",
+        "examples/own-kernel/kernels",
+        "benches/kernels",
+    ] {
         let t = tempfile::tempdir().unwrap();
         let f = Fatbin::new()
             .dir(ws.join(dir))

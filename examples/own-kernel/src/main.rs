@@ -15,6 +15,7 @@
 //! own-kernel -n lo -g 0 -p 5000 --count 1000     # receive until 1000 frames to port 5000
 //! own-kernel --probe                             # what this machine's driver accepts
 //! CUDA_FORCE_PTX_JIT=1 own-kernel --probe        # the same through the PTX JIT
+//! own-kernel --probe --module other.fatbin       # another build (fatbin, cubin or PTX)
 //! ```
 //!
 //! Without a CUDA driver it prints `skipped: own-kernel: <reason>` and exits 0. With the
@@ -28,7 +29,7 @@ use doca::gpunetio::{
     cuda_available, Device, EthRxq, Flow, FlowConfig, FlowPort, Gpu, GpuAtomicBuffer, MemType,
     Pipe, RssFlags, RxqType,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -77,6 +78,11 @@ struct Args {
     /// the SASS).
     #[arg(long)]
     probe: bool,
+    /// With --probe: load this file (a fatbin, a cubin or PTX text holding
+    /// `own_kernel_probe`) instead of the embedded fatbin, to see which builds this
+    /// machine's driver accepts.
+    #[arg(long, requires = "probe", value_name = "FILE")]
+    module: Option<PathBuf>,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -229,6 +235,37 @@ fn receive(args: &Args) -> Result<(), String> {
     stopped.and(queue_stopped)
 }
 
+/// The `--module` file as the driver takes it: fatbins and cubins as bytes, PTX as text.
+/// Prints its kind (and a PTX file's ISA) on the probe line.
+fn module_image(path: &Path) -> Result<Ptx, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("--module {}: {e}", path.display()))?;
+    let kind = match bytes.get(..4) {
+        Some([0x50, 0xed, 0x55, 0xba]) => "fatbin",
+        Some([0x7f, b'E', b'L', b'F']) => "cubin",
+        _ => "ptx",
+    };
+    print!(" module={} kind={kind}", path.display());
+    if kind != "ptx" {
+        return Ok(Ptx::from_binary(bytes));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        format!(
+            "--module {}: neither a fatbin, a cubin nor PTX text",
+            path.display()
+        )
+    })?;
+    match text.lines().find_map(|l| l.strip_prefix(".version ")) {
+        Some(isa) => print!(" ptx_isa={}", isa.trim()),
+        None => {
+            return Err(format!(
+                "--module {}: PTX text without a .version line",
+                path.display()
+            ))
+        }
+    }
+    Ok(Ptx::from_src(text))
+}
+
 /// What the driver of this machine accepts: its version, then loading the fatbin and
 /// running `own_kernel_probe` with cudarc alone (no DOCA involved). One `probe` line of
 /// `key=value` pairs; a failing step ends the run with status 1 and names the step.
@@ -260,9 +297,14 @@ fn probe(args: &Args) -> Result<(), String> {
     let (major, minor) = ctx.compute_capability().map_err(step("attributes"))?;
     let name = ctx.name().unwrap_or_default().replace(' ', "_");
     print!(" gpu={name} cc={major}.{minor}");
-    let module = ctx
-        .load_module(Ptx::from_binary(KERNELS.to_vec()))
-        .map_err(step("load"))?;
+    let image = match &args.module {
+        None => {
+            print!(" module=embedded");
+            Ptx::from_binary(KERNELS.to_vec())
+        }
+        Some(path) => module_image(path)?,
+    };
+    let module = ctx.load_module(image).map_err(step("load"))?;
     let kernel = module
         .load_function("own_kernel_probe")
         .map_err(step("load"))?;

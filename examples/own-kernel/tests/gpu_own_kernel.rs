@@ -63,7 +63,13 @@ fn without_a_driver_it_says_why_and_exits_0() {
 
 #[test]
 fn bad_flags_exit_2_and_help_exits_0() {
-    for args in [&["-d", "0"][..], &["--bogus"], &["-p", "70000"]] {
+    // --module only goes with --probe.
+    for args in [
+        &["-d", "0"][..],
+        &["--bogus"],
+        &["-p", "70000"],
+        &["--module", "k.fatbin"],
+    ] {
         let out = Command::new(bin()).args(args).output().expect("run");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
         assert!(!out.stderr.is_empty(), "{args:?}: no message");
@@ -92,6 +98,56 @@ fn probe_loads_and_runs_the_fatbin() {
     assert_eq!(
         p.get("launch").map(String::as_str),
         Some("ok"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn probe_names_a_module_it_cannot_load_and_the_step_that_failed() {
+    if !require_cuda("own-kernel --probe --module") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    // Text without a .version line: refused before the driver sees it.
+    let no_version = t.path().join("empty.ptx");
+    std::fs::write(&no_version, ".target sm_80\n").unwrap();
+    let out = Command::new(bin())
+        .args(["--probe", "--module"])
+        .arg(&no_version)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("without a .version line"),
+        "{}",
+        text(&out)
+    );
+    // PTX of an ISA no driver knows: the driver refuses it at load.
+    let future = t.path().join("future.ptx");
+    std::fs::write(
+        &future,
+        ".version 99.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry own_kernel_probe(.param .u64 p) { ret; }\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .args(["--probe", "--module"])
+        .arg(&future)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let p = pairs(&out, "probe ");
+    assert_eq!(
+        p.get("kind").map(String::as_str),
+        Some("ptx"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(p.get("ptx_isa").map(String::as_str), Some("99.0"));
+    assert_eq!(
+        p.get("load").map(String::as_str),
+        Some("failed"),
         "{}",
         text(&out)
     );
