@@ -32,6 +32,34 @@ fn cuda<E: std::fmt::Display>(op: &'static str) -> impl FnOnce(E) -> KernelError
     }
 }
 
+/// The driver's version as `major.minor`, or `?`.
+fn driver_version() -> String {
+    let mut v = 0;
+    // SAFETY: cuDriverGetVersion writes one int; the driver is loaded (a context exists).
+    match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) } {
+        cudarc::driver::sys::CUresult::CUDA_SUCCESS => format!("{}.{}", v / 1000, v % 1000 / 10),
+        _ => "?".into(),
+    }
+}
+
+/// What to do when the driver refuses the fatbin with `code`: the codes a driver older than
+/// the build gives (PTX of an ISA it does not know, no image it can use, an image it cannot
+/// read), else nothing.
+fn load_advice(code: cudarc::driver::sys::CUresult, driver: String) -> String {
+    use cudarc::driver::sys::CUresult as R;
+    match code {
+        R::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+        | R::CUDA_ERROR_NO_BINARY_FOR_GPU
+        | R::CUDA_ERROR_INVALID_IMAGE
+        | R::CUDA_ERROR_INVALID_PTX => format!(
+            " (driver CUDA {driver}; kernels built with nvcc 13.0's default recipe need a \
+             CUDA 13 driver, >= 580: for CUDA 12 drivers rebuild with DOCA_BUILD_PTX_ISA=8.0, \
+             doca-build's older-driver recipe)"
+        ),
+        _ => String::new(),
+    }
+}
+
 /// The kernels, loaded into one GPU's context.
 pub struct Kernels {
     gpu: Gpu,
@@ -40,12 +68,15 @@ pub struct Kernels {
 
 impl Kernels {
     /// Loads the embedded fatbin into `gpu`'s primary context.
+    ///
+    /// A driver that cannot take the fatbin (a CUDA 12 driver and the default nvcc 13.0
+    /// build) fails with the driver's code, its version and what to rebuild with.
     pub fn load(gpu: &Gpu) -> Result<Self, KernelError> {
         let ptx = cudarc::nvrtc::Ptx::from_binary(crate::FATBIN.to_vec());
-        let module = gpu
-            .cuda()
-            .load_module(ptx)
-            .map_err(cuda("load the kernels fatbin"))?;
+        let module = gpu.cuda().load_module(ptx).map_err(|e| KernelError::Cuda {
+            op: "load the kernels fatbin",
+            msg: format!("{e}{}", load_advice(e.0, driver_version())),
+        })?;
         Ok(Kernels {
             gpu: gpu.clone(),
             module,
@@ -98,3 +129,28 @@ impl Kernels {
 
 #[allow(dead_code)]
 fn _assert_pod<T: GpuPod>() {}
+
+#[cfg(test)]
+mod load_advice_tests {
+    use super::load_advice;
+    use cudarc::driver::sys::CUresult as R;
+
+    #[test]
+    fn a_driver_older_than_the_build_gets_the_rebuild_advice() {
+        for code in [
+            R::CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+            R::CUDA_ERROR_NO_BINARY_FOR_GPU,
+            R::CUDA_ERROR_INVALID_IMAGE,
+            R::CUDA_ERROR_INVALID_PTX,
+        ] {
+            let text = load_advice(code, "12.4".into());
+            assert!(text.contains("driver CUDA 12.4"), "{code:?}: {text}");
+            assert!(text.contains("DOCA_BUILD_PTX_ISA=8.0"), "{code:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn other_failures_get_no_advice() {
+        assert_eq!(load_advice(R::CUDA_ERROR_OUT_OF_MEMORY, "13.0".into()), "");
+    }
+}
