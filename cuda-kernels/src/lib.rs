@@ -83,6 +83,7 @@
 #![warn(missing_docs)]
 
 mod dma;
+mod driver_compat;
 mod gpp;
 mod launch;
 mod rdma;

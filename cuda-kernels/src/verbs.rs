@@ -214,12 +214,10 @@ impl VerbsRun<'_> {
             op: "kernel execution",
             msg: e.to_string(),
         })?;
-        self.start
-            .elapsed_ms(&self.end)
-            .map_err(|e| KernelError::Cuda {
-                op: "cuEventElapsedTime",
-                msg: e.to_string(),
-            })
+        crate::driver_compat::elapsed_ms(&self.start, &self.end).map_err(|e| KernelError::Cuda {
+            op: "cuEventElapsedTime",
+            msg: e.to_string(),
+        })
     }
 
     /// Sets the exit flag and waits up to [`JOIN_TIMEOUT`] for the kernel.

@@ -94,30 +94,63 @@
 //!
 //! ## Which drivers run the result
 //!
-//! The fatbin carries SASS for sm_80 and sm_90 and PTX for compute_80. The pinned nvcc
-//! 13.0 writes PTX ISA 9.0; a driver JIT-compiles only PTX whose ISA it knows, and CUDA
-//! 12.x drivers know up to ISA 8.8 (12.9).
+//! A driver JIT-compiles only PTX whose ISA version it knows (CUDA 12.x drivers know up to
+//! ISA 8.8, CUDA 13.0's up to 9.0), and nvcc 13.0 writes ISA 9.0. So there are two recipes:
 //!
-//! | fatbin built with | CUDA 13 driver (>= 580) | CUDA 12 driver |
+//! | recipe | SASS (sm_80, sm_90) | PTX (compute_80) | drivers |
+//! |---|---|---|---|
+//! | default | nvcc 13.0 | ISA 9.0, compressed | CUDA 13 (>= 580) |
+//! | older driver, `DOCA_BUILD_PTX_ISA=8.0` | CUDA 12.2's ptxas | ISA 8.0, uncompressed | CUDA 13, and CUDA 12 (see below) |
+//!
+//! The [`older_driver`] recipe still compiles with nvcc 13.0, lowers the PTX's `.version`
+//! and has an older ptxas assemble it, which refuses any instruction the lower ISA lacks;
+//! the device headers read `DOCA_BUILD_CUDA_TARGET` to choose code that release has. Set
+//! the variable for the build (`DOCA_BUILD_PTX_ISA=8.0 cargo build`); `scripts/setup`
+//! installs the ptxas (or set `DOCA_BUILD_PTXAS`). Every kernel of doca-rs builds at ISA 8.0
+//! (test `older_driver` in CI).
+//!
+//! **Measured on an H200 with driver 580.159.04 (CUDA 13.0)**, `scripts/cuda-compat run`
+//! over builds of `examples/own-kernel`'s kernels, each loaded as built and again with
+//! `CUDA_FORCE_PTX_JIT=1`:
+//!
+//! | build | as built | JIT forced |
 //! |---|---|---|
-//! | nvcc 13.0 (the default) | runs: SASS on sm_80/sm_90, PTX JIT on newer GPUs | PTX refused (ISA 9.0); whether it loads the 13.0 SASS on sm_80/sm_90 is **to be measured** |
-//! | nvcc 12.x (`NVCC=/path/to/12.x/nvcc`) | runs (older PTX and SASS are accepted) | expected to run up to the driver's ISA: **to be measured** |
+//! | default fatbin (nvcc 13.0) | runs | runs |
+//! | older-driver fatbin, ISA 8.0 and 8.2 | runs | runs |
+//! | PTX alone, ISA 8.0 / 9.0 | runs | runs |
+//! | PTX alone, ISA 9.1 (newer than the driver) | refused at load | refused at load |
+//! | sm_90 cubin alone, from ptxas 12.2 / 13.0 | runs | runs (no PTX to compile: the SASS is used) |
 //!
-//! The host side needs nothing version-specific: cudarc loads the driver at run time
-//! (`dynamic-loading`) and resolves each function when first called, so the `cuda-13000`
-//! bindings work on a CUDA 12 driver as long as the functions called exist there (the
-//! context, module, memory, stream and launch calls used here all do; **to be measured**).
-//! To measure on a GPU machine, build `examples/own-kernel` and run
+//! and `cuda-kernels`' GPU tests built with `DOCA_BUILD_PTX_ISA=8.0` (the sample, scope
+//! and unit tests) pass both ways. `scripts/gpu-test run` repeats all of this on any GPU
+//! machine.
+//!
+//! **CUDA 12 drivers: not measured.** No machine with one was available to this project.
+//! What is shown instead: the ISA 8.0 PTX is, by the ISA's definition, what every CUDA 12
+//! driver JIT-compiles, and it runs on 13.0 through the JIT; ptxas 12.2's SASS runs on
+//! 13.0; CUDA's minor-version compatibility covers SASS of 12.2 on 12.0 and 12.1 drivers.
+//! The default fatbin's PTX (ISA 9.0) is refused by every CUDA 12 driver; whether such a
+//! driver would still take the nvcc 13.0 SASS is unknown, so build with the older-driver
+//! recipe for them. A refused fatbin makes `cuda-kernels`' `Kernels::load` fail naming the
+//! driver's version and this variable.
+//!
+//! The host side: cudarc loads the driver at run time (`dynamic-loading`) and resolves each
+//! function at its first call, so the `cuda-13000` bindings run on an older driver as long
+//! as the functions called exist there. Every driver function doca-rs's GPU tests look up
+//! (measured with `LD_DEBUG` on the GPU machine, `scripts/cuda-driver-functions.txt`) is in
+//! CUDA 12.0's API (`scripts/check-cuda-driver-api`, a CI step), after one fix: the verbs
+//! kernels' timing now falls back from `cuEventElapsedTime_v2` (CUDA 12.8 on) to
+//! `cuEventElapsedTime`. Your own host code may call newer functions: a missing one panics
+//! at its first call with cudarc's "Missing symbol" message.
+//!
+//! To see what a driver accepts:
 //!
 //! ```text
-//! own-kernel --probe                        # driver version, then load and launch: SASS
-//! CUDA_FORCE_PTX_JIT=1 own-kernel --probe   # the same, forcing the PTX JIT
+//! own-kernel --probe                             # driver version, then load and launch
+//! CUDA_FORCE_PTX_JIT=1 own-kernel --probe        # the same through the PTX JIT
+//! own-kernel --probe --module other.fatbin       # another build (fatbin, cubin or PTX)
+//! scripts/cuda-compat build DIR && scripts/cuda-compat run DIR   # the table above
 //! ```
-//!
-//! Each prints one line `probe driver=<major.minor> ... load=ok launch=ok`, or names the
-//! step that failed (exit status 1). Expected: both `ok` on a CUDA 13 driver; on a CUDA 12
-//! driver the forced JIT fails at `load` (unsupported PTX version) with an nvcc-13.0
-//! fatbin, and the rows above marked to be measured are what the two lines decide.
 //!
 //! ## Finding nvcc
 //!

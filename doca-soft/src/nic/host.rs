@@ -501,9 +501,14 @@ mod tests {
 
     #[test]
     fn allocations_the_allocator_refuses_are_no_memory_not_an_abort() {
-        // 4 EiB: no address space holds it. usize::MAX: beyond any layout.
-        assert_eq!(HostMem::new(1 << 62).err(), Some(DocaError::NO_MEMORY));
-        assert_eq!(HostMem::new(usize::MAX).err(), Some(DocaError::NO_MEMORY));
+        // 4 EiB: no address space holds it. usize::MAX: beyond any layout. The results go
+        // through black_box: an optimised build may otherwise drop an allocation that is
+        // only tested and freed, and take it as granted (the release build on the GPU
+        // machine did).
+        let huge = std::hint::black_box(HostMem::new(std::hint::black_box(1 << 62)));
+        assert_eq!(huge.err(), Some(DocaError::NO_MEMORY));
+        let max = std::hint::black_box(HostMem::new(std::hint::black_box(usize::MAX)));
+        assert_eq!(max.err(), Some(DocaError::NO_MEMORY));
         let m = HostMem::new(0).expect("one byte");
         assert_eq!(m.bytes(), &[0]);
         assert_eq!(m.addr() % 4096, 0);
