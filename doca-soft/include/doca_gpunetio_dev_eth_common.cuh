@@ -16,6 +16,7 @@
 
 #include "doca_error.h"
 #include "doca_gpunetio_eth_def.h"
+#include "doca_soft_cuda_target.h"
 
 /** Ticket of a send: the index of its WQE in the send queue. */
 typedef uint64_t doca_gpu_dev_eth_ticket_t;
@@ -28,20 +29,6 @@ typedef uint64_t doca_gpu_dev_eth_ticket_t;
 #define DOCA_GPUNETIO_ETH_BSWAP16(x) ((uint16_t)((((uint16_t)(x)&0xffu) << 8) | (((uint16_t)(x)) >> 8)))
 /** Nanoseconds per second. */
 #define DOCA_GPUNETIO_NS_PER_S 1000000000ULL
-
-/* doca-soft: whether the code may use what CUDA maj.min brought: nvcc's own release, or an
- * older one that a build for older drivers names (DOCA_BUILD_CUDA_TARGET, 1000 * major +
- * 10 * minor, defined by doca-build's older-driver recipe). */
-#ifndef DOCA_SOFT_CUDA_AT_LEAST
-#if defined(DOCA_BUILD_CUDA_TARGET)
-#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) (DOCA_BUILD_CUDA_TARGET >= (maj) * 1000 + (min) * 10)
-#elif defined(__CUDACC_VER_MAJOR__)
-#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) \
-	(__CUDACC_VER_MAJOR__ > (maj) || (__CUDACC_VER_MAJOR__ == (maj) && __CUDACC_VER_MINOR__ >= (min)))
-#else
-#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) 0
-#endif
-#endif
 
 /** 1 when the toolkit has the relaxed MMIO store (st.mmio.relaxed.sys, CUDA 12.2 on). */
 #if DOCA_SOFT_CUDA_AT_LEAST(12, 2)

@@ -20,20 +20,7 @@
 #include <cuda/atomic>
 
 #include "doca_gpunetio_verbs_def.h"
-
-/* doca-soft: whether the code may use what CUDA maj.min brought: nvcc's own release, or an
- * older one that a build for older drivers names (DOCA_BUILD_CUDA_TARGET, 1000 * major +
- * 10 * minor, defined by doca-build's older-driver recipe). */
-#ifndef DOCA_SOFT_CUDA_AT_LEAST
-#if defined(DOCA_BUILD_CUDA_TARGET)
-#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) (DOCA_BUILD_CUDA_TARGET >= (maj) * 1000 + (min) * 10)
-#elif defined(__CUDACC_VER_MAJOR__)
-#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) \
-	(__CUDACC_VER_MAJOR__ > (maj) || (__CUDACC_VER_MAJOR__ == (maj) && __CUDACC_VER_MINOR__ >= (min)))
-#else
-#define DOCA_SOFT_CUDA_AT_LEAST(maj, min) 0
-#endif
-#endif
+#include "doca_soft_cuda_target.h"
 
 /* Feature macros (DOCA 3.3 names). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
