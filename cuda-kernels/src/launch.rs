@@ -2,6 +2,7 @@
 
 use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig, PushKernelArg};
 use doca_gpunetio::{Gpu, GpuBuffer, GpuPod};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Errors from loading or launching kernels.
@@ -64,6 +65,9 @@ fn load_advice(code: cudarc::driver::sys::CUresult, driver: String) -> String {
 pub struct Kernels {
     gpu: Gpu,
     module: Arc<CudaModule>,
+    /// Every kernel, looked up at load (see `preload`: lazy loading would otherwise load a
+    /// kernel at its first launch, which can wait for kernels already running).
+    functions: HashMap<String, CudaFunction>,
 }
 
 impl Kernels {
@@ -77,14 +81,26 @@ impl Kernels {
             op: "load the kernels fatbin",
             msg: format!("{e}{}", load_advice(e.0, driver_version())),
         })?;
+        let functions = crate::preload::function_names(crate::FATBIN)
+            .into_iter()
+            .filter_map(|name| {
+                // Device functions kept out of line have code too; only kernels are found.
+                let f = module.load_function(&name).ok()?;
+                Some((name, f))
+            })
+            .collect();
         Ok(Kernels {
             gpu: gpu.clone(),
             module,
+            functions,
         })
     }
 
     /// A kernel by its (extern "C") name.
     pub fn function(&self, name: &str) -> Result<CudaFunction, KernelError> {
+        if let Some(f) = self.functions.get(name) {
+            return Ok(f.clone());
+        }
         self.module
             .load_function(name)
             .map_err(|e| KernelError::Cuda {

@@ -86,6 +86,7 @@ mod dma;
 mod driver_compat;
 mod gpp;
 mod launch;
+mod preload;
 mod rdma;
 mod samples;
 mod scope;

@@ -152,6 +152,15 @@
 //! scripts/cuda-compat build DIR && scripts/cuda-compat run DIR   # the table above
 //! ```
 //!
+//! ## Kernels that run together
+//!
+//! CUDA loads a module's kernels lazily by default (since CUDA 12.2): a kernel's code
+//! reaches the GPU when its function is first looked up, and that may wait for the kernels
+//! already running. If one kernel spins until another one runs (a server and a client in
+//! one process), look every such kernel up (`module.load_function(name)`) before launching
+//! the first, or the second launch can deadlock. doca-rs's `cuda-kernels` looks up every
+//! kernel of its fatbin when it loads it.
+//!
 //! ## Finding nvcc
 //!
 //! [`Nvcc::find`] looks at `NVCC`, `CUDA_HOME/bin`, `PATH`, then the pinned pip wheels that
