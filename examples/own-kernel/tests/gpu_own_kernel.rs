@@ -109,34 +109,31 @@ fn probe_names_a_module_it_cannot_load_and_the_step_that_failed() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
+    // `own-kernel --probe --module <a file holding text>`, which must exit 1.
+    let probe_file = |name: &str, text_of_file: &str| -> Output {
+        let path = t.path().join(name);
+        std::fs::write(&path, text_of_file).unwrap();
+        let out = Command::new(bin())
+            .args(["--probe", "--module"])
+            .arg(&path)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out));
+        out
+    };
     // Text without a .version line: refused before the driver sees it.
-    let no_version = t.path().join("empty.ptx");
-    std::fs::write(&no_version, ".target sm_80\n").unwrap();
-    let out = Command::new(bin())
-        .args(["--probe", "--module"])
-        .arg(&no_version)
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let out = probe_file("empty.ptx", ".target sm_80\n");
     assert!(
         text(&out).contains("without a .version line"),
         "{}",
         text(&out)
     );
     // PTX of an ISA no driver knows: the driver refuses it at load.
-    let future = t.path().join("future.ptx");
-    std::fs::write(
-        &future,
+    let out = probe_file(
+        "future.ptx",
         ".version 99.0\n.target sm_80\n.address_size 64\n\
          .visible .entry own_kernel_probe(.param .u64 p) { ret; }\n",
-    )
-    .unwrap();
-    let out = Command::new(bin())
-        .args(["--probe", "--module"])
-        .arg(&future)
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    );
     let p = pairs(&out, "probe ");
     assert_eq!(
         p.get("kind").map(String::as_str),
