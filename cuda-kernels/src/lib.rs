@@ -1,9 +1,10 @@
 //! # cuda-kernels: the CUDA kernels of doca-rs
 //!
 //! `kernels/*.cu` are compiled by nvcc at build time (nvcc 13.0: SASS for sm_80 and sm_90,
-//! PTX for compute_80, so any Ampere-or-newer GPU with a CUDA 13 driver runs them) into one
-//! fatbin embedded in this crate, loaded into a GPU's CUDA context on first use, and
-//! launched through typed launchers.
+//! PTX for compute_80, so any Ampere-or-newer GPU with a CUDA 13 driver runs them; build
+//! with `DOCA_BUILD_PTX_ISA=8.0` for CUDA 12 drivers, see doca-build) into one fatbin
+//! embedded in this crate, loaded into a GPU's CUDA context on first use (every kernel is
+//! looked up then, before any runs), and launched through typed launchers.
 //!
 //! ## Quick start
 //!
