@@ -27,7 +27,6 @@
 //! ISA 8.0, i.e. for every CUDA 12 driver.
 
 use crate::nvcc::{tools_paths, Env};
-
 use crate::{Error, Nvcc};
 use std::ffi::OsString;
 use std::fmt;
@@ -38,6 +37,11 @@ pub const PTX_ISA_VAR: &str = "DOCA_BUILD_PTX_ISA";
 
 /// The variable naming the ptxas that assembles the lowered PTX.
 pub const PTXAS_VAR: &str = "DOCA_BUILD_PTXAS";
+
+/// The macro the recipe defines: `1000 * major + 10 * minor` of the first CUDA release
+/// whose driver JIT-compiles the ISA (12020 for 8.2), so that headers choose code that
+/// release has (doca-rs's device headers read it instead of nvcc's own version).
+pub const CUDA_TARGET_MACRO: &str = "DOCA_BUILD_CUDA_TARGET";
 
 /// Where `scripts/setup` puts CUDA 12.2's ptxas, relative to `.tools`.
 const WHEEL_PTXAS: &str = "py12/nvidia/cuda_nvcc/bin/ptxas";
@@ -78,6 +82,13 @@ impl PtxIsa {
             (9, 0) => "13.0",
             _ => return None,
         })
+    }
+
+    /// The value of [`CUDA_TARGET_MACRO`] for this ISA (`None` for ISAs [`PtxIsa::cuda_release`]
+    /// does not know).
+    pub fn cuda_target(self) -> Option<u32> {
+        let (major, minor) = self.cuda_release()?.split_once('.')?;
+        Some(major.parse::<u32>().ok()? * 1000 + minor.parse::<u32>().ok()? * 10)
     }
 }
 
@@ -210,20 +221,6 @@ pub(crate) fn run(program: &Path, args: &[OsString]) -> Result<(), Error> {
 /// The older-driver recipe: `ptx_args(arch, ptx_out)` are nvcc's arguments writing the PTX
 /// of one architecture; the intermediate files stay in `work` (named after `name`) for
 /// inspection; the fatbin goes to `out`.
-/// The macro the recipe defines: `1000 * major + 10 * minor` of the first CUDA release
-/// whose driver JIT-compiles the ISA (12020 for 8.2), so that headers choose code that
-/// release has (doca-rs's device headers read it instead of nvcc's own version).
-pub const CUDA_TARGET_MACRO: &str = "DOCA_BUILD_CUDA_TARGET";
-
-impl PtxIsa {
-    /// The value of [`CUDA_TARGET_MACRO`] for this ISA (`None` for ISAs [`PtxIsa::cuda_release`]
-    /// does not know).
-    pub fn cuda_target(self) -> Option<u32> {
-        let (major, minor) = self.cuda_release()?.split_once('.')?;
-        Some(major.parse::<u32>().ok()? * 1000 + minor.parse::<u32>().ok()? * 10)
-    }
-}
-
 pub(crate) fn compile(
     nvcc: &Nvcc,
     ptx_args: &dyn Fn(u32, &Path) -> Vec<OsString>,
