@@ -11,7 +11,7 @@
 //! offers `worker_graph`. With the software runtime, start one on this machine:
 //!
 //! ```sh
-//! cargo build -p doca-soft --bins && cargo build -p worker_graph && cargo build --example devices
+//! cargo build -p doca-soft-urom --bins && cargo build -p worker_graph && cargo build --example devices
 //! mkdir -p /tmp/urom-plugins
 //! cp target/debug/libworker_graph.so /tmp/urom-plugins/worker_graph.so
 //! UROM_PLUGIN_PATH=/tmp/urom-plugins target/debug/doca_urom_daemon > /tmp/urom-daemon.out &
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 const HOW_TO_START_A_DAEMON: &str = "\
 start a UROM daemon with the worker_graph plugin and name it in DOCA_UROM_SERVICE_FILE:
-  cargo build -p doca-soft --bins && cargo build -p worker_graph && cargo build --example devices
+  cargo build -p doca-soft-urom --bins && cargo build -p worker_graph && cargo build --example devices
   mkdir -p /tmp/urom-plugins && cp target/debug/libworker_graph.so /tmp/urom-plugins/worker_graph.so
   UROM_PLUGIN_PATH=/tmp/urom-plugins target/debug/doca_urom_daemon > /tmp/urom-daemon.out &
   addr=$(sed -n 's/^doca_urom_daemon listening on //p' /tmp/urom-daemon.out)

@@ -22,7 +22,7 @@ Figures:
     put latency (ucp_put_lat; the latency samples): the one-way median.
   Targets (issue 13, as issue 12): bandwidth ratio >= 0.8 from 64 KiB on; latency
   <= 1.5 x perftest + the proxy's poll interval (DOCA_SOFT_NIC_SLEEP_US, default 100 us:
-  the longest sleep of the soft NIC's idle loop, see doca-soft/src/nic/engine/mod.rs).
+  the longest sleep of the soft NIC's idle loop, see doca-soft-nic/src/rdma/engine/mod.rs).
 
 Runs: the sizes up to 4 KiB in one pair per sample (the samples' defaults: 512 threads,
 2048 iterations), every larger size in a pair of its own with 64 threads and fewer

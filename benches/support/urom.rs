@@ -80,7 +80,7 @@ fn build_nested() -> Result<(), String> {
     let st = Command::new(&cargo)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("CARGO_TARGET_DIR", nested_dir())
-        .args(["build", "--release", "--locked", "-p", "doca-soft"])
+        .args(["build", "--release", "--locked", "-p", "doca-soft-urom"])
         .args([
             "-p",
             "worker_graph",

@@ -1,5 +1,5 @@
-//! The bindings committed in `src/bindings/` (`flow.rs`, `urom_plugin.rs`): bindgen's output
-//! over `include/doca_flow.h` and `include/doca_urom_plugin.h`, made by
+//! The bindings committed in `src/bindings/` (`flow.rs`): bindgen's output
+//! over `include/doca_flow.h`, made by
 //! `scripts/regen-bindings` on x86_64 Linux. They let the crate build where libclang and UCX
 //! are missing:
 //!
@@ -7,18 +7,14 @@
 //!   rpath);
 //! * when `DOCA_SOFT_BINDINGS=committed` asks for them (bindgen skipped, the rest as usual).
 //!
-//! bindgen's layout assertions stay in `urom_plugin.rs`, so a target whose C layouts
-//! differ from x86_64 Linux fails to build rather than binding wrong layouts. CI
-//! regenerates the files and fails when they drift (`scripts/regen-bindings --check`).
+//! CI regenerates the file and fails when it drifts (`scripts/regen-bindings --check`). The
+//! plugin ABI bindings are doca-soft-urom's.
 
 use std::path::{Path, PathBuf};
 
 /// The committed files, relative to the crate, and the `$OUT_DIR` names the sources
 /// include them from (where bindgen writes).
-pub const FILES: [(&str, &str); 2] = [
-    ("src/bindings/flow.rs", "flow_bindings.rs"),
-    ("src/bindings/urom_plugin.rs", "urom_plugin_bindings.rs"),
-];
+pub const FILES: [(&str, &str); 1] = [("src/bindings/flow.rs", "flow_bindings.rs")];
 
 /// The variable that chooses between bindgen and the committed bindings.
 pub const ENV: &str = "DOCA_SOFT_BINDINGS";

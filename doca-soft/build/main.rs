@@ -1,8 +1,6 @@
 //! Build script of doca-soft: each concern in its own module.
 //!
 //! * `flow`: bindgen over the DOCA Flow headers in include/, for the Flow implementation.
-//! * `urom`: bindgen over `include/doca_urom_plugin.h`, the plugin ABI the UROM worker
-//!   runtime speaks.
 //! * `committed`: the same bindings committed in `src/bindings/`, used under `DOCS_RS`
 //!   (docs.rs has neither libclang nor UCX: nothing is probed or linked then) and when
 //!   `DOCA_SOFT_BINDINGS=committed`.
@@ -11,7 +9,6 @@
 mod committed;
 mod flow;
 mod ucx;
-mod urom;
 
 fn main() {
     println!("cargo:rerun-if-changed=build");
@@ -29,7 +26,6 @@ fn main() {
         committed::install(&out);
     } else {
         flow::generate();
-        urom::generate();
     }
     ucx::rpath();
 }

@@ -226,9 +226,9 @@
 // anything else is `pub(crate)`.
 #![cfg_attr(feature = "testing", warn(unreachable_pub))]
 
-// First: the `sdk_*!` logging macros are used everywhere below.
+// First: the `sdk_*!` logging macros (doca-soft-base) are used everywhere below.
 #[macro_use]
-pub(crate) mod log;
+extern crate doca_soft_base;
 
 // The public surface: the C API as Rust functions, the pkg-config writer of
 // `doca_soft_pkgconfig`, and (feature `testing`) the test hooks.
@@ -243,22 +243,23 @@ pub(crate) mod buf;
 pub(crate) mod ctx;
 pub(crate) mod dev;
 pub(crate) mod dma;
-pub(crate) mod error;
 pub(crate) mod eth;
 pub(crate) mod flow;
 pub(crate) mod gpu;
 pub(crate) mod gpuqp;
-pub(crate) mod mlx5;
 pub(crate) mod mmap;
-pub(crate) mod nic;
-pub(crate) mod packet;
-pub(crate) mod port;
 pub(crate) mod rdma;
 pub(crate) mod semaphore;
-pub(crate) mod sync;
 pub(crate) mod types;
 pub(crate) mod verbs;
 pub(crate) mod version;
+
+// The engines of the crates below, under the names the modules here use: error codes,
+// logging and locks (doca-soft-base), the packet engine and mlx5 codec (doca-soft-packet),
+// the ports (doca-soft-nic).
+pub(crate) use doca_soft_base::{error, log, sync};
+pub(crate) use doca_soft_nic::port;
+pub(crate) use doca_soft_packet::{self as packet, mlx5};
 
 // The UROM code names the task header `crate::task` (until its C functions move to capi).
 pub(crate) use ctx::task;

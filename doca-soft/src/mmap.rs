@@ -71,7 +71,7 @@ impl std::ops::Deref for Mmap {
 
 /// mkeys are the soft NIC's caller-chosen keys (see `rdma`), so that an mmap registered
 /// for RDMA is known to the NIC under the key programs read from it.
-static NEXT_MKEY: AtomicU32 = AtomicU32::new(crate::nic::keys::CALLER_KEYS);
+static NEXT_MKEY: AtomicU32 = AtomicU32::new(doca_soft_nic::rdma::keys::CALLER_KEYS);
 static BY_MKEY: Mutex<Option<HashMap<u32, Weak<MmapShared>>>> = Mutex::new(None);
 
 fn mkey_table() -> MutexGuard<'static, Option<HashMap<u32, Weak<MmapShared>>>> {

@@ -3,9 +3,10 @@
 //! paths their non-test code names has no cycle. Test code (`#[cfg(test)]` items and
 //! `tests.rs` files) is left out: a test may drive a module through the C API above it.
 //!
-//! The layering this keeps: `capi` and `testing` on top; the engine below them; `packet`
-//! (parser, classifier, RSS, checksums) below `port` and `flow`; `error`, `sync`, `types`
-//! and `log` at the bottom.
+//! The layering this keeps: `capi` and `testing` on top; the engine below them; `types` at
+//! the bottom. Below this crate, and so below every module here, are the engine crates
+//! (Cargo keeps crates free of loops; the test below checks their order): doca-soft-urom
+//! and doca-soft-nic, then doca-soft-packet, then doca-soft-base.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -197,16 +198,64 @@ fn the_folders_of_src_import_each_other_without_a_loop() {
 fn the_layers_sit_where_the_design_puts_them() {
     let g = import_graph();
     let uses = |a: &str, b: &str| g.get(a).is_some_and(|s| s.contains(b));
-    assert!(g.contains_key("packet"), "a packet/ folder exists");
-    for below in ["port", "flow", "eth"] {
-        assert!(!uses("packet", below), "packet/ must not import {below}/");
-    }
-    assert!(!uses("port", "flow"), "port/ must not import flow/");
+    assert!(g.contains_key("capi"), "a capi/ folder exists");
     for m in g
         .keys()
         .filter(|m| !["capi", "testing"].contains(&m.as_str()))
     {
         assert!(!uses(m, "testing"), "{m} must not import testing");
+    }
+}
+
+/// The workspace crates a crate's manifest depends on (normal dependencies only).
+fn crate_deps(dir: &str) -> BTreeSet<String> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir)
+        .join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).expect("reading a manifest");
+    let deps = text
+        .split("\n[dependencies]\n")
+        .nth(1)
+        .expect("a [dependencies] table")
+        .split("\n[")
+        .next()
+        .unwrap_or_default();
+    deps.lines()
+        .filter_map(|l| l.split(['.', ' ', '=']).next())
+        .filter(|n| n.starts_with("doca-"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_engine_crates_depend_downwards_only() {
+    let base = crate_deps("doca-soft-base");
+    assert!(base.is_empty(), "doca-soft-base depends on {base:?}");
+    let packet = crate_deps("doca-soft-packet");
+    assert!(packet.is_empty(), "doca-soft-packet depends on {packet:?}");
+    let nic = crate_deps("doca-soft-nic");
+    assert_eq!(
+        nic,
+        ["doca-soft-base", "doca-soft-packet"]
+            .map(String::from)
+            .into(),
+        "the NIC model sits on the packet engine and the base only"
+    );
+    let urom = crate_deps("doca-soft-urom");
+    assert_eq!(
+        urom,
+        ["doca-soft-base"].map(String::from).into(),
+        "the UROM service needs neither the NIC model nor the packet engine"
+    );
+    let soft = crate_deps("doca-soft");
+    for c in [
+        "doca-soft-base",
+        "doca-soft-packet",
+        "doca-soft-nic",
+        "doca-soft-urom",
+    ] {
+        assert!(soft.contains(c), "doca-soft builds on {c}: {soft:?}");
     }
 }
 

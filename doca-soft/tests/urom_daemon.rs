@@ -535,10 +535,11 @@ fn worker_environment_is_filtered_through_the_allowlist() {
         h2.spawn(2, 2, 0, 1, vec!["UCX_TLS=tcp".into()]),
         Msg::Error { .. }
     ));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_doca_urom_daemon"))
-        .args(["--worker-env-allow", "LD_*"])
-        .output()
-        .unwrap();
+    let out =
+        std::process::Command::new(doca_test_support::urom::UromBinaries::for_tests().daemon())
+            .args(["--worker-env-allow", "LD_*"])
+            .output()
+            .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("LD_"));
 }
@@ -844,15 +845,17 @@ fn worker_cpuset_is_applied_to_the_process_and_the_reported_set_is_the_option() 
 
 #[test]
 fn command_lines_use_clap_help_exits_0_and_errors_exit_2() {
-    for bin in [
-        env!("CARGO_BIN_EXE_doca_urom_daemon"),
-        env!("CARGO_BIN_EXE_doca_urom_worker"),
-    ] {
-        let help = std::process::Command::new(bin).arg("-h").output().unwrap();
+    let urom = doca_test_support::urom::UromBinaries::for_tests();
+    for path in [urom.daemon(), urom.worker()] {
+        let bin = path.display();
+        let help = std::process::Command::new(&path)
+            .arg("-h")
+            .output()
+            .unwrap();
         assert_eq!(help.status.code(), Some(0), "{bin} -h");
         let text = String::from_utf8_lossy(&help.stdout);
         assert!(text.contains("Usage:"), "{bin}: {text}");
-        let bad = std::process::Command::new(bin)
+        let bad = std::process::Command::new(&path)
             .arg("--no-such-flag")
             .output()
             .unwrap();
@@ -860,10 +863,11 @@ fn command_lines_use_clap_help_exits_0_and_errors_exit_2() {
         let err = String::from_utf8_lossy(&bad.stderr);
         assert!(err.contains("--no-such-flag"), "{bin}: {err}");
     }
-    let daemon_help = std::process::Command::new(env!("CARGO_BIN_EXE_doca_urom_daemon"))
-        .arg("--help")
-        .output()
-        .unwrap();
+    let daemon_help =
+        std::process::Command::new(doca_test_support::urom::UromBinaries::for_tests().daemon())
+            .arg("--help")
+            .output()
+            .unwrap();
     let text = String::from_utf8_lossy(&daemon_help.stdout);
     for flag in [
         "--cpuset",

@@ -1,4 +1,4 @@
-//! Running a UROM daemon (`doca_urom_daemon` of doca-soft) for a test or bench.
+//! Running a UROM daemon (`doca_urom_daemon` of doca-soft-urom) for a test or bench.
 //!
 //! [`Daemon::builder`] starts the daemon on loopback with its own temporary folder: the
 //! plugins it should load are copied there (as `<name>.so`, the name its plugin scan
@@ -9,8 +9,9 @@
 //! stop), and removes the folder.
 //!
 //! The binaries are found by path ([`UromBinaries`]): this crate depends on nothing of
-//! doca-soft, so Cargo's `CARGO_BIN_EXE_*` variables exist only in doca-soft's own tests
-//! (which pass those paths in); other tests build them with a nested cargo call
+//! doca-soft, and Cargo's `CARGO_BIN_EXE_*` variables exist only in doca-soft-urom's own
+//! tests; other tests find them next to themselves after a workspace build
+//! ([`UromBinaries::for_tests`]) or build them with a nested cargo call
 //! ([`UromBinaries::build_for_tests`]); benches and packed binaries find them next to the
 //! running executable ([`UromBinaries::next_to_current_exe`]).
 
@@ -100,7 +101,7 @@ impl UromBinaries {
         // none); `--lib` adds the plugins' cdylibs and the runtime's C library.
         args.extend([
             "-p",
-            "doca-soft",
+            "doca-soft-urom",
             "-p",
             "doca-soft-capi",
             "-p",
@@ -114,6 +115,21 @@ impl UromBinaries {
         cargo_build(target_dir, &args)?;
         let profile = if release { "release" } else { "debug" };
         Ok(UromBinaries::in_dir(target_dir.join(profile)))
+    }
+
+    /// The daemon and worker for a test: next to the test binary (a workspace build puts
+    /// every package's binaries there), else built by [`UromBinaries::build`] into
+    /// `<target>/urom-tests` (a test of one package alone). Panics when the build fails.
+    pub fn for_tests() -> UromBinaries {
+        UromBinaries::next_to_current_exe(&[]).unwrap_or_else(|| {
+            UromBinaries::build(&target_dir().join("urom-tests"), false, &[])
+                .unwrap_or_else(|e| panic!("building the UROM daemon and worker: {e}"))
+        })
+    }
+
+    /// The worker binary.
+    pub fn worker(&self) -> PathBuf {
+        self.dir.join(WORKER_BIN)
     }
 
     /// What tests use: [`UromBinaries::build`] (debug) into `<target>/urom-tests`, with the

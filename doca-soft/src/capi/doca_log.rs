@@ -253,3 +253,113 @@ pub extern "C" fn doca_log_level_get_global_sdk_limit() -> u32 {
         global().global_sdk()
     })
 }
+
+/// The process-wide logger of doca-soft-base driven through this C API.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doca_soft_base::error::DocaError;
+    use doca_soft_base::log::{global, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_TRACE};
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+
+    /// A FILE* over a fresh temp file, plus the file to read it back.
+    fn temp_file_stream() -> (std::fs::File, *mut libc::FILE) {
+        let f = tempfile::tempfile().unwrap();
+        // SAFETY: dup of a valid descriptor.
+        let fd = unsafe { libc::dup(f.as_raw_fd()) };
+        assert!(fd >= 0);
+        // SAFETY: `fd` is a valid descriptor; mode is a NUL-terminated string.
+        let fe = unsafe { libc::fdopen(fd, c"w".as_ptr()) };
+        assert!(!fe.is_null());
+        (f, fe)
+    }
+
+    fn read_all(mut f: &std::fs::File) -> String {
+        f.rewind().unwrap();
+        let mut s = String::new();
+        f.read_to_string(&mut s).unwrap();
+        s
+    }
+
+    #[test]
+    fn null_arguments_are_rejected() {
+        // SAFETY: null arguments are rejected before use.
+        unsafe {
+            assert_eq!(
+                doca_log_register_source(std::ptr::null(), std::ptr::null_mut()),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_log_backend_create_with_file(std::ptr::null_mut(), std::ptr::null_mut()),
+                DocaError::INVALID_VALUE.0
+            );
+            assert_eq!(
+                doca_log_backend_set_sdk_level(std::ptr::null_mut(), LEVEL_DEBUG),
+                DocaError::INVALID_VALUE.0
+            );
+        }
+    }
+
+    #[test]
+    fn c_emit_reaches_a_global_file_backend_with_the_source_name() {
+        let (f, fe) = temp_file_stream();
+        let mut src = -1;
+        let mut b: *mut LogBackend = std::ptr::null_mut();
+        // SAFETY: valid FILE, strings and out-pointers. The FILE stays open for the rest of
+        // the process because the global backend keeps it.
+        unsafe {
+            assert_eq!(doca_log_backend_create_with_file(fe, &mut b), 0);
+            assert!(!b.is_null());
+            assert_eq!(
+                doca_log_register_source(c"C_EMIT_UNIT".as_ptr(), &mut src),
+                0
+            );
+            let file = c"dir/prog.c".as_ptr();
+            doca_soft_log_emit(
+                LEVEL_ERROR,
+                src,
+                file,
+                7,
+                c"main".as_ptr(),
+                c"c-error".as_ptr(),
+            );
+            doca_soft_log_emit(
+                LEVEL_TRACE,
+                src,
+                file,
+                8,
+                c"main".as_ptr(),
+                c"c-trace".as_ptr(),
+            );
+            doca_soft_log_emit(
+                LEVEL_INFO,
+                99_999,
+                file,
+                9,
+                c"f".as_ptr(),
+                c"c-nosrc".as_ptr(),
+            );
+            assert_eq!(
+                doca_log_backend_set_level_lower_limit(b, 55),
+                DocaError::INVALID_VALUE.0
+            );
+        }
+        let out = read_all(&f);
+        assert!(out.contains("[ERR][C_EMIT_UNIT:7][main] c-error"), "{out}");
+        assert!(out.contains("[INFO][prog.c:9][f] c-nosrc"), "{out}");
+        assert!(!out.contains("c-trace"));
+    }
+
+    #[test]
+    fn c_register_source_returns_distinct_ids() {
+        let (mut a, mut b) = (-1, -1);
+        // SAFETY: valid C strings and writable ints.
+        unsafe {
+            assert_eq!(doca_log_register_source(c"A".as_ptr(), &mut a), 0);
+            assert_eq!(doca_log_register_source(c"B".as_ptr(), &mut b), 0);
+        }
+        assert!(a >= 0 && b >= 0 && a != b);
+        assert_eq!(global().source_name(b).as_deref(), Some("B"));
+    }
+}

@@ -94,7 +94,7 @@ pub unsafe extern "C" fn doca_rdma_bridge_get_mmap_mkey_from_pd(
             return Err(DocaError::BAD_STATE);
         }
         let k = m.mkey();
-        if crate::nic::keys::lookup(k).is_none() {
+        if doca_soft_nic::rdma::keys::lookup(k).is_none() {
             sdk_err!(
                 "verbs",
                 "mmap {k:#x} has no RDMA permission, so no NIC registration (doca-soft registers mmaps for RDMA only)"

@@ -3,7 +3,7 @@
 
 use super::toolkit::{call, handle, non_null, write_out};
 use crate::dev::Dev;
-use crate::port::counters_of;
+use crate::port::Port;
 
 pub use crate::port::PortCountersSnapshot;
 
@@ -19,6 +19,13 @@ pub unsafe extern "C" fn doca_soft_port_get_counters(
         let d = unsafe { handle(dev) }?;
         non_null(counters)?;
         // SAFETY: C API contract (checked non-null, storage of the C layout).
-        unsafe { write_out(counters, counters_of(d.info())) }
+        unsafe {
+            write_out(
+                counters,
+                Port::existing(&d.info().spec)
+                    .map(|p| p.counters())
+                    .unwrap_or_default(),
+            )
+        }
     })
 }

@@ -84,7 +84,7 @@ impl CtxOps for RxqInner {
             return Err(DocaError::INVALID_VALUE);
         }
         let ring = Arc::new(RxRing::new(pkt, cfg.max_pkt, device.as_ref())?);
-        let port = Port::for_dev(&self.info)?;
+        let port = Port::for_spec(&self.info.spec)?;
         *lock(&self.run) = Some(RxqRun {
             ring,
             port,

@@ -182,7 +182,7 @@ impl CtxOps for TxqInner {
             },
             device.as_ref(),
         )?;
-        let port = Port::for_dev(&self.info)?;
+        let port = Port::for_spec(&self.info.spec)?;
         let src: Arc<dyn FrameSource> = Arc::new(RuntimeFrames::new(&gpu));
         let proxy = Arc::new(TxProxy::new(ring, src, Arc::new(PortOut(port.clone()))));
         proxy.set_events_enabled(

@@ -97,7 +97,7 @@ impl State {
     /// port stops.
     pub(crate) fn start_port(&mut self, c: &PortCfg, dev: &Dev) -> DocaResult<*mut FlowPort> {
         let cfg = self.cfg()?.clone();
-        let port = Port::for_dev(dev.info())?;
+        let port = Port::for_spec(&dev.info().spec)?;
         for &p in &self.ports {
             let fp = self.port_mut(p)?;
             if fp.port_id == c.port_id {

@@ -2,13 +2,13 @@
 //! CUDA device memory from `doca_gpu_mem_alloc`, told apart with the gpu module's
 //! allocation registry. Device memory is registered as UCX CUDA memory; the few places the
 //! proxy touches it itself (atomics, fetched values) go through the accessor installed here
-//! ([`crate::nic::keys::set_device_memory`]), which copies with the owning GPU's context.
+//! ([`doca_soft_nic::rdma::keys::set_device_memory`]), which copies with the owning GPU's context.
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};
 use crate::gpu::PrimaryContext;
-use crate::nic::keys;
-use crate::nic::{Access, DeviceMemory, MemKind, Registration};
+use doca_soft_nic::rdma::keys;
+use doca_soft_nic::rdma::{Access, DeviceMemory, MemKind, Registration};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Once};
 

@@ -8,8 +8,8 @@
 
 use crate::dev::DevInfo;
 use crate::error::DocaResult;
-use crate::nic::{Nic, WeakNic};
 use crate::sync::lock;
+use doca_soft_nic::rdma::{Nic, WeakNic};
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::sync::Mutex;

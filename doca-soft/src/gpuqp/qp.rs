@@ -16,7 +16,7 @@
 use super::layout::{nic_handler, qpn_forms, DevVerbsCq, DevVerbsQp, MEM_TYPE_HOST};
 use super::mem::{Placement, SharedMem};
 use crate::error::{DocaError, DocaResult};
-use crate::nic::{self, Nic, SqDoorbell};
+use doca_soft_nic::rdma::{self as nic, Nic, SqDoorbell};
 use std::sync::Arc;
 
 /// Largest SQ and RQ (the NIC's limit).

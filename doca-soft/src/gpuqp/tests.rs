@@ -5,8 +5,8 @@
 use super::layout::nic_handler;
 use super::*;
 use crate::error::DocaError;
-use crate::nic::host_build::{cqe_counter, cqe_opcode, wqe_write, Seg};
-use crate::nic::{Access, Nic};
+use doca_soft_nic::rdma::host::{cqe_counter, cqe_opcode, wqe_write, Seg};
+use doca_soft_nic::rdma::{Access, Nic};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};

@@ -8,7 +8,7 @@
 //!   memory and CUDA device memory are all accepted (see `gpuqp::register_as`). Stop and
 //!   destroy deregister it (peers that cached the key are told).
 //! * `export_rdma` (started, an RDMA right, the device added) returns the memory blob of
-//!   the device's NIC ([`crate::nic::MemExport`]: NIC GID, key, rights, range, packed UCX
+//!   the device's NIC ([`doca_soft_nic::rdma::MemExport`]: NIC GID, key, rights, range, packed UCX
 //!   remote key); the bytes stay valid until the mmap is stopped or destroyed. The export
 //!   keeps that NIC running.
 //! * `from_export` makes an mmap standing for the peer's memory: started at once, its range
@@ -19,8 +19,8 @@ use super::{Mmap, MmapShared, State};
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpuqp;
-use crate::nic::{Access, MemExport, Nic, Registration};
 use crate::types::DocaData;
+use doca_soft_nic::rdma::{Access, MemExport, Nic, Registration};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -70,7 +70,7 @@ fn doca_access(a: Access) -> u32 {
 
 /// The next mkey: steps of 0x100 from the NIC's caller-chosen range, wrapping within it.
 pub(super) fn next_mkey(next: &AtomicU32) -> u32 {
-    let base = crate::nic::keys::CALLER_KEYS;
+    let base = doca_soft_nic::rdma::keys::CALLER_KEYS;
     next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
         Some(k.checked_add(0x100).filter(|n| *n >= base).unwrap_or(base))
     })
@@ -254,13 +254,13 @@ mod tests {
             let mut key = 0u32;
             assert_eq!(doca_mmap_get_mkey(m, dev, &mut key), 0);
             assert_eq!(e.key, key);
-            assert!(key >= crate::nic::keys::CALLER_KEYS);
+            assert!(key >= doca_soft_nic::rdma::keys::CALLER_KEYS);
             assert_eq!((e.addr, e.len), (mem.as_ptr() as u64, 8192));
             assert_eq!(
                 Access(e.access),
                 Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ
             );
-            let reg = crate::nic::keys::lookup(key).expect("registered with the NIC");
+            let reg = doca_soft_nic::rdma::keys::lookup(key).expect("registered with the NIC");
             assert_eq!((reg.addr, reg.len), (e.addr, e.len));
             // The same blob again; another device was not added.
             let (mut p2, mut n2): (*const c_void, usize) = (std::ptr::null(), 0);
@@ -294,7 +294,7 @@ mod tests {
 
             // Stop deregisters.
             assert_eq!(doca_mmap_stop(m), 0);
-            assert!(crate::nic::keys::lookup(key).is_none());
+            assert!(doca_soft_nic::rdma::keys::lookup(key).is_none());
             assert_eq!(doca_mmap_destroy(m), 0);
             assert_eq!(doca_dev_close(dev), 0);
             assert_eq!(doca_dev_close(other), 0);
@@ -319,7 +319,7 @@ mod tests {
                 DocaError::INVALID_VALUE.0
             );
             assert!(
-                crate::nic::keys::lookup((*m).mkey()).is_none(),
+                doca_soft_nic::rdma::keys::lookup((*m).mkey()).is_none(),
                 "not registered"
             );
             let mut idle: *mut Mmap = std::ptr::null_mut();

@@ -22,7 +22,7 @@ use super::datapath::Datapath;
 use super::{connect_qp, ConnEvent, RdmaAddr};
 use crate::dev::DevInfo;
 use crate::error::{DocaError, DocaResult};
-use crate::nic::CONN_BLOB_LEN;
+use doca_soft_nic::rdma::CONN_BLOB_LEN;
 use std::collections::HashMap;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

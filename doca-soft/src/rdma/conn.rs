@@ -8,9 +8,9 @@
 
 use super::RdmaInner;
 use crate::error::{DocaError, DocaResult};
-use crate::nic::{ConnInfo, CONN_BLOB_LEN};
 use crate::sync::lock;
 use crate::types::DocaData;
+use doca_soft_nic::rdma::{ConnInfo, CONN_BLOB_LEN};
 use std::sync::{Arc, Mutex, Weak};
 
 /// Where a connection is in its life.

@@ -12,7 +12,7 @@
 use crate::error::DocaResult;
 use crate::gpuqp::layout::qp_array_bytes;
 use crate::gpuqp::{nic_handler, DeviceCopy, GpuCq, GpuQp, GpuRq, Placement};
-use crate::nic::Nic;
+use doca_soft_nic::rdma::Nic;
 use std::mem::{offset_of, size_of};
 use std::sync::Arc;
 

@@ -31,12 +31,12 @@ use crate::dev::{Dev, DevInfo};
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::GpuShared;
 use crate::gpuqp::{self, Placement};
-use crate::nic::{ConnInfo, QpState};
 use crate::sync::lock;
 use crate::types::DocaData;
 use config::RdmaCfg;
 use conn::{Connection, Phase};
 use datapath::{Datapath, Shape};
+use doca_soft_nic::rdma::{ConnInfo, QpState};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use addr::RdmaAddr;

@@ -17,7 +17,7 @@
 //!   copies and the allocation registry;
 //! * the soft NIC's largest burst ([`MAX_BURST_SIZE`]), which the capability getters report.
 
-pub mod frames;
+pub use doca_soft_packet::frames;
 pub mod rdma;
 mod rx_consumer;
 mod tx_producer;
@@ -111,7 +111,7 @@ pub fn pci_of(iface: &str) -> Option<String> {
 pub unsafe fn port_of(dev: *const Dev) -> DocaResult<Arc<Port>> {
     // SAFETY: caller contract.
     let d = unsafe { dev.as_ref() }.ok_or(DocaError::INVALID_VALUE)?;
-    Port::for_dev(d.info())
+    Port::for_spec(&d.info().spec)
 }
 
 /// Puts an IDLE RX queue's rings in host memory, consumed on the CPU ([`CpuRxq`]) instead

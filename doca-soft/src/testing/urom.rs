@@ -10,18 +10,18 @@ use crate::capi::toolkit::handle;
 use crate::error::DocaResult;
 use std::net::{Ipv4Addr, SocketAddrV4};
 
-pub use crate::urom::daemon::procs::terminate_child;
 pub use crate::urom::host::link::{DEFAULT_LIVENESS, LIVENESS_ENV};
 pub use crate::urom::host::service::DEFAULT_MAX_MSG;
 pub use crate::urom::host::service_file::local_hostname;
 pub use crate::urom::host::service_file::SERVICE_FILE_ENV;
-pub use crate::urom::transport::{
+pub use doca_soft_urom::daemon::procs::terminate_child;
+pub use doca_soft_urom::transport::{
     ConnId, Event, EventRef, Limits, Node, PeerFailure, Transport, TCP_CHECK, UCX_WATCH_ENV,
 };
-pub use crate::urom::wire::{
+pub use doca_soft_urom::wire::{
     Decoder, DomainBuf, DomainPeer, Msg, PluginDesc, SpawnReq, HEADER_LEN,
 };
-pub use crate::urom::worker::spin::{DEFAULT_SPIN_US, SPIN_ENV};
+pub use doca_soft_urom::worker::spin::{DEFAULT_SPIN_US, SPIN_ENV};
 
 /// `127.0.0.1:port`.
 pub fn loopback(port: u16) -> SocketAddrV4 {

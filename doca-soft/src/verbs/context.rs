@@ -9,7 +9,7 @@
 
 use crate::dev::{Dev, DevInfo};
 use crate::error::{DocaError, DocaResult};
-use crate::nic::Nic;
+use doca_soft_nic::rdma::Nic;
 use std::sync::{Arc, Mutex};
 
 /// What a context and everything made from it share.

@@ -24,7 +24,7 @@ use super::qp::VerbsQp;
 use crate::error::{DocaError, DocaResult};
 use crate::gpuqp::nic_handler;
 use crate::gpuqp::{DeviceCopy, Placement, SharedMem};
-use crate::nic::Nic;
+use doca_soft_nic::rdma::Nic;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 

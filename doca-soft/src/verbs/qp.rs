@@ -25,7 +25,7 @@ use crate::error::{DocaError, DocaResult};
 use crate::gpuqp::nic_handler;
 use crate::gpuqp::Placement;
 use crate::gpuqp::{GpuQp, GpuRq};
-use crate::nic;
+use doca_soft_nic::rdma as nic;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 

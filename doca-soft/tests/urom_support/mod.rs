@@ -58,7 +58,7 @@ impl Daemon {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Daemon {
-        let bin = env!("CARGO_BIN_EXE_doca_urom_daemon");
+        let bin = doca_test_support::urom::UromBinaries::for_tests().daemon();
         let mut cmd = Command::new(bin);
         if let Some(ns) = netns {
             // With its own /sys: UCX and the daemon list the namespace's interfaces.
@@ -68,7 +68,7 @@ impl Daemon {
             .env("UROM_PLUGIN_PATH", plugin_path)
             .env(
                 "DOCA_UROM_WORKER_BIN",
-                env!("CARGO_BIN_EXE_doca_urom_worker"),
+                doca_test_support::urom::UromBinaries::for_tests().worker(),
             )
             .envs(env.iter().copied())
             .stdout(Stdio::piped());

@@ -1,6 +1,0 @@
-//! `doca_urom_daemon`: the UROM service (see `doca_soft::urom::daemon_main`).
-
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(doca_soft::urom::daemon_main(&args));
-}
