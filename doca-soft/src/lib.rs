@@ -241,7 +241,6 @@ pub mod testing;
 pub(crate) mod argp;
 pub(crate) mod buf;
 pub(crate) mod ctx;
-pub(crate) mod dev;
 pub(crate) mod dma;
 pub(crate) mod eth;
 pub(crate) mod flow;
@@ -258,7 +257,7 @@ pub(crate) mod version;
 // logging and locks (doca-soft-base), the packet engine and mlx5 codec (doca-soft-packet),
 // the ports (doca-soft-nic).
 pub(crate) use doca_soft_base::{error, log, sync};
-pub(crate) use doca_soft_nic::port;
+pub(crate) use doca_soft_nic::{dev, port};
 pub(crate) use doca_soft_packet::{self as packet, mlx5};
 
 // The UROM code names the task header `crate::task` (until its C functions move to capi).

@@ -329,3 +329,59 @@ pub extern "C" fn doca_dev_rep_open(devinfo: *mut DevInfoRep, _dev_rep: *mut *mu
 pub extern "C" fn doca_dev_rep_close(dev: *mut DevRep) -> u32 {
     call("doca_dev_rep_close", || DevRep::unsupported(dev))
 }
+
+/// The device list (doca-soft-nic's `dev`) and this C API together.
+#[cfg(test)]
+#[path = "doca_dev_tests.rs"]
+mod tests;
+
+/// Representor lists (doca-soft-nic's `dev::rep`) through this C API.
+#[cfg(test)]
+mod rep_tests {
+    use super::*;
+
+    use std::sync::Arc;
+
+    #[test]
+    fn rep_list_is_empty_and_destroyable() {
+        let info = Arc::new(
+            crate::dev::build_list(
+                &[],
+                &[crate::dev::config::ExtraPort {
+                    name: "w0".into(),
+                    spec: crate::dev::PortSpec::Wire {
+                        name: "w".into(),
+                        side: 0,
+                    },
+                }],
+                &[],
+            )
+            .remove(0),
+        );
+        let dev = Box::into_raw(Box::new(crate::dev::Dev::new(info)));
+        let mut list: *mut *mut DevInfoRep = std::ptr::null_mut();
+        let mut n = 99u32;
+        // SAFETY: valid device and out-pointers; the list is destroyed once.
+        unsafe {
+            assert_eq!(doca_devinfo_rep_create_list(dev, 0, &mut list, &mut n), 0);
+            assert_eq!(n, 0);
+            assert!((*list).is_null());
+            assert_eq!(doca_devinfo_rep_destroy_list(list), 0);
+            assert_eq!(
+                doca_devinfo_rep_create_list(std::ptr::null_mut(), 0, &mut list, &mut n),
+                DocaError::INVALID_VALUE.0
+            );
+            drop(Box::from_raw(dev));
+        }
+        assert_eq!(
+            doca_devinfo_rep_get_vuid(std::ptr::null(), std::ptr::null_mut(), 0),
+            DocaError::INVALID_VALUE.0
+        );
+        let mut t = 0u32;
+        assert_eq!(
+            doca_devinfo_rep_get_pci_func_type(std::ptr::null(), &mut t),
+            DocaError::INVALID_VALUE.0
+        );
+        assert!(doca_dev_rep_as_devinfo(std::ptr::null_mut()).is_null());
+    }
+}

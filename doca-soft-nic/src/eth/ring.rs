@@ -1,6 +1,6 @@
 //! Rust mirror of the public GPU-side queue structs of `include/doca_gpunetio_eth_def.h`
 //! (DOCA 3.3's sizes: mcst QP 112, RX 232, TX 176 bytes), whose rings hold mlx5 WQEs and
-//! CQEs (`crate::mlx5`), and the doca-soft side blocks the proxies share with the device
+//! CQEs (`doca_soft_packet::mlx5`), and the doca-soft side blocks the proxies share with the device
 //! API. Sizes and offsets are asserted here, in the C test and under nvcc with the same
 //! numbers.
 
@@ -270,7 +270,7 @@ const _: () = assert!(offset_of!(TxqHandle, nic_handler) == 136);
 /// # Safety
 /// `p` points to a live, 8-byte aligned `u64` that is only accessed atomically while the
 /// returned reference is used.
-pub(crate) unsafe fn word<'a>(p: *mut u64) -> &'a AtomicU64 {
+pub unsafe fn word<'a>(p: *mut u64) -> &'a AtomicU64 {
     // SAFETY: per this function's contract.
     unsafe { AtomicU64::from_ptr(p) }
 }
@@ -279,7 +279,7 @@ pub(crate) unsafe fn word<'a>(p: *mut u64) -> &'a AtomicU64 {
 ///
 /// # Safety
 /// As [`word`].
-pub(crate) unsafe fn load_word(p: *mut u64) -> u64 {
+pub unsafe fn load_word(p: *mut u64) -> u64 {
     // SAFETY: per contract.
     unsafe { word(p) }.load(Ordering::Acquire)
 }
@@ -289,7 +289,7 @@ pub(crate) unsafe fn load_word(p: *mut u64) -> u64 {
 ///
 /// # Safety
 /// As [`word`].
-pub(crate) unsafe fn store_word(p: *mut u64, v: u64) {
+pub unsafe fn store_word(p: *mut u64, v: u64) {
     // SAFETY: per contract.
     unsafe { word(p) }.store(v, Ordering::Release)
 }

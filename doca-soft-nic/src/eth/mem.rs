@@ -187,7 +187,7 @@ pub trait FrameSource: Send + Sync {
 
 /// [`FrameSource::read_many`] one segment at a time through [`FrameSource::read`] (the
 /// default, and what sources without device memory do).
-pub(crate) fn read_each<S: FrameSource + ?Sized>(
+pub fn read_each<S: FrameSource + ?Sized>(
     src: &S,
     segs: &[FrameSeg],
     out: &mut Vec<u8>,

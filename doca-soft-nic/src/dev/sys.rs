@@ -5,7 +5,7 @@ use std::ffi::CStr;
 
 /// One Linux interface as read from sysfs and getifaddrs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LinuxIface {
+pub struct LinuxIface {
     /// Interface name.
     pub name: String,
     /// Interface index.

@@ -5,7 +5,7 @@ use crate::error::{DocaError, DocaResult};
 
 /// A PCI address (domain, bus, device 0-31, function 0-7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct PciAddr {
+pub struct PciAddr {
     /// PCI domain (always 0 for synthetic addresses).
     pub domain: u16,
     /// Bus number.
@@ -58,12 +58,12 @@ impl PciAddr {
     }
 
     /// `BB:DD.F`.
-    pub(crate) fn short(&self) -> String {
+    pub fn short(&self) -> String {
         format!("{:02x}:{:02x}.{:x}", self.bus, self.dev, self.func)
     }
 
     /// `DDDD:BB:DD.F` (12 characters, what `doca_devinfo_get_pci_addr_str` writes).
-    pub(crate) fn long(&self) -> String {
+    pub fn long(&self) -> String {
         format!(
             "{:04x}:{:02x}:{:02x}.{:x}",
             self.domain, self.bus, self.dev, self.func
@@ -73,7 +73,7 @@ impl PciAddr {
     /// The synthetic address of a port name: an FNV-1a hash of the name spread over buses
     /// 0x80-0xfe and devices 0-31, function 0. The same name gives the same address on
     /// every machine and run.
-    pub(crate) fn synthetic(name: &str) -> PciAddr {
+    pub fn synthetic(name: &str) -> PciAddr {
         let h = fnv1a(name.as_bytes());
         let span = u64::from(SYNTH_BUS_LAST - SYNTH_BUS_FIRST) + 1;
         PciAddr {
@@ -85,7 +85,7 @@ impl PciAddr {
     }
 
     /// The next synthetic slot after this one (used to step past collisions).
-    pub(crate) fn next_synthetic(&self) -> PciAddr {
+    pub fn next_synthetic(&self) -> PciAddr {
         let mut n = *self;
         n.func = 0;
         if n.dev < 31 {

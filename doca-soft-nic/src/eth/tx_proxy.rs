@@ -1,6 +1,6 @@
 //! The consumer side of a TX ring: the proxy that plays the NIC on DOCA 3.3's ring format.
 //! It takes the WQEs producers submitted (the producer index in the CPU proxy slot,
-//! `*cpu_proxy_pi`), parses each like a ConnectX send queue would (`crate::mlx5`: control
+//! `*cpu_proxy_pi`), parses each like a ConnectX send queue would (`doca_soft_packet::mlx5`: control
 //! segment, Ethernet segment with checksum flags and optional inline header, data segments;
 //! wait-on-time WAITs; enhanced multi-packet sends; NOPs), reads the frame bytes (host
 //! memory directly, device memory through copies), applies checksum offload, holds at a
@@ -27,9 +27,9 @@ use super::counters::TxqCounters;
 use super::mem::{DeviceMem, FrameSeg, FrameSource, SharedBlock};
 use super::ring::{self, Doorbells, TxqHandle, NIC_HANDLER_CPU_PROXY, SOFT_QPN, TX_MAX_WQES};
 use crate::error::{DocaError, DocaResult};
-use crate::mlx5::wqe::{self, Kind, WqeError};
-use crate::mlx5::{self, cqe, cqe_opcode, syndrome, Cqe, Ctrl};
-use crate::packet::checksum;
+use doca_soft_packet::checksum;
+use doca_soft_packet::mlx5::wqe::{self, Kind, WqeError};
+use doca_soft_packet::mlx5::{self, cqe, cqe_opcode, syndrome, Cqe, Ctrl};
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::Ordering;

@@ -21,8 +21,8 @@ use super::counters::RxqCounters;
 use super::mem::{DeviceMem, PktBuf, SharedBlock};
 use super::ring::{self, BufDesc, Doorbells, RxqHandle, RX_MAX_SLOTS, SOFT_QPN};
 use crate::error::{DocaError, DocaResult};
-use crate::mlx5::{self, cqe, Cqe, DataSeg};
 use crate::port::{DropReason, RxSink};
+use doca_soft_packet::mlx5::{self, cqe, Cqe, DataSeg};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 

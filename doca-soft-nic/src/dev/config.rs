@@ -15,7 +15,7 @@ pub(crate) const PCI_MAP_ENV: &str = "DOCA_SOFT_PCI_MAP";
 
 /// One extra port: its name and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ExtraPort {
+pub struct ExtraPort {
     /// Port name (iface name of the device): `pcapN` (N counts pcap entries from 0),
     /// `NAME0` / `NAME1` for the two sides of a wire, IFACE for `xdp:IFACE`.
     pub name: String,
@@ -25,7 +25,7 @@ pub(crate) struct ExtraPort {
 
 /// Parses a `DOCA_SOFT_PORTS` value. Empty entries are skipped; anything else malformed is
 /// INVALID_VALUE.
-pub(crate) fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
+pub fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
     let mut out = Vec::new();
     let mut pcap_n = 0;
     for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
@@ -101,7 +101,7 @@ pub(crate) fn parse_ports(value: &str) -> DocaResult<Vec<ExtraPort>> {
 
 /// Parses a `DOCA_SOFT_PCI_MAP` value into (address, port name) pairs. Malformed entries
 /// and addresses given twice are INVALID_VALUE.
-pub(crate) fn parse_pci_map(value: &str) -> DocaResult<Vec<(PciAddr, String)>> {
+pub fn parse_pci_map(value: &str) -> DocaResult<Vec<(PciAddr, String)>> {
     let mut out: Vec<(PciAddr, String)> = Vec::new();
     for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
         let (addr, name) = entry.split_once('=').ok_or(DocaError::INVALID_VALUE)?;

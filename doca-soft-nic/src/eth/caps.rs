@@ -5,17 +5,17 @@ use crate::error::{DocaError, DocaResult};
 /// Largest RX/TX burst (descriptors in flight).
 pub const MAX_BURST_SIZE: u32 = 1 << 17;
 /// Largest RX packet size (slot size).
-pub(crate) const MAX_PACKET_SIZE: u32 = 16384;
+pub const MAX_PACKET_SIZE: u32 = 16384;
 /// Largest metadata count (a `uint8_t` in DOCA 3.3's caps getters).
-pub(crate) const MAX_METADATA_NUM: u8 = 1;
+pub const MAX_METADATA_NUM: u8 = 1;
 /// Largest RX packet headroom / tailroom.
-pub(crate) const MAX_ROOM: u16 = 0;
+pub const MAX_ROOM: u16 = 0;
 /// Largest receive buffer list length (scatter entries).
-pub(crate) const MAX_RECV_BUF_LIST_LEN: u32 = 1;
+pub const MAX_RECV_BUF_LIST_LEN: u32 = 1;
 /// Largest send buffer list length (gather entries).
-pub(crate) const MAX_SEND_BUF_LIST_LEN: u32 = 2;
+pub const MAX_SEND_BUF_LIST_LEN: u32 = 2;
 /// Largest LSO header size (LSO itself is not offered).
-pub(crate) const MAX_LSO_HEADER_SIZE: u16 = 0;
+pub const MAX_LSO_HEADER_SIZE: u16 = 0;
 
 /// `enum doca_eth_rxq_type` values.
 pub const RXQ_TYPE_CYCLIC: u32 = 0;
@@ -33,7 +33,7 @@ pub const TXQ_TYPE_REGULAR: u32 = 0;
 pub const WAIT_ON_TIME_NATIVE: u32 = 1;
 
 /// CYCLIC queues on the GPU data path are supported; other known combinations are not.
-pub(crate) fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> {
+pub fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> {
     if rxq_type > RXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
         return Err(DocaError::INVALID_VALUE);
     }
@@ -44,7 +44,7 @@ pub(crate) fn rxq_type_support(rxq_type: u32, data_path: u32) -> DocaResult<()> 
 }
 
 /// REGULAR queues on the GPU data path are supported.
-pub(crate) fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> {
+pub fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> {
     if txq_type != TXQ_TYPE_REGULAR || data_path > DATA_PATH_GPU {
         return Err(DocaError::INVALID_VALUE);
     }
@@ -56,10 +56,7 @@ pub(crate) fn txq_type_support(txq_type: u32, data_path: u32) -> DocaResult<()> 
 
 /// `doca_eth_txq_cap_get_max_burst_size`: the largest burst for the given gather length and
 /// LSO header size (INVALID_VALUE beyond what the soft NIC offers).
-pub(crate) fn txq_max_burst_size(
-    max_send_buf_list_len: u32,
-    max_lso_header_size: u16,
-) -> DocaResult<u32> {
+pub fn txq_max_burst_size(max_send_buf_list_len: u32, max_lso_header_size: u16) -> DocaResult<u32> {
     if max_send_buf_list_len > MAX_SEND_BUF_LIST_LEN || max_lso_header_size > MAX_LSO_HEADER_SIZE {
         return Err(DocaError::INVALID_VALUE);
     }

@@ -1,8 +1,10 @@
 //! Tests of the device list and the device C API.
 
-use super::config::{parse_pci_map, parse_ports};
-use super::*;
 use crate::capi::doca_dev::*;
+use crate::dev::config::{parse_pci_map, parse_ports};
+use crate::dev::pci::PciAddr;
+use crate::dev::sys::LinuxIface;
+use crate::dev::*;
 use std::ffi::{c_char, CStr};
 
 fn iface(name: &str, ifindex: u32) -> LinuxIface {

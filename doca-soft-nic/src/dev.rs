@@ -11,10 +11,10 @@
 //!
 //! Representors do not exist here: `doca_devinfo_rep_create_list` returns an empty list.
 
-pub(crate) mod config;
-pub(crate) mod pci;
-pub(crate) mod rep;
-pub(crate) mod sys;
+pub mod config;
+pub mod pci;
+pub mod rep;
+pub mod sys;
 
 use crate::error::{DocaError, DocaResult};
 use pci::PciAddr;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 use sys::LinuxIface;
 
 /// `DOCA_DEVINFO_PCI_ADDR_SIZE`.
-pub(crate) const PCI_ADDR_SIZE: usize = 13;
+pub const PCI_ADDR_SIZE: usize = 13;
 /// `DOCA_DEVINFO_IBDEV_NAME_SIZE`.
 pub const IBDEV_NAME_SIZE: usize = 64;
 /// `DOCA_DEVINFO_IFACE_NAME_SIZE`.
@@ -31,39 +31,39 @@ pub const IFACE_NAME_SIZE: usize = 256;
 /// `DOCA_DEVINFO_MAC_ADDR_SIZE`.
 pub const MAC_ADDR_SIZE: usize = 6;
 /// `DOCA_DEVINFO_IPV4_ADDR_SIZE`.
-pub(crate) const IPV4_ADDR_SIZE: usize = 4;
+pub const IPV4_ADDR_SIZE: usize = 4;
 /// `DOCA_PCI_FUNC_TYPE_PF`.
-pub(crate) const PCI_FUNC_TYPE_PF: u32 = 0;
+pub const PCI_FUNC_TYPE_PF: u32 = 0;
 
-/// What carries a device's frames (the NIC model's port backends).
-pub use doca_soft_nic::port::PortSpec;
+/// What carries a device's frames (the port backends).
+pub use crate::port::PortSpec;
 
 /// The C `struct doca_devinfo`: one device as listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DevInfo {
     /// PCI address, `BB:DD.F`.
-    pub(crate) pci: String,
+    pub pci: String,
     /// Interface (port) name.
-    pub(crate) iface: String,
+    pub iface: String,
     /// ibdev name (`soft_<iface>`).
-    pub(crate) ibdev: String,
+    pub ibdev: String,
     /// MAC address.
-    pub(crate) mac: [u8; 6],
+    pub mac: [u8; 6],
     /// IPv4 address, if the interface has one.
-    pub(crate) ipv4: Option<[u8; 4]>,
+    pub ipv4: Option<[u8; 4]>,
     /// What carries the frames.
-    pub(crate) spec: PortSpec,
+    pub spec: PortSpec,
 }
 
 impl DevInfo {
     /// The parsed PCI address.
-    pub(crate) fn pci_addr(&self) -> PciAddr {
+    pub fn pci_addr(&self) -> PciAddr {
         PciAddr::parse(&self.pci).expect("devinfo PCI addresses are well formed")
     }
 
     /// Whether `s` names this device: a PCI address (either form) equal to ours, or our
     /// iface or ibdev name.
-    pub(crate) fn matches(&self, s: &str) -> bool {
+    pub fn matches(&self, s: &str) -> bool {
         match PciAddr::parse(s) {
             Ok(a) => a == self.pci_addr(),
             Err(_) => s == self.iface || s == self.ibdev,
@@ -82,7 +82,7 @@ struct Candidate {
 /// Builds the device list from the Linux interfaces, the extra ports and the PCI map.
 /// Mapped ports take their mapped address; the others take their synthetic one, stepping
 /// past addresses already taken (`lo` first, then by name, so `lo` keeps its address).
-pub(crate) fn build_list(
+pub fn build_list(
     linux: &[LinuxIface],
     extra: &[config::ExtraPort],
     pci_map: &[(PciAddr, String)],
@@ -172,7 +172,7 @@ pub(crate) fn build_list(
 
 /// The devices of this process now (Linux interfaces plus `DOCA_SOFT_PORTS`, addresses
 /// from `DOCA_SOFT_PCI_MAP`).
-pub(crate) fn list_devices() -> Vec<Arc<DevInfo>> {
+pub fn list_devices() -> Vec<Arc<DevInfo>> {
     let extra = config::from_env(config::PORTS_ENV, config::parse_ports);
     let map = config::from_env(config::PCI_MAP_ENV, config::parse_pci_map);
     build_list(&sys::linux_ifaces(), &extra, &map)
@@ -182,8 +182,8 @@ pub(crate) fn list_devices() -> Vec<Arc<DevInfo>> {
 }
 
 /// The device named by a PCI address, iface or ibdev name; NOT_FOUND when none matches.
-#[cfg(test)]
-pub(crate) fn find_device(name: &str) -> DocaResult<Arc<DevInfo>> {
+#[cfg(any(test, feature = "testing"))]
+pub fn find_device(name: &str) -> DocaResult<Arc<DevInfo>> {
     list_devices()
         .into_iter()
         .find(|d| d.matches(name))
@@ -198,7 +198,7 @@ pub struct Dev {
 
 impl Dev {
     /// Opens a device.
-    pub(crate) fn new(info: Arc<DevInfo>) -> Dev {
+    pub fn new(info: Arc<DevInfo>) -> Dev {
         Dev {
             info,
             users: AtomicUsize::new(0),
@@ -206,31 +206,31 @@ impl Dev {
     }
 
     /// The device's info.
-    pub(crate) fn info(&self) -> &Arc<DevInfo> {
+    pub fn info(&self) -> &Arc<DevInfo> {
         &self.info
     }
 
     /// Records an object that uses this device (an mmap it was added to, a queue);
     /// `doca_dev_close` is IN_USE until each is released with [`Dev::remove_user`].
-    pub(crate) fn add_user(&self) {
+    pub fn add_user(&self) {
         self.users.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Releases a use recorded with [`Dev::add_user`].
-    pub(crate) fn remove_user(&self) {
+    pub fn remove_user(&self) {
         let _ = self
             .users
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// Number of current users.
-    pub(crate) fn users(&self) -> usize {
+    pub fn users(&self) -> usize {
         self.users.load(Ordering::Acquire)
     }
 
     /// IN_USE (logged) while an mmap or queue still uses the device: `doca_dev_close`
     /// refuses then.
-    pub(crate) fn ensure_unused(&self) -> DocaResult<()> {
+    pub fn ensure_unused(&self) -> DocaResult<()> {
         let users = self.users();
         if users > 0 {
             sdk_err!(
@@ -243,6 +243,3 @@ impl Dev {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;
