@@ -211,6 +211,25 @@ driver_fns! {
     cuEventDestroy_v2(event: CUevent);
 }
 
+/// The driver's `cuEventElapsedTime_v2` (CUDA 12.8 on) or, where the driver lacks it, its
+/// `cuEventElapsedTime` (same signature): milliseconds between two recorded events of one
+/// context. CUDA 13 kept only the newer name and drivers before 12.8 have only the older.
+///
+/// # Safety
+/// As the driver documents: `ms` writable, both events live, recorded in one context.
+pub unsafe fn cuEventElapsedTime(ms: *mut f32, start: CUevent, end: CUevent) -> CUresult {
+    type Fn = unsafe extern "C" fn(*mut f32, CUevent, CUevent) -> CUresult;
+    static F: OnceLock<Option<Fn>> = OnceLock::new();
+    let f = *F.get_or_init(|| {
+        symbol::<Fn>(b"cuEventElapsedTime_v2\0").or_else(|| symbol::<Fn>(b"cuEventElapsedTime\0"))
+    });
+    match f {
+        // SAFETY: the caller upholds the driver's contract for this call.
+        Some(f) => unsafe { f(ms, start, end) },
+        None => CUresult::CUDA_ERROR_NOT_FOUND,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
