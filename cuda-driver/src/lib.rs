@@ -9,7 +9,7 @@
 //!   failed call and the driver's name for the code (`cuGetErrorName`, where a driver is
 //!   loaded); [`cu!`] makes a `sys` call and checks it; a few safe queries (driver version,
 //!   devices, PCI addresses) serve the tests and benches. With the `cudarc` feature,
-//!   [`result::Named`] gives cudarc's own failures the same form.
+//!   `result::Named` gives cudarc's own failures the same form.
 //!
 //! Each crate maps [`result::Error`] to its own error type in one place: doca-soft to
 //! `DOCA_ERROR_DRIVER` with the error logged, doca-common to `Error::Cuda`.
