@@ -7,7 +7,7 @@
 //! The kernel is built by `scripts/bench build` (nvcc) into `kernels/bench_rx.fatbin` next
 //! to the bench binaries; `BENCH_KERNELS_DIR` overrides where it is looked for.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_void, CString};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::ptr::null_mut;
@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use doca_soft::testing;
 use doca_soft::testing::capi::doca_ctx::{
@@ -102,18 +102,14 @@ impl GpuEnv {
         let module = ctx
             .load_module(Ptx::from_file(&fatbin))
             .map_err(|e| format!("loading {}: {e:?}", fatbin.display()))?;
-        let mut buf = [0 as c_char; 32];
-        // SAFETY: the context above initialised the driver; buf is writable for its length.
-        let rc = unsafe {
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, ctx.cu_device())
-        };
-        if rc != sys::CUresult::CUDA_SUCCESS {
-            return Err(format!("cuDeviceGetPCIBusId: {rc:?}"));
-        }
+        // The context above initialised the driver.
+        let bus = doca_cuda_driver::result::device_pci_bus_id(ctx.cu_device())
+            .map_err(|e| e.to_string())?;
+        let bus = CString::new(bus).map_err(|_| "PCI address with NUL".to_string())?;
         let mut gpu = null_mut();
-        // SAFETY: buf holds a NUL-terminated bus id; gpu is a valid out-pointer.
+        // SAFETY: bus is a NUL-terminated bus id; gpu is a valid out-pointer.
         check("doca_gpu_create", unsafe {
-            doca_gpu_create(buf.as_ptr(), &mut gpu)
+            doca_gpu_create(bus.as_ptr(), &mut gpu)
         })?;
         Ok(GpuEnv {
             gpu,

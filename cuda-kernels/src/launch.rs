@@ -35,11 +35,9 @@ fn cuda<E: std::fmt::Display>(op: &'static str) -> impl FnOnce(E) -> KernelError
 
 /// The driver's version as `major.minor`, or `?`.
 fn driver_version() -> String {
-    let mut v = 0;
-    // SAFETY: cuDriverGetVersion writes one int; the driver is loaded (a context exists).
-    match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) } {
-        cudarc::driver::sys::CUresult::CUDA_SUCCESS => format!("{}.{}", v / 1000, v % 1000 / 10),
-        _ => "?".into(),
+    match doca_cuda_driver::result::driver_version() {
+        Ok((major, minor)) => format!("{major}.{minor}"),
+        Err(_) => "?".into(),
     }
 }
 

@@ -215,7 +215,7 @@ impl VerbsRun<'_> {
             msg: e.to_string(),
         })?;
         crate::driver_compat::elapsed_ms(&self.start, &self.end).map_err(|e| KernelError::Cuda {
-            op: "cuEventElapsedTime",
+            op: "time the kernel",
             msg: e.to_string(),
         })
     }

@@ -160,6 +160,14 @@ impl Error {
     }
 }
 
+/// A failed CUDA driver call ("cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY ..."), or no
+/// driver, as an [`Error::Cuda`].
+impl From<doca_cuda_driver::result::Error> for Error {
+    fn from(e: doca_cuda_driver::result::Error) -> Error {
+        Error::Cuda(e.to_string())
+    }
+}
+
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

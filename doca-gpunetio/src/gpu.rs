@@ -2,6 +2,7 @@
 
 use cudarc::driver::{sys as cu, CudaContext};
 use doca_common::error::{check, Error, Result};
+use doca_cuda_driver::result::Named;
 use doca_sys as sys;
 use std::ffi::{c_void, CString};
 use std::marker::PhantomData;
@@ -24,8 +25,7 @@ pub fn gpu_pci_bus_ids() -> Result<Vec<String>> {
     if !cuda_available() {
         return Err(no_driver());
     }
-    let n =
-        CudaContext::device_count().map_err(|e| Error::Cuda(format!("cuDeviceGetCount: {e}")))?;
+    let n = CudaContext::device_count().named("cuDeviceGetCount")?;
     (0..n as usize).map(pci_bus_id_of).collect()
 }
 
@@ -33,12 +33,10 @@ fn pci_bus_id_of(ordinal: usize) -> Result<String> {
     use cudarc::driver::result;
     let attr = |dev, a| {
         // SAFETY: `dev` comes from cuDeviceGet; the attribute ids are valid.
-        unsafe { result::device::get_attribute(dev, a) }
-            .map_err(|e| Error::Cuda(format!("cuDeviceGetAttribute: {e}")))
+        unsafe { result::device::get_attribute(dev, a) }.named("cuDeviceGetAttribute")
     };
-    result::init().map_err(|e| Error::Cuda(format!("cuInit: {e}")))?;
-    let dev = result::device::get(ordinal as i32)
-        .map_err(|e| Error::Cuda(format!("cuDeviceGet({ordinal}): {e}")))?;
+    result::init().named("cuInit")?;
+    let dev = result::device::get(ordinal as i32).named("cuDeviceGet")?;
     let domain = attr(
         dev,
         cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
@@ -141,12 +139,7 @@ impl Gpu {
 
     /// Compute capability (major, minor).
     pub fn compute_capability(&self) -> Result<(i32, i32)> {
-        let a = |x| {
-            self.inner
-                .cuda
-                .attribute(x)
-                .map_err(|e| Error::Cuda(format!("cuDeviceGetAttribute: {e}")))
-        };
+        let a = |x| self.inner.cuda.attribute(x).named("cuDeviceGetAttribute");
         Ok((
             a(cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
             a(cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
@@ -402,7 +395,7 @@ impl<T: GpuPod> GpuBuffer<T> {
                     .map_err(|e| Error::Cuda(format!("bind context: {e}")))?;
                 // SAFETY: destination is device memory of at least src.len() elements.
                 unsafe { cudarc::driver::result::memcpy_htod_sync(self.device_ptr(), src) }
-                    .map_err(|e| Error::Cuda(format!("cuMemcpyHtoD: {e}")))?;
+                    .named("cuMemcpyHtoD")?;
             }
         }
         Ok(())
@@ -423,7 +416,7 @@ impl<T: GpuPod> GpuBuffer<T> {
                     .map_err(|e| Error::Cuda(format!("bind context: {e}")))?;
                 // SAFETY: source is device memory of at least dst.len() elements.
                 unsafe { cudarc::driver::result::memcpy_dtoh_sync(dst, self.device_ptr()) }
-                    .map_err(|e| Error::Cuda(format!("cuMemcpyDtoH: {e}")))?;
+                    .named("cuMemcpyDtoH")?;
             }
         }
         Ok(())

@@ -15,13 +15,12 @@
 //! tell GPU memory apart.
 
 pub(crate) mod cu;
-pub(crate) mod driver;
 pub(crate) mod registry;
 
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::driver as sys;
 use crate::types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
 pub use cu::cuda_available;
+use doca_cuda_driver::{cu, sys};
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void, CString};
 use std::sync::{Arc, Mutex};
@@ -82,9 +81,9 @@ impl Gpu {
         let id = CString::new(pci_bus_id.trim()).map_err(|_| DocaError::INVALID_VALUE)?;
         let mut device: sys::CUdevice = 0;
         // SAFETY: `device` is writable and `id` a NUL-terminated string.
-        let r = cu::raw(|| unsafe { sys::cuDeviceGetByPCIBusId(&mut device, id.as_ptr()) })?;
-        if r != sys::CUresult::CUDA_SUCCESS {
-            sdk_err!("gpu", "no GPU at PCI address {pci_bus_id} ({r:?})");
+        let r = unsafe { cu!(cuDeviceGetByPCIBusId(&mut device, id.as_ptr())) };
+        if let Err(e) = r {
+            sdk_err!("gpu", "no GPU at PCI address {pci_bus_id} ({e})");
             return Err(DocaError::NOT_FOUND);
         }
         let shared = Arc::new(GpuShared {
@@ -127,9 +126,7 @@ impl PrimaryContext {
     fn retain(device: sys::CUdevice) -> DocaResult<PrimaryContext> {
         let mut ctx: sys::CUcontext = std::ptr::null_mut();
         // SAFETY: `ctx` is writable; `device` is an ordinal the driver handed out.
-        cu::call("cuDevicePrimaryCtxRetain", || unsafe {
-            sys::cuDevicePrimaryCtxRetain(&mut ctx, device)
-        })?;
+        cu::call(unsafe { cu!(cuDevicePrimaryCtxRetain(&mut ctx, device)) })?;
         Ok(PrimaryContext { device, ctx })
     }
 
@@ -145,7 +142,7 @@ impl PrimaryContext {
     fn make_current(&self) -> DocaResult<()> {
         let ctx = self.ctx;
         // SAFETY: `ctx` is retained, alive while self is.
-        cu::call("cuCtxSetCurrent", || unsafe { sys::cuCtxSetCurrent(ctx) })
+        cu::call(unsafe { cu!(cuCtxSetCurrent(ctx)) })
     }
 }
 
@@ -158,9 +155,7 @@ impl Drop for PrimaryContext {
     fn drop(&mut self) {
         let dev = self.device;
         // SAFETY: retained once in `retain`.
-        let _ = cu::call("cuDevicePrimaryCtxRelease", || unsafe {
-            sys::cuDevicePrimaryCtxRelease_v2(dev)
-        });
+        let _ = cu::call(unsafe { cu!(cuDevicePrimaryCtxRelease_v2(dev)) });
     }
 }
 
@@ -179,9 +174,7 @@ impl GpuShared {
         let mut v: c_int = 0;
         let dev = self.primary.device;
         // SAFETY: `v` is writable.
-        cu::call("cuDeviceGetAttribute", || unsafe {
-            sys::cuDeviceGetAttribute(&mut v, attr, dev)
-        })?;
+        cu::call(unsafe { cu!(cuDeviceGetAttribute(&mut v, attr, dev)) })?;
         Ok(v)
     }
 
@@ -220,13 +213,11 @@ impl GpuShared {
         let (gpu, cpu, alloc) = if mem_type == GPU_MEM_TYPE_GPU {
             let mut d: sys::CUdeviceptr = 0;
             // SAFETY: `d` is writable.
-            cu::call("cuMemAlloc", || unsafe {
-                sys::cuMemAlloc_v2(&mut d, total)
-            })
-            .map_err(|_| DocaError::NO_MEMORY)?;
+            cu::call(unsafe { cu!(cuMemAlloc_v2(&mut d, total)) })
+                .map_err(|_| DocaError::NO_MEMORY)?;
             let gpu = round_up(d, align);
             // SAFETY: [d, d + total) is the allocation just made.
-            let z = cu::call("cuMemsetD8", || unsafe { sys::cuMemsetD8_v2(d, 0, total) });
+            let z = cu::call(unsafe { cu!(cuMemsetD8_v2(d, 0, total)) });
             let a = Alloc {
                 raw: d,
                 host: false,
@@ -242,10 +233,8 @@ impl GpuShared {
             let mut h: *mut c_void = std::ptr::null_mut();
             let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
             // SAFETY: `h` is writable.
-            cu::call("cuMemHostAlloc", || unsafe {
-                sys::cuMemHostAlloc(&mut h, total, flags)
-            })
-            .map_err(|_| DocaError::NO_MEMORY)?;
+            cu::call(unsafe { cu!(cuMemHostAlloc(&mut h, total, flags)) })
+                .map_err(|_| DocaError::NO_MEMORY)?;
             let a = Alloc {
                 raw: h as u64,
                 host: true,
@@ -256,9 +245,7 @@ impl GpuShared {
             unsafe { std::ptr::write_bytes(h.cast::<u8>(), 0, total) };
             let mut d: sys::CUdeviceptr = 0;
             // SAFETY: `d` is writable and `h` is mapped pinned memory.
-            let r = cu::call("cuMemHostGetDevicePointer", || unsafe {
-                sys::cuMemHostGetDevicePointer_v2(&mut d, h, 0)
-            });
+            let r = cu::call(unsafe { cu!(cuMemHostGetDevicePointer_v2(&mut d, h, 0)) });
             if let Err(e) = r {
                 self.release(&a);
                 return Err(e);
@@ -288,12 +275,10 @@ impl GpuShared {
         let raw = a.raw;
         let r = if a.host {
             // SAFETY: `raw` came from cuMemHostAlloc and is freed once.
-            cu::call("cuMemFreeHost", || unsafe {
-                sys::cuMemFreeHost(raw as *mut c_void)
-            })
+            cu::call(unsafe { cu!(cuMemFreeHost(raw as *mut c_void)) })
         } else {
             // SAFETY: `raw` came from cuMemAlloc and is freed once.
-            cu::call("cuMemFree", || unsafe { sys::cuMemFree_v2(raw) })
+            cu::call(unsafe { cu!(cuMemFree_v2(raw)) })
         };
         if r.is_err() {
             sdk_err!("gpu", "could not free GPU memory at {raw:#x}");
@@ -320,9 +305,7 @@ impl GpuShared {
         }
         self.bind_thread()?;
         // SAFETY: `src` is readable for its length; the driver checks the device range.
-        cu::call("cuMemcpyHtoD", || unsafe {
-            sys::cuMemcpyHtoD_v2(dst_gpu, src.as_ptr().cast(), src.len())
-        })
+        cu::call(unsafe { cu!(cuMemcpyHtoD_v2(dst_gpu, src.as_ptr().cast(), src.len())) })
     }
 
     /// Copies device memory to host bytes (synchronous).
@@ -333,9 +316,7 @@ impl GpuShared {
         self.bind_thread()?;
         let len = dst.len();
         // SAFETY: `dst` is writable for its length; the driver checks the device range.
-        cu::call("cuMemcpyDtoH", || unsafe {
-            sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src_gpu, len)
-        })
+        cu::call(unsafe { cu!(cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src_gpu, len)) })
     }
 
     /// The CPU address of a device address inside a CPU-mapped allocation of this GPU.
@@ -384,16 +365,16 @@ impl GpuShared {
         self.bind_thread()?;
         let mut fd: c_int = -1;
         // SAFETY: `fd` is a writable int, the handle type for DMA_BUF_FD.
-        let r = cu::raw(|| unsafe {
-            sys::cuMemGetHandleForAddressRange(
+        let r = unsafe {
+            cu!(cuMemGetHandleForAddressRange(
                 (&mut fd as *mut c_int).cast(),
                 gpu_ptr,
                 size,
                 sys::CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
                 0,
-            )
-        })?;
-        if r != sys::CUresult::CUDA_SUCCESS || fd < 0 {
+            ))
+        };
+        if r.is_err() || fd < 0 {
             sdk_dbg!("gpu", "no dmabuf for {gpu_ptr:#x}+{size}: {r:?}");
             return Err(DocaError::NOT_SUPPORTED);
         }

@@ -196,8 +196,9 @@
 //! first starts UCX. `libdoca_soft.so`, the daemon and the worker carry an rpath to it. Rust
 //! binaries that link this crate find it through `LD_LIBRARY_PATH`, or an rpath their build
 //! script adds from `DEP_DOCA_SOFT_UCX_LIBDIR` (visible to crates that depend on `doca-soft`
-//! directly). The CUDA driver is loaded at run time, only when a GPU is used, so CPU-only
-//! programs run on machines without one.
+//! directly). The CUDA driver is loaded at run time (by `doca-cuda-driver`, whose `result`
+//! layer names each failed call in the log), only when a GPU is used, so CPU-only programs
+//! run on machines without one.
 //!
 //! ## Thread safety
 //!

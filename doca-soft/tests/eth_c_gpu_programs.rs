@@ -209,33 +209,23 @@ fn programs_build_as_c_cpp_and_cuda_and_parse_their_flags() {
 
 /// The GPU's PCI bus id, or None (with the reason printed) without a usable CUDA driver.
 fn gpu_bus_id() -> Option<String> {
-    use cudarc::driver::sys;
+    use doca_cuda_driver::result as cu;
     if !doca_soft::testing::cuda_available() {
         eprintln!("SKIPPED: no CUDA driver");
         return None;
     }
-    // SAFETY: plain driver calls with valid out-pointers.
-    unsafe {
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
-            eprintln!("SKIPPED: cuInit failed");
-            return None;
-        }
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            eprintln!("SKIPPED: no CUDA device");
-            return None;
-        }
-        let mut buf = [0 as std::ffi::c_char; 32];
-        assert_eq!(
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as i32, dev),
-            sys::CUresult::CUDA_SUCCESS
-        );
-        Some(
-            std::ffi::CStr::from_ptr(buf.as_ptr())
-                .to_string_lossy()
-                .into_owned(),
-        )
+    if let Err(e) = cu::init() {
+        eprintln!("SKIPPED: {e}");
+        return None;
     }
+    let dev = match cu::device(0) {
+        Ok(dev) => dev,
+        Err(e) => {
+            eprintln!("SKIPPED: no CUDA device ({e})");
+            return None;
+        }
+    };
+    Some(cu::device_pci_bus_id(dev).unwrap())
 }
 
 /// On a GPU: each mode sends 4 x 32 frames of 256 bytes on wire port 0 and reports every

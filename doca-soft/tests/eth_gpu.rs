@@ -10,8 +10,10 @@
 //! the sources are found through `DOCA_SOFT_SRC_DIR`, the build-time path, or `./doca-soft`
 //! (a built test binary run from the repository root on another machine).
 
-use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
+use doca_cuda_driver::result as cu;
+use doca_cuda_driver::sys::CUdevice_attribute;
 use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
 use doca_soft::capi::doca_dev::Dev;
 use doca_soft::capi::doca_eth_rxq::*;
@@ -25,7 +27,7 @@ use doca_soft::capi::doca_mmap::*;
 use doca_soft::capi::doca_soft_queue::{RxqCountersSnapshot, *};
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
 use doca_soft::testing::{cuda_available, CpuRxq, PktBuf, Port, PortSpec, RxRing};
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_void, CString};
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
 use std::sync::{Arc, Mutex};
@@ -93,41 +95,27 @@ fn setup() -> Option<Env> {
         };
         return None;
     };
-    // SAFETY: plain driver calls with valid out-pointers.
-    let (bus, major, minor) = unsafe {
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
+    if let Err(e) = cu::init() {
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "SKIPPED: {e}");
+        };
+        return None;
+    }
+    let dev = match cu::device(0) {
+        Ok(dev) => dev,
+        Err(e) => {
             {
                 use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "SKIPPED: cuInit failed");
+                let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA device ({e})");
             };
             return None;
         }
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA device");
-            };
-            return None;
-        }
-        let mut buf = [0 as c_char; 32];
-        assert_eq!(
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev),
-            sys::CUresult::CUDA_SUCCESS
-        );
-        let (mut ma, mut mi) = (0, 0);
-        sys::cuDeviceGetAttribute(
-            &mut ma,
-            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-            dev,
-        );
-        sys::cuDeviceGetAttribute(
-            &mut mi,
-            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            dev,
-        );
-        (CStr::from_ptr(buf.as_ptr()).to_owned(), ma, mi)
     };
+    let bus = CString::new(cu::device_pci_bus_id(dev).unwrap()).unwrap();
+    let capability = |attr| cu::device_attribute(dev, attr).unwrap_or(0);
+    let major = capability(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    let minor = capability(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("eth_kernels.cubin");
     let root = src_dir();

@@ -3,13 +3,13 @@
 //! and every segment comes back with exactly its own bytes, in order, errors in place.
 //! Without a CUDA driver the test prints "skipped: ..." and returns.
 
-use cudarc::driver::sys;
+use doca_cuda_driver::result as cu;
 use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
 use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
 use doca_soft::testing::{cuda_available, FrameSeg, FrameSource};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_void, CString};
 use std::io::Write as _;
 
 fn skip(why: &str) {
@@ -22,20 +22,14 @@ fn first_gpu_bus_id() -> Option<CString> {
         skip("no CUDA driver");
         return None;
     }
-    let mut buf = [0 as c_char; 32];
-    // SAFETY: plain driver calls with valid out-pointers and a buffer of the given length.
-    unsafe {
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS
-            || sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS
-        {
-            skip("no usable CUDA device");
+    let dev = match cu::init().and_then(|()| cu::device(0)) {
+        Ok(dev) => dev,
+        Err(e) => {
+            skip(&format!("no usable CUDA device ({e})"));
             return None;
         }
-        let r = sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev);
-        assert_eq!(r, sys::CUresult::CUDA_SUCCESS);
-        Some(CStr::from_ptr(buf.as_ptr()).to_owned())
-    }
+    };
+    Some(CString::new(cu::device_pci_bus_id(dev).unwrap()).unwrap())
 }
 
 /// Device-only memory holding `pattern`; returns its device address.

@@ -1,4 +1,4 @@
-//! The bindings committed in `src/bindings/ucx.rs`: bindgen's output over `<ucp/api/ucp.h>`
+//! The bindings committed in `src/sys/bindings/ucx.rs`: bindgen's output over `<ucp/api/ucp.h>`
 //! of the pinned UCX, made by `scripts/regen-bindings` on x86_64 Linux. They let the crate
 //! build where neither UCX nor libclang is installed:
 //!
@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 /// Where the committed bindings are, relative to the crate.
-pub const FILE: &str = "src/bindings/ucx.rs";
+pub const FILE: &str = "src/sys/bindings/ucx.rs";
 
 /// The variable that chooses between bindgen and the committed bindings.
 pub const ENV: &str = "UCX_SYS_BINDINGS";
@@ -37,7 +37,7 @@ pub fn wanted() -> bool {
     }
 }
 
-/// Copies the committed bindings to `$OUT_DIR/ucx_bindings.rs`, where `src/sys.rs`
+/// Copies the committed bindings to `$OUT_DIR/ucx_bindings.rs`, where `src/sys/mod.rs`
 /// includes bindgen's output from.
 pub fn install(out: &Path) {
     let committed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(FILE);

@@ -8,7 +8,7 @@
 //! how to point it at another UCX (`message.rs`).
 //!
 //! The library directory found here is where the program loads UCX from at run time (see
-//! `src/loader.rs`); on targets without the loader it is linked the usual way (`-lucp
+//! `src/sys/loader.rs`); on targets without the loader it is linked the usual way (`-lucp
 //! -lucs`, an rpath for this crate's own binaries).
 
 use crate::message::{self, MIN_VERSION};
@@ -165,7 +165,7 @@ pub fn find_ucx() -> Ucx {
     ucx
 }
 
-/// Whether this target loads UCX at run time (`src/loader.rs`) instead of linking it.
+/// Whether this target loads UCX at run time (`src/sys/loader.rs`) instead of linking it.
 pub fn loads_at_run_time() -> bool {
     std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64")
         && std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")

@@ -5,11 +5,11 @@
 //!   them, on targets without it) and tells dependants where it is (metadata below);
 //! * `message`: what the build says when no usable UCX is found;
 //! * `bindings`: bindgen over `<ucp/api/ucp.h>`;
-//! * `committed`: the bindings committed in `src/bindings/ucx.rs`, used under `DOCS_RS`
+//! * `committed`: the bindings committed in `src/sys/bindings/ucx.rs`, used under `DOCS_RS`
 //!   (docs.rs has neither UCX nor libclang: nothing is probed or linked then) and when
 //!   `UCX_SYS_BINDINGS=committed`;
 //! * `trampolines`: one trampoline per bound function, through which the run-time loader
-//!   (`src/loader.rs`) reaches the UCX it loads.
+//!   (`src/sys/loader.rs`) reaches the UCX it loads.
 //!
 //! Metadata for dependants (`links = "ucp"`): `DEP_UCP_INCLUDE` (include directory),
 //! `DEP_UCP_LIBDIR` (library directory), `DEP_UCP_VERSION` (`major.minor` of the headers

@@ -1,5 +1,5 @@
 //! The run-time loader's half that is generated: one trampoline per UCX function the
-//! bindings declare, and the table they jump through (see `src/loader.rs` for why).
+//! bindings declare, and the table they jump through (see `src/sys/loader.rs` for why).
 //!
 //! For every `pub fn NAME(` of the bindings, `$OUT_DIR/trampolines.rs` gets:
 //!

@@ -17,8 +17,9 @@
 
 use crate::error::{DocaError, DocaResult};
 use std::cell::RefCell;
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::net::SocketAddrV4;
+use ucx_sys::result::ptr_is_err;
 use ucx_sys::sys;
 
 /// A raw UCX status (`ucs_status_t`, 0 = OK, negative = error).
@@ -29,15 +30,7 @@ pub(crate) const OK: Status = sys::ucs_status_t_UCS_OK;
 
 /// Human-readable UCX status.
 pub(crate) fn status_str(s: Status) -> String {
-    // SAFETY: ucs_status_string returns a static NUL-terminated string for any value.
-    unsafe { CStr::from_ptr(sys::ucs_status_string(s)) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// Whether a `ucs_status_ptr_t` is an error code (the C macro `UCS_PTR_IS_ERR`).
-fn ptr_is_err(p: *mut c_void) -> bool {
-    (p as usize) >= (sys::ucs_status_t_UCS_ERR_LAST as isize as usize)
+    ucx_sys::Status(s).description().to_owned()
 }
 
 /// The status inside an error pointer (`UCS_PTR_STATUS`).

@@ -4,8 +4,8 @@
 //! with the owning GPU's context (unified addressing).
 
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::driver as sys;
 use crate::gpu::{cu, registry};
+use doca_cuda_driver::cu;
 
 /// Copies `len` bytes from `src` to `dst`.
 pub(crate) fn copy(dst: u64, src: u64, len: usize) -> DocaResult<()> {
@@ -41,5 +41,5 @@ pub(crate) fn copy(dst: u64, src: u64, len: usize) -> DocaResult<()> {
     let dst = d.as_ref().map_or(dst, |g| g.gpu_addr);
     let src = s.as_ref().map_or(src, |g| g.gpu_addr);
     // SAFETY: unified addresses of the two buffers' ranges; the driver checks them.
-    cu::call("cuMemcpy", || unsafe { sys::cuMemcpy(dst, src, len) })
+    cu::call(unsafe { cu!(cuMemcpy(dst, src, len)) })
 }

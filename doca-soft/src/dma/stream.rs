@@ -10,8 +10,8 @@
 //! memory and device-mapped memory in any direction.
 
 use crate::error::{DocaError, DocaResult};
-use crate::gpu::driver as sys;
 use crate::gpu::{cu, GpuShared};
+use doca_cuda_driver::{cu, sys};
 use std::sync::Arc;
 
 /// Events kept in flight at most (each marks the end of a batch of copies).
@@ -39,9 +39,7 @@ impl CopyStream {
         let mut stream: sys::CUstream = std::ptr::null_mut();
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
         // SAFETY: `stream` is writable; the context is current on this thread.
-        cu::call("cuStreamCreate", || unsafe {
-            sys::cuStreamCreate(&mut stream, flags)
-        })?;
+        cu::call(unsafe { cu!(cuStreamCreate(&mut stream, flags)) })?;
         let mut s = CopyStream {
             gpu,
             stream,
@@ -53,7 +51,7 @@ impl CopyStream {
             let mut e: sys::CUevent = std::ptr::null_mut();
             let f = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
             // SAFETY: `e` is writable; the context is current.
-            cu::call("cuEventCreate", || unsafe { sys::cuEventCreate(&mut e, f) })?;
+            cu::call(unsafe { cu!(cuEventCreate(&mut e, f)) })?;
             s.events.push(e);
         }
         Ok(s)
@@ -69,9 +67,7 @@ impl CopyStream {
         let s = self.stream;
         // SAFETY: the addresses were checked against registered memory by the caller; the
         // driver checks them again and reports a bad one as an error.
-        cu::call("cuMemcpyAsync", || unsafe {
-            sys::cuMemcpyAsync(dst, src, len, s)
-        })
+        cu::call(unsafe { cu!(cuMemcpyAsync(dst, src, len, s)) })
     }
 
     /// Whether another batch can be marked now.
@@ -88,7 +84,7 @@ impl CopyStream {
         let slot = self.next_event;
         let (e, s) = (self.events[slot], self.stream);
         // SAFETY: a live event and stream of the current context.
-        cu::call("cuEventRecord", || unsafe { sys::cuEventRecord(e, s) })?;
+        cu::call(unsafe { cu!(cuEventRecord(e, s)) })?;
         self.next_event = (slot + 1) % EVENTS;
         self.pending.push_back((slot, value));
         Ok(())
@@ -101,15 +97,14 @@ impl CopyStream {
         while let Some(&(slot, value)) = self.pending.front() {
             let e = self.events[slot];
             // SAFETY: a live event.
-            let r = cu::raw(|| unsafe { sys::cuEventQuery(e) })?;
-            match r {
-                sys::CUresult::CUDA_SUCCESS => {
+            match unsafe { cu!(cuEventQuery(e)) } {
+                Ok(()) => {
                     self.pending.pop_front();
                     last = Some(value);
                 }
-                sys::CUresult::CUDA_ERROR_NOT_READY => break,
-                e => {
-                    sdk_err!("dma", "a copy on the DMA stream failed: {e:?}");
+                Err(e) if e.code() == sys::CUresult::CUDA_ERROR_NOT_READY => break,
+                Err(e) => {
+                    sdk_err!("dma", "a copy on the DMA stream failed: {e}");
                     self.pending.pop_front();
                     return Err(DocaError::DRIVER);
                 }
@@ -127,9 +122,7 @@ impl CopyStream {
     pub(crate) fn synchronize(&self) -> DocaResult<()> {
         let s = self.stream;
         // SAFETY: a live stream.
-        cu::call("cuStreamSynchronize", || unsafe {
-            sys::cuStreamSynchronize(s)
-        })
+        cu::call(unsafe { cu!(cuStreamSynchronize(s)) })
     }
 }
 
@@ -139,10 +132,10 @@ impl Drop for CopyStream {
         let _ = self.synchronize();
         for &e in &self.events {
             // SAFETY: created in `new`, destroyed once.
-            let _ = cu::call("cuEventDestroy", || unsafe { sys::cuEventDestroy_v2(e) });
+            let _ = cu::call(unsafe { cu!(cuEventDestroy_v2(e)) });
         }
         let s = self.stream;
         // SAFETY: created in `new`, destroyed once.
-        let _ = cu::call("cuStreamDestroy", || unsafe { sys::cuStreamDestroy_v2(s) });
+        let _ = cu::call(unsafe { cu!(cuStreamDestroy_v2(s)) });
     }
 }

@@ -4,8 +4,8 @@
 //! proxy (receive, send completion) would then wait for a copy that waits for the kernel.
 
 use crate::error::DocaResult;
-use crate::gpu::driver as sys;
 use crate::gpu::{cu, GpuShared};
+use doca_cuda_driver::{cu, sys};
 use std::sync::{Arc, Mutex};
 
 /// A non-blocking stream on one GPU, created on first use.
@@ -61,11 +61,7 @@ impl DmaStream {
         let _ = self.with(|_| self.ensure_staging(&mut self.lock_staging(), STAGING_BYTES));
         let mut probe: sys::CUdeviceptr = 0;
         // SAFETY: `probe` is writable; `with` makes the context current.
-        let alloc = self.with(|_| {
-            cu::call("cuMemAlloc", || unsafe {
-                sys::cuMemAlloc_v2(&mut probe, 64)
-            })
-        });
+        let alloc = self.with(|_| cu::call(unsafe { cu!(cuMemAlloc_v2(&mut probe, 64)) }));
         if alloc.is_ok() {
             let _ = self.gather(
                 &[Span {
@@ -76,7 +72,7 @@ impl DmaStream {
             );
             let _ = self.with(|_| {
                 // SAFETY: allocated above; the gather synchronised its copy.
-                cu::call("cuMemFree", || unsafe { sys::cuMemFree_v2(probe) })
+                cu::call(unsafe { cu!(cuMemFree_v2(probe)) })
             });
         }
         self
@@ -95,9 +91,7 @@ impl DmaStream {
             let mut created: sys::CUstream = std::ptr::null_mut();
             let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
             // SAFETY: `created` is writable; the context is current on this thread.
-            cu::call("cuStreamCreate", || unsafe {
-                sys::cuStreamCreate(&mut created, flags)
-            })?;
+            cu::call(unsafe { cu!(cuStreamCreate(&mut created, flags)) })?;
             *s = created as usize;
         }
         f(*s as sys::CUstream)
@@ -111,13 +105,9 @@ impl DmaStream {
         self.with(|s| {
             // SAFETY: `src` is readable for its length until the stream is synchronised
             // below; the driver checks the device range.
-            cu::call("cuMemcpyHtoDAsync", || unsafe {
-                sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), s)
-            })?;
+            cu::call(unsafe { cu!(cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len(), s)) })?;
             // SAFETY: `s` is a live stream of the current context.
-            cu::call("cuStreamSynchronize", || unsafe {
-                sys::cuStreamSynchronize(s)
-            })
+            cu::call(unsafe { cu!(cuStreamSynchronize(s)) })
         })
     }
 
@@ -133,9 +123,7 @@ impl DmaStream {
         free_pinned(p);
         let mut h: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: `h` is writable; the context is current on this thread.
-        cu::call("cuMemAllocHost", || unsafe {
-            sys::cuMemAllocHost_v2(&mut h, len)
-        })?;
+        cu::call(unsafe { cu!(cuMemAllocHost_v2(&mut h, len)) })?;
         *p = Pinned {
             ptr: h as usize,
             len,
@@ -169,15 +157,18 @@ impl DmaStream {
                 for sp in round {
                     // SAFETY: [off, off+len) lies inside the pinned buffer (sized above),
                     // which stays allocated and untouched until the synchronise below.
-                    cu::call("cuMemcpyDtoHAsync", || unsafe {
-                        sys::cuMemcpyDtoHAsync_v2((p.ptr + off) as *mut _, sp.src, sp.len, s)
+                    cu::call(unsafe {
+                        cu!(cuMemcpyDtoHAsync_v2(
+                            (p.ptr + off) as *mut _,
+                            sp.src,
+                            sp.len,
+                            s
+                        ))
                     })?;
                     off += sp.len;
                 }
                 // SAFETY: `s` is a live stream of the current context.
-                cu::call("cuStreamSynchronize", || unsafe {
-                    sys::cuStreamSynchronize(s)
-                })?;
+                cu::call(unsafe { cu!(cuStreamSynchronize(s)) })?;
                 let mut off = 0;
                 for (i, sp) in round.iter().enumerate() {
                     // SAFETY: the copy into [off, off+len) completed (synchronised above).
@@ -201,13 +192,16 @@ impl DmaStream {
         self.with(|s| {
             // SAFETY: `dst` is writable for its length until the stream is synchronised
             // below; the driver checks the device range.
-            cu::call("cuMemcpyDtoHAsync", || unsafe {
-                sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len(), s)
+            cu::call(unsafe {
+                cu!(cuMemcpyDtoHAsync_v2(
+                    dst.as_mut_ptr().cast(),
+                    src,
+                    dst.len(),
+                    s
+                ))
             })?;
             // SAFETY: `s` is a live stream of the current context.
-            cu::call("cuStreamSynchronize", || unsafe {
-                sys::cuStreamSynchronize(s)
-            })
+            cu::call(unsafe { cu!(cuStreamSynchronize(s)) })
         })
     }
 }
@@ -217,9 +211,7 @@ fn free_pinned(p: &mut Pinned) {
     if p.ptr != 0 {
         // SAFETY: allocated by cuMemAllocHost in `ensure_staging` and no copy is pending
         // (every gather synchronises before it returns).
-        let _ = cu::call("cuMemFreeHost", || unsafe {
-            sys::cuMemFreeHost(p.ptr as *mut std::ffi::c_void)
-        });
+        let _ = cu::call(unsafe { cu!(cuMemFreeHost(p.ptr as *mut std::ffi::c_void)) });
     }
     *p = Pinned { ptr: 0, len: 0 };
 }
@@ -234,9 +226,7 @@ impl Drop for DmaStream {
         free_pinned(staging);
         if s != 0 {
             // SAFETY: created by cuStreamCreate in `with` and not used after this.
-            let _ = cu::call("cuStreamDestroy", || unsafe {
-                sys::cuStreamDestroy_v2(s as sys::CUstream)
-            });
+            let _ = cu::call(unsafe { cu!(cuStreamDestroy_v2(s as sys::CUstream)) });
         }
     }
 }

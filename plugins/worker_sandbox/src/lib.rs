@@ -42,14 +42,11 @@ use doca_urom::DocaError;
 use host::{CMD_SIZE, NOTIFY_SIZE, TAG_RECV, TAG_SEND};
 use std::collections::HashMap;
 use std::ffi::c_void;
+use ucx_sys::result::ptr_is_err;
 use ucx_sys::sys;
 
 fn get(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
-fn ptr_is_err(p: *mut c_void) -> bool {
-    (p as usize) >= (sys::ucs_status_t_UCS_ERR_LAST as isize as usize)
 }
 
 fn ptr_status(p: *mut c_void) -> i32 {

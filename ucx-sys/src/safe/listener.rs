@@ -1,10 +1,10 @@
 //! [`Listener`]: accepts client/server connections on a socket address
 //! (`ucp_listener_create`); peers connect with [`Endpoint::connect`](crate::Endpoint::connect).
 
-use crate::sockaddr::{from_storage, CSockAddr};
-use crate::status::{Error, Result, Status};
+use super::sockaddr::{from_storage, CSockAddr};
+use super::worker::{NotSend, Worker, WorkerInner};
+use crate::result::{Error, Result, Status};
 use crate::sys;
-use crate::worker::{NotSend, Worker, WorkerInner};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::net::SocketAddr;

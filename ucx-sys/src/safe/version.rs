@@ -7,8 +7,8 @@
 //! [`check_version`] turns an older one into one clear error at start, naming both versions
 //! and the file, instead of obscure failures later.
 
-use crate::loader::{Library, LoadError};
 use crate::sys;
+use crate::sys::{Library, LoadError};
 use std::ffi::CStr;
 use std::fmt;
 use std::sync::OnceLock;
@@ -43,7 +43,7 @@ include!(concat!(env!("OUT_DIR"), "/min_version.rs"));
 /// The version of the UCX library this process runs with (`ucp_get_version`); `None` when
 /// no UCX could be loaded (see [`library`](crate::library)).
 pub fn loaded() -> Option<Version> {
-    crate::loader::library().ok()?;
+    crate::sys::library().ok()?;
     let (mut major, mut minor, mut release) = (0, 0, 0);
     // SAFETY: three valid out pointers; the library is loaded (checked above).
     unsafe { sys::ucp_get_version(&mut major, &mut minor, &mut release) };
@@ -57,7 +57,7 @@ pub fn loaded() -> Option<Version> {
 /// The loaded library's version string (`ucp_get_version_string`); `None` when no UCX
 /// could be loaded.
 pub fn loaded_string() -> Option<String> {
-    crate::loader::library().ok()?;
+    crate::sys::library().ok()?;
     // SAFETY: returns a static NUL-terminated string; the library is loaded.
     Some(
         unsafe { CStr::from_ptr(sys::ucp_get_version_string()) }
@@ -102,7 +102,7 @@ impl fmt::Display for VersionError {
                      in LD_LIBRARY_PATH, or unset LD_LIBRARY_PATH to use the one built against)",
                     built.major,
                     built.minor,
-                    crate::loader::build_libdir().display(),
+                    crate::sys::build_libdir().display(),
                     built.major,
                     built.minor
                 )
@@ -134,7 +134,7 @@ pub fn check_version() -> Result<(), VersionError> {
     static RESULT: OnceLock<Result<(), VersionError>> = OnceLock::new();
     RESULT
         .get_or_init(|| {
-            let lib = crate::loader::library().map_err(|e| VersionError::NotLoaded(e.clone()))?;
+            let lib = crate::sys::library().map_err(|e| VersionError::NotLoaded(e.clone()))?;
             let v = loaded().expect("loaded: the library is");
             compatible(v, BUILD_VERSION).map_err(|e| match e {
                 VersionError::TooOld { loaded, built, .. } => VersionError::TooOld {
@@ -174,7 +174,7 @@ mod tests {
             built,
             library: Some(Library {
                 path: "/usr/lib/x86_64-linux-gnu/libucp.so.0".into(),
-                found: crate::loader::Found::LdLibraryPath,
+                found: crate::sys::Found::LdLibraryPath,
             }),
         }
         .to_string();

@@ -1,6 +1,6 @@
 //! [`Context`]: a UCP context (`ucp_context_h`), made by [`ContextBuilder`].
 
-use crate::status::{Error, Result, Status};
+use crate::result::{Error, Result, Status};
 use crate::sys;
 use std::ffi::CString;
 use std::sync::Arc;
@@ -120,7 +120,7 @@ impl ContextBuilder {
     /// Fails with `ERR_NO_DEVICE` (op `"load libucp.so.0"`) when no UCX could be loaded
     /// ([`library`](crate::library) says where it looked).
     pub fn build(self) -> Result<Context> {
-        if crate::loader::library().is_err() {
+        if crate::sys::library().is_err() {
             return Err(Error::new("load libucp.so.0", Status::ERR_NO_DEVICE));
         }
         let mut raw_config: *mut sys::ucp_config_t = std::ptr::null_mut();

@@ -1,7 +1,7 @@
 //! [`Worker`]: a UCP worker (`ucp_worker_h`), the progress engine of a context.
 
-use crate::context::{Context, ContextInner};
-use crate::status::{Result, Status};
+use super::context::{Context, ContextInner};
+use crate::result::{Result, Status};
 use crate::sys;
 use std::marker::PhantomData;
 use std::os::fd::RawFd;

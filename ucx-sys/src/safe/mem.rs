@@ -1,8 +1,8 @@
 //! [`MemMap`]: memory registered with a context (`ucp_mem_map`), and its packed remote key
 //! for peers.
 
-use crate::context::{Context, ContextInner};
-use crate::status::{Result, Status};
+use super::context::{Context, ContextInner};
+use crate::result::{Result, Status};
 use crate::sys;
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -1,9 +1,9 @@
 //! [`Request`]: an operation UCX has not finished yet (a `ucs_status_ptr_t` that is a
 //! request), and waiting for it.
 
-use crate::status::{Error, Result, Status};
+use super::worker::{NotSend, WorkerInner};
+use crate::result::{Error, Result, Status};
 use crate::sys;
-use crate::worker::{NotSend, WorkerInner};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::Arc;

@@ -1,4 +1,6 @@
-//! UCX status codes and the crate's error type.
+//! The result layer: UCX status codes ([`Status`]) and the error every safe call returns
+//! ([`Error`]: the call's name and its status), the one place a `ucs_status_t` becomes a
+//! Rust result.
 
 use crate::sys;
 use std::ffi::{c_void, CStr};
@@ -59,7 +61,7 @@ statuses! {
 impl Status {
     /// UCX's description of the code (`ucs_status_string`).
     pub fn description(self) -> &'static str {
-        if crate::loader::library().is_err() {
+        if crate::sys::library().is_err() {
             return self.name().unwrap_or("unknown UCX status (no UCX loaded)");
         }
         // SAFETY: ucs_status_string returns a static NUL-terminated string for any value;

@@ -1,13 +1,16 @@
-//! The CUDA driver calls the runtime makes, loaded from `libcuda.so.1` at run time.
+//! The CUDA driver entry points doca-rs calls, loaded from `libcuda.so.1` at run time.
 //!
-//! The runtime needs about thirty driver entry points (contexts, allocation, copies,
-//! streams, events). Binding them here, with the driver's own symbol names and types,
-//! keeps cudarc out of the runtime's dependencies: programs that only use UROM do not
-//! compile a CUDA binding, and the GPU crates keep cudarc for kernels. A missing driver or
-//! symbol is an error code (`CUDA_ERROR_NOT_FOUND`), never a panic. The names mirror the
-//! driver API so that call sites read like the CUDA documentation.
+//! About thirty entry points (contexts, allocation, copies, streams, events, device
+//! queries), with the driver's own symbol names and types so that call sites read like the
+//! CUDA documentation. Binding them here keeps cudarc out of the software runtime's
+//! dependencies: programs that only use UROM do not compile a CUDA binding, and the GPU
+//! crates keep cudarc for kernels. A missing driver or symbol is the result
+//! [`CUresult::CUDA_ERROR_NOT_FOUND`], never a panic.
+//!
+//! Every function returns the raw [`CUresult`]; check it with [`crate::cu!`] or
+//! [`crate::result::check`], which turn it into an error naming the call.
 
-#![allow(non_camel_case_types, non_snake_case, dead_code)]
+#![allow(non_camel_case_types, non_snake_case)]
 
 use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_void};
 use std::sync::OnceLock;
@@ -15,23 +18,27 @@ use std::sync::OnceLock;
 /// A driver call's result (`CUresult`): 0 is success; any other value is an error code.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct CUresult(pub(crate) c_uint);
+pub struct CUresult(pub c_uint);
 
 impl CUresult {
     /// The call succeeded.
-    pub(crate) const CUDA_SUCCESS: CUresult = CUresult(0);
+    pub const CUDA_SUCCESS: CUresult = CUresult(0);
     /// A value was out of range.
-    pub(crate) const CUDA_ERROR_INVALID_VALUE: CUresult = CUresult(1);
+    pub const CUDA_ERROR_INVALID_VALUE: CUresult = CUresult(1);
     /// `cuInit` was not called.
-    pub(crate) const CUDA_ERROR_NOT_INITIALIZED: CUresult = CUresult(3);
+    pub const CUDA_ERROR_NOT_INITIALIZED: CUresult = CUresult(3);
     /// No CUDA-capable device.
-    pub(crate) const CUDA_ERROR_NO_DEVICE: CUresult = CUresult(100);
+    pub const CUDA_ERROR_NO_DEVICE: CUresult = CUresult(100);
+    /// The device or context is not (or no longer) valid.
+    pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = CUresult(201);
     /// The named symbol (or, here, the driver library) was not found.
-    pub(crate) const CUDA_ERROR_NOT_FOUND: CUresult = CUresult(500);
+    pub const CUDA_ERROR_NOT_FOUND: CUresult = CUresult(500);
     /// Asynchronous work (an event, a stream) has not completed yet.
-    pub(crate) const CUDA_ERROR_NOT_READY: CUresult = CUresult(600);
+    pub const CUDA_ERROR_NOT_READY: CUresult = CUresult(600);
 
-    fn name(self) -> Option<&'static str> {
+    /// This crate's name for the code, for the codes it knows (the driver's own name, from
+    /// [`crate::result::Error::name`], covers every code).
+    pub fn name(self) -> Option<&'static str> {
         Some(match self.0 {
             0 => "CUDA_SUCCESS",
             1 => "CUDA_ERROR_INVALID_VALUE",
@@ -60,20 +67,24 @@ impl std::fmt::Debug for CUresult {
 }
 
 /// A device ordinal handle (`CUdevice`).
-pub(crate) type CUdevice = c_int;
+pub type CUdevice = c_int;
 /// A device address (`CUdeviceptr`).
-pub(crate) type CUdeviceptr = c_ulonglong;
+pub type CUdeviceptr = c_ulonglong;
 /// A context (`CUcontext`), opaque.
-pub(crate) type CUcontext = *mut c_void;
+pub type CUcontext = *mut c_void;
 /// A stream (`CUstream`), opaque; null is the legacy default stream.
-pub(crate) type CUstream = *mut c_void;
+pub type CUstream = *mut c_void;
 /// An event (`CUevent`), opaque.
-pub(crate) type CUevent = *mut c_void;
+pub type CUevent = *mut c_void;
 
 /// The device attributes the runtime asks for (`CUdevice_attribute`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CUdevice_attribute {
+pub enum CUdevice_attribute {
+    /// The major number of the device's compute capability.
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    /// The minor number of the device's compute capability.
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     /// Whether the device can export memory as dma-buf file descriptors.
     CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
 }
@@ -81,7 +92,7 @@ pub(crate) enum CUdevice_attribute {
 /// Stream creation flags (`CUstream_flags`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CUstream_flags {
+pub enum CUstream_flags {
     /// The stream does not synchronise with the legacy default stream.
     CU_STREAM_NON_BLOCKING = 1,
 }
@@ -89,7 +100,7 @@ pub(crate) enum CUstream_flags {
 /// Event creation flags (`CUevent_flags`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CUevent_flags {
+pub enum CUevent_flags {
     /// The event records no timestamp (cheaper to record and query).
     CU_EVENT_DISABLE_TIMING = 2,
 }
@@ -97,15 +108,15 @@ pub(crate) enum CUevent_flags {
 /// Handle kinds of `cuMemGetHandleForAddressRange` (`CUmemRangeHandleType`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CUmemRangeHandleType {
+pub enum CUmemRangeHandleType {
     /// A dma-buf file descriptor.
     CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1,
 }
 
 /// `cuMemHostAlloc` flag: the memory is pinned for every context.
-pub(crate) const CU_MEMHOSTALLOC_PORTABLE: c_uint = 1;
+pub const CU_MEMHOSTALLOC_PORTABLE: c_uint = 1;
 /// `cuMemHostAlloc` flag: the memory is mapped into the device's address space.
-pub(crate) const CU_MEMHOSTALLOC_DEVICEMAP: c_uint = 2;
+pub const CU_MEMHOSTALLOC_DEVICEMAP: c_uint = 2;
 
 /// The driver library names tried, in order.
 const LIBRARIES: [&str; 2] = ["libcuda.so.1", "libcuda.so"];
@@ -123,7 +134,7 @@ fn open(name: &str) -> Option<libloading::Library> {
 }
 
 /// Whether the driver library can be loaded (cudarc's name for the same question).
-pub(crate) fn is_culib_present() -> bool {
+pub fn is_culib_present() -> bool {
     library().is_some()
 }
 
@@ -145,7 +156,7 @@ macro_rules! driver_fns {
             /// # Safety
             /// As the driver documents for this function: pointers valid for what it
             /// writes or reads, handles live.
-            pub(crate) unsafe fn $name($($arg: $ty),*) -> CUresult {
+            pub unsafe fn $name($($arg: $ty),*) -> CUresult {
                 type Fn = unsafe extern "C" fn($($ty),*) -> CUresult;
                 static F: OnceLock<Option<Fn>> = OnceLock::new();
                 let f = *F.get_or_init(|| symbol::<Fn>(concat!(stringify!($name), "\0").as_bytes()));
@@ -161,6 +172,11 @@ macro_rules! driver_fns {
 
 driver_fns! {
     cuInit(flags: c_uint);
+    cuDriverGetVersion(version: *mut c_int);
+    cuGetErrorName(code: CUresult, name: *mut *const c_char);
+    cuGetErrorString(code: CUresult, text: *mut *const c_char);
+    cuDeviceGet(dev: *mut CUdevice, ordinal: c_int);
+    cuDeviceGetPCIBusId(pci_bus_id: *mut c_char, len: c_int, dev: CUdevice);
     cuDeviceGetByPCIBusId(dev: *mut CUdevice, pci_bus_id: *const c_char);
     cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice);
     cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice);
@@ -193,6 +209,25 @@ driver_fns! {
     cuEventRecord(event: CUevent, stream: CUstream);
     cuEventQuery(event: CUevent);
     cuEventDestroy_v2(event: CUevent);
+}
+
+/// The driver's `cuEventElapsedTime_v2` (CUDA 12.8 on) or, where the driver lacks it, its
+/// `cuEventElapsedTime` (same signature): milliseconds between two recorded events of one
+/// context. CUDA 13 kept only the newer name and drivers before 12.8 have only the older.
+///
+/// # Safety
+/// As the driver documents: `ms` writable, both events live, recorded in one context.
+pub unsafe fn cuEventElapsedTime(ms: *mut f32, start: CUevent, end: CUevent) -> CUresult {
+    type Fn = unsafe extern "C" fn(*mut f32, CUevent, CUevent) -> CUresult;
+    static F: OnceLock<Option<Fn>> = OnceLock::new();
+    let f = *F.get_or_init(|| {
+        symbol::<Fn>(b"cuEventElapsedTime_v2\0").or_else(|| symbol::<Fn>(b"cuEventElapsedTime\0"))
+    });
+    match f {
+        // SAFETY: the caller upholds the driver's contract for this call.
+        Some(f) => unsafe { f(ms, start, end) },
+        None => CUresult::CUDA_ERROR_NOT_FOUND,
+    }
 }
 
 #[cfg(test)]
@@ -237,6 +272,10 @@ mod tests {
                 cuda::CUresult::CUDA_ERROR_NO_DEVICE,
             ),
             (
+                CUresult::CUDA_ERROR_INVALID_CONTEXT,
+                cuda::CUresult::CUDA_ERROR_INVALID_CONTEXT,
+            ),
+            (
                 CUresult::CUDA_ERROR_NOT_FOUND,
                 cuda::CUresult::CUDA_ERROR_NOT_FOUND,
             ),
@@ -248,10 +287,22 @@ mod tests {
             assert_eq!(ours.0, theirs as u32, "{ours:?}");
             assert_eq!(format!("{ours:?}"), format!("{theirs:?}"));
         }
-        assert_eq!(
-            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED as u32,
-            cuda::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED as u32
-        );
+        for (ours, theirs) in [
+            (
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+                cuda::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+            ),
+            (
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                cuda::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+            ),
+            (
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                cuda::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+            ),
+        ] {
+            assert_eq!(ours as u32, theirs as u32, "{ours:?}");
+        }
         assert_eq!(
             CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
             cuda::CUstream_flags::CU_STREAM_NON_BLOCKING as u32

@@ -5,12 +5,12 @@
 //! [`Endpoint::failure`] after a progress call. [`Endpoint::transports`] tells which
 //! transports UCX put an endpoint on.
 
-use crate::listener::ConnRequest;
-use crate::request::{posted, Posted, Request};
-use crate::sockaddr::CSockAddr;
-use crate::status::{Error, Result, Status};
+use super::listener::ConnRequest;
+use super::request::{posted, Posted, Request};
+use super::sockaddr::CSockAddr;
+use super::worker::{NotSend, Worker, WorkerInner};
+use crate::result::{Error, Result, Status};
 use crate::sys;
-use crate::worker::{NotSend, Worker, WorkerInner};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::net::SocketAddr;
@@ -232,7 +232,7 @@ impl Endpoint {
         let mut len = 0usize;
         // SAFETY: live endpoint; len writable.
         let p = unsafe { sys::ucp_stream_recv_data_nb(self.raw, &mut len) };
-        if p.is_null() || crate::status::ptr_is_err(p) {
+        if p.is_null() || crate::result::ptr_is_err(p) {
             return None;
         }
         Some(StreamData {
