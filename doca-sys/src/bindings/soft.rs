@@ -670,6 +670,17 @@ unsafe extern "C" {
         msg: *const core::ffi::c_char,
     );
 }
+unsafe extern "C" {
+    pub fn doca_log(
+        level: u32,
+        source: core::ffi::c_int,
+        fname: *const core::ffi::c_char,
+        line: core::ffi::c_int,
+        func: *const core::ffi::c_char,
+        format: *const core::ffi::c_char,
+        ...
+    ) -> doca_error_t;
+}
 impl doca_devinfo_rep_filter {
     pub const DOCA_DEVINFO_REP_FILTER_ALL: doca_devinfo_rep_filter = doca_devinfo_rep_filter(0);
     pub const DOCA_DEVINFO_REP_FILTER_NET: doca_devinfo_rep_filter = doca_devinfo_rep_filter(2);
