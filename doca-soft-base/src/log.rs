@@ -1,6 +1,6 @@
 //! Logging: log sources, log backends and level limits (the `doca_log.h` C API), the entry
-//! point `doca_soft_log_emit` that the header's inline `doca_log` calls after formatting,
-//! and the `sdk_*!` macros the runtime uses for its own (SDK) messages.
+//! point `doca_soft_log_emit` that `doca_log` hands each formatted message to, and the
+//! `sdk_*!` macros the runtime uses for its own (SDK) messages.
 //!
 //! Two kinds of messages and backends, as in DOCA:
 //! * application messages (`DOCA_LOG_*` in a program) go to application backends: the

@@ -7,13 +7,14 @@
  * "Ethernet ring formats").
  *
  * Valid C (host programs include it) and C++/CUDA. Includes what DOCA 3.3's includes:
- * <stdio.h>, <stdint.h> and rdma-core's <infiniband/mlx5dv.h> (through doca_soft_mlx5.h:
+ * <assert.h>, <stdio.h>, <stdint.h> and rdma-core's <infiniband/mlx5dv.h> (through doca_soft_mlx5.h:
  * the installed header, or doca-soft's compat subset where rdma-core is absent), plus
  * <inttypes.h>, which 3.3 programs get through rdma-core's header.
  */
 #ifndef DOCA_GPUNETIO_ETH_DEF_H_
 #define DOCA_GPUNETIO_ETH_DEF_H_
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdint.h>
 

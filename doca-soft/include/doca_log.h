@@ -7,10 +7,9 @@
  * application messages and a level for the library's own (SDK) messages; global limits
  * apply on top.
  *
- * doca_log itself is a static inline function here: it formats the message on the stack
- * and hands the finished text to the library (doca_soft_log_emit), so the library needs
- * no C-variadic entry point. It walks its arguments with the compiler's va builtins, so the
- * header includes only the system headers DOCA 3.3's doca_log.h includes.
+ * doca_log is a library function, as in DOCA 3.3: programs that take its address, and
+ * libraries built against these headers, link to the symbol. The library also takes
+ * finished messages through doca_soft_log_emit.
  *
  * DOCA_LOG_TRC compiles to nothing unless the program defines DOCA_LOGGING_ALLOW_TRACE
  * before including this header, as in DOCA 3.3.
@@ -21,9 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#if !(defined(__GNUC__) || defined(__clang__))
-#include <stdarg.h>
-#endif
 
 #include "doca_compat.h"
 #include "doca_error.h"
@@ -112,7 +108,7 @@ doca_error_t doca_log_register_source(const char *source_name, int *source);
 DOCA_STABLE
 doca_error_t doca_log_unregister_source(int source);
 
-/* Library entry point behind doca_log: prints one finished message. */
+/* Prints one message already formatted (what doca_log does once it has formatted). */
 DOCA_STABLE
 void doca_soft_log_emit(uint32_t level, int source, const char *file, int line, const char *func, const char *msg);
 
@@ -122,45 +118,10 @@ void doca_soft_log_emit(uint32_t level, int source, const char *file, int line, 
 #define DOCA_LOG_PRINTF_ATTR_(fmt_idx, arg_idx)
 #endif
 
-/* The variadic machinery doca_log needs, without requiring <stdarg.h> from GCC/Clang users. */
-#if defined(__GNUC__) || defined(__clang__)
-#define DOCA_LOG_VA_LIST_ __builtin_va_list
-#define DOCA_LOG_VA_START_(ap, last) __builtin_va_start(ap, last)
-#define DOCA_LOG_VA_END_(ap) __builtin_va_end(ap)
-#else
-#define DOCA_LOG_VA_LIST_ va_list
-#define DOCA_LOG_VA_START_(ap, last) va_start(ap, last)
-#define DOCA_LOG_VA_END_(ap) va_end(ap)
-#endif
-
 /* Format and print one message from `source` (usually through the DOCA_LOG_* macros). */
-static inline doca_error_t doca_log(uint32_t level,
-				    int source,
-				    const char *file,
-				    int line,
-				    const char *func,
-				    const char *format,
-				    ...) DOCA_LOG_PRINTF_ATTR_(6, 7);
-
-static inline doca_error_t doca_log(uint32_t level,
-				    int source,
-				    const char *file,
-				    int line,
-				    const char *func,
-				    const char *format,
-				    ...)
-{
-	char msg[DOCA_LOG_MAX_MSG_SIZE];
-	DOCA_LOG_VA_LIST_ args;
-
-	if (format == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	DOCA_LOG_VA_START_(args, format);
-	(void)vsnprintf(msg, sizeof(msg), format, args);
-	DOCA_LOG_VA_END_(args);
-	doca_soft_log_emit(level, source, file, line, func, msg);
-	return DOCA_SUCCESS;
-}
+DOCA_STABLE
+doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func, const char *format, ...)
+	DOCA_LOG_PRINTF_ATTR_(6, 7);
 
 /*
  * Register this file's log source under the name SOURCE (any tokens, e.g. APP or

@@ -279,14 +279,14 @@ uint32_t doca_verbs_cq_get_cqn(const struct doca_verbs_cq *verbs_cq);
 
 /* Ring address, number of entries and entry size in bytes. */
 DOCA_EXPERIMENTAL
-void doca_verbs_cq_get_wq(const struct doca_verbs_cq *verbs_cq,
+void doca_verbs_cq_get_wq(struct doca_verbs_cq *verbs_cq,
 			  void **cq_buf,
 			  uint32_t *cq_num_entries,
 			  uint8_t *cq_entry_size);
 
 /* Doorbell register, consumer-index record and arm record. */
 DOCA_EXPERIMENTAL
-void doca_verbs_cq_get_dbr_addr(const struct doca_verbs_cq *verbs_cq,
+void doca_verbs_cq_get_dbr_addr(struct doca_verbs_cq *verbs_cq,
 				uint64_t **uar_db_reg,
 				uint32_t **ci_dbr,
 				uint32_t **arm_dbr);
@@ -461,7 +461,8 @@ doca_error_t doca_verbs_qp_init_attr_get_external_dbr_umem(const struct doca_ver
 							   uint64_t *external_dbr_umem_offset);
 
 DOCA_EXPERIMENTAL
-struct doca_uar *doca_verbs_qp_init_attr_get_external_uar(const struct doca_verbs_qp_init_attr *verbs_qp_init_attr);
+doca_error_t doca_verbs_qp_init_attr_get_external_uar(const struct doca_verbs_qp_init_attr *verbs_qp_init_attr,
+						      struct doca_uar **external_uar);
 
 DOCA_EXPERIMENTAL
 uint8_t doca_verbs_qp_init_attr_get_external_datapath_en(const struct doca_verbs_qp_init_attr *verbs_qp_init_attr);
@@ -470,8 +471,7 @@ DOCA_EXPERIMENTAL
 uint8_t doca_verbs_qp_init_attr_get_core_direct_master(const struct doca_verbs_qp_init_attr *verbs_qp_init_attr);
 
 DOCA_EXPERIMENTAL
-enum doca_verbs_qp_scatter_to_cqe doca_verbs_qp_init_attr_get_cqe_inline(
-	const struct doca_verbs_qp_init_attr *verbs_qp_init_attr);
+uint8_t doca_verbs_qp_init_attr_get_cqe_inline(const struct doca_verbs_qp_init_attr *verbs_qp_init_attr);
 
 DOCA_EXPERIMENTAL
 enum doca_verbs_qp_send_dbr_mode doca_verbs_qp_init_attr_get_send_dbr_mode(
@@ -636,7 +636,7 @@ void *doca_verbs_qp_get_dbr_addr(const struct doca_verbs_qp *verbs_qp);
 
 /* Enhanced connection establishment (ECE) options of the QP. */
 DOCA_EXPERIMENTAL
-uint32_t doca_verbs_qp_query_ece(const struct doca_verbs_qp *verbs_qp);
+uint32_t doca_verbs_qp_query_ece(struct doca_verbs_qp *verbs_qp);
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_verbs_qp_set_ece(struct doca_verbs_qp *verbs_qp, uint32_t ece);

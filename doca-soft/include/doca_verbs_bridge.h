@@ -72,7 +72,7 @@ struct ibv_pd *doca_verbs_bridge_verbs_pd_get_ibv_pd(const struct doca_verbs_pd 
 
 /* The rdma-core context behind a DOCA Verbs context. */
 DOCA_EXPERIMENTAL
-struct ibv_context *doca_verbs_bridge_get_ibv_ctx(const struct doca_verbs_context *verbs_ctx);
+struct ibv_context *doca_verbs_bridge_get_ibv_ctx(struct doca_verbs_context *verbs_ctx);
 
 /* Copy the fields of an ibv_qp_attr named by ibv_attr_mask (IBV_QP_* bits) into verbs_qp_attr. */
 DOCA_EXPERIMENTAL

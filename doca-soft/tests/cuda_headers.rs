@@ -773,11 +773,11 @@ fn queue_c_headers_compile_alone_in_c_and_cpp() {
     }
 }
 
-/// `doca_gpunetio_eth_def.h` includes what DOCA 3.3's does (<stdio.h>, <stdint.h>,
+/// `doca_gpunetio_eth_def.h` includes what DOCA 3.3's does (<assert.h>, <stdio.h>, <stdint.h>,
 /// rdma-core's <infiniband/mlx5dv.h> through doca_soft_mlx5.h, and <inttypes.h>, which 3.3
 /// programs get through rdma-core's header but not every rdma-core includes), no doca-soft
-/// header; a program that includes only it gets `struct mlx5_cqe64`, `__be32`, `bool`,
-/// `PRIu64` and `FILE`.
+/// header; a program that includes only it gets `assert`, `struct mlx5_cqe64`, `__be32`,
+/// `bool`, `PRIu64` and `FILE`.
 #[test]
 fn eth_def_includes_what_3_3_includes() {
     let text = std::fs::read_to_string(include_dir().join("doca_gpunetio_eth_def.h")).unwrap();
@@ -789,6 +789,7 @@ fn eth_def_includes_what_3_3_includes() {
     assert_eq!(
         incs,
         [
+            "<assert.h>",
             "<stdio.h>",
             "<stdint.h>",
             "\"doca_soft_mlx5.h\"",
@@ -802,7 +803,7 @@ fn eth_def_includes_what_3_3_includes() {
             &src,
             format!(
                 "{}#include <doca_gpunetio_eth_def.h>\n\
-                 int f(FILE *o, struct mlx5_cqe64 *c) {{ bool b = c->op_own != 0; __be32 n = c->byte_cnt; \
+                 int f(FILE *o, struct mlx5_cqe64 *c) {{ assert(c != NULL); bool b = c->op_own != 0; __be32 n = c->byte_cnt; \
                  return fprintf(o, \"%\" PRIu64 \" %d\", (uint64_t)n, (int)b); }}\n",
                 if force { "#define DOCA_SOFT_FORCE_COMPAT_MLX5 1\n" } else { "" }
             ),

@@ -31,7 +31,7 @@ const SYSTEM_INCLUDES_3_3: &[(&str, &[&str])] = &[
     ("doca_gpunetio.h", &["inttypes.h", "stddef.h"]),
     (
         "doca_gpunetio_eth_def.h",
-        &["stdio.h", "stdint.h", "infiniband/mlx5dv.h"],
+        &["stdio.h", "stdint.h", "infiniband/mlx5dv.h", "assert.h"],
     ),
     ("doca_log.h", &["stddef.h", "stdint.h", "stdio.h"]),
     ("doca_types.h", &["linux/types.h", "stdint.h"]),
@@ -39,8 +39,7 @@ const SYSTEM_INCLUDES_3_3: &[(&str, &[&str])] = &[
 ];
 
 /// Headers whose system includes are exactly 3.3's. The others include more, for reasons
-/// given in the header: doca_log.h includes <stdarg.h> only for compilers without GCC's va
-/// builtins, doca_gpunetio_eth_def.h keeps the headers its ring structs need, and
+/// given in the header: doca_gpunetio_eth_def.h keeps the headers its ring structs need, and
 /// doca_bitfield.h falls back to <stdint.h> off Linux.
 const EXACT: &[&str] = &[
     "doca_compat.h",
@@ -49,6 +48,7 @@ const EXACT: &[&str] = &[
     "doca_flow.h",
     "doca_flow_net.h",
     "doca_gpunetio.h",
+    "doca_log.h",
     "doca_types.h",
     "doca_version.h",
 ];

@@ -365,6 +365,26 @@ fn cq_and_qp_attributes_are_checked() {
             "get umem",
         );
         assert!(um.is_null() && off == 0);
+        // 3.3's shapes: the UAR through an out-parameter, cqe_inline as a byte.
+        let mut uar: *mut Uar = std::ptr::NonNull::dangling().as_ptr();
+        ok(
+            doca_verbs_qp_init_attr_get_external_uar(ia, &mut uar),
+            "get uar",
+        );
+        assert!(uar.is_null(), "no UAR was set");
+        assert_eq!(
+            doca_verbs_qp_init_attr_get_external_uar(ia, null_mut()),
+            INVALID
+        );
+        ok(
+            doca_verbs_qp_init_attr_set_cqe_inline(ia, 1),
+            "cqe inline 32B",
+        );
+        assert_eq!(doca_verbs_qp_init_attr_get_cqe_inline(ia), 1u8);
+        ok(
+            doca_verbs_qp_init_attr_set_cqe_inline(ia, 0),
+            "cqe inline none",
+        );
 
         // UC QPs, DPA-style ids, NO_DBR_INT: NOT_SUPPORTED at create.
         ok(doca_verbs_qp_init_attr_set_qp_type(ia, 1), "uc");

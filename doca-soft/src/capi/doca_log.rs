@@ -1,5 +1,5 @@
-//! `doca_log.h`: log sources, backends and level limits, and `doca_soft_log_emit`, which
-//! the header's inline `doca_log` calls once it has formatted a message.
+//! `doca_log.h`: `doca_log` itself, log sources, backends and level limits, and
+//! `doca_soft_log_emit`, which prints a message already formatted.
 
 use std::ffi::{c_char, c_int};
 
@@ -51,6 +51,102 @@ pub unsafe extern "C" fn doca_soft_log_emit(
             msg.as_deref().unwrap_or(""),
         );
     })
+}
+
+/// Longest message in bytes, NUL included (`DOCA_LOG_MAX_MSG_SIZE`); longer ones are cut.
+#[cfg(target_arch = "x86_64")]
+const MAX_MSG_SIZE: usize = 2048;
+
+#[cfg(target_arch = "x86_64")]
+extern "C" {
+    // The C library's, with the va_list as x86-64 passes one: a pointer to its only tag.
+    fn vsnprintf(
+        buf: *mut c_char,
+        size: usize,
+        format: *const c_char,
+        args: *mut std::ffi::c_void,
+    ) -> c_int;
+}
+
+/// What `doca_log` does once its entry has made the `va_list` (`args`) of the caller's
+/// variadic arguments: formats the message and prints it as `doca_soft_log_emit` does.
+///
+/// # Safety
+/// `format` is null or a printf format whose conversions match the arguments behind
+/// `args`; `file` and `func` are null or NUL-terminated.
+#[cfg(target_arch = "x86_64")]
+unsafe extern "C" fn log_formatted(
+    level: u32,
+    source: c_int,
+    file: *const c_char,
+    line: c_int,
+    func: *const c_char,
+    format: *const c_char,
+    args: *mut std::ffi::c_void,
+) -> u32 {
+    if format.is_null() {
+        return crate::error::DocaError::INVALID_VALUE.0;
+    }
+    let mut msg = [0 as c_char; MAX_MSG_SIZE];
+    // SAFETY: `msg` is writable for its length (vsnprintf cuts and NUL-terminates within
+    // it); `format` and `args` are the caller's, under the contract above.
+    unsafe { vsnprintf(msg.as_mut_ptr(), msg.len(), format, args) };
+    // SAFETY: `msg` is NUL-terminated; the other strings are the caller's.
+    unsafe { doca_soft_log_emit(level, source, file, line, func, msg.as_ptr()) };
+    crate::error::SUCCESS
+}
+
+/// `doca_log(level, source, file, line, func, format, ...)`: formats like printf and
+/// prints from `source`, exported as DOCA 3.3 exports it (programs may take its address;
+/// libraries built against the SDK link to it). Returns `DOCA_ERROR_INVALID_VALUE` when
+/// `format` is NULL.
+///
+/// Stable Rust cannot define a C-variadic function, so this entry is a few instructions
+/// for the x86-64 System V ABI: the six named arguments all travel in general registers,
+/// so the variadic ones are the floating-point registers (saved here when `al`, the count
+/// of vector registers used, is not zero) and the caller's stack. It builds the `va_list`
+/// over them (`gp_offset` 48: no general register left; `fp_offset` 48: xmm0 first;
+/// `overflow_arg_area` the caller's stack arguments; `reg_save_area` the frame) and calls
+/// [`log_formatted`] with it as a seventh argument, on the stack.
+///
+/// # Safety
+/// As `log_formatted`: a printf format matching the arguments, strings null or
+/// NUL-terminated. Called from C only.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn doca_log() -> u32 {
+    std::arch::naked_asm!(
+        "push rbp",
+        "mov rbp, rsp",
+        // [rsp, rsp+176): register save area (48 bytes of general registers, never read,
+        // then xmm0..xmm7); [rsp+176, rsp+200): the va_list tag; 16-byte aligned.
+        "sub rsp, 208",
+        "test al, al",
+        "je 2f",
+        "movaps [rsp + 48], xmm0",
+        "movaps [rsp + 64], xmm1",
+        "movaps [rsp + 80], xmm2",
+        "movaps [rsp + 96], xmm3",
+        "movaps [rsp + 112], xmm4",
+        "movaps [rsp + 128], xmm5",
+        "movaps [rsp + 144], xmm6",
+        "movaps [rsp + 160], xmm7",
+        "2:",
+        "mov dword ptr [rsp + 176], 48",
+        "mov dword ptr [rsp + 180], 48",
+        "lea rax, [rbp + 16]",
+        "mov [rsp + 184], rax",
+        "mov [rsp + 192], rsp",
+        "lea rax, [rsp + 176]",
+        // The seventh argument at the bottom of an aligned frame.
+        "sub rsp, 16",
+        "mov [rsp], rax",
+        "call {formatted}",
+        "leave",
+        "ret",
+        formatted = sym log_formatted,
+    )
 }
 
 /// `doca_log_register_source(name, &source)`.

@@ -703,10 +703,20 @@ getter!(
     /// `doca_verbs_qp_init_attr_get_qp_type(attr)`.
     doca_verbs_qp_init_attr_get_qp_type(QpInitAttr) -> u32, 0, |a| a.qp_type
 );
-getter!(
-    /// `doca_verbs_qp_init_attr_get_external_uar(attr)`.
-    doca_verbs_qp_init_attr_get_external_uar(QpInitAttr) -> *mut Uar, std::ptr::null_mut(), |a| a.uar as *mut Uar
-);
+/// `doca_verbs_qp_init_attr_get_external_uar(attr, &uar)`: the UAR set, NULL when none.
+#[no_mangle]
+pub unsafe extern "C" fn doca_verbs_qp_init_attr_get_external_uar(
+    attr: *const QpInitAttr,
+    external_uar: *mut *mut Uar,
+) -> u32 {
+    call("doca_verbs_qp_init_attr_get_external_uar", || {
+        // SAFETY: C API contract (null or a live attribute object; checked writable below).
+        let a = unsafe { handle(attr) }?;
+        non_null(external_uar)?;
+        // SAFETY: checked non-null; C API contract (writable).
+        unsafe { write_out(external_uar, a.uar as *mut Uar) }
+    })
+}
 getter!(
     /// `doca_verbs_qp_init_attr_get_external_datapath_en(attr)`.
     doca_verbs_qp_init_attr_get_external_datapath_en(QpInitAttr) -> u8, 0, |a| a.external_datapath as u8
@@ -717,7 +727,7 @@ getter!(
 );
 getter!(
     /// `doca_verbs_qp_init_attr_get_cqe_inline(attr)`.
-    doca_verbs_qp_init_attr_get_cqe_inline(QpInitAttr) -> u32, 0, |a| a.cqe_inline
+    doca_verbs_qp_init_attr_get_cqe_inline(QpInitAttr) -> u8, 0, |a| a.cqe_inline as u8
 );
 getter!(
     /// `doca_verbs_qp_init_attr_get_send_dbr_mode(attr)`.

@@ -119,8 +119,8 @@ static int check(void)
 }
 
 #elif defined(SECTION_ETH_DEF)
-/* doca_gpunetio_eth_def.h: stdio.h stdint.h and rdma-core's infiniband/mlx5dv.h (which
- * brings pthread.h, errno.h, inttypes.h and the mlx5 structs). */
+/* doca_gpunetio_eth_def.h: stdio.h stdint.h assert.h and rdma-core's infiniband/mlx5dv.h
+ * (which brings pthread.h, errno.h, inttypes.h and the mlx5 structs). */
 #include <doca_gpunetio_eth_def.h>
 static int check(void)
 {
@@ -134,6 +134,7 @@ static int check(void)
 	for (i = 0; i < sizeof(cqe); i++)
 		((unsigned char *)&cqe)[i] = 0;
 	cqe.op_own = 0xf1;
+	assert(cqe.op_own == 0xf1);
 	(void)lock;
 	return sizeof(cqe) != 64 || cqe.op_own != 0xf1 || fmt[0] != '%' || err == NULL || code == 0;
 }

@@ -670,6 +670,17 @@ unsafe extern "C" {
         msg: *const core::ffi::c_char,
     );
 }
+unsafe extern "C" {
+    pub fn doca_log(
+        level: u32,
+        source: core::ffi::c_int,
+        fname: *const core::ffi::c_char,
+        line: core::ffi::c_int,
+        func: *const core::ffi::c_char,
+        format: *const core::ffi::c_char,
+        ...
+    ) -> doca_error_t;
+}
 impl doca_devinfo_rep_filter {
     pub const DOCA_DEVINFO_REP_FILTER_ALL: doca_devinfo_rep_filter = doca_devinfo_rep_filter(0);
     pub const DOCA_DEVINFO_REP_FILTER_NET: doca_devinfo_rep_filter = doca_devinfo_rep_filter(2);
@@ -9227,7 +9238,7 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn doca_verbs_cq_get_wq(
-        verbs_cq: *const doca_verbs_cq,
+        verbs_cq: *mut doca_verbs_cq,
         cq_buf: *mut *mut core::ffi::c_void,
         cq_num_entries: *mut u32,
         cq_entry_size: *mut u8,
@@ -9235,7 +9246,7 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn doca_verbs_cq_get_dbr_addr(
-        verbs_cq: *const doca_verbs_cq,
+        verbs_cq: *mut doca_verbs_cq,
         uar_db_reg: *mut *mut u64,
         ci_dbr: *mut *mut u32,
         arm_dbr: *mut *mut u32,
@@ -9474,7 +9485,8 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn doca_verbs_qp_init_attr_get_external_uar(
         verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
-    ) -> *mut doca_uar;
+        external_uar: *mut *mut doca_uar,
+    ) -> doca_error_t;
 }
 unsafe extern "C" {
     pub fn doca_verbs_qp_init_attr_get_external_datapath_en(
@@ -9489,7 +9501,7 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn doca_verbs_qp_init_attr_get_cqe_inline(
         verbs_qp_init_attr: *const doca_verbs_qp_init_attr,
-    ) -> doca_verbs_qp_scatter_to_cqe;
+    ) -> u8;
 }
 unsafe extern "C" {
     pub fn doca_verbs_qp_init_attr_get_send_dbr_mode(
@@ -9719,7 +9731,7 @@ unsafe extern "C" {
     pub fn doca_verbs_qp_get_dbr_addr(verbs_qp: *const doca_verbs_qp) -> *mut core::ffi::c_void;
 }
 unsafe extern "C" {
-    pub fn doca_verbs_qp_query_ece(verbs_qp: *const doca_verbs_qp) -> u32;
+    pub fn doca_verbs_qp_query_ece(verbs_qp: *mut doca_verbs_qp) -> u32;
 }
 unsafe extern "C" {
     pub fn doca_verbs_qp_set_ece(verbs_qp: *mut doca_verbs_qp, ece: u32) -> doca_error_t;
@@ -9811,7 +9823,7 @@ unsafe extern "C" {
     pub fn doca_verbs_bridge_verbs_pd_get_ibv_pd(verbs_pd: *const doca_verbs_pd) -> *mut ibv_pd;
 }
 unsafe extern "C" {
-    pub fn doca_verbs_bridge_get_ibv_ctx(verbs_ctx: *const doca_verbs_context) -> *mut ibv_context;
+    pub fn doca_verbs_bridge_get_ibv_ctx(verbs_ctx: *mut doca_verbs_context) -> *mut ibv_context;
 }
 unsafe extern "C" {
     pub fn doca_verbs_bridge_qp_attr_set(
