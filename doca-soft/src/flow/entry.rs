@@ -12,10 +12,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::actions::{compile, is_empty, ActionBytes, ActionSet, Desc};
-use super::fwd::Forward;
+use super::handles::{Completion, EntryHandle, Forward, PipeEvent, SILENT_QUEUE_CAP};
 use super::matching::{compile_match, MatchBytes};
 use super::monitor::{CounterKind, Monitor};
-use super::port::{Completion, SILENT_QUEUE_CAP};
 use super::state::{Callback, State};
 use super::sys;
 use crate::error::{DocaError, DocaResult};
@@ -25,31 +24,6 @@ use crate::packet::classify::{realtime_ns, Counter, InsertError, Matcher, PipeKi
 /// Entry flags the runtime knows.
 const KNOWN_ENTRY_FLAGS: u32 =
     sys::DOCA_FLOW_ENTRY_FLAGS_NO_WAIT | sys::DOCA_FLOW_ENTRY_FLAGS_WAIT_FOR_BATCH;
-
-/// `struct doca_flow_pipe_entry`.
-pub(crate) struct EntryHandle {
-    /// Pipe handle.
-    pub(crate) pipe: usize,
-    /// Port handle.
-    pub(crate) port: usize,
-    /// The compiled entry in the pipe's table.
-    pub(crate) rule: Arc<Rule>,
-    /// The queue it was added through.
-    pub(crate) queue: u16,
-    /// The application's context (callbacks get it back).
-    pub(crate) usr_ctx: *mut c_void,
-    /// `enum doca_flow_entry_status`.
-    pub(crate) status: u32,
-    /// Removed (a DEL completion is pending).
-    pub(crate) removed: bool,
-    /// The pipe it forwards to (graph edge).
-    pub(crate) fwd_to: Option<usize>,
-    /// Holds one of the non-shared counters of the pool.
-    pub(crate) own_counter: bool,
-    /// Aging period (0: none) and whether its aging was reported.
-    pub(crate) aging_sec: u32,
-    pub(crate) aged: bool,
-}
 
 /// What an entry asks for besides its match.
 pub(crate) struct EntryArgs<'a> {
@@ -619,7 +593,7 @@ impl State {
                     }
                 }
             }
-            fp.pipe_events.push_back(super::port::PipeEvent {
+            fp.pipe_events.push_back(PipeEvent {
                 pipe: p,
                 op: sys::DOCA_FLOW_PIPE_OP_RESIZED,
             });

@@ -7,7 +7,7 @@ use super::{action_bytes, descs_of, match_bytes, not_supported, opt};
 use crate::capi::toolkit::{call, call_value, non_null, write_out};
 use crate::error::DocaResult;
 use crate::flow::entry::EntryArgs;
-use crate::flow::port::FlowPort;
+use crate::flow::handles::FlowPort;
 use crate::flow::state::{run_callbacks, state};
 use crate::flow::sys::*;
 
@@ -17,7 +17,7 @@ use crate::flow::sys::*;
 /// A non-null `out` is writable.
 unsafe fn entry_out(
     out: *mut *mut doca_flow_pipe_entry,
-    e: *mut crate::flow::entry::EntryHandle,
+    e: *mut crate::flow::handles::EntryHandle,
 ) -> DocaResult<()> {
     if !out.is_null() {
         // SAFETY: caller contract.

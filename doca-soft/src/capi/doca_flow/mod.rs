@@ -52,7 +52,7 @@ use crate::flow::matching::MatchBytes;
 pub use crate::flow::cfg::{
     EntryProcessCb, FlowCfg, PipeCfg, PipeProcessCb, PortCfg, TuneCfg, UnbindCb,
 };
-pub use crate::flow::port::FlowPort;
+pub use crate::flow::handles::FlowPort;
 pub use crate::flow::sys::*;
 
 mod entry;

@@ -3,7 +3,7 @@
 use super::not_supported;
 use crate::capi::toolkit::{call, handle, non_null, write_out};
 use crate::error::DocaError;
-use crate::flow::port::FlowPort;
+use crate::flow::handles::FlowPort;
 use crate::flow::sys::*;
 
 /// `doca_flow_parser_geneve_opt_create(port, tlv_list, n, &parser)`: NOT_SUPPORTED.

@@ -6,7 +6,7 @@ use super::{match_bytes, opt};
 use crate::capi::toolkit::{call, call_value, call_void, handle, non_null, write_out};
 use crate::error::DocaError;
 use crate::flow::cfg::PipeCfg;
-use crate::flow::pipe::Resize;
+use crate::flow::handles::Resize;
 use crate::flow::state::{run_callbacks, state};
 use crate::flow::sys::*;
 

@@ -7,8 +7,8 @@ use crate::capi::toolkit::{call, handle, handle_mut, new_handle, non_null, take_
 use crate::error::DocaError;
 use crate::flow::actions::ActionSet;
 use crate::flow::cfg::PipeCfg;
+use crate::flow::handles::FlowPort;
 use crate::flow::monitor::Monitor;
-use crate::flow::port::FlowPort;
 use crate::flow::state::state;
 use crate::flow::sys::*;
 

@@ -5,7 +5,7 @@ use crate::capi::toolkit::{call, call_ptr, call_void, handle, non_null, write_ou
 use crate::error::DocaError;
 use crate::flow::cfg::PortCfg;
 use crate::flow::fwd::KERNEL_TARGET;
-use crate::flow::port::FlowPort;
+use crate::flow::handles::FlowPort;
 use crate::flow::state::{run_callbacks, state};
 use crate::flow::sys::*;
 

@@ -7,7 +7,7 @@ use super::{opt, write_query};
 use crate::capi::toolkit::{call, non_null, write_out};
 use crate::error::{DocaError, DocaResult};
 use crate::flow::cfg::RESOURCE_KINDS;
-use crate::flow::port::FlowPort;
+use crate::flow::handles::FlowPort;
 use crate::flow::state::state;
 use crate::flow::sys::*;
 
