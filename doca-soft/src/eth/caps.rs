@@ -65,3 +65,12 @@ pub(crate) fn txq_max_burst_size(
     }
     Ok(MAX_BURST_SIZE)
 }
+
+/// `v` when it lies in `range`, else INVALID_VALUE (the queue setters' range checks).
+pub(crate) fn within<T: PartialOrd>(v: T, range: std::ops::RangeInclusive<T>) -> DocaResult<T> {
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(DocaError::INVALID_VALUE)
+    }
+}
