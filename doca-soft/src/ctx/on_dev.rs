@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::{Ctx, CtxOps};
 use crate::dev::Dev;
 use crate::error::DocaResult;
+use crate::gpu::GpuShared;
 
 /// The context, the kind's state `I` (the context's operations) and the device it uses.
 pub(crate) struct OnDev<I> {
@@ -45,4 +46,17 @@ impl<I> OnDev<I> {
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
         &*self.ctx as *const Ctx as *mut Ctx
     }
+}
+
+/// Where the data path of a context on a device runs (DMA, RDMA).
+#[derive(Clone, Default)]
+pub(crate) enum DataPath {
+    /// Not chosen: DOCA's CPU data path (tasks; a kind without one refuses it at start).
+    #[default]
+    Cpu,
+    /// `doca_ctx_set_datapath_on_gpu`.
+    Gpu(Arc<GpuShared>),
+    /// Testing: rings and handles in host memory.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    Host,
 }

@@ -16,7 +16,7 @@ pub(crate) mod ring;
 pub(crate) mod stream;
 pub(crate) mod task;
 
-use crate::ctx::on_dev::OnDev;
+use crate::ctx::on_dev::{DataPath, OnDev};
 use crate::ctx::task::Task;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::Dev;
@@ -33,15 +33,6 @@ use task::{MemcpyCb, MemcpyTask};
 pub(crate) const MAX_TASKS: u32 = 1 << 16;
 /// Largest buffer a memcpy task copies.
 pub(crate) const MAX_BUF_SIZE: u64 = 1 << 31;
-
-#[derive(Clone, Default)]
-enum DataPath {
-    #[default]
-    Cpu,
-    Gpu(Arc<GpuShared>),
-    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
-    Host,
-}
 
 #[derive(Default)]
 struct Cfg {

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::actions::{compile, is_empty, ActionBytes, ActionSet, Desc};
-use super::handles::{Completion, EntryHandle, Forward, PipeEvent, SILENT_QUEUE_CAP};
+use super::handles::{Completion, EntryHandle, Forward, PipeEvent, PipeHandle, SILENT_QUEUE_CAP};
 use super::matching::{compile_match, MatchBytes};
 use super::monitor::{CounterKind, Monitor};
 use super::state::{Callback, State};
@@ -258,34 +258,9 @@ impl State {
     ) -> DocaResult<*mut EntryHandle> {
         check_flags(args.flags)?;
         self.check_entry_queue(pipe, args.pipe_queue)?;
-        let ph = self.pipe_mut(pipe)?;
-        if ph.pipe.kind != PipeKind::Basic {
-            sdk_err!(
-                "flow",
-                "basic entry on pipe {:?}, which is not BASIC",
-                ph.name
-            );
-            return Err(DocaError::INVALID_VALUE);
-        }
+        let ph = self.pipe_of_kind(pipe, PipeKind::Basic)?;
         let values = ph.template.entry_values(m)?;
-        let pipe_monitor = ph.monitor;
-        let port = ph.port;
-        let acts = self.entry_actions(pipe, args.action_idx, args.actions)?;
-        let mon = match args.monitor {
-            Some(m) => Monitor::of(m)?.over(pipe_monitor),
-            None => pipe_monitor,
-        };
-        let fwd = self.entry_forward(pipe, args.fwd)?;
-        let (counter, own) = self.counter_for(port, mon)?;
-        let rule = Rule::new(
-            Matcher::Exact(values),
-            0,
-            fwd.fwd,
-            acts,
-            counter,
-            mon.aging_sec > 0,
-        );
-        self.register(pipe, rule, &args, fwd.to_pipe, own, mon.aging_sec)
+        self.add_with_action_set(pipe, Matcher::Exact(values), args)
     }
 
     /// `doca_flow_pipe_hash_add_entry`: the entry at slot `index`.
@@ -297,15 +272,7 @@ impl State {
     ) -> DocaResult<*mut EntryHandle> {
         check_flags(args.flags)?;
         self.check_entry_queue(pipe, args.pipe_queue)?;
-        let ph = self.pipe_mut(pipe)?;
-        if ph.pipe.kind != PipeKind::Hash {
-            sdk_err!(
-                "flow",
-                "hash entry on pipe {:?}, which is not HASH",
-                ph.name
-            );
-            return Err(DocaError::INVALID_VALUE);
-        }
+        let ph = self.pipe_of_kind(pipe, PipeKind::Hash)?;
         if index >= ph.nr_entries {
             sdk_err!(
                 "flow",
@@ -315,6 +282,35 @@ impl State {
             );
             return Err(DocaError::INVALID_VALUE);
         }
+        self.add_with_action_set(pipe, Matcher::Index(index), args)
+    }
+
+    /// A live pipe of `kind`; INVALID_VALUE (one log line) for a pipe of another type.
+    fn pipe_of_kind<'a>(&self, pipe: usize, kind: PipeKind) -> DocaResult<&'a mut PipeHandle> {
+        let ph = self.pipe_mut(pipe)?;
+        if ph.pipe.kind != kind {
+            let name = format!("{kind:?}").to_uppercase();
+            sdk_err!(
+                "flow",
+                "{} entry on pipe {:?}, which is not {name}",
+                name.to_lowercase(),
+                ph.name
+            );
+            return Err(DocaError::INVALID_VALUE);
+        }
+        Ok(ph)
+    }
+
+    /// The rest of a BASIC or HASH entry add once its matcher is known: the pipe's action
+    /// set `action_idx` with the entry's values, the entry's monitor over the pipe's, its
+    /// forward, a counter when it counts, and its registration.
+    fn add_with_action_set(
+        &mut self,
+        pipe: usize,
+        matcher: Matcher,
+        args: EntryArgs,
+    ) -> DocaResult<*mut EntryHandle> {
+        let ph = self.pipe_mut(pipe)?;
         let pipe_monitor = ph.monitor;
         let port = ph.port;
         let acts = self.entry_actions(pipe, args.action_idx, args.actions)?;
@@ -324,14 +320,7 @@ impl State {
         };
         let fwd = self.entry_forward(pipe, args.fwd)?;
         let (counter, own) = self.counter_for(port, mon)?;
-        let rule = Rule::new(
-            Matcher::Index(index),
-            0,
-            fwd.fwd,
-            acts,
-            counter,
-            mon.aging_sec > 0,
-        );
+        let rule = Rule::new(matcher, 0, fwd.fwd, acts, counter, mon.aging_sec > 0);
         self.register(pipe, rule, &args, fwd.to_pipe, own, mon.aging_sec)
     }
 
@@ -347,15 +336,7 @@ impl State {
         args: EntryArgs,
     ) -> DocaResult<*mut EntryHandle> {
         self.check_entry_queue(pipe, args.pipe_queue)?;
-        let ph = self.pipe_mut(pipe)?;
-        if ph.pipe.kind != PipeKind::Control {
-            sdk_err!(
-                "flow",
-                "control entry on pipe {:?}, which is not CONTROL",
-                ph.name
-            );
-            return Err(DocaError::INVALID_VALUE);
-        }
+        let ph = self.pipe_of_kind(pipe, PipeKind::Control)?;
         if has_condition {
             sdk_err!("flow", "match conditions are not supported");
             return Err(DocaError::NOT_SUPPORTED);

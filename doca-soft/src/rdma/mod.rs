@@ -26,7 +26,7 @@ pub(crate) mod config;
 pub(crate) mod conn;
 pub(crate) mod datapath;
 
-use crate::ctx::on_dev::OnDev;
+use crate::ctx::on_dev::{DataPath, OnDev};
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::{Dev, DevInfo};
 use crate::error::{DocaError, DocaResult};
@@ -57,19 +57,6 @@ pub(crate) struct Callbacks {
     pub established: ConnEventCb,
     pub failure: ConnEventCb,
     pub disconnect: ConnEventCb,
-}
-
-/// Where the data path runs.
-#[derive(Clone, Default)]
-enum DataPath {
-    /// Not chosen: DOCA's CPU data path (tasks), not supported.
-    #[default]
-    Cpu,
-    /// `doca_ctx_set_datapath_on_gpu`.
-    Gpu(Arc<GpuShared>),
-    /// Testing: rings and handle in host memory.
-    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
-    Host,
 }
 
 /// A started context.

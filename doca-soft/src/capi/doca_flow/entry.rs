@@ -11,6 +11,36 @@ use crate::flow::handles::FlowPort;
 use crate::flow::state::{run_callbacks, state};
 use crate::flow::sys::*;
 
+/// The arguments of a BASIC or HASH entry call: the pipe's action set `action_idx` with the
+/// entry's values, no mask and no descriptors.
+///
+/// # Safety
+/// Each non-null struct pointer is valid for the call.
+unsafe fn indexed_args<'a>(
+    pipe_queue: u16,
+    action_idx: u8,
+    actions: *const doca_flow_actions_v1,
+    monitor: *const doca_flow_monitor_v1,
+    fwd: *const doca_flow_fwd_v1,
+    flags: u32,
+    usr_ctx: *mut c_void,
+) -> EntryArgs<'a> {
+    // SAFETY: caller contract.
+    unsafe {
+        EntryArgs {
+            pipe_queue,
+            action_idx,
+            actions: action_bytes(actions),
+            actions_mask: None,
+            descs: Vec::new(),
+            monitor: opt(monitor),
+            fwd: opt(fwd),
+            flags,
+            usr_ctx,
+        }
+    }
+}
+
 /// Writes a new entry handle to an optional out-parameter.
 ///
 /// # Safety
@@ -46,17 +76,9 @@ pub unsafe extern "C" fn doca_flow_pipe_basic_add_entry_v1(
         non_null(pipe)?;
         // SAFETY: C API contract (each struct null or valid for the call).
         let args = unsafe {
-            EntryArgs {
-                pipe_queue,
-                action_idx,
-                actions: action_bytes(actions),
-                actions_mask: None,
-                descs: Vec::new(),
-                monitor: opt(monitor),
-                fwd: opt(fwd),
-                flags,
-                usr_ctx,
-            }
+            indexed_args(
+                pipe_queue, action_idx, actions, monitor, fwd, flags, usr_ctx,
+            )
         };
         // SAFETY: as above.
         let m = unsafe { match_bytes(m) };
@@ -85,17 +107,15 @@ pub unsafe extern "C" fn doca_flow_pipe_basic_update_entry_v1(
         non_null(entry)?;
         // SAFETY: C API contract.
         let args = unsafe {
-            EntryArgs {
+            indexed_args(
                 pipe_queue,
                 action_idx,
-                actions: action_bytes(actions),
-                actions_mask: None,
-                descs: Vec::new(),
-                monitor: opt(monitor),
-                fwd: opt(fwd),
+                actions,
+                monitor,
+                fwd,
                 flags,
-                usr_ctx: std::ptr::null_mut(),
-            }
+                std::ptr::null_mut(),
+            )
         };
         state().update_basic_entry(pipe as usize, entry as usize, args)
     })
@@ -165,17 +185,9 @@ pub unsafe extern "C" fn doca_flow_pipe_hash_add_entry_v1(
         non_null(pipe)?;
         // SAFETY: C API contract.
         let args = unsafe {
-            EntryArgs {
-                pipe_queue,
-                action_idx,
-                actions: action_bytes(actions),
-                actions_mask: None,
-                descs: Vec::new(),
-                monitor: opt(monitor),
-                fwd: opt(fwd),
-                flags,
-                usr_ctx,
-            }
+            indexed_args(
+                pipe_queue, action_idx, actions, monitor, fwd, flags, usr_ctx,
+            )
         };
         let e = state().add_hash_entry(pipe as usize, entry_index, args)?;
         // SAFETY: C API contract.
