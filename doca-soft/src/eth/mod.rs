@@ -7,6 +7,7 @@ pub(crate) mod counters;
 pub(crate) mod dma;
 pub(crate) mod glue;
 pub(crate) mod mem;
+pub(crate) mod queue;
 pub(crate) mod ring;
 pub(crate) mod rx_proxy;
 pub(crate) mod rxq;

@@ -3,23 +3,25 @@
 //! ([`RxRing`]); `doca_eth_rxq_apply_queue_id` registers the ring
 //! with the device's port as the sink of that queue id (what Flow RSS `queues_array` names).
 
-use super::caps::within;
-use super::caps::{self, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR};
+use super::caps::{
+    self, within, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR,
+};
 use super::counters::RxqCountersSnapshot;
 use super::glue::{self, GpuLink, PktBufSpec};
+use super::queue::QueueState;
 use super::rx_proxy::RxRing;
 use crate::ctx::on_dev::OnDev;
-use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
-use crate::dev::{Dev, DevInfo};
+use crate::ctx::{Ctx, CtxOps, Transition};
+use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::GpuShared;
 use crate::port::Port;
 use crate::sync::lock;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, MutexGuard};
 
 /// Settings collected while IDLE.
 #[derive(Default)]
-struct RxqCfg {
+pub(crate) struct RxqCfg {
     max_burst: u32,
     max_pkt: u32,
     rxq_type: u32,
@@ -39,20 +41,14 @@ struct RxqCfg {
 }
 
 /// A started queue.
-struct RxqRun {
+pub(crate) struct RxqRun {
     ring: Arc<RxRing>,
     port: Arc<Port>,
     queue_id: Option<u16>,
 }
 
 /// Shared state of an RX queue (the context's operations).
-pub(crate) struct RxqInner {
-    info: Arc<DevInfo>,
-    cfg: Mutex<RxqCfg>,
-    run: Mutex<Option<RxqRun>>,
-    /// Counters of the last run, kept after stop.
-    last_counters: Mutex<RxqCountersSnapshot>,
-}
+pub(crate) type RxqInner = QueueState<RxqCfg, RxqRun, RxqCountersSnapshot>;
 
 /// The C `struct doca_eth_rxq`.
 pub struct EthRxq(OnDev<RxqInner>);
@@ -108,19 +104,12 @@ impl CtxOps for RxqInner {
 
 impl EthRxq {
     fn idle_cfg(&self) -> DocaResult<MutexGuard<'_, RxqCfg>> {
-        self.0.ctx.require_idle()?;
-        Ok(lock(&self.0.inner.cfg))
+        self.0.inner.idle_cfg(&self.0.ctx)
     }
 
     /// The started ring (BAD_STATE unless RUNNING).
     pub(crate) fn ring(&self) -> DocaResult<Arc<RxRing>> {
-        if self.0.ctx.state() != STATE_RUNNING {
-            return Err(DocaError::BAD_STATE);
-        }
-        lock(&self.0.inner.run)
-            .as_ref()
-            .map(|r| r.ring.clone())
-            .ok_or(DocaError::BAD_STATE)
+        self.0.inner.running(&self.0.ctx, |r| r.ring.clone())
     }
 
     /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when the port has a
@@ -149,18 +138,16 @@ impl EthRxq {
     /// `doca_eth_rxq_create`: an IDLE queue on `dev` (which it uses until destroyed).
     pub(crate) fn new(dev: &Dev, max_burst_size: u32, max_packet_size: u32) -> DocaResult<EthRxq> {
         check_sizes(max_burst_size, max_packet_size)?;
-        let inner = Arc::new(RxqInner {
-            info: dev.info().clone(),
-            cfg: Mutex::new(RxqCfg {
+        let inner = QueueState::new(
+            dev,
+            RxqCfg {
                 max_burst: max_burst_size,
                 max_pkt: max_packet_size,
                 rxq_type: RXQ_TYPE_CYCLIC,
                 max_recv_buf_list_len: 1,
                 ..Default::default()
-            }),
-            run: Mutex::new(None),
-            last_counters: Mutex::new(RxqCountersSnapshot::default()),
-        });
+            },
+        );
         Ok(EthRxq(OnDev::new(dev, inner)))
     }
 
@@ -311,10 +298,7 @@ impl EthRxq {
 
     /// The counters (any state; zeros before the first start, the last run's after stop).
     pub(crate) fn counters(&self) -> RxqCountersSnapshot {
-        let live = lock(&self.0.inner.run)
-            .as_ref()
-            .map(|r| r.ring.counters().snapshot());
-        live.unwrap_or_else(|| *lock(&self.0.inner.last_counters))
+        self.0.inner.counters(|r| r.ring.counters().snapshot())
     }
 }
 

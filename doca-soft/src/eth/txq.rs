@@ -3,17 +3,17 @@
 //! drives it (`doca_eth_txq_gpu_set_uar_on_cpu` + `doca_eth_txq_gpu_cpu_proxy_progress`),
 //! a proxy thread. In CPU-completion mode NOTIFY sends and errors become PE events.
 
-use super::caps::within;
-use super::caps::{self, MAX_BURST_SIZE, TXQ_TYPE_REGULAR};
+use super::caps::{self, within, MAX_BURST_SIZE, TXQ_TYPE_REGULAR};
 use super::counters::TxqCountersSnapshot;
 use super::glue::{GpuLink, RuntimeFrames};
 use super::mem::FrameSource;
+use super::queue::QueueState;
 use super::ring;
 use super::tx_events::{TxEventCb, TxGpuEvent};
 use super::tx_proxy::{FrameOut, TxEvent, TxProxy, TxRing, TxRingCfg};
 use crate::ctx::on_dev::OnDev;
-use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
-use crate::dev::{Dev, DevInfo};
+use crate::ctx::{Ctx, CtxOps, Transition};
+use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::GpuShared;
 use crate::port::Port;
@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 #[derive(Default)]
-struct TxqCfg {
+pub(crate) struct TxqCfg {
     max_burst: u32,
     l3_csum: bool,
     l4_csum: bool,
@@ -47,7 +47,7 @@ struct ProxyThread {
     join: JoinHandle<()>,
 }
 
-struct TxqRun {
+pub(crate) struct TxqRun {
     proxy: Arc<TxProxy>,
     port: Arc<Port>,
     queue_id: Option<u16>,
@@ -55,13 +55,7 @@ struct TxqRun {
 }
 
 /// Shared state of a TX queue (the context's operations).
-pub(crate) struct TxqInner {
-    info: Arc<DevInfo>,
-    cfg: Mutex<TxqCfg>,
-    run: Mutex<Option<TxqRun>>,
-    /// Counters of the last run, kept after stop.
-    last_counters: Mutex<TxqCountersSnapshot>,
-}
+pub(crate) type TxqInner = QueueState<TxqCfg, TxqRun, TxqCountersSnapshot>;
 
 /// The C `struct doca_eth_txq`.
 pub struct EthTxq(OnDev<TxqInner>);
@@ -224,19 +218,12 @@ impl CtxOps for TxqInner {
 
 impl EthTxq {
     fn idle_cfg(&self) -> DocaResult<MutexGuard<'_, TxqCfg>> {
-        self.0.ctx.require_idle()?;
-        Ok(lock(&self.0.inner.cfg))
+        self.0.inner.idle_cfg(&self.0.ctx)
     }
 
     /// The started proxy (BAD_STATE unless RUNNING).
     pub(crate) fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
-        if self.0.ctx.state() != STATE_RUNNING {
-            return Err(DocaError::BAD_STATE);
-        }
-        lock(&self.0.inner.run)
-            .as_ref()
-            .map(|r| r.proxy.clone())
-            .ok_or(DocaError::BAD_STATE)
+        self.0.inner.running(&self.0.ctx, |r| r.proxy.clone())
     }
 
     /// Puts the rings in host memory for a CPU producer instead of a GPU (IDLE only; Rust
@@ -292,16 +279,14 @@ impl EthTxq {
     /// `doca_eth_txq_create`: an IDLE queue on `dev` (which it uses until destroyed).
     pub(crate) fn new(dev: &Dev, max_burst_size: u32) -> DocaResult<EthTxq> {
         check_burst(max_burst_size)?;
-        let inner = Arc::new(TxqInner {
-            info: dev.info().clone(),
-            cfg: Mutex::new(TxqCfg {
+        let inner = QueueState::new(
+            dev,
+            TxqCfg {
                 max_burst: max_burst_size,
                 max_send_buf_list_len: 1,
                 ..Default::default()
-            }),
-            run: Mutex::new(None),
-            last_counters: Mutex::new(TxqCountersSnapshot::default()),
-        });
+            },
+        );
         Ok(EthTxq(OnDev::new(dev, inner)))
     }
 
@@ -421,9 +406,6 @@ impl EthTxq {
 
     /// The counters (any state; zeros before the first start, the last run's after stop).
     pub(crate) fn counters(&self) -> TxqCountersSnapshot {
-        let live = lock(&self.0.inner.run)
-            .as_ref()
-            .map(|r| r.proxy.counters().snapshot());
-        live.unwrap_or_else(|| *lock(&self.0.inner.last_counters))
+        self.0.inner.counters(|r| r.proxy.counters().snapshot())
     }
 }
