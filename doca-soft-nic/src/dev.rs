@@ -17,8 +17,8 @@ pub mod rep;
 pub mod sys;
 
 use crate::error::{DocaError, DocaResult};
+use crate::sync::UseCount;
 use pci::PciAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use sys::LinuxIface;
 
@@ -193,7 +193,7 @@ pub fn find_device(name: &str) -> DocaResult<Arc<DevInfo>> {
 /// The C `struct doca_dev`: an opened device.
 pub struct Dev {
     info: Arc<DevInfo>,
-    users: AtomicUsize,
+    users: UseCount,
 }
 
 impl Dev {
@@ -201,7 +201,7 @@ impl Dev {
     pub fn new(info: Arc<DevInfo>) -> Dev {
         Dev {
             info,
-            users: AtomicUsize::new(0),
+            users: UseCount::default(),
         }
     }
 
@@ -213,19 +213,17 @@ impl Dev {
     /// Records an object that uses this device (an mmap it was added to, a queue);
     /// `doca_dev_close` is IN_USE until each is released with [`Dev::remove_user`].
     pub fn add_user(&self) {
-        self.users.fetch_add(1, Ordering::AcqRel);
+        self.users.add();
     }
 
     /// Releases a use recorded with [`Dev::add_user`].
     pub fn remove_user(&self) {
-        let _ = self
-            .users
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+        self.users.remove();
     }
 
     /// Number of current users.
     pub fn users(&self) -> usize {
-        self.users.load(Ordering::Acquire)
+        self.users.get()
     }
 
     /// IN_USE (logged) while an mmap or queue still uses the device: `doca_dev_close`

@@ -40,7 +40,7 @@
 extern crate doca_soft_base;
 
 // The runtime's shared pieces, under the names the engine's modules use.
-pub(crate) use doca_soft_base::error;
+pub(crate) use doca_soft_base::{error, sync};
 
 pub mod dev;
 pub mod eth;

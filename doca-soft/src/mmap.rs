@@ -15,10 +15,11 @@ mod rdma;
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::registry::{self, GpuRange};
+use crate::sync::UseCount;
 use crate::types::DocaData;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// Every `doca_access_flag` bit.
@@ -48,7 +49,7 @@ struct State {
 pub struct MmapShared {
     state: Mutex<State>,
     mkey: u32,
-    users: AtomicUsize,
+    users: UseCount,
 }
 
 // SAFETY: raw addresses in the state are plain numbers or pointers into application
@@ -104,7 +105,7 @@ impl Mmap {
                     rdma: rdma::RdmaState::default(),
                 }),
                 mkey: rdma::next_mkey(&NEXT_MKEY),
-                users: AtomicUsize::new(0),
+                users: UseCount::default(),
             }),
         }
     }
@@ -340,19 +341,17 @@ impl MmapShared {
     /// Records a user (a buffer, a queue): stop and destroy are IN_USE until each user
     /// calls [`MmapShared::remove_user`].
     pub(crate) fn add_user(&self) {
-        self.users.fetch_add(1, Ordering::AcqRel);
+        self.users.add();
     }
 
     /// Releases a user recorded with [`MmapShared::add_user`].
     pub(crate) fn remove_user(&self) {
-        let _ = self
-            .users
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+        self.users.remove();
     }
 
     /// Current number of users.
     pub(crate) fn users(&self) -> usize {
-        self.users.load(Ordering::Acquire)
+        self.users.get()
     }
 
     fn checked_span(&self, offset: usize, n: usize) -> DocaResult<(usize, Option<GpuRange>)> {

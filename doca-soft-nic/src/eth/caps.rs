@@ -62,3 +62,12 @@ pub fn txq_max_burst_size(max_send_buf_list_len: u32, max_lso_header_size: u16) 
     }
     Ok(MAX_BURST_SIZE)
 }
+
+/// `v` when it lies in `range`, else INVALID_VALUE (the queue setters' range checks).
+pub fn within<T: PartialOrd>(v: T, range: std::ops::RangeInclusive<T>) -> DocaResult<T> {
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(DocaError::INVALID_VALUE)
+    }
+}

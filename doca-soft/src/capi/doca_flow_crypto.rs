@@ -4,7 +4,7 @@
 
 use super::toolkit::{call, non_null};
 use crate::error::{DocaError, DocaResult};
-use crate::flow::port::FlowPort;
+use crate::flow::handles::FlowPort;
 
 /// `struct doca_flow_crypto_psp_spi_key_bulk` (none is ever created).
 pub enum PspSpiKeyBulk {}

@@ -20,6 +20,7 @@
 //! belongs to a context.
 
 pub(crate) mod notify;
+pub(crate) mod on_dev;
 pub(crate) mod pe;
 pub(crate) mod task;
 

@@ -16,6 +16,7 @@ pub(crate) mod ring;
 pub(crate) mod stream;
 pub(crate) mod task;
 
+use crate::ctx::on_dev::{DataPath, OnDev};
 use crate::ctx::task::Task;
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::Dev;
@@ -32,15 +33,6 @@ use task::{MemcpyCb, MemcpyTask};
 pub(crate) const MAX_TASKS: u32 = 1 << 16;
 /// Largest buffer a memcpy task copies.
 pub(crate) const MAX_BUF_SIZE: u64 = 1 << 31;
-
-#[derive(Clone, Default)]
-enum DataPath {
-    #[default]
-    Cpu,
-    Gpu(Arc<GpuShared>),
-    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
-    Host,
-}
 
 #[derive(Default)]
 struct Cfg {
@@ -68,11 +60,7 @@ pub(crate) struct DmaInner {
 }
 
 /// The C `struct doca_dma`.
-pub struct Dma {
-    ctx: Box<Ctx>,
-    inner: Arc<DmaInner>,
-    dev: *const Dev,
-}
+pub struct Dma(OnDev<DmaInner>);
 
 impl Dma {
     /// A context on `dev` (IN_USE for the device until destroy).
@@ -84,54 +72,44 @@ impl Dma {
             allocated: Mutex::new(0),
             done: Mutex::new(VecDeque::new()),
         });
-        dev.add_user();
-        Dma {
-            ctx: Ctx::new(inner.clone()),
-            inner,
-            dev: dev as *const Dev,
-        }
+        Dma(OnDev::new(dev, inner))
     }
 
     /// Before destroy: BAD_STATE unless IDLE, IN_USE while tasks are allocated.
     pub(crate) fn close(&self) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        let n = *lock(&self.inner.allocated);
+        self.0.ctx.require_idle()?;
+        let n = *lock(&self.0.inner.allocated);
         if n > 0 {
             sdk_err!("dma", "destroying a DMA context with {n} tasks not freed");
             return Err(DocaError::IN_USE);
         }
-        self.ctx.detach_from_pe();
-        // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
-        if let Some(d) = unsafe { self.dev.as_ref() } {
-            d.remove_user();
-        }
-        Ok(())
+        self.0.close()
     }
 
     /// The context as a C handle.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.0.ctx_ptr()
     }
 
     /// `set_ordered_completions` (IDLE only).
     pub(crate) fn set_ordered(&self, on: bool) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        lock(&self.inner.cfg).ordered = on;
+        self.0.ctx.require_idle()?;
+        lock(&self.0.inner.cfg).ordered = on;
         Ok(())
     }
 
     /// `get_ordered_completions`.
     pub(crate) fn ordered(&self) -> bool {
-        lock(&self.inner.cfg).ordered
+        lock(&self.0.inner.cfg).ordered
     }
 
     /// `task_memcpy_set_conf` (IDLE only): callbacks and task count (1 to MAX_TASKS).
     pub(crate) fn set_conf(&self, ok: MemcpyCb, err: MemcpyCb, num: u32) -> DocaResult<()> {
-        self.ctx.require_idle()?;
+        self.0.ctx.require_idle()?;
         if ok.is_none() || err.is_none() || num == 0 || num > MAX_TASKS {
             return Err(DocaError::INVALID_VALUE);
         }
-        let mut c = lock(&self.inner.cfg);
+        let mut c = lock(&self.0.inner.cfg);
         c.ok_cb = ok;
         c.err_cb = err;
         c.num_tasks = num;
@@ -142,17 +120,17 @@ impl Dma {
     /// Testing: the GPU data path with its ring in host memory and CPU copies (IDLE only).
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        *lock(&self.inner.datapath) = DataPath::Host;
+        self.0.ctx.require_idle()?;
+        *lock(&self.0.inner.datapath) = DataPath::Host;
         Ok(())
     }
 
     /// `doca_dma_get_gpu_handle`: BAD_STATE before start or on the CPU data path.
     pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
-        if self.ctx.state() != STATE_RUNNING {
+        if self.0.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
-        match &*lock(&self.inner.run) {
+        match &*lock(&self.0.inner.run) {
             Some(Run::Gpu(p)) => Ok(p.handle()),
             _ => {
                 sdk_err!(
@@ -167,7 +145,7 @@ impl Dma {
     /// Requests the proxy skipped so far (testing).
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn skipped(&self) -> u64 {
-        match &*lock(&self.inner.run) {
+        match &*lock(&self.0.inner.run) {
             Some(Run::Gpu(p)) => p.stats().skipped.load(std::sync::atomic::Ordering::Relaxed),
             _ => 0,
         }
@@ -176,20 +154,20 @@ impl Dma {
     /// `task_memcpy_alloc_init` (RUNNING, CPU data path): NO_MEMORY beyond the configured
     /// task count.
     pub(crate) fn alloc_task(&self) -> DocaResult<MemcpyTask> {
-        if self.ctx.state() != STATE_RUNNING {
+        if self.0.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
-        if !matches!(&*lock(&self.inner.run), Some(Run::Cpu)) {
+        if !matches!(&*lock(&self.0.inner.run), Some(Run::Cpu)) {
             sdk_err!("dma", "memcpy tasks need the CPU data path");
             return Err(DocaError::NOT_SUPPORTED);
         }
-        let num = lock(&self.inner.cfg).num_tasks;
-        let mut n = lock(&self.inner.allocated);
+        let num = lock(&self.0.inner.cfg).num_tasks;
+        let mut n = lock(&self.0.inner.allocated);
         if *n >= num {
             return Err(DocaError::NO_MEMORY);
         }
         *n += 1;
-        Ok(MemcpyTask::new(&self.ctx, Arc::downgrade(&self.inner)))
+        Ok(MemcpyTask::new(&self.0.ctx, Arc::downgrade(&self.0.inner)))
     }
 }
 

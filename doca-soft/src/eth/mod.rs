@@ -4,6 +4,7 @@
 
 pub(crate) mod dma;
 pub(crate) mod glue;
+pub(crate) mod queue;
 pub(crate) mod rxq;
 pub(crate) mod tx_events;
 pub(crate) mod txq;

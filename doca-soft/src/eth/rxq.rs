@@ -3,21 +3,25 @@
 //! ([`RxRing`]); `doca_eth_rxq_apply_queue_id` registers the ring
 //! with the device's port as the sink of that queue id (what Flow RSS `queues_array` names).
 
-use super::caps::{self, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR};
+use super::caps::{
+    self, within, MAX_BURST_SIZE, MAX_PACKET_SIZE, RXQ_TYPE_CYCLIC, RXQ_TYPE_REGULAR,
+};
 use super::counters::RxqCountersSnapshot;
 use super::glue::{self, GpuLink, PktBufSpec};
+use super::queue::QueueState;
 use super::rx_proxy::RxRing;
-use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
-use crate::dev::{Dev, DevInfo};
+use crate::ctx::on_dev::OnDev;
+use crate::ctx::{Ctx, CtxOps, Transition};
+use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::GpuShared;
 use crate::port::Port;
 use crate::sync::lock;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, MutexGuard};
 
 /// Settings collected while IDLE.
 #[derive(Default)]
-struct RxqCfg {
+pub(crate) struct RxqCfg {
     max_burst: u32,
     max_pkt: u32,
     rxq_type: u32,
@@ -37,27 +41,17 @@ struct RxqCfg {
 }
 
 /// A started queue.
-struct RxqRun {
+pub(crate) struct RxqRun {
     ring: Arc<RxRing>,
     port: Arc<Port>,
     queue_id: Option<u16>,
 }
 
 /// Shared state of an RX queue (the context's operations).
-pub(crate) struct RxqInner {
-    info: Arc<DevInfo>,
-    cfg: Mutex<RxqCfg>,
-    run: Mutex<Option<RxqRun>>,
-    /// Counters of the last run, kept after stop.
-    last_counters: Mutex<RxqCountersSnapshot>,
-}
+pub(crate) type RxqInner = QueueState<RxqCfg, RxqRun, RxqCountersSnapshot>;
 
 /// The C `struct doca_eth_rxq`.
-pub struct EthRxq {
-    ctx: Box<Ctx>,
-    inner: Arc<RxqInner>,
-    dev: *const Dev,
-}
+pub struct EthRxq(OnDev<RxqInner>);
 
 impl RxqInner {
     fn unregister(&self, run: &mut RxqRun) {
@@ -110,26 +104,19 @@ impl CtxOps for RxqInner {
 
 impl EthRxq {
     fn idle_cfg(&self) -> DocaResult<MutexGuard<'_, RxqCfg>> {
-        self.ctx.require_idle()?;
-        Ok(lock(&self.inner.cfg))
+        self.0.inner.idle_cfg(&self.0.ctx)
     }
 
     /// The started ring (BAD_STATE unless RUNNING).
     pub(crate) fn ring(&self) -> DocaResult<Arc<RxRing>> {
-        if self.ctx.state() != STATE_RUNNING {
-            return Err(DocaError::BAD_STATE);
-        }
-        lock(&self.inner.run)
-            .as_ref()
-            .map(|r| r.ring.clone())
-            .ok_or(DocaError::BAD_STATE)
+        self.0.inner.running(&self.0.ctx, |r| r.ring.clone())
     }
 
     /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when the port has a
     /// queue with that id): registers the ring as the port's sink for `queue_id`.
     pub(crate) fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
-        self.ctx.require_running()?;
-        let mut run = lock(&self.inner.run);
+        self.0.ctx.require_running()?;
+        let mut run = lock(&self.0.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
         if run.queue_id.is_some() {
             return Err(DocaError::ALREADY_EXIST);
@@ -151,52 +138,37 @@ impl EthRxq {
     /// `doca_eth_rxq_create`: an IDLE queue on `dev` (which it uses until destroyed).
     pub(crate) fn new(dev: &Dev, max_burst_size: u32, max_packet_size: u32) -> DocaResult<EthRxq> {
         check_sizes(max_burst_size, max_packet_size)?;
-        let inner = Arc::new(RxqInner {
-            info: dev.info().clone(),
-            cfg: Mutex::new(RxqCfg {
+        let inner = QueueState::new(
+            dev,
+            RxqCfg {
                 max_burst: max_burst_size,
                 max_pkt: max_packet_size,
                 rxq_type: RXQ_TYPE_CYCLIC,
                 max_recv_buf_list_len: 1,
                 ..Default::default()
-            }),
-            run: Mutex::new(None),
-            last_counters: Mutex::new(RxqCountersSnapshot::default()),
-        });
-        dev.add_user();
-        Ok(EthRxq {
-            ctx: Ctx::new(inner.clone()),
-            inner,
-            dev: dev as *const Dev,
-        })
+            },
+        );
+        Ok(EthRxq(OnDev::new(dev, inner)))
     }
 
     /// Before destroy (IDLE only): leaves the PE and releases the mmap and the device.
     pub(crate) fn close(&self) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        self.ctx.detach_from_pe();
-        if let Some(PktBufSpec::Mmap { mmap, .. }) = lock(&self.inner.cfg).pkt_buf.take() {
+        self.0.ctx.require_idle()?;
+        if let Some(PktBufSpec::Mmap { mmap, .. }) = lock(&self.0.inner.cfg).pkt_buf.take() {
             mmap.remove_user();
         }
-        // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
-        if let Some(d) = unsafe { self.dev.as_ref() } {
-            d.remove_user();
-        }
-        Ok(())
+        self.0.close()
     }
 
     /// The queue's context as a C handle.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.0.ctx_ptr()
     }
 
     /// `set_type` (IDLE only).
     pub(crate) fn set_type(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > RXQ_TYPE_REGULAR {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.rxq_type = v;
+        c.rxq_type = within(v, 0..=RXQ_TYPE_REGULAR)?;
         Ok(())
     }
 
@@ -219,10 +191,7 @@ impl EthRxq {
     /// `set_metadata_num` (IDLE only).
     pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > caps::MAX_METADATA_NUM {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.metadata_num = v;
+        c.metadata_num = within(v, 0..=caps::MAX_METADATA_NUM)?;
         Ok(())
     }
 
@@ -241,20 +210,14 @@ impl EthRxq {
     /// `set_packet_headroom` (IDLE only).
     pub(crate) fn set_packet_headroom(&self, v: u16) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > caps::MAX_ROOM {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.headroom = v;
+        c.headroom = within(v, 0..=caps::MAX_ROOM)?;
         Ok(())
     }
 
     /// `set_packet_tailroom` (IDLE only).
     pub(crate) fn set_packet_tailroom(&self, v: u16) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > caps::MAX_ROOM {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.tailroom = v;
+        c.tailroom = within(v, 0..=caps::MAX_ROOM)?;
         Ok(())
     }
 
@@ -267,20 +230,14 @@ impl EthRxq {
     /// `set_max_recv_buf_list_len` (IDLE only).
     pub(crate) fn set_max_recv_buf_list_len(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v == 0 || v > caps::MAX_RECV_BUF_LIST_LEN {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.max_recv_buf_list_len = v;
+        c.max_recv_buf_list_len = within(v, 1..=caps::MAX_RECV_BUF_LIST_LEN)?;
         Ok(())
     }
 
     /// `gpu_set_rq_mem_type` (IDLE only).
     pub(crate) fn set_rq_mem_type(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.rq_mem_type = v;
+        c.rq_mem_type = within(v, 0..=crate::types::GPU_MEM_TYPE_CPU_GPU)?;
         Ok(())
     }
 
@@ -317,8 +274,8 @@ impl EthRxq {
     /// `get_flow_queue_id` (pre-3.1 programs; RUNNING): the queue's id, choosing and
     /// applying the lowest free id on the port when none was applied.
     pub(crate) fn flow_queue_id(&self) -> DocaResult<u16> {
-        self.ctx.require_running()?;
-        let mut run = lock(&self.inner.run);
+        self.0.ctx.require_running()?;
+        let mut run = lock(&self.0.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
         if let Some(id) = run.queue_id {
             return Ok(id);
@@ -333,7 +290,7 @@ impl EthRxq {
     /// `get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue): the device
     /// address of the ring handle.
     pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
-        if lock(&self.inner.cfg).gpu.is_none() {
+        if lock(&self.0.inner.cfg).gpu.is_none() {
             return Err(DocaError::NOT_SUPPORTED);
         }
         Ok(self.ring()?.handle_dev())
@@ -341,10 +298,7 @@ impl EthRxq {
 
     /// The counters (any state; zeros before the first start, the last run's after stop).
     pub(crate) fn counters(&self) -> RxqCountersSnapshot {
-        let live = lock(&self.inner.run)
-            .as_ref()
-            .map(|r| r.ring.counters().snapshot());
-        live.unwrap_or_else(|| *lock(&self.inner.last_counters))
+        self.0.inner.counters(|r| r.ring.counters().snapshot())
     }
 }
 

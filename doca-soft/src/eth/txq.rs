@@ -3,15 +3,17 @@
 //! drives it (`doca_eth_txq_gpu_set_uar_on_cpu` + `doca_eth_txq_gpu_cpu_proxy_progress`),
 //! a proxy thread. In CPU-completion mode NOTIFY sends and errors become PE events.
 
-use super::caps::{self, MAX_BURST_SIZE, TXQ_TYPE_REGULAR};
+use super::caps::{self, within, MAX_BURST_SIZE, TXQ_TYPE_REGULAR};
 use super::counters::TxqCountersSnapshot;
 use super::glue::{GpuLink, RuntimeFrames};
 use super::mem::FrameSource;
+use super::queue::QueueState;
 use super::ring;
 use super::tx_events::{TxEventCb, TxGpuEvent};
 use super::tx_proxy::{FrameOut, TxEvent, TxProxy, TxRing, TxRingCfg};
-use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
-use crate::dev::{Dev, DevInfo};
+use crate::ctx::on_dev::OnDev;
+use crate::ctx::{Ctx, CtxOps, Transition};
+use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpu::GpuShared;
 use crate::port::Port;
@@ -23,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 #[derive(Default)]
-struct TxqCfg {
+pub(crate) struct TxqCfg {
     max_burst: u32,
     l3_csum: bool,
     l4_csum: bool,
@@ -45,7 +47,7 @@ struct ProxyThread {
     join: JoinHandle<()>,
 }
 
-struct TxqRun {
+pub(crate) struct TxqRun {
     proxy: Arc<TxProxy>,
     port: Arc<Port>,
     queue_id: Option<u16>,
@@ -53,20 +55,10 @@ struct TxqRun {
 }
 
 /// Shared state of a TX queue (the context's operations).
-pub(crate) struct TxqInner {
-    info: Arc<DevInfo>,
-    cfg: Mutex<TxqCfg>,
-    run: Mutex<Option<TxqRun>>,
-    /// Counters of the last run, kept after stop.
-    last_counters: Mutex<TxqCountersSnapshot>,
-}
+pub(crate) type TxqInner = QueueState<TxqCfg, TxqRun, TxqCountersSnapshot>;
 
 /// The C `struct doca_eth_txq`.
-pub struct EthTxq {
-    ctx: Box<Ctx>,
-    inner: Arc<TxqInner>,
-    dev: *const Dev,
-}
+pub struct EthTxq(OnDev<TxqInner>);
 
 /// TX queue ids applied per port (`doca_eth_txq_apply_queue_id`: IN_USE when taken).
 static TX_IDS: Mutex<Option<HashSet<(String, u16)>>> = Mutex::new(None);
@@ -226,19 +218,12 @@ impl CtxOps for TxqInner {
 
 impl EthTxq {
     fn idle_cfg(&self) -> DocaResult<MutexGuard<'_, TxqCfg>> {
-        self.ctx.require_idle()?;
-        Ok(lock(&self.inner.cfg))
+        self.0.inner.idle_cfg(&self.0.ctx)
     }
 
     /// The started proxy (BAD_STATE unless RUNNING).
     pub(crate) fn proxy(&self) -> DocaResult<Arc<TxProxy>> {
-        if self.ctx.state() != STATE_RUNNING {
-            return Err(DocaError::BAD_STATE);
-        }
-        lock(&self.inner.run)
-            .as_ref()
-            .map(|r| r.proxy.clone())
-            .ok_or(DocaError::BAD_STATE)
+        self.0.inner.running(&self.0.ctx, |r| r.proxy.clone())
     }
 
     /// Puts the rings in host memory for a CPU producer instead of a GPU (IDLE only; Rust
@@ -266,8 +251,8 @@ impl EthTxq {
     /// `apply_queue_id` (RUNNING; once, else ALREADY_EXIST; IN_USE when a queue of the
     /// port has that id).
     pub(crate) fn apply_queue_id(&self, queue_id: u16) -> DocaResult<()> {
-        self.ctx.require_running()?;
-        let mut run = lock(&self.inner.run);
+        self.0.ctx.require_running()?;
+        let mut run = lock(&self.0.inner.run);
         let run = run.as_mut().ok_or(DocaError::BAD_STATE)?;
         if run.queue_id.is_some() {
             return Err(DocaError::ALREADY_EXIST);
@@ -294,38 +279,25 @@ impl EthTxq {
     /// `doca_eth_txq_create`: an IDLE queue on `dev` (which it uses until destroyed).
     pub(crate) fn new(dev: &Dev, max_burst_size: u32) -> DocaResult<EthTxq> {
         check_burst(max_burst_size)?;
-        let inner = Arc::new(TxqInner {
-            info: dev.info().clone(),
-            cfg: Mutex::new(TxqCfg {
+        let inner = QueueState::new(
+            dev,
+            TxqCfg {
                 max_burst: max_burst_size,
                 max_send_buf_list_len: 1,
                 ..Default::default()
-            }),
-            run: Mutex::new(None),
-            last_counters: Mutex::new(TxqCountersSnapshot::default()),
-        });
-        dev.add_user();
-        Ok(EthTxq {
-            ctx: Ctx::new(inner.clone()),
-            inner,
-            dev: dev as *const Dev,
-        })
+            },
+        );
+        Ok(EthTxq(OnDev::new(dev, inner)))
     }
 
     /// Before destroy (IDLE only): leaves the PE and releases the device.
     pub(crate) fn close(&self) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        self.ctx.detach_from_pe();
-        // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
-        if let Some(d) = unsafe { self.dev.as_ref() } {
-            d.remove_user();
-        }
-        Ok(())
+        self.0.close()
     }
 
     /// The queue's context as a C handle.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.0.ctx_ptr()
     }
 
     /// `set_l3_chksum_offload` (IDLE only).
@@ -351,20 +323,14 @@ impl EthTxq {
     /// `set_max_send_buf_list_len` (IDLE only).
     pub(crate) fn set_max_send_buf_list_len(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v == 0 || v > caps::MAX_SEND_BUF_LIST_LEN {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.max_send_buf_list_len = v;
+        c.max_send_buf_list_len = within(v, 1..=caps::MAX_SEND_BUF_LIST_LEN)?;
         Ok(())
     }
 
     /// `set_metadata_num` (IDLE only).
     pub(crate) fn set_metadata_num(&self, v: u8) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > caps::MAX_METADATA_NUM {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.metadata_num = v;
+        c.metadata_num = within(v, 0..=caps::MAX_METADATA_NUM)?;
         Ok(())
     }
 
@@ -377,10 +343,7 @@ impl EthTxq {
     /// `set_max_lso_header_size` (IDLE only).
     pub(crate) fn set_max_lso_header_size(&self, v: u16) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > caps::MAX_LSO_HEADER_SIZE {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.max_lso_header_size = v;
+        c.max_lso_header_size = within(v, 0..=caps::MAX_LSO_HEADER_SIZE)?;
         Ok(())
     }
 
@@ -396,10 +359,7 @@ impl EthTxq {
     /// `gpu_set_sq_mem_type` (IDLE only).
     pub(crate) fn set_sq_mem_type(&self, v: u32) -> DocaResult<()> {
         let mut c = self.idle_cfg()?;
-        if v > crate::types::GPU_MEM_TYPE_CPU_GPU {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        c.sq_mem_type = v;
+        c.sq_mem_type = within(v, 0..=crate::types::GPU_MEM_TYPE_CPU_GPU)?;
         Ok(())
     }
 
@@ -425,14 +385,14 @@ impl EthTxq {
 
     /// `calculate_timestamp` (RUNNING): the wait-on-time value of `timestamp_ns`.
     pub(crate) fn calculate_timestamp(&self, timestamp_ns: u64) -> DocaResult<u64> {
-        self.ctx.require_running()?;
+        self.0.ctx.require_running()?;
         Ok(ring::ns_to_wait_on_time(timestamp_ns))
     }
 
     /// `get_gpu_handle` (RUNNING; NOT_SUPPORTED for a CPU data path queue): the device
     /// address of the ring handle.
     pub(crate) fn gpu_handle(&self) -> DocaResult<u64> {
-        if lock(&self.inner.cfg).gpu.is_none() {
+        if lock(&self.0.inner.cfg).gpu.is_none() {
             return Err(DocaError::NOT_SUPPORTED);
         }
         Ok(self.proxy()?.ring().handle_dev())
@@ -446,9 +406,6 @@ impl EthTxq {
 
     /// The counters (any state; zeros before the first start, the last run's after stop).
     pub(crate) fn counters(&self) -> TxqCountersSnapshot {
-        let live = lock(&self.inner.run)
-            .as_ref()
-            .map(|r| r.proxy.counters().snapshot());
-        live.unwrap_or_else(|| *lock(&self.inner.last_counters))
+        self.0.inner.counters(|r| r.proxy.counters().snapshot())
     }
 }

@@ -12,10 +12,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::actions::{compile, is_empty, ActionBytes, ActionSet, Desc};
-use super::fwd::Forward;
+use super::handles::{Completion, EntryHandle, Forward, PipeEvent, PipeHandle, SILENT_QUEUE_CAP};
 use super::matching::{compile_match, MatchBytes};
 use super::monitor::{CounterKind, Monitor};
-use super::port::{Completion, SILENT_QUEUE_CAP};
 use super::state::{Callback, State};
 use super::sys;
 use crate::error::{DocaError, DocaResult};
@@ -25,31 +24,6 @@ use crate::packet::classify::{realtime_ns, Counter, InsertError, Matcher, PipeKi
 /// Entry flags the runtime knows.
 const KNOWN_ENTRY_FLAGS: u32 =
     sys::DOCA_FLOW_ENTRY_FLAGS_NO_WAIT | sys::DOCA_FLOW_ENTRY_FLAGS_WAIT_FOR_BATCH;
-
-/// `struct doca_flow_pipe_entry`.
-pub(crate) struct EntryHandle {
-    /// Pipe handle.
-    pub(crate) pipe: usize,
-    /// Port handle.
-    pub(crate) port: usize,
-    /// The compiled entry in the pipe's table.
-    pub(crate) rule: Arc<Rule>,
-    /// The queue it was added through.
-    pub(crate) queue: u16,
-    /// The application's context (callbacks get it back).
-    pub(crate) usr_ctx: *mut c_void,
-    /// `enum doca_flow_entry_status`.
-    pub(crate) status: u32,
-    /// Removed (a DEL completion is pending).
-    pub(crate) removed: bool,
-    /// The pipe it forwards to (graph edge).
-    pub(crate) fwd_to: Option<usize>,
-    /// Holds one of the non-shared counters of the pool.
-    pub(crate) own_counter: bool,
-    /// Aging period (0: none) and whether its aging was reported.
-    pub(crate) aging_sec: u32,
-    pub(crate) aged: bool,
-}
 
 /// What an entry asks for besides its match.
 pub(crate) struct EntryArgs<'a> {
@@ -284,34 +258,9 @@ impl State {
     ) -> DocaResult<*mut EntryHandle> {
         check_flags(args.flags)?;
         self.check_entry_queue(pipe, args.pipe_queue)?;
-        let ph = self.pipe_mut(pipe)?;
-        if ph.pipe.kind != PipeKind::Basic {
-            sdk_err!(
-                "flow",
-                "basic entry on pipe {:?}, which is not BASIC",
-                ph.name
-            );
-            return Err(DocaError::INVALID_VALUE);
-        }
+        let ph = self.pipe_of_kind(pipe, PipeKind::Basic)?;
         let values = ph.template.entry_values(m)?;
-        let pipe_monitor = ph.monitor;
-        let port = ph.port;
-        let acts = self.entry_actions(pipe, args.action_idx, args.actions)?;
-        let mon = match args.monitor {
-            Some(m) => Monitor::of(m)?.over(pipe_monitor),
-            None => pipe_monitor,
-        };
-        let fwd = self.entry_forward(pipe, args.fwd)?;
-        let (counter, own) = self.counter_for(port, mon)?;
-        let rule = Rule::new(
-            Matcher::Exact(values),
-            0,
-            fwd.fwd,
-            acts,
-            counter,
-            mon.aging_sec > 0,
-        );
-        self.register(pipe, rule, &args, fwd.to_pipe, own, mon.aging_sec)
+        self.add_with_action_set(pipe, Matcher::Exact(values), args)
     }
 
     /// `doca_flow_pipe_hash_add_entry`: the entry at slot `index`.
@@ -323,15 +272,7 @@ impl State {
     ) -> DocaResult<*mut EntryHandle> {
         check_flags(args.flags)?;
         self.check_entry_queue(pipe, args.pipe_queue)?;
-        let ph = self.pipe_mut(pipe)?;
-        if ph.pipe.kind != PipeKind::Hash {
-            sdk_err!(
-                "flow",
-                "hash entry on pipe {:?}, which is not HASH",
-                ph.name
-            );
-            return Err(DocaError::INVALID_VALUE);
-        }
+        let ph = self.pipe_of_kind(pipe, PipeKind::Hash)?;
         if index >= ph.nr_entries {
             sdk_err!(
                 "flow",
@@ -341,6 +282,35 @@ impl State {
             );
             return Err(DocaError::INVALID_VALUE);
         }
+        self.add_with_action_set(pipe, Matcher::Index(index), args)
+    }
+
+    /// A live pipe of `kind`; INVALID_VALUE (one log line) for a pipe of another type.
+    fn pipe_of_kind<'a>(&self, pipe: usize, kind: PipeKind) -> DocaResult<&'a mut PipeHandle> {
+        let ph = self.pipe_mut(pipe)?;
+        if ph.pipe.kind != kind {
+            let name = format!("{kind:?}").to_uppercase();
+            sdk_err!(
+                "flow",
+                "{} entry on pipe {:?}, which is not {name}",
+                name.to_lowercase(),
+                ph.name
+            );
+            return Err(DocaError::INVALID_VALUE);
+        }
+        Ok(ph)
+    }
+
+    /// The rest of a BASIC or HASH entry add once its matcher is known: the pipe's action
+    /// set `action_idx` with the entry's values, the entry's monitor over the pipe's, its
+    /// forward, a counter when it counts, and its registration.
+    fn add_with_action_set(
+        &mut self,
+        pipe: usize,
+        matcher: Matcher,
+        args: EntryArgs,
+    ) -> DocaResult<*mut EntryHandle> {
+        let ph = self.pipe_mut(pipe)?;
         let pipe_monitor = ph.monitor;
         let port = ph.port;
         let acts = self.entry_actions(pipe, args.action_idx, args.actions)?;
@@ -350,14 +320,7 @@ impl State {
         };
         let fwd = self.entry_forward(pipe, args.fwd)?;
         let (counter, own) = self.counter_for(port, mon)?;
-        let rule = Rule::new(
-            Matcher::Index(index),
-            0,
-            fwd.fwd,
-            acts,
-            counter,
-            mon.aging_sec > 0,
-        );
+        let rule = Rule::new(matcher, 0, fwd.fwd, acts, counter, mon.aging_sec > 0);
         self.register(pipe, rule, &args, fwd.to_pipe, own, mon.aging_sec)
     }
 
@@ -373,15 +336,7 @@ impl State {
         args: EntryArgs,
     ) -> DocaResult<*mut EntryHandle> {
         self.check_entry_queue(pipe, args.pipe_queue)?;
-        let ph = self.pipe_mut(pipe)?;
-        if ph.pipe.kind != PipeKind::Control {
-            sdk_err!(
-                "flow",
-                "control entry on pipe {:?}, which is not CONTROL",
-                ph.name
-            );
-            return Err(DocaError::INVALID_VALUE);
-        }
+        let ph = self.pipe_of_kind(pipe, PipeKind::Control)?;
         if has_condition {
             sdk_err!("flow", "match conditions are not supported");
             return Err(DocaError::NOT_SUPPORTED);
@@ -619,7 +574,7 @@ impl State {
                     }
                 }
             }
-            fp.pipe_events.push_back(super::port::PipeEvent {
+            fp.pipe_events.push_back(PipeEvent {
                 pipe: p,
                 op: sys::DOCA_FLOW_PIPE_OP_RESIZED,
             });

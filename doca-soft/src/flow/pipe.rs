@@ -6,11 +6,9 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use super::actions::ActionSet;
 use super::cfg::{template_of, PipeCfg};
+use super::handles::{Forward, PipeEvent, PipeHandle, Resize};
 use super::matching::{MatchBytes, Template};
-use super::monitor::Monitor;
-use super::port::PipeEvent;
 use super::state::{Callback, State};
 use super::sys;
 use crate::error::{DocaError, DocaResult};
@@ -19,55 +17,6 @@ use crate::packet::classify::{words_hash, Fwd, Pipe, PipeKind};
 /// `doca_flow_pipe_hash_map_algorithm` bits the runtime implements.
 const HASH_MAP_HASH: u32 = 1 << 0;
 const HASH_MAP_IDENTITY: u32 = 1 << 2;
-
-/// A pending resize: the callbacks to run from the next `doca_flow_entries_process`.
-#[derive(Clone, Copy)]
-pub(crate) struct Resize {
-    pub nr_entries_changed: sys::doca_flow_pipe_resize_nr_entries_changed_cb,
-    pub relocate: sys::doca_flow_pipe_resize_entry_relocate_cb,
-    pub new_nr_entries: u32,
-}
-
-/// `struct doca_flow_pipe`.
-pub(crate) struct PipeHandle {
-    /// Port handle.
-    pub(crate) port: usize,
-    /// The table.
-    pub(crate) pipe: Arc<Pipe>,
-    /// `enum doca_flow_pipe_type`.
-    pub(crate) kind: u32,
-    /// Name and label.
-    pub(crate) name: String,
-    pub(crate) label: String,
-    /// BASIC/HASH: the match template.
-    pub(crate) template: Template,
-    /// The actions array.
-    pub(crate) actions: Vec<ActionSet>,
-    /// The monitor entries inherit.
-    pub(crate) monitor: Monitor,
-    /// The forward (`DOCA_FLOW_FWD_CHANGEABLE`: entries give theirs).
-    pub(crate) fwd_changeable: bool,
-    /// Pipes this one forwards to, with how many forwards (pipe forward, miss, entries).
-    pub(crate) edges: HashMap<usize, u32>,
-    /// The pipe's miss target in the graph.
-    pub(crate) miss_to: Option<usize>,
-    /// Root pipe of its port.
-    pub(crate) is_root: bool,
-    /// Entry capacity; congestion threshold (percent, 0: none) and whether it was reported.
-    pub(crate) nr_entries: u32,
-    pub(crate) congestion: u8,
-    pub(crate) congested: bool,
-    pub(crate) resizable: bool,
-    pub(crate) resize: Option<Resize>,
-    /// Queue excluded from the pipe.
-    pub(crate) excluded_queue: Option<u16>,
-    /// User context of pipe events.
-    pub(crate) user_ctx: *mut c_void,
-    /// HASH pipes: the map algorithm.
-    pub(crate) hash_algorithm: u32,
-    /// Entry handles of this pipe.
-    pub(crate) entries: Vec<usize>,
-}
 
 fn not_supported(what: &str) -> DocaError {
     sdk_err!("flow", "{what} is not supported");
@@ -122,11 +71,11 @@ impl State {
         };
         let f = match fwd {
             Some(f) => self.forward(c.port, f)?,
-            None => super::fwd::Forward::none(),
+            None => Forward::none(),
         };
         let miss = match fwd_miss {
             Some(f) => self.forward(c.port, f)?,
-            None => super::fwd::Forward::none(),
+            None => Forward::none(),
         };
         if miss.changeable {
             sdk_err!("flow", "a miss forward cannot be CHANGEABLE");

@@ -10,71 +10,14 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::cfg::PortCfg;
-use super::resources::Pools;
+use super::handles::FlowPort;
+use super::pools::Pools;
 use super::state::{Callback, State};
 use super::sys;
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::packet::classify::{Egress, Fwd, Pipe, PortLink};
 use crate::port::Port;
-
-/// A pending entry completion.
-#[derive(Debug)]
-pub(crate) struct Completion {
-    /// Entry handle.
-    pub entry: usize,
-    /// `enum doca_flow_entry_op`.
-    pub op: u32,
-    /// `enum doca_flow_entry_status`.
-    pub status: u32,
-}
-
-/// A pending pipe event.
-#[derive(Debug)]
-pub(crate) struct PipeEvent {
-    /// Pipe handle.
-    pub pipe: usize,
-    /// `enum doca_flow_pipe_op`.
-    pub op: u32,
-}
-
-/// `struct doca_flow_port`.
-pub struct FlowPort {
-    /// Flow port id.
-    pub(crate) port_id: u16,
-    /// The device; marked in use while the port is started.
-    pub(crate) dev: *const Dev,
-    /// The soft port it steers.
-    pub(crate) port: Arc<Port>,
-    /// Where classification starts: holds the root pipe and the default miss.
-    pub(crate) entry_point: Arc<Pipe>,
-    /// Pipes created on this port (handles).
-    pub(crate) pipes: Vec<usize>,
-    /// The root pipe (handle).
-    pub(crate) root: Option<usize>,
-    /// Pending completions, per pipe queue.
-    pub(crate) queues: Vec<VecDeque<Completion>>,
-    /// Pending pipe events.
-    pub(crate) pipe_events: VecDeque<PipeEvent>,
-    /// Entries that age (handles).
-    pub(crate) aging: Vec<usize>,
-    /// The per-port user area.
-    pub(crate) priv_data: Vec<u8>,
-    /// The paired port (handle).
-    pub(crate) pair: Option<usize>,
-    /// `enum doca_flow_port_operation_state`.
-    pub(crate) operation_state: u32,
-    /// The default-miss counter can be read.
-    pub(crate) default_miss_counted: bool,
-    /// PORT-mode shared resources.
-    pub(crate) pools: Pools,
-    /// PORT mode: non-shared counters allowed and in use.
-    pub(crate) counters: (u32, u32),
-}
-
-/// Most completions a queue keeps when no entry callback is registered (older ones are
-/// completed silently, so a program that never processes its queue cannot grow it forever).
-pub(crate) const SILENT_QUEUE_CAP: usize = 1 << 16;
 
 /// A port forward target: the soft port's transmit side.
 struct PortEgress(Arc<Port>);
@@ -189,6 +132,21 @@ impl State {
         // SAFETY: h was a registered live box; it is unregistered now and freed once.
         drop(unsafe { Box::from_raw(h as *mut FlowPort) });
         Ok(cbs)
+    }
+
+    /// `doca_flow_destroy`: stops every port still started, then forgets the
+    /// configuration. Returns the callbacks to run.
+    pub(crate) fn destroy(&mut self) -> Vec<Callback> {
+        let mut cbs = Vec::new();
+        for p in self.ports.clone().into_iter().rev() {
+            if let Ok(more) = self.stop_port(p) {
+                cbs.extend(more);
+            }
+        }
+        self.cfg = None;
+        self.shared = Pools::default();
+        self.links.clear();
+        cbs
     }
 
     /// `doca_flow_port_pipes_flush`: destroys every pipe of the port.

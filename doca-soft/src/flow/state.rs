@@ -3,9 +3,10 @@
 //! code, not undefined behaviour), and the callbacks collected while the state is locked,
 //! run after it is released (a callback may call back into Flow).
 //!
-//! The operations live next to their objects: `port` (ports), `pipe` (pipes), `entry`
-//! (entries, completions, aging), `resources` (shared resources), `fwd` (forwards and the
-//! pipe graph).
+//! The objects it holds are defined in `handles`; the operations live next to their
+//! objects: `port` (ports, and `doca_flow_destroy`, which stops them), `pipe` (pipes),
+//! `entry` (entries, completions, aging), `resources` (shared resources), `fwd` (forwards
+//! and the pipe graph).
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::c_void;
@@ -14,10 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use once_cell::sync::Lazy;
 
 use super::cfg::{FlowCfg, RESOURCE_KINDS};
-use super::entry::EntryHandle;
-use super::pipe::PipeHandle;
-use super::port::FlowPort;
-use super::resources::Pools;
+use super::handles::{EntryHandle, FlowPort, PipeHandle};
+use super::pools::Pools;
 use super::sys;
 use crate::error::{DocaError, DocaResult};
 use crate::packet::classify::PortLink;
@@ -175,21 +174,6 @@ impl State {
         });
         self.counters_used = 0;
         Ok(())
-    }
-
-    /// `doca_flow_destroy`: stops every port still started, then forgets the
-    /// configuration. Returns the callbacks to run.
-    pub(crate) fn destroy(&mut self) -> Vec<Callback> {
-        let mut cbs = Vec::new();
-        for p in self.ports.clone().into_iter().rev() {
-            if let Ok(more) = self.stop_port(p) {
-                cbs.extend(more);
-            }
-        }
-        self.cfg = None;
-        self.shared = Pools::default();
-        self.links.clear();
-        cbs
     }
 
     /// INVALID_VALUE for a pipe queue beyond the configured ones.

@@ -19,9 +19,10 @@ use super::{Mmap, MmapShared, State};
 use crate::dev::Dev;
 use crate::error::{DocaError, DocaResult};
 use crate::gpuqp;
+use crate::sync::UseCount;
 use crate::types::DocaData;
 use doca_soft_nic::rdma::{Access, MemExport, Nic, Registration};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// `DOCA_ACCESS_FLAG_RDMA_READ`.
@@ -204,7 +205,7 @@ impl Mmap {
         let shared = Arc::new(MmapShared {
             state: Mutex::new(state),
             mkey,
-            users: AtomicUsize::new(0),
+            users: UseCount::default(),
         });
         shared.lock().rdma.remote = Some(Remote {
             _nic: nic,

@@ -26,6 +26,7 @@ pub(crate) mod config;
 pub(crate) mod conn;
 pub(crate) mod datapath;
 
+use crate::ctx::on_dev::{DataPath, OnDev};
 use crate::ctx::{Ctx, CtxOps, Transition, STATE_RUNNING};
 use crate::dev::{Dev, DevInfo};
 use crate::error::{DocaError, DocaResult};
@@ -58,19 +59,6 @@ pub(crate) struct Callbacks {
     pub disconnect: ConnEventCb,
 }
 
-/// Where the data path runs.
-#[derive(Clone, Default)]
-enum DataPath {
-    /// Not chosen: DOCA's CPU data path (tasks), not supported.
-    #[default]
-    Cpu,
-    /// `doca_ctx_set_datapath_on_gpu`.
-    Gpu(Arc<GpuShared>),
-    /// Testing: rings and handle in host memory.
-    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
-    Host,
-}
-
 /// A started context.
 struct Run {
     dp: Datapath,
@@ -98,11 +86,7 @@ pub(crate) struct RdmaInner {
 }
 
 /// The C `struct doca_rdma`.
-pub struct Rdma {
-    ctx: Box<Ctx>,
-    inner: Arc<RdmaInner>,
-    dev: *const Dev,
-}
+pub struct Rdma(OnDev<RdmaInner>);
 
 impl Rdma {
     /// A context on `dev` (the device stays IN_USE until destroy).
@@ -115,28 +99,17 @@ impl Rdma {
             callbacks: Mutex::new(Callbacks::default()),
             run: Mutex::new(None),
         });
-        dev.add_user();
-        Rdma {
-            ctx: Ctx::new(inner.clone()),
-            inner,
-            dev: dev as *const Dev,
-        }
+        Rdma(OnDev::new(dev, inner))
     }
 
     /// Before destroy: BAD_STATE unless IDLE; leaves the PE, releases the device.
     pub(crate) fn close(&self) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        self.ctx.detach_from_pe();
-        // SAFETY: the device outlives its users (doca_dev_close is IN_USE until released).
-        if let Some(d) = unsafe { self.dev.as_ref() } {
-            d.remove_user();
-        }
-        Ok(())
+        self.0.close()
     }
 
     /// The context as a C handle.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.0.ctx_ptr()
     }
 
     /// Changes the settings (IDLE only: BAD_STATE after start).
@@ -144,19 +117,19 @@ impl Rdma {
         &self,
         f: impl FnOnce(&mut RdmaCfg) -> DocaResult<R>,
     ) -> DocaResult<R> {
-        self.ctx.require_idle()?;
-        f(&mut lock(&self.inner.cfg))
+        self.0.ctx.require_idle()?;
+        f(&mut lock(&self.0.inner.cfg))
     }
 
     /// The settings.
     pub(crate) fn cfg(&self) -> RdmaCfg {
-        lock(&self.inner.cfg).clone()
+        lock(&self.0.inner.cfg).clone()
     }
 
     /// `set_connection_state_callbacks` (IDLE only).
     pub(crate) fn set_callbacks(&self, cbs: Callbacks) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        *lock(&self.inner.callbacks) = cbs;
+        self.0.ctx.require_idle()?;
+        *lock(&self.0.inner.callbacks) = cbs;
         Ok(())
     }
 
@@ -164,16 +137,16 @@ impl Rdma {
     /// GPU.
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(crate) fn set_host_datapath(&self) -> DocaResult<()> {
-        self.ctx.require_idle()?;
-        *lock(&self.inner.datapath) = DataPath::Host;
+        self.0.ctx.require_idle()?;
+        *lock(&self.0.inner.datapath) = DataPath::Host;
         Ok(())
     }
 
     fn running(&self) -> DocaResult<MutexGuard<'_, Option<Run>>> {
-        if self.ctx.state() != STATE_RUNNING {
+        if self.0.ctx.state() != STATE_RUNNING {
             return Err(DocaError::BAD_STATE);
         }
-        let g = lock(&self.inner.run);
+        let g = lock(&self.0.inner.run);
         if g.is_none() {
             return Err(DocaError::BAD_STATE);
         }
@@ -243,7 +216,7 @@ impl Rdma {
     pub(crate) fn listen(&self, port: u16) -> DocaResult<()> {
         let mut g = self.running()?;
         let run = g.as_mut().ok_or(DocaError::BAD_STATE)?;
-        run.cm.listen(&self.inner.info, port)
+        run.cm.listen(&self.0.inner.info, port)
     }
 
     /// `doca_rdma_stop_listen_to_port` (RUNNING).
