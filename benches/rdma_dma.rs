@@ -1,5 +1,5 @@
 //! GPU-initiated RDMA writes and DMA copies from a kernel, against their baselines measured
-//! in the same run (issue 12's figures):
+//! in the same run:
 //!
 //! - `rdma/write-bw/<size>`: a kernel posting RDMA writes of `size` bytes (8 B to 4 MiB)
 //!   from GPU memory to GPU memory, through two `doca_rdma` contexts of this process

@@ -1,4 +1,4 @@
-//! Issue 17's AF_XDP item: the soft NIC's AF_XDP backend (`xdp:IFACE`) against its AF_PACKET
+//! AF_XDP against AF_PACKET: the soft NIC's AF_XDP backend (`xdp:IFACE`) against its AF_PACKET
 //! lane on one veth pair, in the same run.
 //!
 //! The bench makes a network namespace of its own and a veth pair `xva` - `xvb` in it. RX

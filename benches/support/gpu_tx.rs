@@ -1,7 +1,8 @@
-//! The soft NIC's TX path from GPU memory (figure 3 on the GPU machine): `doca_eth_txq`
-//! queues with the datapath on the GPU sending on the `lo` port, frames prebuilt in GPU
-//! memory (registered through an mmap), sent by `kernels/bench_tx.cu` (one block per queue,
-//! device API thread-scope send), and verified by `recvmmsg` receivers (sequence numbers).
+//! The soft NIC's TX path from GPU memory (figure 3, on a machine with an NVIDIA GPU):
+//! `doca_eth_txq` queues with the datapath on the GPU sending on the `lo` port, frames
+//! prebuilt in GPU memory (registered through an mmap), sent by `kernels/bench_tx.cu` (one
+//! block per queue, device API thread-scope send), and verified by `recvmmsg` receivers
+//! (sequence numbers).
 
 use std::ffi::c_void;
 use std::ptr::null_mut;

@@ -137,7 +137,7 @@
 //! The host side: cudarc loads the driver at run time (`dynamic-loading`) and resolves each
 //! function at its first call, so the `cuda-13000` bindings run on an older driver as long
 //! as the functions called exist there. Every driver function doca-rs's GPU tests look up
-//! (measured with `LD_DEBUG` on the GPU machine, `scripts/cuda-driver-functions.txt`) is in
+//! (measured with `LD_DEBUG` on an H200 machine, `scripts/cuda-driver-functions.txt`) is in
 //! CUDA 12.0's API (`scripts/check-cuda-driver-api`, a CI step), after one fix: the verbs
 //! kernels' timing now falls back from `cuEventElapsedTime_v2` (CUDA 12.8 on) to
 //! `cuEventElapsedTime`. Your own host code may call newer functions: a missing one panics

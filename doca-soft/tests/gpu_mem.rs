@@ -1,6 +1,6 @@
 //! GPU memory through the C API on a real GPU. Without a CUDA driver every test prints
 //! "skipped: no CUDA driver" and returns. Runnable standalone:
-//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
+//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on a GPU machine).
 
 use doca_cuda_driver::result as cu;
 use doca_soft::capi::doca_error::DocaError;

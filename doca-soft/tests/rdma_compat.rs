@@ -9,9 +9,9 @@
 //! subset is still compiled and checked against the values the facts give.
 //!
 //! Also: doca_soft_mlx5.h picks the compat subset by itself on a system without rdma-core
-//! (simulated with a copy of the system include directories that leaves `infiniband/` out),
-//! and `-idirafter include/compat` serves programs that include `<infiniband/mlx5dv.h>`
-//! directly there.
+//! (simulated with a copy of the system include directories that leaves out `infiniband/`
+//! and librdmacm's headers in `rdma/`), and `-idirafter include/compat` serves programs that
+//! include `<infiniband/mlx5dv.h>` directly there.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -318,8 +318,27 @@ fn compat_subset_matches_the_installed_rdma_core() {
     assert!(diffs.is_empty(), "compat differs:\n{}", diffs.join("\n"));
 }
 
-/// A copy of the compiler's system include directories without `infiniband/` (symlinks),
-/// plus the flags that make gcc use it instead of the real ones.
+/// The headers librdmacm (rdma-core) installs into `rdma/`, a directory it shares with the
+/// kernel's UAPI headers (linux-libc-dev): a system without rdma-core still has `rdma/`, but
+/// not these.
+const LIBRDMACM_HEADERS: [&str; 4] = ["rdma_cma.h", "rdma_cma_abi.h", "rdma_verbs.h", "rsocket.h"];
+
+/// Symlinks in `copy` to every entry of `dir` except those named in `leave_out`.
+fn link_entries(dir: &Path, copy: &Path, leave_out: &[&str]) {
+    std::fs::create_dir_all(copy).unwrap();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if leave_out.iter().any(|l| name == *l) {
+            continue;
+        }
+        std::os::unix::fs::symlink(entry.path(), copy.join(&name)).unwrap();
+    }
+}
+
+/// A copy of the compiler's system include directories as a system without rdma-core has
+/// them (symlinks): no `infiniband/`, and `rdma/` without librdmacm's headers; plus the flags
+/// that make gcc use it instead of the real ones.
 fn sysroot_without_rdma_core(tmp: &Path) -> Vec<String> {
     let out = Command::new("sh")
         .args(["-c", "gcc -xc -E -v /dev/null 2>&1 >/dev/null"])
@@ -338,13 +357,9 @@ fn sysroot_without_rdma_core(tmp: &Path) -> Vec<String> {
     let mut flags = vec!["-nostdinc".to_string()];
     for (i, d) in dirs.iter().enumerate() {
         let copy = tmp.join(format!("sys{i}"));
-        std::fs::create_dir_all(&copy).unwrap();
-        for entry in std::fs::read_dir(d).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_name() == "infiniband" {
-                continue;
-            }
-            std::os::unix::fs::symlink(entry.path(), copy.join(entry.file_name())).unwrap();
+        link_entries(d, &copy, &["infiniband", "rdma"]);
+        if d.join("rdma").is_dir() {
+            link_entries(&d.join("rdma"), &copy.join("rdma"), &LIBRDMACM_HEADERS);
         }
         flags.push("-isystem".into());
         flags.push(copy.display().to_string());

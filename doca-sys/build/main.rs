@@ -48,7 +48,11 @@ fn main() {
         Backend::Soft => soft::probe(),
         Backend::Sdk => sdk::probe(),
     };
-    let mut include_dirs = found.include_dirs.clone();
+    let mut include_dirs = match backend {
+        Backend::Soft => soft::bindgen_first_dirs(&found),
+        Backend::Sdk => Vec::new(),
+    };
+    include_dirs.extend(found.include_dirs.iter().cloned());
     let ucx = ucx::include_dirs();
     let with_ucx = !ucx.is_empty();
     include_dirs.extend(ucx);

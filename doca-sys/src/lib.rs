@@ -59,6 +59,13 @@
 //! * for the soft backend when `DOCA_SYS_BINDINGS=committed` (and `DOCA_SYS_BINDINGS=bindgen`
 //!   turns the fallback off: no libclang is then an error).
 //!
+//! For the soft backend bindgen searches doca-soft's rdma-core subset (`include/compat`)
+//! before anything else, so the bindings are the same whether or not the machine has
+//! rdma-core's development headers (libibverbs-dev, librdmacm-dev): the runtime's headers
+//! would otherwise take the installed ones, and with them librdmacm's whole `rdma_cm_id`.
+//! The subset has rdma-core's layouts. The `DEP_DOCA_INCLUDE` metadata leaves it out, so
+//! dependants' C code still prefers an installed rdma-core.
+//!
 //! The `sdk` backend always runs bindgen over the installed SDK's headers, and says so
 //! when libclang is missing. bindgen's layout assertions stay in the committed file, so a
 //! target whose C layouts differ from x86_64 Linux fails to compile rather than binding

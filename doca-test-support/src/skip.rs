@@ -2,7 +2,7 @@
 //!
 //! Every skip prints `skipped: <test>: <reason>` to stderr (the test is the name libtest
 //! gives the running thread) and the test returns: it passes without asserting anything, so
-//! the line is what tells a reader that it did not run. The GPU machine's runner
+//! the line is what tells a reader that it did not run. The GPU runner
 //! (`scripts/gpu-test run`) shows these lines.
 
 use std::io::Write as _;
@@ -119,7 +119,7 @@ pub fn require_nvcc() -> Option<doca_build::Nvcc> {
 /// fn needs_a_tool() {
 ///     let missing = std::process::Command::new("no-such-tool").output().is_err();
 ///     doca_test_support::skip_if!(missing, "no-such-tool is not installed");
-///     unreachable!("the tool does not exist");
+///     unreachable!("no-such-tool does not exist");
 /// }
 /// # needs_a_tool();
 /// ```

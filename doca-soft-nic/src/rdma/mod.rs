@@ -86,8 +86,8 @@
 //! only transports that report peer failures, so UCX picks TCP (over `lo` between two
 //! processes) and leaves out sysv/posix/cma, which it does choose for the same endpoints
 //! without error handling. Error handling stays on (without it a vanished peer makes UCX
-//! hang or abort the process); whether CUDA IPC is admitted is for the GPU machine's
-//! `UCX_PROTO_INFO=y` to tell.
+//! hang or abort the process); whether CUDA IPC is admitted is for `UCX_PROTO_INFO=y` on a
+//! machine with a GPU to tell.
 //!
 //! # Threads and sleeping
 //!

@@ -2,7 +2,7 @@
 //! run and exit 0; with one (a GPU machine; root for the software runtime's AF_PACKET port)
 //! `--probe` must load and run the fatbin, and the kernel must count exactly the UDP frames
 //! this test sends to its port on `lo`. (Named `gpu_*` so that scripts/pack-gpu packs it;
-//! on the GPU machine the binary comes from the packed examples, `DOCA_RS_EXAMPLES`.)
+//! on a GPU machine the binary comes from the packed examples, `DOCA_RS_EXAMPLES`.)
 
 use doca_test_support::{cuda_driver_present, require_cuda, require_raw_sockets, skip};
 use doca_test_support::{wait_for_file, PATIENCE};
