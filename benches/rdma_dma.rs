@@ -456,10 +456,10 @@ fn main() {
     let mib = a.mib.unwrap_or(c.pick(16, 512));
     let lat_iters = a.lat_iters.unwrap_or(c.pick(100, 2000));
     if !gpu_present() {
-        let why = "needs GPU: skipped (no CUDA driver on this machine)";
+        let why = support::report::no_gpu_reason();
         for &s in &sizes {
             for f in ["rdma/write-bw", "rdma/write-lat", "dma/copy-bw"] {
-                Figure::skipped(format!("{f}/{s}"), None, why).emit();
+                Figure::skipped(format!("{f}/{s}"), None, why.clone()).emit();
             }
         }
         return;

@@ -88,7 +88,7 @@ impl GpuEnv {
     /// Opens GPU 0 and loads the kernels; the error says why GPU figures are skipped.
     pub fn open() -> Result<GpuEnv, String> {
         if !super::report::gpu_present() {
-            return Err("needs GPU: skipped (no CUDA driver on this machine)".into());
+            return Err(super::report::no_gpu_reason());
         }
         let fatbin = kernels_dir().join("bench_rx.fatbin");
         if !fatbin.exists() {

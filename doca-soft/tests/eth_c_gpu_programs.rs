@@ -5,8 +5,9 @@
 //! against the rdma-core compat subset), the device halves build with nvcc against the 3.3
 //! device API, nvcc links each pair with libdoca_soft.so, and the programs run unchanged.
 //!
-//! Without nvcc the build test prints "SKIPPED: ..." after the gcc/g++ checks; without a
-//! CUDA driver the run tests print "SKIPPED: no CUDA driver". On a GPU machine:
+//! Without nvcc the build test prints "skipped: <test>: no nvcc ..." after the gcc/g++
+//! checks; without a CUDA driver the run tests print "skipped: <test>: no CUDA driver ...".
+//! On a GPU machine:
 //! * the send program sends 4 rounds of 32 frames over an in-process wire port in each of
 //!   its three modes (device send with warp scope, the low-level WQE helpers, wait-on-time
 //!   bursts): every frame sent, one completion per round, no error, timed bursts held until
@@ -24,22 +25,6 @@ use std::process::Command;
 use cc::{Lang, Output, Rdma, C, CXX};
 
 const PROGRAMS: [&str; 2] = ["gpunetio_send_like", "gpunetio_receive_like"];
-
-fn nvcc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    if let Ok(out) = Command::new("sh").args(["-c", "command -v nvcc"]).output() {
-        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !p.is_empty() {
-            return Some(p.into());
-        }
-    }
-    let p = Path::new("/usr/local/cuda/bin/nvcc");
-    p.exists().then(|| p.to_path_buf())
-}
 
 fn run_cmd(cmd: &mut Command) -> Result<(), String> {
     let out = cmd
@@ -118,13 +103,10 @@ fn link(nvcc: &Path, objs: &[&Path], exe: &Path) {
 /// without nvcc.
 fn build(name: &str, lang: Lang, dir: &Path) -> Option<PathBuf> {
     let host = host_object(name, lang, Rdma::Plain, dir);
-    let Some(nvcc) = nvcc() else {
-        eprintln!("SKIPPED: no nvcc to build and link the device half");
-        return None;
-    };
-    let dev = device_object(name, &nvcc, dir);
+    let nvcc = doca_test_support::require_nvcc()?;
+    let dev = device_object(name, nvcc.path(), dir);
     let exe = dir.join(format!("{name}_{}", lang.x.replace('+', "x")));
-    link(&nvcc, &[&host, &dev], &exe);
+    link(nvcc.path(), &[&host, &dev], &exe);
     Some(exe)
 }
 
@@ -207,35 +189,9 @@ fn programs_build_as_c_cpp_and_cuda_and_parse_their_flags() {
     }
 }
 
-/// The GPU's PCI bus id, or None (with the reason printed) without a usable CUDA driver.
+/// The GPU's PCI bus id, or None (with the skip line printed) without a usable GPU.
 fn gpu_bus_id() -> Option<String> {
-    use cudarc::driver::sys;
-    if !doca_soft::testing::cuda_available() {
-        eprintln!("SKIPPED: no CUDA driver");
-        return None;
-    }
-    // SAFETY: plain driver calls with valid out-pointers.
-    unsafe {
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
-            eprintln!("SKIPPED: cuInit failed");
-            return None;
-        }
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            eprintln!("SKIPPED: no CUDA device");
-            return None;
-        }
-        let mut buf = [0 as std::ffi::c_char; 32];
-        assert_eq!(
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as i32, dev),
-            sys::CUresult::CUDA_SUCCESS
-        );
-        Some(
-            std::ffi::CStr::from_ptr(buf.as_ptr())
-                .to_string_lossy()
-                .into_owned(),
-        )
-    }
+    doca_test_support::require_gpu("the GPUNetIO programs").map(|g| g.bus_id_str())
 }
 
 /// On a GPU: each mode sends 4 x 32 frames of 256 bytes on wire port 0 and reports every

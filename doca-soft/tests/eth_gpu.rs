@@ -5,12 +5,12 @@
 //! Packet buffers are GPU memory; frames travel over an in-process wire port.
 //!
 //! Without a CUDA driver (or without nvcc to build the kernels) each test prints
-//! "SKIPPED: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at test
-//! time with nvcc (`NVCC`, PATH, or /usr/local/cuda/bin/nvcc) for the GPU's architecture;
+//! "skipped: <test>: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at
+//! test time with nvcc (doca-build's search) for the GPU's architecture;
 //! the sources are found through `DOCA_SOFT_SRC_DIR`, the build-time path, or `./doca-soft`
 //! (a built test binary run from the repository root on another machine).
 
-use cudarc::driver::{sys, CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
 use doca_soft::capi::doca_dev::Dev;
@@ -24,9 +24,8 @@ use doca_soft::capi::doca_gpunetio::{
 use doca_soft::capi::doca_mmap::*;
 use doca_soft::capi::doca_soft_queue::{RxqCountersSnapshot, *};
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
-use doca_soft::testing::{cuda_available, CpuRxq, PktBuf, Port, PortSpec, RxRing};
-use std::ffi::{c_char, c_int, c_void, CStr};
-use std::path::{Path, PathBuf};
+use doca_soft::testing::{CpuRxq, PktBuf, Port, PortSpec, RxRing};
+use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::{Arc, Mutex};
 
@@ -40,118 +39,27 @@ struct Env {
     _dir: tempfile::TempDir,
 }
 
-fn nvcc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    if let Ok(out) = std::process::Command::new("sh")
-        .args(["-c", "command -v nvcc"])
-        .output()
-    {
-        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !p.is_empty() {
-            return Some(p.into());
-        }
-    }
-    let p = Path::new("/usr/local/cuda/bin/nvcc");
-    p.exists().then(|| p.to_path_buf())
-}
-
-/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
-/// `./doca-soft` (a built test binary run from the repository root on another machine).
-fn src_dir() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
-        candidates.push(PathBuf::from(d));
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    candidates.push(PathBuf::from("doca-soft"));
-    candidates
-        .iter()
-        .find(|d| d.join("tests/cuda/eth_kernels.cu").exists())
-        .cloned()
-        .unwrap_or_else(|| candidates[0].clone())
-}
-
 fn setup() -> Option<Env> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA driver");
-        };
-        return None;
-    }
-    let Some(nvcc) = nvcc() else {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: no nvcc to build the test kernels"
-            );
-        };
-        return None;
-    };
-    // SAFETY: plain driver calls with valid out-pointers.
-    let (bus, major, minor) = unsafe {
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "SKIPPED: cuInit failed");
-            };
-            return None;
-        }
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA device");
-            };
-            return None;
-        }
-        let mut buf = [0 as c_char; 32];
-        assert_eq!(
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev),
-            sys::CUresult::CUDA_SUCCESS
-        );
-        let (mut ma, mut mi) = (0, 0);
-        sys::cuDeviceGetAttribute(
-            &mut ma,
-            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-            dev,
-        );
-        sys::cuDeviceGetAttribute(
-            &mut mi,
-            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            dev,
-        );
-        (CStr::from_ptr(buf.as_ptr()).to_owned(), ma, mi)
-    };
+    let first = doca_test_support::require_gpu("the Ethernet GPU kernels")?;
+    let nvcc = doca_test_support::require_nvcc()?;
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("eth_kernels.cubin");
-    let root = src_dir();
-    let src = root.join("tests/cuda/eth_kernels.cu");
-    let inc = root.join("include");
-    let out = std::process::Command::new(&nvcc)
-        .arg(format!("-arch=sm_{major}{minor}"))
-        .args(["-std=c++17", "-cubin", "-I"])
-        .arg(&inc)
-        .arg(&src)
-        .arg("-o")
-        .arg(&cubin)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let root = doca_test_support::workspace::doca_soft_src_dir();
+    doca_test_support::gpu::compile_cubin(
+        &nvcc,
+        &first,
+        &root.join("include"),
+        &root.join("tests/cuda/eth_kernels.cu"),
+        &cubin,
     );
     let ctx = CudaContext::new(0).unwrap();
     let module = ctx.load_module(Ptx::from_file(&cubin)).unwrap();
     let mut gpu: *mut Gpu = null_mut();
     // SAFETY: valid string and out-pointer.
-    assert_eq!(unsafe { doca_gpu_create(bus.as_ptr(), &mut gpu) }, 0);
+    assert_eq!(
+        unsafe { doca_gpu_create(first.bus_id.as_ptr(), &mut gpu) },
+        0
+    );
     Some(Env {
         gpu,
         ctx,

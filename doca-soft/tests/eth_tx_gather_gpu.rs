@@ -3,39 +3,17 @@
 //! and every segment comes back with exactly its own bytes, in order, errors in place.
 //! Without a CUDA driver the test prints "skipped: ..." and returns.
 
-use cudarc::driver::sys;
 use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
 use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
-use doca_soft::testing::{cuda_available, FrameSeg, FrameSource};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::io::Write as _;
+use doca_soft::testing::{FrameSeg, FrameSource};
+use std::ffi::{c_void, CString};
 
-fn skip(why: &str) {
-    let _ = writeln!(std::io::stderr(), "skipped: {why}");
-}
-
-/// The PCI bus id of CUDA device 0, or None (with the reason printed).
+/// The PCI bus id of CUDA device 0, or None (with the skip line printed) when no GPU is
+/// usable.
 fn first_gpu_bus_id() -> Option<CString> {
-    if !cuda_available() {
-        skip("no CUDA driver");
-        return None;
-    }
-    let mut buf = [0 as c_char; 32];
-    // SAFETY: plain driver calls with valid out-pointers and a buffer of the given length.
-    unsafe {
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS
-            || sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS
-        {
-            skip("no usable CUDA device");
-            return None;
-        }
-        let r = sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev);
-        assert_eq!(r, sys::CUresult::CUDA_SUCCESS);
-        Some(CStr::from_ptr(buf.as_ptr()).to_owned())
-    }
+    doca_test_support::require_gpu("device-only GPU frames").map(|g| g.bus_id)
 }
 
 /// Device-only memory holding `pattern`; returns its device address.

@@ -177,10 +177,11 @@ fn doca_style_flow_program_runs_as_c_and_cpp() {
             .output()
             .is_err()
         {
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                format!("SKIP: no {} compiler\n", lang.x).as_bytes(),
-            );
+            doca_test_support::skip(&format!(
+                "no {} compiler; {}",
+                lang.x,
+                doca_test_support::GET_A_C_COMPILER
+            ));
             continue;
         }
         let dir = tempfile::tempdir().unwrap();

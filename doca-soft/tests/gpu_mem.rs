@@ -1,53 +1,19 @@
 //! GPU memory through the C API on a real GPU. Without a CUDA driver every test prints
-//! "skipped: no CUDA driver" and returns. Runnable standalone:
+//! "skipped: <test>: no CUDA driver ..." and returns. Runnable standalone:
 //! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
 
-use cudarc::driver::sys;
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc, doca_gpu_mem_free,
     Gpu,
 };
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
-use doca_soft::testing::cuda_available;
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_int, c_void, CStr, CString};
 
-/// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
+/// The PCI bus id of CUDA device 0, or None (with the skip line printed) when no GPU is
+/// usable.
 fn first_gpu_bus_id() -> Option<CString> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "skipped: no CUDA driver");
-        };
-        return None;
-    }
-    // SAFETY: plain driver calls with valid out-pointers.
-    unsafe {
-        if sys::cuInit(0) != sys::CUresult::CUDA_SUCCESS {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "skipped: cuInit failed (driver without a usable GPU)"
-                );
-            };
-            return None;
-        }
-        let mut dev: sys::CUdevice = 0;
-        if sys::cuDeviceGet(&mut dev, 0) != sys::CUresult::CUDA_SUCCESS {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "skipped: no CUDA device");
-            };
-            return None;
-        }
-        let mut buf = [0 as c_char; 32];
-        assert_eq!(
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev),
-            sys::CUresult::CUDA_SUCCESS
-        );
-        Some(CStr::from_ptr(buf.as_ptr()).to_owned())
-    }
+    doca_test_support::require_gpu("GPU memory through the C API").map(|g| g.bus_id)
 }
 
 fn open(bus: &CStr) -> *mut Gpu {

@@ -91,10 +91,8 @@ fn facts_dir() -> Option<PathBuf> {
 #[test]
 fn generated_layout_facts_are_current() {
     let Some(facts) = facts_dir() else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP: fact sheets not found (set DOCA_FACTS_DIR to the reference directory)"
+        doca_test_support::skip(
+            "fact sheets not found; set DOCA_FACTS_DIR to the reference directory",
         );
         return;
     };

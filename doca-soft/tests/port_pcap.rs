@@ -115,11 +115,9 @@ fn pcap_in_queue_pcap_out_round_trip() {
             assert_eq!(lines, udp.len(), "tcpdump parses every record");
         }
         Err(e) => {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIP tcpdump check: tcpdump not runnable ({e})"
-            );
+            doca_test_support::skip(&format!(
+                "tcpdump check only: tcpdump not runnable ({e}); install tcpdump"
+            ));
         }
     }
 }

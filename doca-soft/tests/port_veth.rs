@@ -12,14 +12,10 @@ use std::time::Duration;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
+use doca_test_support::skip;
 use support::{drop_pair_and_check_namespaces_gone, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
-
-fn skip(why: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
-}
 
 /// Runs `f` on a thread that has entered network namespace `ns`.
 fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
@@ -28,8 +24,8 @@ fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
 
 #[test]
 fn veth_between_namespaces_carries_frames() {
-    if netns::unavailable_reason().is_some() {
-        skip("needs root to create network namespaces");
+    if let Some(why) = netns::unavailable_reason() {
+        skip(&why);
         return;
     }
     // Ports are shared process-wide by interface name within a namespace: names of this
@@ -112,8 +108,8 @@ fn veth_between_namespaces_carries_frames() {
 /// port.
 #[test]
 fn one_interface_name_in_two_namespaces_is_two_ports() {
-    if netns::unavailable_reason().is_some() {
-        skip("needs root to create network namespaces");
+    if let Some(why) = netns::unavailable_reason() {
+        skip(&why);
         return;
     }
     let name = unique("sn");

@@ -8,7 +8,6 @@
 
 mod support;
 
-use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,13 +15,10 @@ use doca_soft::capi::doca_error::DocaError;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
+use doca_test_support::skip;
 use support::{drop_pair_and_check_namespaces_gone, eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
-
-fn skip(why: &str) {
-    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
-}
 
 /// Runs `f` on a thread that has entered network namespace `ns` (threads it starts, the
 /// ports' lanes among them, stay in it).
@@ -72,8 +68,8 @@ fn veth_pair() -> Option<VethPair> {
 
 /// The veth pair with `queues` receive and transmit queues on each end.
 fn veth_pair_with_queues(queues: u32) -> Option<VethPair> {
-    if netns::unavailable_reason().is_some() {
-        skip("needs root to create network namespaces and attach XDP programs");
+    if let Some(why) = netns::unavailable_reason() {
+        skip(&format!("{why} (also needed to attach XDP programs)"));
         return None;
     }
     // Ports are shared process-wide by interface name within a namespace: names of

@@ -15,7 +15,7 @@
 //!   a program compiled by nvcc prints the bytes they write, which must equal the bytes
 //!   computed here from §3.12 (verbs_support).
 //!
-//! Without nvcc the nvcc parts print "SKIPPED: <reason>" (scripts/setup installs nvcc).
+//! Without nvcc the nvcc parts print "skipped: <test>: no nvcc ..." (scripts/setup installs nvcc).
 
 mod verbs_support;
 
@@ -463,10 +463,10 @@ fn nvcc_compile(nvcc: &Path, dir: &Path, name: &str, src: &str, extra: &[&str]) 
 
 #[test]
 fn each_device_header_compiles_alone_with_every_instantiation() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let tus = translation_units();
     for (header, src) in &tus {
@@ -476,7 +476,7 @@ fn each_device_header_compiles_alone_with_every_instantiation() {
         // -G: unoptimised device code; the optimised build of the same functions is the
         // GPU test kernels' (gpu_test_kernels_compile_optimised).
         nvcc_compile(
-            &nvcc,
+            nvcc,
             dir.path(),
             header.trim_end_matches(".cuh"),
             src,
@@ -487,22 +487,22 @@ fn each_device_header_compiles_alone_with_every_instantiation() {
 
 #[test]
 fn gpu_test_kernels_compile_optimised() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = std::fs::read_to_string(verbs_support::src_dir().join("tests/cuda/verbs_kernels.cu"))
         .unwrap();
-    nvcc_compile(&nvcc, dir.path(), "verbs_kernels", &src, &[]);
+    nvcc_compile(nvcc, dir.path(), "verbs_kernels", &src, &[]);
 }
 
 #[test]
 fn device_headers_compile_against_the_rdma_core_compat_subset() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = "#include <doca_gpunetio_dev_verbs_counter.cuh>\n\
                #include <doca_gpunetio_dev_verbs_twosided.cuh>\n\
@@ -514,7 +514,7 @@ fn device_headers_compile_against_the_rdma_core_compat_subset() {
                doca_gpu_dev_verbs_put(qp, {out[0], 1}, {out[1], 2}, 8, &t);\n\
                doca_gpu_dev_verbs_recv_wait(qp, {0, 0}, &t, &c); out[2] = t + (uint64_t)c;\n}\n";
     nvcc_compile(
-        &nvcc,
+        nvcc,
         dir.path(),
         "compat",
         src,
@@ -933,13 +933,13 @@ fn public_layouts_and_values_match_the_facts_in_c_and_cpp() {
 
 #[test]
 fn public_layouts_match_the_facts_under_nvcc() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = facts_source(true) + "__global__ void k(int *p) { *p = 0; }\n";
-    nvcc_compile(&nvcc, dir.path(), "facts", &src, &[]);
+    nvcc_compile(nvcc, dir.path(), "facts", &src, &[]);
 }
 
 /// The host program: builds WQEs with the header's builders into a zeroed ring and prints
@@ -1049,10 +1049,10 @@ fn results(v: &[u8]) -> [i64; 5] {
 
 #[test]
 fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let cqe = |k: u64, opcode: u8, counter: u16, inline: Option<Vec<u8>>, bytes: u32| Cqe {
         k,
         cqe_num: 8,
@@ -1091,7 +1091,7 @@ fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
     let cu = dir.path().join("encodings.cu");
     let exe = dir.path().join("encodings");
     std::fs::write(&cu, encoding_program(&cases)).unwrap();
-    let out = Command::new(&nvcc)
+    let out = Command::new(nvcc)
         .args([
             "-std=c++17",
             "-Werror",
@@ -1101,7 +1101,7 @@ fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
         ])
         .args(["-arch=sm_80", "-I"])
         .arg(include_dir())
-        .args(cudart_dir(&nvcc))
+        .args(cudart_dir(nvcc))
         .arg(&cu)
         .arg("-o")
         .arg(&exe)

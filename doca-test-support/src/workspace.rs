@@ -17,6 +17,23 @@ pub fn doca_soft_include_dir() -> PathBuf {
     workspace_root().join("doca-soft/include")
 }
 
+/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
+/// `./doca-soft` (a built test binary run from the repository root on another machine);
+/// the first that holds `include/doca_gpunetio.h`.
+pub fn doca_soft_src_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(workspace_root().join("doca-soft"));
+    candidates.push(PathBuf::from("doca-soft"));
+    candidates
+        .iter()
+        .find(|d| d.join("include/doca_gpunetio.h").exists())
+        .cloned()
+        .unwrap_or_else(|| candidates[0].clone())
+}
+
 /// The cargo target directory the running test binary was built in (the binary sits in
 /// `<target>/<profile>/deps`).
 pub fn target_dir() -> PathBuf {

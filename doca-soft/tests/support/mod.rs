@@ -130,11 +130,7 @@ pub fn af_packet_allowed() -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP: AF_PACKET needs root (CAP_NET_RAW)"
-        );
+        doca_test_support::skip(doca_test_support::NO_RAW_SOCKETS);
     }
     root
 }
