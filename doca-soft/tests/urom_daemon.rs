@@ -785,10 +785,10 @@ fn sigterm_to_the_daemon_tears_workers_down_and_exits_cleanly() {
     let pids = d.worker_pids();
     assert_eq!(pids.len(), 2);
     // SAFETY: signalling the daemon this test started.
-    unsafe { libc::kill(d.child.id() as i32, libc::SIGTERM) };
+    unsafe { libc::kill(d.pid(), libc::SIGTERM) };
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(s) = d.child.try_wait().unwrap() {
+        if let Some(s) = d.child_mut().try_wait().unwrap() {
             break s;
         }
         assert!(Instant::now() < deadline, "daemon exits on SIGTERM");

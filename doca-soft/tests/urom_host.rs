@@ -861,7 +861,7 @@ fn a_killed_daemon_fails_commands_at_once_and_contexts_go_idle() {
     assert_eq!(submit_echo(w, plugin.id, 1, 0, &mut held), 0);
     let killed = Instant::now();
     signal(d.pid(), libc::SIGKILL);
-    let _ = d.child.wait();
+    let _ = d.child_mut().wait();
     // The daemon's workers die with it; the held command fails, both contexts go IDLE.
     // SAFETY: live contexts.
     let (wctx, sctx) = unsafe { (doca_urom_worker_as_ctx(w), doca_urom_service_as_ctx(s.svc)) };
