@@ -5,6 +5,10 @@
 //! two of ours (`--oob-port`, `--sizes`) so tests can run samples side by side and shorter.
 
 use cuda_kernels::VerbsScope;
+
+/// Run-time failures end as in every sample (`examples/common/cli.rs`; the shared GPU
+/// helpers of `examples/common/gpu.rs` call it through this module).
+pub use super::general::fail;
 use doca::gpunetio::verbs::NicHandler;
 
 /// Optional flags a sample has besides the common ones.
@@ -55,6 +59,34 @@ impl Args {
     /// Whether this process is the server.
     pub fn is_server(&self) -> bool {
         self.client.is_none()
+    }
+
+    /// The message sizes to run: `--sizes`, else the samples' ten.
+    pub fn sizes(&self) -> Vec<u32> {
+        if self.sizes.is_empty() {
+            super::SIZES.to_vec()
+        } else {
+            self.sizes.clone()
+        }
+    }
+
+    /// The NIC handler of this side: `-n` for the client, AUTO for the server (as the
+    /// samples' servers do).
+    pub fn handler(&self) -> NicHandler {
+        if self.is_server() {
+            NicHandler::Auto
+        } else {
+            self.nic_handler
+        }
+    }
+
+    /// The ping-pong role of this side.
+    pub fn role(&self) -> cuda_kernels::Role {
+        if self.is_server() {
+            cuda_kernels::Role::Server
+        } else {
+            cuda_kernels::Role::Client
+        }
     }
 }
 
