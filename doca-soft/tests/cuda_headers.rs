@@ -11,6 +11,7 @@
 use doca_soft::testing::{
     BufDesc, GpuBufEntry, McstQp, RxAttr, RxqHandle, SemHandle, SemPacketInfo, TxqHandle,
 };
+use doca_test_support::cc;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -712,25 +713,12 @@ fn queue_c_headers_compile_alone_in_c_and_cpp() {
                 ),
             )
             .unwrap();
-            let out = Command::new(cc)
-                .args([
-                    std,
-                    "-Wall",
-                    "-Wextra",
-                    "-Werror",
-                    "-DDOCA_ALLOW_EXPERIMENTAL_API",
-                ])
-                .arg("-I")
-                .arg(include_dir())
-                .args(["-c", "-o"])
-                .arg(dir.path().join("t.o"))
-                .arg(&src)
-                .output()
-                .expect("running the C compiler");
-            assert!(
-                out.status.success(),
-                "{cc} {h}:\n{}",
-                String::from_utf8_lossy(&out.stderr)
+            cc::must_succeed(
+                cc::strict(cc, std)
+                    .args(["-DDOCA_ALLOW_EXPERIMENTAL_API", "-c", "-o"])
+                    .arg(dir.path().join("t.o"))
+                    .arg(&src),
+                &format!("{cc} {h}"),
             );
         }
     }
@@ -771,18 +759,12 @@ fn eth_def_includes_what_3_3_includes() {
             ),
         )
         .unwrap();
-        let out = Command::new("gcc")
-            .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-c", "-o"])
-            .arg(dir.path().join("t.o"))
-            .arg("-I")
-            .arg(include_dir())
-            .arg(&src)
-            .output()
-            .expect("running gcc");
-        assert!(
-            out.status.success(),
-            "compat={force}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        cc::must_succeed(
+            cc::strict("gcc", "-std=gnu11")
+                .args(["-c", "-o"])
+                .arg(dir.path().join("t.o"))
+                .arg(&src),
+            &format!("compat={force}"),
         );
     }
 }
@@ -899,24 +881,11 @@ fn c_ring_layout_matches_the_facts_and_the_rust_mirror() {
     let c = dir.path().join("layout.c");
     for force in ["-DDOCA_SOFT_NO_FORCE", "-DDOCA_SOFT_FORCE_COMPAT_MLX5"] {
         std::fs::write(&c, &src).unwrap();
-        let out = Command::new("gcc")
-            .args([
-                "-std=gnu11",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-fsyntax-only",
-                force,
-                "-I",
-            ])
-            .arg(include_dir())
-            .arg(&c)
-            .output()
-            .expect("running gcc");
-        assert!(
-            out.status.success(),
-            "C layout differs ({force}):\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        cc::must_succeed(
+            cc::strict("gcc", "-std=gnu11")
+                .args(["-fsyntax-only", force])
+                .arg(&c),
+            &format!("C layout differs ({force})"),
         );
     }
 }

@@ -16,7 +16,7 @@
 //!   pcap port replaying 256 UDP frames among 64 others, in each execution scope: exactly
 //!   the UDP frames, their total bytes and frame numbers, lengths that match the packets.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::path::{Path, PathBuf};

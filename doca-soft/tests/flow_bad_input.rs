@@ -12,7 +12,7 @@
 //!    kinds, entry flags, queue numbers), live objects and a value past the enum's last
 //!    one; each must answer INVALID_VALUE, and a valid value right after is accepted.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! hash slots) is checked against the frames sent. The program uses doca_argp_init(NULL, ..)
 //! as DOCA 3.3 programs may.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::fs::File;

@@ -1,7 +1,7 @@
 //! The Flow headers compile alone, in C and in C++, with -Wall -Wextra -Werror, and the
 //! sample-style uses (`fwd.rss.queues_array`, `fwd.next_pipe`, `outer.udp.l4_port`) work.
 
-mod cc;
+use doca_test_support::cc;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! compile them as C and C++ and check that the committed files are what the generator
 //! makes of the current sheets.
 
-mod cc;
+use doca_test_support::cc;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -885,22 +885,14 @@ fn verbs_def_and_ring_headers_compile_alone_in_c_and_cpp() {
             for (cc, std, ext) in [("gcc", "-std=gnu11", "c"), ("g++", "-std=c++17", "cpp")] {
                 let src = dir.path().join(format!("t.{ext}"));
                 std::fs::write(&src, format!("#include <{h}>\nint doca_soft_probe;\n")).unwrap();
-                let mut cmd = Command::new(cc);
-                cmd.args([std, "-Wall", "-Wextra", "-Werror", "-c", "-I"])
-                    .arg(include_dir());
+                let mut cmd = doca_test_support::cc::strict(cc, std);
+                cmd.arg("-c");
                 if force {
                     cmd.arg("-DDOCA_SOFT_FORCE_COMPAT_MLX5");
                 }
-                let out = cmd
-                    .arg("-o")
-                    .arg(dir.path().join("t.o"))
-                    .arg(&src)
-                    .output()
-                    .expect("running the C compiler");
-                assert!(
-                    out.status.success(),
-                    "{cc} {h} (compat forced: {force}):\n{}",
-                    String::from_utf8_lossy(&out.stderr)
+                doca_test_support::cc::must_succeed(
+                    cmd.arg("-o").arg(dir.path().join("t.o")).arg(&src),
+                    &format!("{cc} {h} (compat forced: {force})"),
                 );
             }
         }
@@ -916,16 +908,11 @@ fn public_layouts_and_values_match_the_facts_in_c_and_cpp() {
     ] {
         let f = dir.path().join(format!("facts.{ext}"));
         std::fs::write(&f, facts_source(cpp)).unwrap();
-        let out = Command::new(cc)
-            .args([std, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
-            .arg(include_dir())
-            .arg(&f)
-            .output()
-            .expect("running the C compiler");
-        assert!(
-            out.status.success(),
-            "{cc}: layout/value differs from the facts:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        doca_test_support::cc::must_succeed(
+            doca_test_support::cc::strict(cc, std)
+                .arg("-fsyntax-only")
+                .arg(&f),
+            &format!("{cc}: layout/value differs from the facts"),
         );
     }
     assert!(facts().len() > 200);

@@ -7,6 +7,7 @@
 //! * [`mod@skip`]: tests that cannot run here say so in one line,
 //!   `skipped: <test>: <reason>`, and return ([`require_cuda()`] or [`require_cuda!`],
 //!   [`require_raw_sockets`], [`require_nvcc`], [`skip_if!`]);
+//! * [`cc`]: C and C++ against doca-soft's headers with the samples' strict flags;
 //! * [`gpu`]: CUDA device 0's bus id and compute capability ([`require_gpu`]), or the skip
 //!   line saying what is missing;
 //! * [`frames`]: Ethernet/IPv4/UDP/TCP/ICMP frames with correct checksums, and the
@@ -41,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cc;
 pub mod frames;
 pub mod gpu;
 pub mod netns;
