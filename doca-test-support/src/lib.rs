@@ -7,6 +7,7 @@
 //! * [`mod@skip`]: tests that cannot run here say so in one line,
 //!   `skipped: <test>: <reason>`, and return ([`require_cuda()`] or [`require_cuda!`],
 //!   [`require_raw_sockets`], [`require_nvcc`], [`skip_if!`]);
+//! * [`alloc`]: a counting global allocator, for tests that a path allocates nothing;
 //! * [`cc`]: C and C++ against doca-soft's headers with the samples' strict flags;
 //! * [`gpu`]: CUDA device 0's bus id and compute capability ([`require_gpu`]), or the skip
 //!   line saying what is missing;
@@ -42,6 +43,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod cc;
 pub mod frames;
 pub mod gpu;
