@@ -10,6 +10,7 @@ pub mod gpu_rx;
 pub mod gpu_tx;
 pub mod latency;
 pub mod netns;
+pub mod perftest;
 pub mod point;
 pub mod report;
 pub mod soft;
