@@ -69,16 +69,7 @@ fn setup() -> Option<Env> {
 }
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = doca_soft::testing::dev_info(
-        &format!("e{side}:00.0"),
-        &format!("{name}{side}"),
-        [2, 0, 0, 0, 2, side],
-        PortSpec::Wire {
-            name: name.to_string(),
-            side,
-        },
-    );
-    doca_soft::testing::open_dev(info)
+    doca_soft::testing::open_wire_dev('e', 2, name, side)
 }
 
 /// GPU memory of `len` bytes registered in a started mmap: (gpu pointer, mmap, mkey).

@@ -12,7 +12,6 @@ use doca_soft::capi::doca_dev::Dev;
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_flow::{FlowCfg, FlowPort, PipeCfg, PortCfg, *};
 use doca_soft::testing::frames::{icmp4_echo, tcp4, udp4};
-use doca_soft::testing::PortSpec;
 use support::{eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -27,16 +26,7 @@ const ALREADY_EXIST: u32 = DocaError::ALREADY_EXIST.0;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = doca_soft::testing::dev_info(
-        &format!("f{side}:00.0"),
-        &format!("{name}{side}"),
-        [2, 0, 0, 0, 0, side],
-        PortSpec::Wire {
-            name: name.to_string(),
-            side,
-        },
-    );
-    doca_soft::testing::open_dev(info)
+    doca_soft::testing::open_wire_dev('f', 0, name, side)
 }
 
 fn init(queues: u16) {
