@@ -23,14 +23,7 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Fails the test instead of hanging when an awaited event never comes (not a timing
-/// assertion: the limit is far above any expected wait).
-fn watchdog(start: std::time::Instant, what: &str) {
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(60),
-        "gave up waiting for {what}"
-    );
-}
+use doca_test_support::wait::watchdog;
 
 const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
