@@ -3,7 +3,7 @@
 
 use doca_test_support::cc;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const USE: &str = r#"
@@ -394,36 +394,12 @@ fn every_call_carries_the_attribute_of_3_3() {
     }
 }
 
-fn facts_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("DOCA_FACTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/reference"))
-        .find(|d| d.join("flow-3.3-layout.md").is_file())
-}
-
 /// tests/c/flow_prototypes.c is what tests/gen/flow_prototypes.py makes of the sheet now.
 #[test]
 fn generated_prototypes_are_current() {
-    let Some(facts) = facts_dir() else {
-        doca_test_support::skip(
-            "fact sheets not found; set DOCA_FACTS_DIR to the reference directory",
-        );
-        return;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/flow_prototypes.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg("--check")
-        .arg("--facts")
-        .arg(&facts)
-        .output()
-        .expect("python3 runs (needed to check the generated prototypes)");
-    assert!(
-        out.status.success(),
-        "tests/c/flow_prototypes.c is stale; run `python3 doca-soft/tests/gen/flow_prototypes.py`:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    doca_test_support::workspace::assert_generated_current(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/flow_prototypes.py"),
+        "flow-3.3-layout.md",
+        "the prototypes of tests/c/flow_prototypes.c",
     );
 }
