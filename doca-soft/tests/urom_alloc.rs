@@ -97,9 +97,7 @@ fn echo(w: *mut UromWorker, pe: *mut Pe, plugin: u64, data: u64) {
 
 #[test]
 fn steady_progress_and_commands_allocate_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let (mut spe, mut pe) = (std::ptr::null_mut(), std::ptr::null_mut());
     let (mut svc, mut w) = (std::ptr::null_mut(), std::ptr::null_mut());
     // SAFETY: objects are used as the API says.

@@ -18,6 +18,15 @@ pub fn build_c_plugin(name: &str, dir: &Path) -> PathBuf {
     urom::build_c_plugin(&src, dir)
 }
 
+/// A daemon loading the echo C plugin (built into the returned folder, kept while the
+/// daemon runs).
+pub fn echo_daemon() -> (tempfile::TempDir, Daemon) {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    (dir, d)
+}
+
 /// doca-soft's daemon through doca-test-support's launcher ([`urom::Daemon`]), with this
 /// package's worker binary; stopped on drop, its stdout lines collected.
 pub struct Daemon {
