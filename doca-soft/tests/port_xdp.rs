@@ -16,7 +16,7 @@ use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
 use doca_test_support::skip;
-use support::{drop_pair_and_check_namespaces_gone, eventually, unique, RecordingSink};
+use support::{drop_pair_and_check_namespaces_gone, eventually, udp_dst_to, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -27,28 +27,8 @@ fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
 }
 
 /// A root pipe sending UDP to `dport` to queue 0 (everything else: no match).
-fn udp_to_queue0(dport: u64) -> Arc<Pipe> {
-    let root = Arc::new(Pipe::new(
-        "root",
-        PipeKind::Control,
-        Fwd::None,
-        Fwd::None,
-        false,
-    ));
-    root.add(Entry {
-        matches: vec![FieldMatch {
-            field: Field::UdpDst,
-            value: dport,
-            mask: 0xffff,
-        }],
-        priority: 0,
-        fwd: Fwd::Rss {
-            queues: vec![0],
-            flags: 0,
-        },
-        counter: None,
-    });
-    root
+fn udp_to_queue0(dport: u16) -> Arc<Pipe> {
+    udp_dst_to(dport, &[0], 0)
 }
 
 /// Whether `dev` in `ns` has an XDP program attached (in any mode), as the kernel

@@ -144,6 +144,31 @@ pub fn lo_port() -> std::sync::Arc<doca_soft::testing::Port> {
     .expect("the lo port")
 }
 
+/// A root pipe sending UDP to destination port `dport` to `queues` by RSS over `flags`
+/// (anything else matches nothing).
+pub fn udp_dst_to(
+    dport: u16,
+    queues: &[u16],
+    flags: u32,
+) -> std::sync::Arc<doca_soft::testing::Pipe> {
+    use doca_soft::testing::{Entry, Field, FieldMatch, Fwd};
+    let root = control_root();
+    root.add(Entry {
+        matches: vec![FieldMatch {
+            field: Field::UdpDst,
+            value: u64::from(dport),
+            mask: 0xffff,
+        }],
+        priority: 0,
+        fwd: Fwd::Rss {
+            queues: queues.to_vec(),
+            flags,
+        },
+        counter: None,
+    });
+    root
+}
+
 /// An empty control pipe named "root" (entries added by the test).
 pub fn control_root() -> std::sync::Arc<doca_soft::testing::Pipe> {
     use doca_soft::testing::{Fwd, Pipe, PipeKind};
