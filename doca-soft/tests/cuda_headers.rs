@@ -444,27 +444,13 @@ fn signature_checks() -> String {
 
 /// Compiles `src` with nvcc for `arch` (warnings are errors); panics with nvcc's output.
 fn nvcc_compile(nvcc: &Path, dir: &Path, name: &str, src: &str, arch: &str) {
-    let cu = dir.join(format!("{name}.cu"));
-    std::fs::write(&cu, src).unwrap();
-    let obj = dir.join(format!("{name}_{arch}.o"));
-    let out = Command::new(nvcc)
-        .arg(format!("-arch={arch}"))
-        .args(["-std=c++17", "-c", "-Werror", "all-warnings"])
-        .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&cu)
-        .arg("-o")
-        .arg(&obj)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc {name} ({arch}) failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    cc::nvcc_strict(
+        nvcc,
+        dir,
+        &format!("{name}_{arch}"),
+        src,
+        &[format!("-arch={arch}")],
     );
-    assert!(obj.exists());
 }
 
 #[test]

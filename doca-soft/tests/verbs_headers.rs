@@ -428,37 +428,17 @@ fn translation_units() -> Vec<(&'static str, String)> {
 /// Compiles `src` with nvcc for sm_80 and sm_90 (warnings are errors); panics with the
 /// compiler output on failure.
 fn nvcc_compile(nvcc: &Path, dir: &Path, name: &str, src: &str, extra: &[&str]) {
-    let cu = dir.join(format!("{name}.cu"));
-    let obj = dir.join(format!("{name}.o"));
-    std::fs::write(&cu, src).unwrap();
-    let out = Command::new(nvcc)
-        .args([
-            "-std=c++17",
-            "-gencode",
-            "arch=compute_80,code=sm_80",
-            "-gencode",
-            "arch=compute_90,code=sm_90",
-            "-c",
-            "-Werror",
-            "all-warnings",
-            "-Xcompiler",
-            "-Wall,-Wextra,-Werror",
-        ])
-        .args(extra)
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&cu)
-        .arg("-o")
-        .arg(&obj)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc {name} ({extra:?}) failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(obj.exists(), "{name}: no object file");
+    let args: Vec<String> = [
+        "-gencode",
+        "arch=compute_80,code=sm_80",
+        "-gencode",
+        "arch=compute_90,code=sm_90",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|a| a.to_string())
+    .collect();
+    doca_test_support::cc::nvcc_strict(nvcc, dir, name, src, &args);
 }
 
 #[test]

@@ -156,3 +156,25 @@ pub fn must_succeed(cmd: &mut Command, what: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Writes `src` to `dir/<name>.cu` and compiles it with `nvcc` into `dir/<name>.o`: C++17,
+/// warnings are errors on both the device and the host side, doca-soft's headers, and
+/// `args` (the target architectures, defines); panics with nvcc's output when it fails.
+pub fn nvcc_strict(nvcc: &Path, dir: &Path, name: &str, src: &str, args: &[String]) {
+    let cu = dir.join(format!("{name}.cu"));
+    let obj = dir.join(format!("{name}.o"));
+    std::fs::write(&cu, src).unwrap_or_else(|e| panic!("writing {}: {e}", cu.display()));
+    must_succeed(
+        Command::new(nvcc)
+            .args(["-std=c++17", "-c", "-Werror", "all-warnings"])
+            .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
+            .args(args)
+            .arg("-I")
+            .arg(include_dir())
+            .arg(&cu)
+            .arg("-o")
+            .arg(&obj),
+        &format!("nvcc {name} ({args:?})"),
+    );
+    assert!(obj.exists(), "{name}: no object file");
+}
