@@ -26,21 +26,6 @@ use cc::{Lang, Output, Rdma, C, CXX};
 
 const PROGRAMS: [&str; 2] = ["gpunetio_send_like", "gpunetio_receive_like"];
 
-fn run_cmd(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?}\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
 /// The host half of `name` as an object file, built by `lang`'s compiler with the samples'
 /// flags.
 fn host_object(name: &str, lang: Lang, rdma: Rdma, dir: &Path) -> PathBuf {
@@ -63,7 +48,7 @@ fn host_object(name: &str, lang: Lang, rdma: Rdma, dir: &Path) -> PathBuf {
 fn device_object(name: &str, nvcc: &Path, dir: &Path) -> PathBuf {
     let obj = dir.join(format!("{name}_device.o"));
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    run_cmd(
+    cc::run(
         Command::new(nvcc)
             .args(["-std=c++17", "-DDOCA_ALLOW_EXPERIMENTAL_API"])
             .args(["-gencode", "arch=compute_80,code=[sm_80,compute_80]"])
@@ -96,7 +81,7 @@ fn link(nvcc: &Path, objs: &[&Path], exe: &Path) {
         .arg("-ldoca_soft")
         .arg("-Xlinker")
         .arg(format!("-rpath={}", libdir.display()));
-    run_cmd(&mut cmd).unwrap_or_else(|e| panic!("link with nvcc:\n{e}"));
+    cc::run(&mut cmd).unwrap_or_else(|e| panic!("link with nvcc:\n{e}"));
 }
 
 /// Builds program `name` (host half as `lang`) into `dir`; None (with the reason printed)

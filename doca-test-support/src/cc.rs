@@ -114,9 +114,15 @@ pub fn compile(
             cmd.arg("-o").arg(output);
         }
     }
+    run(&mut cmd)
+}
+
+/// Runs a compiler (or linker) command; Err holds the command and its output when it cannot
+/// run or fails.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
     let out = cmd
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", lang.compiler()))?;
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
