@@ -24,8 +24,6 @@
 
 mod support;
 
-use std::net::TcpListener;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -75,78 +73,16 @@ fn count_for(size: usize, bytes: usize) -> u32 {
     (bytes / size).clamp(64, 100_000) as u32
 }
 
-/// `Final:` columns of ucx_perftest: iterations, 50%ile, average and overall latency,
-/// average and overall bandwidth, average and overall message rate.
-fn parse_final(out: &str) -> Option<Vec<f64>> {
-    let line = out
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("Final:"))?;
-    let cols: Vec<f64> = line
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|c| c.parse().ok())
-        .collect();
-    (cols.len() >= 6).then_some(cols)
-}
-
-fn free_port() -> String {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(13338)
-        .to_string()
-}
-
 /// One ucx_perftest run with CUDA memory on both sides: its `Final:` columns.
 fn perftest(test: &str, size: usize, iters: u32) -> Result<Vec<f64>, String> {
-    let exe = std::env::var("UCX_PERFTEST").unwrap_or_else(|_| "ucx_perftest".into());
-    let port = free_port();
     let (s, n) = (size.to_string(), iters.to_string());
-    let cmd = |args: &[&str]| {
-        let mut c = Command::new(&exe);
-        c.args(args)
-            .env("UCX_WARN_UNUSED_ENV_VARS", "n")
-            .stdin(Stdio::null());
-        c
-    };
-    let mut server = cmd(&["-p", &port, "-m", "cuda"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{exe}: {e} (source .tools/env.sh, or set UCX_PERFTEST)"))?;
-    let mut result = Err("client never connected".to_string());
-    for _ in 0..25 {
-        std::thread::sleep(Duration::from_millis(200));
-        let args = [
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-t",
-            test,
-            "-m",
-            "cuda",
-            "-s",
-            &s,
-            "-n",
-            &n,
-        ];
-        let out = cmd(&args).output().map_err(|e| format!("{exe}: {e}"))?;
-        let text = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
-        if let Some(v) = parse_final(&text) {
-            result = Ok(v);
-            break;
-        }
-        result = Err(format!(
-            "no Final line: {}",
-            text.lines().last().unwrap_or("").trim()
-        ));
-    }
-    // The server exits after one test; make sure it is gone (we started it).
-    let _ = server.kill();
-    let _ = server.wait();
-    result
+    support::perftest::run(
+        &[],
+        &[],
+        &["-m", "cuda"],
+        &["-t", test, "-m", "cuda", "-s", &s, "-n", &n],
+        6,
+    )
 }
 
 /// Two connected contexts and 4 MiB of GPU memory on each side.
@@ -456,10 +392,10 @@ fn main() {
     let mib = a.mib.unwrap_or(c.pick(16, 512));
     let lat_iters = a.lat_iters.unwrap_or(c.pick(100, 2000));
     if !gpu_present() {
-        let why = "needs GPU: skipped (no CUDA driver on this machine)";
+        let why = support::report::no_gpu_reason();
         for &s in &sizes {
             for f in ["rdma/write-bw", "rdma/write-lat", "dma/copy-bw"] {
-                Figure::skipped(format!("{f}/{s}"), None, why).emit();
+                Figure::skipped(format!("{f}/{s}"), None, why.clone()).emit();
             }
         }
         return;

@@ -49,18 +49,8 @@ struct Cli {
     /// Modes to measure: recvmmsg, lo, wire
     #[arg(long, value_delimiter = ',', default_value = "recvmmsg,lo,wire")]
     mode: Vec<String>,
-    /// Queue counts to measure
-    #[arg(long, value_delimiter = ',')]
-    queues: Option<Vec<usize>>,
-    /// Frame sizes in bytes
-    #[arg(long, value_delimiter = ',', default_value = "64,1024")]
-    size: Vec<usize>,
-    /// Frames per sender
-    #[arg(long)]
-    frames: Option<u64>,
-    /// Tries per figure (the best counts)
-    #[arg(long)]
-    tries: Option<usize>,
+    #[command(flatten)]
+    load: args::Load,
     /// Time bound of one GPU point (seconds; its tries included): past it the point is
     /// killed and reported as STALL with its trace
     #[arg(long, default_value_t = 40.0)]
@@ -173,8 +163,8 @@ fn gpu_point_child(a: &Cli, key: &str) {
     };
     let (size, q) = (num(2), num(3));
     let c = &a.common;
-    let frames = a.frames.unwrap_or(c.pick(20_000, 100_000));
-    let tries = a.tries.unwrap_or(c.pick(2, 3));
+    let frames = a.load.frames(c);
+    let tries = a.load.tries(c);
     let r = GpuEnv::open().and_then(|env| {
         zero_loss_search(
             tries,
@@ -203,13 +193,10 @@ fn main() {
     let isolated = support::netns::isolate_or_warn();
     let c = &a.common;
     let modes: Vec<&str> = a.mode.iter().map(String::as_str).collect();
-    let queues = a
-        .queues
-        .clone()
-        .unwrap_or_else(|| c.pick(vec![1, 2], vec![1, 2, 4, 8]));
-    let sizes = a.size.clone();
-    let frames = a.frames.unwrap_or(c.pick(20_000, 100_000));
-    let tries = a.tries.unwrap_or(c.pick(2, 3));
+    let queues = a.load.queues(c, vec![1, 2], vec![1, 2, 4, 8]);
+    let sizes = a.load.size.clone();
+    let frames = a.load.frames(c);
+    let tries = a.load.tries(c);
     let ns = if isolated {
         "private netns"
     } else {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use doca_soft::testing::Port;
-use support::alloc::{CountingAlloc, Counts, Region};
+use doca_test_support::alloc::{CountingAlloc, Counts, Region};
 use support::args::{self, Common};
 use support::gpu_rx::{run_gpu_rx_counted, BenchDev, CountWindow, GpuEnv, GpuQueue};
 use support::report::{Figure, Status};

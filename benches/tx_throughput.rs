@@ -28,18 +28,8 @@ use support::udp::{run_recvmmsg, zero_loss_search, UdpRun, MIN_SIZE};
     about = "Send throughput of the software runtime"
 )]
 struct Cli {
-    /// Queue counts to measure
-    #[arg(long, value_delimiter = ',')]
-    queues: Option<Vec<usize>>,
-    /// Frame sizes in bytes
-    #[arg(long, value_delimiter = ',', default_value = "64,1024")]
-    size: Vec<usize>,
-    /// Frames per sender
-    #[arg(long)]
-    frames: Option<u64>,
-    /// Tries per figure (the best counts)
-    #[arg(long)]
-    tries: Option<usize>,
+    #[command(flatten)]
+    load: args::Load,
     #[command(flatten)]
     common: Common,
 }
@@ -178,13 +168,10 @@ fn main() {
         first_send_figure();
     }
     let c = &a.common;
-    let queues = a
-        .queues
-        .clone()
-        .unwrap_or_else(|| c.pick(vec![1], vec![1, 2, 4]));
-    let sizes = a.size.clone();
-    let frames = a.frames.unwrap_or(c.pick(20_000, 100_000));
-    let tries = a.tries.unwrap_or(c.pick(2, 3));
+    let queues = a.load.queues(c, vec![1], vec![1, 2, 4]);
+    let sizes = a.load.size.clone();
+    let frames = a.load.frames(c);
+    let tries = a.load.tries(c);
     let gpu = GpuEnv::open();
     let lo: Arc<Port> = Port::for_spec(&port_spec(Mode::Lo, "", 0)).expect("lo port");
     for &size in &sizes {

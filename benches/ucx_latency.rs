@@ -25,10 +25,6 @@
 
 mod support;
 
-use std::net::TcpListener;
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
 use clap::Parser;
 use support::args::{self, Common};
 use support::report::{Figure, Status};
@@ -61,68 +57,13 @@ struct Cli {
     common: Common,
 }
 
-/// Latencies of a `Final:` line (microseconds): (median, average).
-fn parse_final(out: &str) -> Option<(f64, f64)> {
-    let line = out
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("Final:"))?;
-    let cols: Vec<f64> = line
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|c| c.parse().ok())
-        .collect();
-    // iterations, 50%ile, average, overall, bandwidth avg/overall, rate avg/overall
-    (cols.len() >= 4).then(|| (cols[1], cols[2]))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(13337)
-}
-
+/// ucx_perftest's tag latency over `tls` (microseconds): (median, average).
 fn perftest(tls: &str, iters: u64, extra: &[&str]) -> Result<(f64, f64), String> {
-    let exe = std::env::var("UCX_PERFTEST").unwrap_or_else(|_| "ucx_perftest".into());
-    let port = free_port().to_string();
-    let cmd = |args: &[&str]| {
-        let mut c = Command::new(&exe);
-        c.args(args)
-            .env("UCX_TLS", tls)
-            .env("UCX_WARN_UNUSED_ENV_VARS", "n")
-            .env_remove("UCX_HOME")
-            .stdin(Stdio::null());
-        c
-    };
-    let server_args: Vec<&str> = ["-p", port.as_str()].iter().chain(extra).copied().collect();
-    let mut server = cmd(&server_args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{exe}: {e} (source .tools/env.sh, or set UCX_PERFTEST)"))?;
     let n = iters.to_string();
-    let mut result = Err("client never connected".to_string());
-    for _ in 0..25 {
-        std::thread::sleep(Duration::from_millis(200));
-        let mut args = vec!["127.0.0.1", "-p", &port, "-t", "tag_lat", "-n", &n];
-        args.extend(extra);
-        let out = cmd(&args).output().map_err(|e| format!("{exe}: {e}"))?;
-        let text = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
-        if let Some(v) = parse_final(&text) {
-            result = Ok(v);
-            break;
-        }
-        result = Err(format!(
-            "no Final line: {}",
-            text.lines().last().unwrap_or("").trim()
-        ));
-    }
-    // The server exits after one test; make sure it is gone (we started it).
-    let _ = server.kill();
-    let _ = server.wait();
-    result
+    let client: Vec<&str> = [&["-t", "tag_lat", "-n", n.as_str()], extra].concat();
+    // Columns: iterations, 50%ile, average, overall, bandwidth avg/overall, rate avg/overall.
+    let cols = support::perftest::run(&[("UCX_TLS", tls)], &["UCX_HOME"], extra, &client, 4)?;
+    Ok((cols[1], cols[2]))
 }
 
 /// Graph round trips: spinning, blocking (when asked), and the transports of the

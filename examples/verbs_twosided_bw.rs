@@ -13,11 +13,10 @@
 #[path = "verbs_common/mod.rs"]
 mod verbs_common;
 
-use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Shape, VerbsErrors};
+use cuda_kernels::{ExitFlag, Kernels, VerbsErrors};
 use doca::gpunetio::verbs::NicHandler;
 use std::process::ExitCode;
 use verbs_common::cli::{self, Args, Extra};
-use verbs_common::oob::Oob;
 use verbs_common::setup::{check_bytes, connect, data_access, Verbs};
 use verbs_common::*;
 
@@ -36,10 +35,9 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     let v = Verbs::open(args)?;
     let kernels = Kernels::load(&v.gpu).map_err(|e| e.to_string())?;
-    let sizes = match (&args.sizes, args.inline) {
-        (s, _) if !s.is_empty() => s.clone(),
-        (_, true) => INLINE_SIZES.to_vec(),
-        (_, false) => SIZES.to_vec(),
+    let sizes = match (args.sizes.is_empty(), args.inline) {
+        (true, true) => INLINE_SIZES.to_vec(),
+        _ => args.sizes(),
     };
     let t = args.threads as usize;
     let server = args.is_server();
@@ -61,29 +59,13 @@ fn run(args: &Args) -> Result<(), String> {
         .map(|_| v.gpu_mem(8, 0, data_access()))
         .collect::<Result<Vec<_>, _>>()?;
     let dump = v.gpu_mem(1, 0, data_access())?;
-    let mut oob = match &args.client {
-        None => Oob::server(PROG, args.oob_port)?,
-        Some(ip) => Oob::client(PROG, ip, args.oob_port)?,
-    };
-    let send = |oob: &mut Oob| -> Result<(), String> {
-        flags.iter().try_for_each(|f| {
-            oob.send_buf(RemoteBuf {
-                addr: f.mr.addr(),
-                key: f.mr.key(),
-            })
-        })
-    };
-    let recv = |oob: &mut Oob| -> Result<Vec<RemoteBuf>, String> {
-        (0..sizes.len()).map(|_| oob.recv_buf()).collect()
-    };
-    let remote = if server {
-        send(&mut oob)?;
-        recv(&mut oob)?
-    } else {
-        let r = recv(&mut oob)?;
-        send(&mut oob)?;
-        r
-    };
+    let mut oob = oob_open(PROG, args)?;
+    let remote = swap_bufs(
+        args,
+        &mut oob,
+        |oob| flags.iter().try_for_each(|f| oob.send_mr(&f.mr)),
+        |oob| oob.recv_bufs(sizes.len()),
+    )?;
     let peer = oob.exchange_qps(&[qp.info().map_err(|e| e.to_string())?])?;
     connect(PROG, &qp, &peer[0])?;
     let handle = qp.handle().map_err(|e| e.to_string())?;
@@ -97,46 +79,35 @@ fn run(args: &Args) -> Result<(), String> {
     );
     report::bw_header();
     let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
-    kernels.scope(|s| -> Result<(), String> {
-        for (i, &size) in sizes.iter().enumerate() {
-            let shape = Shape {
-                threads: args.threads,
-                iters: args.iters,
-                size,
-                scope: args.scope,
-            };
-            let ms = warmup_then_timed(|n| {
-                let start = n * shape.rounds();
-                if server {
-                    s.verbs_twosided_server(
-                        handle,
-                        shape,
-                        args.inline,
-                        &data[i].mr,
-                        &flags[i].mr,
-                        remote[i],
-                        &dump.mr,
-                        start,
-                        i as u8 + 1,
-                        &errors,
-                        &exit,
-                    )
-                } else {
-                    s.verbs_twosided_client(
-                        handle,
-                        shape,
-                        &data[i].mr,
-                        &flags[i].mr,
-                        start,
-                        &errors,
-                        &exit,
-                    )
-                }
-            })?;
-            no_errors(&errors, size)?;
-            report::bw_row(size, args.iters, ms);
-        }
-        Ok(())
+    kernels.scope(|s| {
+        bw_rows(args, &sizes, args.scope, Some(&errors), |i, shape, n| {
+            let start = n * shape.rounds();
+            if server {
+                s.verbs_twosided_server(
+                    handle,
+                    shape,
+                    args.inline,
+                    &data[i].mr,
+                    &flags[i].mr,
+                    remote[i],
+                    &dump.mr,
+                    start,
+                    i as u8 + 1,
+                    &errors,
+                    &exit,
+                )
+            } else {
+                s.verbs_twosided_client(
+                    handle,
+                    shape,
+                    &data[i].mr,
+                    &flags[i].mr,
+                    start,
+                    &errors,
+                    &exit,
+                )
+            }
+        })
     })?;
     if server {
         for (i, (d, &s)) in data.iter().zip(&sizes).enumerate() {

@@ -11,13 +11,9 @@
 #[path = "verbs_common/mod.rs"]
 mod verbs_common;
 
-use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Shape, VerbsErrors, VerbsScope};
-use doca::gpunetio::verbs::NicHandler;
 use std::process::ExitCode;
-use verbs_common::cli::{self, Args, Extra};
-use verbs_common::oob::Oob;
-use verbs_common::setup::{check_bytes, connect, data_access, Verbs};
-use verbs_common::*;
+use verbs_common::cli::{self, Extra};
+use verbs_common::onesided::{bw, Op};
 
 const PROG: &str = "verbs_write_bw";
 
@@ -27,109 +23,6 @@ fn main() -> ExitCode {
         "GPU verbs RDMA write bandwidth (raw WQEs)",
         &[Extra::Nic, Extra::Threads],
     );
-    install_signals();
-    exit(
-        PROG,
-        if args.is_server() {
-            server(&args)
-        } else {
-            client(&args)
-        },
-    )
-}
-
-fn sizes(args: &Args) -> Vec<u32> {
-    if args.sizes.is_empty() {
-        SIZES.to_vec()
-    } else {
-        args.sizes.clone()
-    }
-}
-
-fn server(args: &Args) -> Result<(), String> {
-    let v = Verbs::open(args)?;
-    let qp = v.qp(args, NicHandler::Auto)?;
-    let sizes = sizes(args);
-    let bufs = sizes
-        .iter()
-        .map(|&s| v.host_mem(args.threads as usize * s as usize, 0, data_access()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut oob = Oob::server(PROG, args.oob_port)?;
-    for b in &bufs {
-        oob.send_buf(RemoteBuf {
-            addr: b.mr().addr(),
-            key: b.mr().key(),
-        })?;
-    }
-    let peer = oob.exchange_qps(&[qp.info().map_err(|e| e.to_string())?])?;
-    connect(PROG, &qp, &peer[0])?;
-    wait_for_signal(PROG);
-    for (i, (b, &s)) in bufs.iter().zip(&sizes).enumerate() {
-        check_bytes(&b.read(args.threads as usize * s as usize), i, i as u8 + 1)?;
-    }
-    warn(
-        PROG,
-        "Validation successful! Data received correctly from client",
-    );
-    Ok(())
-}
-
-fn client(args: &Args) -> Result<(), String> {
-    let v = Verbs::open(args)?;
-    let kernels = Kernels::load(&v.gpu).map_err(|e| e.to_string())?;
-    let qp = v.qp(args, args.nic_handler)?;
-    let sizes = sizes(args);
-    let bufs = sizes
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| {
-            v.gpu_mem(
-                args.threads as usize * s as usize,
-                i as u8 + 1,
-                data_access(),
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let server = args.client.as_deref().expect("client role");
-    let mut oob = Oob::client(PROG, server, args.oob_port)?;
-    let remote = (0..sizes.len())
-        .map(|_| oob.recv_buf())
-        .collect::<Result<Vec<_>, _>>()?;
-    let peer = oob.exchange_qps(&[qp.info().map_err(|e| e.to_string())?])?;
-    connect(PROG, &qp, &peer[0])?;
-    let proxy = qp.start_cpu_proxy().map_err(|e| e.to_string())?;
-    if let Some(p) = &proxy {
-        info(
-            PROG,
-            format!("Thread CPU proxy progress is running... {}", p.pthread_id()),
-        );
-    }
-    let handle = qp.handle().map_err(|e| e.to_string())?;
-    let errors = VerbsErrors::new(&v.gpu).map_err(|e| e.to_string())?;
-    info(
-        PROG,
-        format!(
-            "Launching {PROG} kernel with 1 CUDA Blocks, {} CUDA threads",
-            args.threads
-        ),
-    );
-    report::bw_header();
-    let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
-    kernels.scope(|s| -> Result<(), String> {
-        for (i, &size) in sizes.iter().enumerate() {
-            let shape = Shape {
-                threads: args.threads,
-                iters: args.iters,
-                size,
-                scope: VerbsScope::Thread,
-            };
-            let ms = warmup_then_timed(|_| {
-                s.verbs_write_bw(handle, shape, &bufs[i].mr, remote[i], &errors, &exit)
-            })?;
-            no_errors(&errors, size)?;
-            report::bw_row(size, args.iters, ms);
-        }
-        Ok(())
-    })?;
-    Ok(())
+    verbs_common::install_signals();
+    verbs_common::exit(PROG, bw(PROG, &args, Op::Write))
 }

@@ -12,12 +12,10 @@
 #[path = "verbs_common/mod.rs"]
 mod verbs_common;
 
-use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Role, VerbsErrors};
-use doca::gpunetio::verbs::NicHandler;
+use cuda_kernels::{ExitFlag, Kernels, VerbsErrors};
 use std::process::ExitCode;
 use verbs_common::cli::{self, Args, Extra};
-use verbs_common::oob::Oob;
-use verbs_common::setup::{connect, data_access, Verbs};
+use verbs_common::setup::{connect, data_access, start_proxy, Verbs};
 use verbs_common::*;
 
 const PROG: &str = "verbs_write_lat";
@@ -35,17 +33,8 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     let v = Verbs::open(args)?;
     let kernels = Kernels::load(&v.gpu).map_err(|e| e.to_string())?;
-    let sizes = if args.sizes.is_empty() {
-        SIZES.to_vec()
-    } else {
-        args.sizes.clone()
-    };
-    let handler = if args.is_server() {
-        NicHandler::Auto
-    } else {
-        args.nic_handler
-    };
-    let qp = v.qp(args, handler)?;
+    let sizes = args.sizes();
+    let qp = v.qp(args, args.handler())?;
     let poll = sizes
         .iter()
         .map(|&s| v.gpu_mem(s as usize, 0, data_access()))
@@ -54,72 +43,37 @@ fn run(args: &Args) -> Result<(), String> {
         .iter()
         .map(|&s| v.gpu_mem(s as usize, 0, data_access()))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut oob = match &args.client {
-        None => Oob::server(PROG, args.oob_port)?,
-        Some(ip) => Oob::client(PROG, ip, args.oob_port)?,
-    };
-    let send = |oob: &mut Oob| -> Result<(), String> {
-        poll.iter().try_for_each(|p| {
-            oob.send_buf(RemoteBuf {
-                addr: p.mr.addr(),
-                key: p.mr.key(),
-            })
-        })
-    };
-    let recv = |oob: &mut Oob| -> Result<Vec<RemoteBuf>, String> {
-        (0..sizes.len()).map(|_| oob.recv_buf()).collect()
-    };
-    let remote = if args.is_server() {
-        send(&mut oob)?;
-        recv(&mut oob)?
-    } else {
-        let r = recv(&mut oob)?;
-        send(&mut oob)?;
-        r
-    };
+    let mut oob = oob_open(PROG, args)?;
+    let remote = swap_bufs(
+        args,
+        &mut oob,
+        |oob| poll.iter().try_for_each(|p| oob.send_mr(&p.mr)),
+        |oob| oob.recv_bufs(sizes.len()),
+    )?;
     let peer = oob.exchange_qps(&[qp.info().map_err(|e| e.to_string())?])?;
     connect(PROG, &qp, &peer[0])?;
-    let proxy = qp.start_cpu_proxy().map_err(|e| e.to_string())?;
-    if let Some(p) = &proxy {
-        info(
-            PROG,
-            format!("Thread CPU proxy progress is running... {}", p.pthread_id()),
-        );
-    }
+    let _proxy = start_proxy(PROG, qp.start_cpu_proxy())?;
     let handle = qp.handle().map_err(|e| e.to_string())?;
     let errors = VerbsErrors::new(&v.gpu).map_err(|e| e.to_string())?;
-    let role = if args.is_server() {
-        Role::Server
-    } else {
-        Role::Client
-    };
-    info(
-        PROG,
-        format!("Launching {PROG} kernel with 1 CUDA Blocks, 1 CUDA threads"),
-    );
+    launching_one_thread(PROG);
     report::lat_header();
     let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
-    kernels.scope(|s| -> Result<(), String> {
-        for (i, &size) in sizes.iter().enumerate() {
-            let ms = warmup_then_timed(|n| {
-                let start = (n * args.iters as u64) as u32;
-                s.verbs_write_lat(
-                    handle,
-                    role,
-                    args.iters,
-                    size,
-                    &poll[i].mr,
-                    &post[i].mr,
-                    remote[i],
-                    start,
-                    &errors,
-                    &exit,
-                )
-            })?;
-            no_errors(&errors, size)?;
-            report::lat_row(size, args.iters, ms);
-        }
-        Ok(())
+    kernels.scope(|s| {
+        lat_rows(args, &sizes, Some(&errors), |i, size, n| {
+            let start = (n * args.iters as u64) as u32;
+            s.verbs_write_lat(
+                handle,
+                args.role(),
+                args.iters,
+                size,
+                &poll[i].mr,
+                &post[i].mr,
+                remote[i],
+                start,
+                &errors,
+                &exit,
+            )
+        })
     })?;
     if args.iters > 0 {
         let want = (2 * args.iters as u64) as u8;

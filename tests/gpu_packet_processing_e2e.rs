@@ -699,9 +699,7 @@ fn clients_get_answers_from_the_host_model() {
             assert!(frames > 0, "the sniffer saw the clients");
             assert!(answered >= icmp + 2 * http, "answered {answered}");
         }
-        Err(why) => say(&format!(
-            "skipped: no private network namespace here ({why})"
-        )),
+        Err(why) => doca_test_support::skip(&format!("no private network namespace ({why})")),
     }
 }
 

@@ -10,7 +10,7 @@ mod support;
 use clap::error::ErrorKind;
 use clap::Parser;
 use cli::General;
-use std::process::{Command, Output};
+use std::process::Command;
 use support::example;
 
 /// A sample-like command line: short, long and inline forms, a mandatory option, a flag.
@@ -127,14 +127,7 @@ const EXAMPLES: [&str; 9] = [
     "urom_async",
 ];
 
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use doca_test_support::process::describe as show;
 
 #[test]
 fn every_example_takes_the_general_flags() {

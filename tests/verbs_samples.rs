@@ -496,44 +496,34 @@ fn two_hosts_put_counter_bw_counters_follow_the_writes() {
     signal_bw_on(Some(&net), &bin, "0");
 }
 
-#[test]
-fn two_hosts_put_signal_lat_ping_pong() {
-    let Some((bin, net)) = two_hosts("verbs_put_signal_lat") else {
+/// A latency sample across two namespaces: both sides print the table and `validation`.
+fn two_hosts_latency(name: &str, validation: &str) {
+    let Some((bin, net)) = two_hosts(name) else {
         return;
     };
-    latency_on(
-        Some(&net),
-        &bin,
-        &[],
-        &[],
+    latency_on(Some(&net), &bin, &[], &[], validation);
+}
+
+#[test]
+fn two_hosts_put_signal_lat_ping_pong() {
+    two_hosts_latency(
+        "verbs_put_signal_lat",
         "Validation successful! Every round trip signalled its flag",
     );
 }
 
 #[test]
 fn two_hosts_put_counter_lat_ping_pong() {
-    let Some((bin, net)) = two_hosts("verbs_put_counter_lat") else {
-        return;
-    };
-    latency_on(
-        Some(&net),
-        &bin,
-        &[],
-        &[],
+    two_hosts_latency(
+        "verbs_put_counter_lat",
         "Validation successful! Every round trip signalled its flag",
     );
 }
 
 #[test]
 fn two_hosts_write_lat_ping_pong() {
-    let Some((bin, net)) = two_hosts("verbs_write_lat") else {
-        return;
-    };
-    latency_on(
-        Some(&net),
-        &bin,
-        &[],
-        &[],
+    two_hosts_latency(
+        "verbs_write_lat",
         "Validation successful! The last round trip of every size arrived",
     );
 }

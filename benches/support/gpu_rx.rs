@@ -40,10 +40,10 @@ use doca_soft::testing::capi::doca_soft_queue::{
 use doca_soft::testing::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
 use doca_soft::testing::{Fwd, Pipe, PipeKind, Port, PortSpec, RSS_IPV4, RSS_UDP};
 
-use super::alloc::{Counts, Region};
 use super::point;
 use super::soft::{port_spec, slot_size, wire_frame, wire_send, Mode, SoftRun};
 use super::udp;
+use doca_test_support::alloc::{Counts, Region};
 
 /// Packet slots per GPU RX queue.
 pub const SLOTS: usize = 8192;
@@ -88,7 +88,7 @@ impl GpuEnv {
     /// Opens GPU 0 and loads the kernels; the error says why GPU figures are skipped.
     pub fn open() -> Result<GpuEnv, String> {
         if !super::report::gpu_present() {
-            return Err("needs GPU: skipped (no CUDA driver on this machine)".into());
+            return Err(super::report::no_gpu_reason());
         }
         let fatbin = kernels_dir().join("bench_rx.fatbin");
         if !fatbin.exists() {

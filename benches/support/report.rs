@@ -194,8 +194,15 @@ macro_rules! say {
 
 /// Whether a CUDA driver can be loaded on this machine.
 pub fn gpu_present() -> bool {
-    // SAFETY: only tries to load the CUDA driver library; no other state is touched.
-    unsafe { cudarc::driver::sys::is_culib_present() }
+    doca_test_support::cuda_driver_present()
+}
+
+/// The reason a GPU figure is skipped without a driver: what is missing and how to get it.
+pub fn no_gpu_reason() -> String {
+    format!(
+        "needs GPU: skipped ({})",
+        doca_test_support::no_cuda_reason("")
+    )
 }
 
 /// The reason GPU variants are skipped today.
@@ -203,6 +210,6 @@ pub fn gpu_skip_reason(what_is_missing: &str) -> String {
     if gpu_present() {
         format!("needs GPU piece not landed yet ({what_is_missing}): skipped")
     } else {
-        "needs GPU: skipped (no CUDA driver on this machine)".to_string()
+        no_gpu_reason()
     }
 }

@@ -3,7 +3,7 @@
 #[path = "mod.rs"]
 mod support;
 
-use support::alloc::{count, CountingAlloc};
+use doca_test_support::alloc::{count, CountingAlloc};
 use support::report::{json_str, Figure, Status};
 
 #[global_allocator]

@@ -9,15 +9,17 @@
 //! 2. next to the bench binary (`doca_urom_daemon`, `libworker_graph.so`,
 //!    `libworker_sandbox.so` in its directory or the one above: `scripts/bench build` packs);
 //! 3. `target/bench-urom/release` of the source tree, built there with a nested cargo call
-//!    (a target directory of its own: see doca-urom/tests/support for why) when missing.
+//!    (a target directory of its own: see doca-test-support's `cargo_build` for why) when
+//!    missing.
+//!
+//! The daemon runs through doca-test-support's launcher ([`Daemon`]).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use doca_soft::testing::urom::{terminate_child, worker_ucx_transports};
+use doca_soft::testing::urom::worker_ucx_transports;
+use doca_test_support::urom::{Daemon, UromBinaries};
 use doca_urom::domain::Oob;
 use doca_urom::graph::Graph;
 use doca_urom::ThreadOob;
@@ -27,74 +29,22 @@ use worker_sandbox::host::Sandbox;
 /// The plugins the benches load.
 const PLUGINS: [&str; 2] = ["worker_graph", "worker_sandbox"];
 
-/// The daemon binary and a plugin directory ready for `UROM_PLUGIN_PATH`.
-pub struct UromBins {
-    /// `doca_urom_daemon`.
-    pub daemon: PathBuf,
-    /// Directory with `worker_graph.so` and `worker_sandbox.so`.
-    pub plugin_dir: PathBuf,
-    /// Whether `plugin_dir` is a scratch copy of ours (removed on drop).
-    scratch: bool,
-}
-
-impl Drop for UromBins {
-    fn drop(&mut self) {
-        if self.scratch {
-            let _ = std::fs::remove_dir_all(&self.plugin_dir);
-        }
-    }
-}
-
-fn has_plugins(dir: &Path, prefix: &str) -> bool {
-    PLUGINS
-        .iter()
-        .all(|p| dir.join(format!("{prefix}{p}.so")).is_file())
-}
-
-/// A fresh directory under the system temp dir, unique to this process.
-fn scratch_dir(what: &str) -> Result<PathBuf, String> {
-    let d = std::env::temp_dir().join(format!("doca-bench-{what}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-    Ok(d)
-}
-
-/// Copies `lib<name>.so` of `from` into a scratch directory as `<name>.so` (the name the
-/// daemon's plugin scan expects).
-fn install_plugins(from: &Path) -> Result<PathBuf, String> {
-    let dir = scratch_dir("plugins")?;
-    for p in PLUGINS {
-        let src = from.join(format!("lib{p}.so"));
-        std::fs::copy(&src, dir.join(format!("{p}.so")))
-            .map_err(|e| format!("copy {}: {e}", src.display()))?;
-    }
-    Ok(dir)
+/// The daemon binary and where its plugins come from.
+pub enum UromBins {
+    /// `DOCA_UROM_DAEMON_BIN` and a `UROM_PLUGIN_PATH` folder holding `<name>.so`.
+    Given {
+        /// `doca_urom_daemon`.
+        daemon: PathBuf,
+        /// Folder with `worker_graph.so` and `worker_sandbox.so`.
+        plugin_dir: PathBuf,
+    },
+    /// A cargo output folder (`doca_urom_daemon`, `lib<name>.so`): the daemon launcher copies
+    /// the plugins under the names the daemon's scan expects.
+    Built(UromBinaries),
 }
 
 fn nested_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-urom")
-}
-
-/// Builds the daemon and plugins (release) into `target/bench-urom`.
-fn build_nested() -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let st = Command::new(&cargo)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("CARGO_TARGET_DIR", nested_dir())
-        .args(["build", "--release", "--locked", "-p", "doca-soft-urom"])
-        .args([
-            "-p",
-            "worker_graph",
-            "-p",
-            "worker_sandbox",
-            "--bins",
-            "--lib",
-        ])
-        .stdout(Stdio::null())
-        .status()
-        .map_err(|e| format!("{cargo}: {e}"))?;
-    st.success()
-        .then_some(())
-        .ok_or_else(|| format!("building the UROM daemon and plugins failed ({st})"))
 }
 
 impl UromBins {
@@ -105,61 +55,41 @@ impl UromBins {
             std::env::var_os("UROM_PLUGIN_PATH"),
         ) {
             let plugin_dir = PathBuf::from(p);
-            if !has_plugins(&plugin_dir, "") {
+            if !PLUGINS
+                .iter()
+                .all(|n| plugin_dir.join(format!("{n}.so")).is_file())
+            {
                 return Err(format!(
                     "UROM_PLUGIN_PATH={} lacks worker_graph.so/worker_sandbox.so",
                     plugin_dir.display()
                 ));
             }
-            return Ok(UromBins {
+            return Ok(UromBins::Given {
                 daemon: d.into(),
                 plugin_dir,
-                scratch: false,
             });
         }
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        for dir in exe.ancestors().skip(1).take(2) {
-            if dir.join("doca_urom_daemon").is_file() && has_plugins(dir, "lib") {
-                return Ok(UromBins {
-                    daemon: dir.join("doca_urom_daemon"),
-                    plugin_dir: install_plugins(dir)?,
-                    scratch: true,
-                });
+        if let Some(b) = UromBinaries::next_to_current_exe(&PLUGINS) {
+            return Ok(UromBins::Built(b));
+        }
+        let built = UromBinaries::in_dir(nested_dir().join("release"));
+        if built.has(&PLUGINS) {
+            return Ok(UromBins::Built(built));
+        }
+        UromBinaries::build(&nested_dir(), true, &[]).map(UromBins::Built)
+    }
+
+    /// A launcher of the daemon with its plugins.
+    fn daemon(&self) -> doca_test_support::urom::DaemonBuilder {
+        match self {
+            UromBins::Given { daemon, plugin_dir } => {
+                Daemon::builder(daemon).plugin_dir(plugin_dir)
             }
-        }
-        let built = nested_dir().join("release");
-        if !(built.join("doca_urom_daemon").is_file() && has_plugins(&built, "lib")) {
-            build_nested()?;
-        }
-        Ok(UromBins {
-            daemon: built.join("doca_urom_daemon"),
-            plugin_dir: install_plugins(&built)?,
-            scratch: true,
-        })
-    }
-}
-
-/// A running daemon with `UCX_TLS` set, and the service file naming it for `lo`.
-pub struct Daemon {
-    child: Child,
-    service_file: PathBuf,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        terminate_child(&mut self.child, Duration::from_secs(5));
-        if let Some(dir) = self.service_file.parent() {
-            let _ = std::fs::remove_dir_all(dir);
+            UromBins::Built(b) => PLUGINS
+                .iter()
+                .fold(Daemon::builder(b.daemon()), |d, p| d.plugin(b.plugin(p), p)),
         }
     }
-}
-
-fn hostname() -> String {
-    let mut b = [0u8; 256];
-    // SAFETY: writable buffer of the given length.
-    unsafe { libc::gethostname(b.as_mut_ptr() as *mut libc::c_char, b.len()) };
-    let n = b.iter().position(|c| *c == 0).unwrap_or(0);
-    String::from_utf8_lossy(&b[..n]).into_owned()
 }
 
 /// The UROM set-up of one transport: daemon, service, plugins.
@@ -181,35 +111,14 @@ impl Urom {
     /// Hosts meet the daemon and workers over TCP connections of doca-soft's own, not UCX's,
     /// so `shm` alone works: the host-worker endpoints are made from worker addresses.
     pub fn start(bins: &UromBins, tls: &str, max_workers: u32) -> Result<Urom, String> {
-        let mut child = Command::new(&bins.daemon)
-            .env("UROM_PLUGIN_PATH", &bins.plugin_dir)
+        let daemon = bins
+            .daemon()
             .env("UCX_TLS", tls)
             .env("UCX_WARN_UNUSED_ENV_VARS", "n")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("{}: {e}", bins.daemon.display()))?;
-        let mut lines = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut first = String::new();
-        let _ = lines.read_line(&mut first);
-        let service_file = scratch_dir("urom")?.join(format!("service-{tls}"));
-        let daemon = Daemon {
-            child,
-            service_file: service_file.clone(),
-        };
-        let addr = first
-            .trim()
-            .strip_prefix("doca_urom_daemon listening on ")
-            .ok_or_else(|| format!("daemon banner: {first:?}"))?
-            .to_owned();
-        std::thread::spawn(move || for _ in lines.lines() {});
+            .start()?;
         let dev = Device::open("lo").map_err(|e| format!("device lo: {e}"))?;
         let pci = dev.info().pci_addr().to_owned();
-        std::fs::write(
-            &service_file,
-            format!("{} dpu {addr} {pci} lo\n", hostname()),
-        )
-        .map_err(|e| e.to_string())?;
+        let service_file = daemon.service_file(&pci, "lo");
         // Single-threaded here: the benches start services before spawning threads.
         std::env::set_var("DOCA_UROM_SERVICE_FILE", &service_file);
         std::env::set_var("UCX_TLS", tls);

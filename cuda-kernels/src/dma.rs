@@ -1,8 +1,9 @@
 //! Launchers of the gpunetio_dma_memcpy kernel (`kernels/dma_memcpy.cu`) and of the DMA
 //! bench kernel (`kernels/rdma_bench.cu`), methods of [`KernelScope`].
 
+use crate::exit_flag::ExitFlag;
+use crate::launch::launch_err;
 use crate::launch::KernelError;
-use crate::samples::{launch_err, ExitFlag};
 use crate::scope::{KernelScope, RunningKernel};
 use crate::status::DeviceStatus;
 use cudarc::driver::{LaunchConfig, PushKernelArg};

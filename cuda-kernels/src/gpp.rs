@@ -7,8 +7,9 @@
 //! joins the kernel when stopped or dropped. The record layouts are asserted on both sides
 //! (`gpp_common.cuh` and the `const` checks below).
 
+use crate::exit_flag::ExitFlag;
+use crate::launch::launch_err;
 use crate::launch::KernelError;
-use crate::samples::{launch_err, ExitFlag};
 use crate::scope::{KernelScope, RunningKernel};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use doca_gpunetio::{

@@ -144,6 +144,16 @@ impl Kernels {
 #[allow(dead_code)]
 fn _assert_pod<T: GpuPod>() {}
 
+/// Maps a failed `cuLaunchKernel` of kernel `name` to [`KernelError::Cuda`].
+pub(crate) fn launch_err(
+    name: &str,
+) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
+    move |e| KernelError::Cuda {
+        op: "cuLaunchKernel",
+        msg: format!("{name}: {e}"),
+    }
+}
+
 #[cfg(test)]
 mod load_advice_tests {
     use super::load_advice;

@@ -85,6 +85,7 @@
 
 mod dma;
 mod driver_compat;
+mod exit_flag;
 mod gpp;
 mod launch;
 mod preload;
@@ -94,6 +95,7 @@ mod scope;
 mod status;
 mod verbs;
 
+pub use exit_flag::ExitFlag;
 pub use gpp::{
     CpuFrame, HttpCounters, HttpPage, IcmpCounters, IcmpCounts, InfoHttp, PageFrames,
     RelayCounters, RelayCounts, StatsTcp, StatsUdp, GPP_CPU_FRAME_BYTES, GPP_CPU_TX_SLOTS,
@@ -102,9 +104,7 @@ pub use gpp::{
 };
 pub use launch::{KernelError, Kernels};
 pub use rdma::{RdmaCsReport, RecvRound, RDMA_CS_BUFS, RDMA_CS_HALF};
-pub use samples::{
-    ExecScope, ExitFlag, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK,
-};
+pub use samples::{ExecScope, RxCounters, RxCounts, TxCounters, TxCounts, MAX_THREADS_PER_BLOCK};
 pub use scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 pub use status::DeviceStatus;
 pub use verbs::{RemoteBuf, Role, Shape, VerbsErrors, VerbsRun, VerbsScope};

@@ -3,8 +3,9 @@
 //! (`kernels/rdma_bench.cu`), methods of [`KernelScope`], and the report the sample
 //! kernels leave in CPU-visible memory.
 
+use crate::exit_flag::ExitFlag;
+use crate::launch::launch_err;
 use crate::launch::KernelError;
-use crate::samples::{launch_err, ExitFlag};
 use crate::scope::{KernelScope, RunningKernel};
 use crate::status::DeviceStatus;
 use cudarc::driver::{LaunchConfig, PushKernelArg};

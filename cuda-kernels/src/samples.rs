@@ -1,11 +1,12 @@
 //! Launchers of the sample kernels (simple_receive, simple_send, send_wait_time), methods
 //! of [`KernelScope`], and the exit flag and counters the kernels share with the CPU.
 
-use crate::launch::{KernelError, Kernels};
+use crate::exit_flag::ExitFlag;
+use crate::launch::{launch_err, KernelError, Kernels};
 use crate::scope::{KernelScope, RunningKernel};
 use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
 use doca_gpunetio::{Gpu, GpuAtomicBuffer, GpuBuffer, MemType, RxqHandle, TxqHandle};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Who calls the receive/send device functions: one thread, each warp, or the whole block
@@ -37,35 +38,6 @@ impl ExecScope {
             ExecScope::Warp => "warp",
             ExecScope::Block => "block",
         }
-    }
-}
-
-/// A 32-bit flag in GPU memory that the CPU can write (GPU_CPU): kernels loop until it is
-/// non-zero. Any thread may set it (an atomic store), while kernels read it.
-pub struct ExitFlag {
-    word: GpuAtomicBuffer<AtomicU32>,
-}
-
-impl ExitFlag {
-    /// A cleared flag on `gpu`.
-    pub fn new(gpu: &Gpu) -> Result<ExitFlag, KernelError> {
-        let word = GpuAtomicBuffer::new(gpu, 1, MemType::GpuCpu)
-            .map_err(|e| KernelError::Invalid(format!("exit flag allocation: {e}")))?;
-        Ok(ExitFlag { word })
-    }
-
-    /// Tells the kernels to finish.
-    pub fn set(&self) {
-        self.word[0].store(1, Ordering::Release);
-    }
-
-    /// Whether [`set`](Self::set) was called.
-    pub fn is_set(&self) -> bool {
-        self.word[0].load(Ordering::Acquire) != 0
-    }
-
-    pub(crate) fn device_ptr(&self) -> u64 {
-        self.word.device_ptr()
     }
 }
 
@@ -173,15 +145,6 @@ impl TxCounters {
                 .unwrap_or(0),
             errors: blocks.iter().map(|b| b[2]).sum(),
         }
-    }
-}
-
-pub(crate) fn launch_err(
-    name: &str,
-) -> impl FnOnce(cudarc::driver::DriverError) -> KernelError + '_ {
-    move |e| KernelError::Cuda {
-        op: "cuLaunchKernel",
-        msg: format!("{name}: {e}"),
     }
 }
 

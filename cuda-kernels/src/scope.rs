@@ -4,8 +4,8 @@
 //! whatever happens to its [`RunningKernel`] guard (dropped, stopped, or leaked with
 //! `std::mem::forget`).
 
+use crate::exit_flag::ExitFlag;
 use crate::launch::{KernelError, Kernels};
-use crate::samples::ExitFlag;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};

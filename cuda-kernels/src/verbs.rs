@@ -15,8 +15,9 @@
 //! never answers can be stopped ([`KernelError::Hung`] from `wait_within`) instead of
 //! spinning forever. A set flag stays set: use a new one for the next launches.
 
+use crate::exit_flag::ExitFlag;
+use crate::launch::launch_err;
 use crate::launch::KernelError;
-use crate::samples::{launch_err, ExitFlag};
 use crate::scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 use cudarc::driver::{sys::CUevent_flags, CudaEvent, CudaStream, LaunchConfig, PushKernelArg};
 use doca_gpunetio::verbs::{MemoryRegion, QpHandle};

@@ -72,6 +72,16 @@ fn bytes_of(b: &GpuBuffer<u8>) -> Vec<u8> {
     v
 }
 
+/// Two RDMA contexts on `dev`, connected to each other, with their connections.
+fn connected_pair(dev: &Device, gpu: &Gpu) -> (Rdma, rdma::Connection, Rdma, rdma::Connection) {
+    let (a, b) = (rdma_ctx(dev, gpu), rdma_ctx(dev, gpu));
+    let (da, ca) = a.export().unwrap();
+    let (db, cb) = b.export().unwrap();
+    a.connect(&ca, db.as_bytes()).unwrap();
+    b.connect(&cb, da.as_bytes()).unwrap();
+    (a, ca, b, cb)
+}
+
 fn rdma_ctx(dev: &Device, gpu: &Gpu) -> Rdma {
     Rdma::builder(dev)
         .permissions(AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE)
@@ -88,11 +98,7 @@ fn gpu_rdma_client_server_exchange_between_two_contexts_over_lo() {
     let kernels = Kernels::load(&gpu).unwrap();
     let dev = Device::open("lo").unwrap();
     let perms = AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE;
-    let (srv, cli) = (rdma_ctx(&dev, &gpu), rdma_ctx(&dev, &gpu));
-    let (ds, cs) = srv.export().unwrap();
-    let (dc, cc) = cli.export().unwrap();
-    srv.connect(&cs, dc.as_bytes()).unwrap();
-    cli.connect(&cc, ds.as_bytes()).unwrap();
+    let (srv, cs, cli, cc) = connected_pair(&dev, &gpu);
     let (sconn, cconn) = (cs.id(), cc.id());
 
     // Server: A in plain device memory (no CPU mapping), 0x01 as the sample's memset.
@@ -275,11 +281,7 @@ fn gpu_rdma_bench_write_moves_every_byte_and_completes() {
     let kernels = Kernels::load(&gpu).unwrap();
     let dev = Device::open("lo").unwrap();
     let perms = AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE;
-    let (a, b) = (rdma_ctx(&dev, &gpu), rdma_ctx(&dev, &gpu));
-    let (da, ca) = a.export().unwrap();
-    let (db, cb) = b.export().unwrap();
-    a.connect(&ca, db.as_bytes()).unwrap();
-    b.connect(&cb, da.as_bytes()).unwrap();
+    let (a, ca, _b, _cb) = connected_pair(&dev, &gpu);
     const SIZE: usize = 64 * 1024;
     let local = filled(&gpu, SIZE, MemType::Gpu, |i| (i % 251) as u8 + 1);
     let remote = filled(&gpu, SIZE, MemType::Gpu, |_| 0);
@@ -380,11 +382,7 @@ fn gpu_rdma_write_beyond_the_remote_registration_completes_in_error() {
     let kernels = Kernels::load(&gpu).unwrap();
     let dev = Device::open("lo").unwrap();
     let perms = AccessFlags::LOCAL_READ_WRITE | AccessFlags::RDMA_WRITE;
-    let (a, b) = (rdma_ctx(&dev, &gpu), rdma_ctx(&dev, &gpu));
-    let (da, ca) = a.export().unwrap();
-    let (db, cb) = b.export().unwrap();
-    a.connect(&ca, db.as_bytes()).unwrap();
-    b.connect(&cb, da.as_bytes()).unwrap();
+    let (a, ca, _b, _cb) = connected_pair(&dev, &gpu);
     // The peer registered 4 KiB; the kernel writes 8 KiB into it.
     let local = filled(&gpu, 8192, MemType::Gpu, |_| 0x77);
     let remote = filled(&gpu, 4096, MemType::Gpu, |_| 0);

@@ -6,28 +6,11 @@
 //! SASS is not). Several sources compile as one translation unit, so kernels may share
 //! `static` device helpers and headers are parsed once.
 
+use crate::arch::gencode_args;
 use crate::older_driver::{self, OlderDriver};
 use crate::{nvcc, Error, Nvcc};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-
-/// GPU architectures whose machine code (SASS) every fatbin carries.
-pub const SASS_ARCHS: [u32; 2] = [80, 90];
-
-/// The virtual architecture whose PTX every fatbin carries (JIT-compiled on other GPUs).
-pub const PTX_ARCH: u32 = 80;
-
-/// The `-gencode` arguments of the recipe ([`SASS_ARCHS`] as SASS, [`PTX_ARCH`] as PTX).
-pub fn gencode_args() -> Vec<String> {
-    let mut v = Vec::new();
-    for a in SASS_ARCHS {
-        v.push("-gencode".to_string());
-        v.push(format!("arch=compute_{a},code=sm_{a}"));
-    }
-    v.push("-gencode".to_string());
-    v.push(format!("arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"));
-    v
-}
 
 /// The `links` metadata variables carrying the DOCA header directories, in the order
 /// [`Fatbin::doca_includes`] reads them: `doca-sys`'s (`links = "doca"`) and the facade

@@ -178,12 +178,14 @@
 // The quick start shows a build script: its `fn main` is the point of the example.
 #![allow(clippy::needless_doctest_main)]
 
+mod arch;
 mod error;
 mod fatbin;
 pub mod nvcc;
 pub mod older_driver;
 
+pub use arch::{gencode_args, PTX_ARCH, SASS_ARCHS};
 pub use error::Error;
-pub use fatbin::{gencode_args, Fatbin, DOCA_INCLUDE_VARS, PTX_ARCH, SASS_ARCHS};
+pub use fatbin::{Fatbin, DOCA_INCLUDE_VARS};
 pub use nvcc::{Nvcc, Origin};
 pub use older_driver::{OlderDriver, PtxIsa, PTXAS_VAR, PTX_ISA_VAR};

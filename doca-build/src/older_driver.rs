@@ -184,9 +184,9 @@ pub(crate) fn lower_ptx(ptx: &str, isa: PtxIsa) -> Result<String, Error> {
 /// The architectures whose PTX nvcc writes: each SASS architecture's (ptxas assembles
 /// it), plus the one that goes into the fatbin as PTX.
 fn ptx_archs() -> Vec<u32> {
-    let mut v = crate::fatbin::SASS_ARCHS.to_vec();
-    if !v.contains(&crate::fatbin::PTX_ARCH) {
-        v.push(crate::fatbin::PTX_ARCH);
+    let mut v = crate::arch::SASS_ARCHS.to_vec();
+    if !v.contains(&crate::arch::PTX_ARCH) {
+        v.push(crate::arch::PTX_ARCH);
     }
     v
 }
@@ -236,10 +236,10 @@ pub(crate) fn compile(
         let text = read(&nvcc_ptx)?;
         let ptx = work.join(format!("{name}.compute_{arch}.ptx"));
         write(&ptx, &lower_ptx(&text, od.isa)?)?;
-        if arch == crate::fatbin::PTX_ARCH {
+        if arch == crate::arch::PTX_ARCH {
             images.push(image("ptx", arch, &ptx));
         }
-        if crate::fatbin::SASS_ARCHS.contains(&arch) {
+        if crate::arch::SASS_ARCHS.contains(&arch) {
             let cubin = work.join(format!("{name}.sm_{arch}.cubin"));
             let args: Vec<OsString> = vec![
                 format!("-arch=sm_{arch}").into(),

@@ -25,24 +25,7 @@ fn setup() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn rxq(dev: &Device, queue_id: u16) -> EthRxq {
-    let m = host_mmap(dev, 64 * 1024);
-    let q = EthRxq::builder(dev)
-        .max_burst_size(64)
-        .max_packet_size(1024)
-        .packet_buffer(&m, 0, 64 * 1024)
-        .configure_raw(rxq_host_datapath)
-        .start()
-        .unwrap();
-    q.apply_queue_id(queue_id).unwrap();
-    q
-}
-
-/// Every frame waiting in `q`, in order.
-fn drain(q: &EthRxq) -> Vec<Vec<u8>> {
-    let rx = cpu_rxq(q);
-    let mut got = Vec::new();
-    rx.recv_with(0, 1_000_000, |_, _, p| got.push(p.to_vec()));
-    got
+    steered_rxq(dev, queue_id, 1024)
 }
 
 #[test]

@@ -348,16 +348,9 @@ fn every_declared_function_is_exported() {
     let c_file = dir.path().join("all_functions.c");
     std::fs::write(&c_file, source).unwrap();
     let exe = dir.path().join("all_functions");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
-    let out = Command::new(&cc)
-        .args([
-            "-std=gnu11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-DDOCA_ALLOW_EXPERIMENTAL_API",
-        ])
-        .arg(format!("-I{}", common::include_dir().display()))
+    let cc = doca_test_support::cc::C.compiler();
+    let out = doca_test_support::cc::strict(&cc, "-std=gnu11")
+        .arg("-DDOCA_ALLOW_EXPERIMENTAL_API")
         .args(common::ucx_cflags())
         .arg(&c_file)
         .arg("-o")

@@ -5,12 +5,6 @@
 use doca_soft::capi::doca_soft_port::PortCountersSnapshot;
 use doca_soft::capi::doca_soft_queue::{RxqCountersSnapshot, TxqCountersSnapshot};
 use std::mem::{offset_of, size_of};
-use std::path::PathBuf;
-use std::process::Command;
-
-fn include_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include")
-}
 
 #[test]
 fn counter_structs_match_their_c_declarations() {
@@ -105,23 +99,10 @@ fn counter_structs_match_their_c_declarations() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("counters.c");
     std::fs::write(&c, src).unwrap();
-    let out = Command::new("gcc")
-        .args([
-            "-std=gnu11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-DDOCA_ALLOW_EXPERIMENTAL_API",
-            "-fsyntax-only",
-            "-I",
-        ])
-        .arg(include_dir())
-        .arg(&c)
-        .output()
-        .expect("running gcc");
-    assert!(
-        out.status.success(),
-        "C layout differs from the Rust definition:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    doca_test_support::cc::must_succeed(
+        doca_test_support::cc::strict("gcc", "-std=gnu11")
+            .args(["-DDOCA_ALLOW_EXPERIMENTAL_API", "-fsyntax-only"])
+            .arg(&c),
+        "C layout differs from the Rust definition",
     );
 }

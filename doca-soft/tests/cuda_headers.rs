@@ -6,51 +6,23 @@
 //! soft NIC (`mlx5` module) builds and parses; the queue C headers compile alone in C and
 //! C++ (gcc/g++, `-Wall -Wextra -Werror`), `doca_gpunetio_eth_def.h` includes what 3.3's
 //! does, and the public structs have 3.3's sizes and the Rust mirror's offsets.
-//! Without nvcc the nvcc parts print "SKIPPED: <reason>".
+//! Without nvcc the nvcc parts print "skipped: <test>: no nvcc ...".
 
 use doca_soft::testing::{
     BufDesc, GpuBufEntry, McstQp, RxAttr, RxqHandle, SemHandle, SemPacketInfo, TxqHandle,
 };
+use doca_test_support::cc;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
-/// `./doca-soft` (a built test binary run from the repository root on another machine).
+/// doca-soft's source directory (doca-test-support's search).
 fn src_dir() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
-        candidates.push(PathBuf::from(d));
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    candidates.push(PathBuf::from("doca-soft"));
-    candidates
-        .iter()
-        .find(|d| d.join("include/doca_gpunetio_eth_def.h").exists())
-        .cloned()
-        .unwrap_or_else(|| candidates[0].clone())
+    doca_test_support::workspace::doca_soft_src_dir()
 }
 
 fn include_dir() -> PathBuf {
     src_dir().join("include")
-}
-
-fn nvcc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    let out = Command::new("sh")
-        .args(["-c", "command -v nvcc"])
-        .output()
-        .ok()?;
-    let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if !p.is_empty() {
-        return Some(p.into());
-    }
-    let cuda = Path::new("/usr/local/cuda/bin/nvcc");
-    cuda.exists().then(|| cuda.to_path_buf())
 }
 
 const EXEC: [&str; 3] = [
@@ -472,59 +444,37 @@ fn signature_checks() -> String {
 
 /// Compiles `src` with nvcc for `arch` (warnings are errors); panics with nvcc's output.
 fn nvcc_compile(nvcc: &Path, dir: &Path, name: &str, src: &str, arch: &str) {
-    let cu = dir.join(format!("{name}.cu"));
-    std::fs::write(&cu, src).unwrap();
-    let obj = dir.join(format!("{name}_{arch}.o"));
-    let out = Command::new(nvcc)
-        .arg(format!("-arch={arch}"))
-        .args(["-std=c++17", "-c", "-Werror", "all-warnings"])
-        .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&cu)
-        .arg("-o")
-        .arg(&obj)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc {name} ({arch}) failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(obj.exists());
-}
-
-fn skip_no_nvcc() {
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)"
+    cc::nvcc_strict(
+        nvcc,
+        dir,
+        &format!("{name}_{arch}"),
+        src,
+        &[format!("-arch={arch}")],
     );
 }
 
 #[test]
 fn every_device_header_and_template_compiles_with_nvcc_for_sm80_and_sm90() {
-    let Some(nvcc) = nvcc() else {
-        skip_no_nvcc();
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = device_tu();
     for arch in ["sm_80", "sm_90"] {
-        nvcc_compile(&nvcc, dir.path(), "all_device_api", &src, arch);
+        nvcc_compile(nvcc, dir.path(), "all_device_api", &src, arch);
     }
 }
 
 #[test]
 fn device_headers_compile_against_the_rdma_core_compat_subset() {
-    let Some(nvcc) = nvcc() else {
-        skip_no_nvcc();
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = format!("#define DOCA_SOFT_FORCE_COMPAT_MLX5 1\n{}", device_tu());
-    nvcc_compile(&nvcc, dir.path(), "all_device_api_compat", &src, "sm_90");
+    nvcc_compile(nvcc, dir.path(), "all_device_api_compat", &src, "sm_90");
 }
 
 /// A host program (nvcc, no GPU needed) that builds WQEs with the headers'
@@ -623,20 +573,20 @@ fn hex_bytes(line: &str) -> Vec<u8> {
 #[test]
 fn device_wqe_builders_write_the_bytes_the_proxy_parses() {
     use doca_soft::testing::mlx5::{self, wqe};
-    let Some(nvcc) = nvcc() else {
-        skip_no_nvcc();
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let cu = dir.path().join("wqe_builders.cu");
     std::fs::write(&cu, WQE_BUILDERS).unwrap();
     let exe = dir.path().join("wqe_builders");
-    let out = Command::new(&nvcc)
+    let out = Command::new(nvcc)
         .args(["-std=c++17", "-Werror", "all-warnings"])
         .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
         .arg("-I")
         .arg(include_dir())
-        .args(cudart_dir(&nvcc))
+        .args(cudart_dir(nvcc))
         .arg(&cu)
         .arg("-o")
         .arg(&exe)
@@ -749,25 +699,12 @@ fn queue_c_headers_compile_alone_in_c_and_cpp() {
                 ),
             )
             .unwrap();
-            let out = Command::new(cc)
-                .args([
-                    std,
-                    "-Wall",
-                    "-Wextra",
-                    "-Werror",
-                    "-DDOCA_ALLOW_EXPERIMENTAL_API",
-                ])
-                .arg("-I")
-                .arg(include_dir())
-                .args(["-c", "-o"])
-                .arg(dir.path().join("t.o"))
-                .arg(&src)
-                .output()
-                .expect("running the C compiler");
-            assert!(
-                out.status.success(),
-                "{cc} {h}:\n{}",
-                String::from_utf8_lossy(&out.stderr)
+            cc::must_succeed(
+                cc::strict(cc, std)
+                    .args(["-DDOCA_ALLOW_EXPERIMENTAL_API", "-c", "-o"])
+                    .arg(dir.path().join("t.o"))
+                    .arg(&src),
+                &format!("{cc} {h}"),
             );
         }
     }
@@ -809,18 +746,12 @@ fn eth_def_includes_what_3_3_includes() {
             ),
         )
         .unwrap();
-        let out = Command::new("gcc")
-            .args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-c", "-o"])
-            .arg(dir.path().join("t.o"))
-            .arg("-I")
-            .arg(include_dir())
-            .arg(&src)
-            .output()
-            .expect("running gcc");
-        assert!(
-            out.status.success(),
-            "compat={force}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        cc::must_succeed(
+            cc::strict("gcc", "-std=gnu11")
+                .args(["-c", "-o"])
+                .arg(dir.path().join("t.o"))
+                .arg(&src),
+            &format!("compat={force}"),
         );
     }
 }
@@ -937,24 +868,11 @@ fn c_ring_layout_matches_the_facts_and_the_rust_mirror() {
     let c = dir.path().join("layout.c");
     for force in ["-DDOCA_SOFT_NO_FORCE", "-DDOCA_SOFT_FORCE_COMPAT_MLX5"] {
         std::fs::write(&c, &src).unwrap();
-        let out = Command::new("gcc")
-            .args([
-                "-std=gnu11",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-fsyntax-only",
-                force,
-                "-I",
-            ])
-            .arg(include_dir())
-            .arg(&c)
-            .output()
-            .expect("running gcc");
-        assert!(
-            out.status.success(),
-            "C layout differs ({force}):\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        cc::must_succeed(
+            cc::strict("gcc", "-std=gnu11")
+                .args(["-fsyntax-only", force])
+                .arg(&c),
+            &format!("C layout differs ({force})"),
         );
     }
 }
@@ -963,13 +881,13 @@ fn c_ring_layout_matches_the_facts_and_the_rust_mirror() {
 /// compile for sm_80 and sm_90 here, so a header change that breaks them fails in CI.
 #[test]
 fn gpu_test_kernels_compile_for_sm80_and_sm90() {
-    let Some(nvcc) = nvcc() else {
-        skip_no_nvcc();
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = std::fs::read_to_string(src_dir().join("tests/cuda/eth_kernels.cu")).unwrap();
     for arch in ["sm_80", "sm_90"] {
-        nvcc_compile(&nvcc, dir.path(), "eth_kernels", &src, arch);
+        nvcc_compile(nvcc, dir.path(), "eth_kernels", &src, arch);
     }
 }

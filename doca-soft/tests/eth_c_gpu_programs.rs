@@ -5,8 +5,9 @@
 //! against the rdma-core compat subset), the device halves build with nvcc against the 3.3
 //! device API, nvcc links each pair with libdoca_soft.so, and the programs run unchanged.
 //!
-//! Without nvcc the build test prints "SKIPPED: ..." after the gcc/g++ checks; without a
-//! CUDA driver the run tests print "SKIPPED: no CUDA driver". On a GPU machine:
+//! Without nvcc the build test prints "skipped: <test>: no nvcc ..." after the gcc/g++
+//! checks; without a CUDA driver the run tests print "skipped: <test>: no CUDA driver ...".
+//! On a GPU machine:
 //! * the send program sends 4 rounds of 32 frames over an in-process wire port in each of
 //!   its three modes (device send with warp scope, the low-level WQE helpers, wait-on-time
 //!   bursts): every frame sent, one completion per round, no error, timed bursts held until
@@ -15,7 +16,7 @@
 //!   pcap port replaying 256 UDP frames among 64 others, in each execution scope: exactly
 //!   the UDP frames, their total bytes and frame numbers, lengths that match the packets.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::path::{Path, PathBuf};
@@ -24,37 +25,6 @@ use std::process::Command;
 use cc::{Lang, Output, Rdma, C, CXX};
 
 const PROGRAMS: [&str; 2] = ["gpunetio_send_like", "gpunetio_receive_like"];
-
-fn nvcc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    if let Ok(out) = Command::new("sh").args(["-c", "command -v nvcc"]).output() {
-        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !p.is_empty() {
-            return Some(p.into());
-        }
-    }
-    let p = Path::new("/usr/local/cuda/bin/nvcc");
-    p.exists().then(|| p.to_path_buf())
-}
-
-fn run_cmd(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?}\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
 
 /// The host half of `name` as an object file, built by `lang`'s compiler with the samples'
 /// flags.
@@ -78,7 +48,7 @@ fn host_object(name: &str, lang: Lang, rdma: Rdma, dir: &Path) -> PathBuf {
 fn device_object(name: &str, nvcc: &Path, dir: &Path) -> PathBuf {
     let obj = dir.join(format!("{name}_device.o"));
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    run_cmd(
+    cc::run(
         Command::new(nvcc)
             .args(["-std=c++17", "-DDOCA_ALLOW_EXPERIMENTAL_API"])
             .args(["-gencode", "arch=compute_80,code=[sm_80,compute_80]"])
@@ -111,20 +81,17 @@ fn link(nvcc: &Path, objs: &[&Path], exe: &Path) {
         .arg("-ldoca_soft")
         .arg("-Xlinker")
         .arg(format!("-rpath={}", libdir.display()));
-    run_cmd(&mut cmd).unwrap_or_else(|e| panic!("link with nvcc:\n{e}"));
+    cc::run(&mut cmd).unwrap_or_else(|e| panic!("link with nvcc:\n{e}"));
 }
 
 /// Builds program `name` (host half as `lang`) into `dir`; None (with the reason printed)
 /// without nvcc.
 fn build(name: &str, lang: Lang, dir: &Path) -> Option<PathBuf> {
     let host = host_object(name, lang, Rdma::Plain, dir);
-    let Some(nvcc) = nvcc() else {
-        eprintln!("SKIPPED: no nvcc to build and link the device half");
-        return None;
-    };
-    let dev = device_object(name, &nvcc, dir);
+    let nvcc = doca_test_support::require_nvcc()?;
+    let dev = device_object(name, nvcc.path(), dir);
     let exe = dir.join(format!("{name}_{}", lang.x.replace('+', "x")));
-    link(&nvcc, &[&host, &dev], &exe);
+    link(nvcc.path(), &[&host, &dev], &exe);
     Some(exe)
 }
 
@@ -207,25 +174,9 @@ fn programs_build_as_c_cpp_and_cuda_and_parse_their_flags() {
     }
 }
 
-/// The GPU's PCI bus id, or None (with the reason printed) without a usable CUDA driver.
+/// The GPU's PCI bus id, or None (with the skip line printed) without a usable GPU.
 fn gpu_bus_id() -> Option<String> {
-    use doca_cuda_driver::result as cu;
-    if !doca_soft::testing::cuda_available() {
-        eprintln!("SKIPPED: no CUDA driver");
-        return None;
-    }
-    if let Err(e) = cu::init() {
-        eprintln!("SKIPPED: {e}");
-        return None;
-    }
-    let dev = match cu::device(0) {
-        Ok(dev) => dev,
-        Err(e) => {
-            eprintln!("SKIPPED: no CUDA device ({e})");
-            return None;
-        }
-    };
-    Some(cu::device_pci_bus_id(dev).unwrap())
+    doca_test_support::require_gpu("the GPUNetIO programs").map(|g| g.bus_id_str())
 }
 
 /// On a GPU: each mode sends 4 x 32 frames of 256 bytes on wire port 0 and reports every

@@ -5,15 +5,13 @@
 //! Packet buffers are GPU memory; frames travel over an in-process wire port.
 //!
 //! Without a CUDA driver (or without nvcc to build the kernels) each test prints
-//! "SKIPPED: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at test
-//! time with nvcc (`NVCC`, PATH, or /usr/local/cuda/bin/nvcc) for the GPU's architecture;
+//! "skipped: <test>: <reason>" and returns. Kernels: tests/cuda/eth_kernels.cu, compiled at
+//! test time with nvcc (doca-build's search) for the GPU's architecture;
 //! the sources are found through `DOCA_SOFT_SRC_DIR`, the build-time path, or `./doca-soft`
 //! (a built test binary run from the repository root on another machine).
 
 use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use doca_cuda_driver::result as cu;
-use doca_cuda_driver::sys::CUdevice_attribute;
 use doca_soft::capi::doca_ctx::{doca_ctx_set_datapath_on_gpu, doca_ctx_start, doca_ctx_stop};
 use doca_soft::capi::doca_dev::Dev;
 use doca_soft::capi::doca_eth_rxq::*;
@@ -26,9 +24,8 @@ use doca_soft::capi::doca_gpunetio::{
 use doca_soft::capi::doca_mmap::*;
 use doca_soft::capi::doca_soft_queue::{RxqCountersSnapshot, *};
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU};
-use doca_soft::testing::{cuda_available, CpuRxq, PktBuf, Port, PortSpec, RxRing};
-use std::ffi::{c_void, CString};
-use std::path::{Path, PathBuf};
+use doca_soft::testing::{CpuRxq, PktBuf, Port, PortSpec, RxRing};
+use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::{Arc, Mutex};
 
@@ -42,104 +39,27 @@ struct Env {
     _dir: tempfile::TempDir,
 }
 
-fn nvcc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    if let Ok(out) = std::process::Command::new("sh")
-        .args(["-c", "command -v nvcc"])
-        .output()
-    {
-        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !p.is_empty() {
-            return Some(p.into());
-        }
-    }
-    let p = Path::new("/usr/local/cuda/bin/nvcc");
-    p.exists().then(|| p.to_path_buf())
-}
-
-/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
-/// `./doca-soft` (a built test binary run from the repository root on another machine).
-fn src_dir() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
-        candidates.push(PathBuf::from(d));
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    candidates.push(PathBuf::from("doca-soft"));
-    candidates
-        .iter()
-        .find(|d| d.join("tests/cuda/eth_kernels.cu").exists())
-        .cloned()
-        .unwrap_or_else(|| candidates[0].clone())
-}
-
 fn setup() -> Option<Env> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA driver");
-        };
-        return None;
-    }
-    let Some(nvcc) = nvcc() else {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: no nvcc to build the test kernels"
-            );
-        };
-        return None;
-    };
-    if let Err(e) = cu::init() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIPPED: {e}");
-        };
-        return None;
-    }
-    let dev = match cu::device(0) {
-        Ok(dev) => dev,
-        Err(e) => {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA device ({e})");
-            };
-            return None;
-        }
-    };
-    let bus = CString::new(cu::device_pci_bus_id(dev).unwrap()).unwrap();
-    let capability = |attr| cu::device_attribute(dev, attr).unwrap_or(0);
-    let major = capability(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    let minor = capability(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    let first = doca_test_support::require_gpu("the Ethernet GPU kernels")?;
+    let nvcc = doca_test_support::require_nvcc()?;
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("eth_kernels.cubin");
-    let root = src_dir();
-    let src = root.join("tests/cuda/eth_kernels.cu");
-    let inc = root.join("include");
-    let out = std::process::Command::new(&nvcc)
-        .arg(format!("-arch=sm_{major}{minor}"))
-        .args(["-std=c++17", "-cubin", "-I"])
-        .arg(&inc)
-        .arg(&src)
-        .arg("-o")
-        .arg(&cubin)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let root = doca_test_support::workspace::doca_soft_src_dir();
+    doca_test_support::gpu::compile_cubin(
+        &nvcc,
+        &first,
+        &root.join("include"),
+        &root.join("tests/cuda/eth_kernels.cu"),
+        &cubin,
     );
     let ctx = CudaContext::new(0).unwrap();
     let module = ctx.load_module(Ptx::from_file(&cubin)).unwrap();
     let mut gpu: *mut Gpu = null_mut();
     // SAFETY: valid string and out-pointer.
-    assert_eq!(unsafe { doca_gpu_create(bus.as_ptr(), &mut gpu) }, 0);
+    assert_eq!(
+        unsafe { doca_gpu_create(first.bus_id.as_ptr(), &mut gpu) },
+        0
+    );
     Some(Env {
         gpu,
         ctx,
@@ -149,16 +69,7 @@ fn setup() -> Option<Env> {
 }
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = doca_soft::testing::dev_info(
-        &format!("e{side}:00.0"),
-        &format!("{name}{side}"),
-        [2, 0, 0, 0, 2, side],
-        PortSpec::Wire {
-            name: name.to_string(),
-            side,
-        },
-    );
-    doca_soft::testing::open_dev(info)
+    doca_soft::testing::open_wire_dev('e', 2, name, side)
 }
 
 /// GPU memory of `len` bytes registered in a started mmap: (gpu pointer, mmap, mkey).

@@ -243,11 +243,4 @@ fn producer_and_consumer_threads_agree_on_every_frame() {
     assert_eq!(s.received - s.dropped_ring_full, u64::from(total));
 }
 
-/// Fails the test instead of hanging when an awaited event never comes (not a timing
-/// assertion: the limit is far above any expected wait).
-fn watchdog(start: std::time::Instant, what: &str) {
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(60),
-        "gave up waiting for {what}"
-    );
-}
+use doca_test_support::wait::watchdog;

@@ -3,33 +3,17 @@
 //! and every segment comes back with exactly its own bytes, in order, errors in place.
 //! Without a CUDA driver the test prints "skipped: ..." and returns.
 
-use doca_cuda_driver::result as cu;
 use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_mem_alloc, doca_gpu_mem_free, Gpu,
 };
 use doca_soft::capi::doca_types::GPU_MEM_TYPE_GPU;
-use doca_soft::testing::{cuda_available, FrameSeg, FrameSource};
+use doca_soft::testing::{FrameSeg, FrameSource};
 use std::ffi::{c_void, CString};
-use std::io::Write as _;
 
-fn skip(why: &str) {
-    let _ = writeln!(std::io::stderr(), "skipped: {why}");
-}
-
-/// The PCI bus id of CUDA device 0, or None (with the reason printed).
+/// The PCI bus id of CUDA device 0, or None (with the skip line printed) when no GPU is
+/// usable.
 fn first_gpu_bus_id() -> Option<CString> {
-    if !cuda_available() {
-        skip("no CUDA driver");
-        return None;
-    }
-    let dev = match cu::init().and_then(|()| cu::device(0)) {
-        Ok(dev) => dev,
-        Err(e) => {
-            skip(&format!("no usable CUDA device ({e})"));
-            return None;
-        }
-    };
-    Some(CString::new(cu::device_pci_bus_id(dev).unwrap()).unwrap())
+    doca_test_support::require_gpu("device-only GPU frames").map(|g| g.bus_id)
 }
 
 /// Device-only memory holding `pattern`; returns its device address.

@@ -319,14 +319,7 @@ fn concurrent_producers_and_proxy_thread_send_everything_once() {
     assert_eq!(seqs, (0..400).collect::<Vec<u32>>());
 }
 
-/// Fails the test instead of hanging when an awaited event never comes (not a timing
-/// assertion: the limit is far above any expected wait).
-fn watchdog(start: std::time::Instant, what: &str) {
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(60),
-        "gave up waiting for {what}"
-    );
-}
+use doca_test_support::wait::watchdog;
 
 /// A frame source over host ranges that records each `read_many` batch (addresses read).
 struct RecordingSource {

@@ -23,29 +23,13 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Fails the test instead of hanging when an awaited event never comes (not a timing
-/// assertion: the limit is far above any expected wait).
-fn watchdog(start: std::time::Instant, what: &str) {
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(60),
-        "gave up waiting for {what}"
-    );
-}
+use doca_test_support::wait::watchdog;
 
 const INVALID: u32 = DocaError::INVALID_VALUE.0;
 const BAD_STATE: u32 = DocaError::BAD_STATE.0;
 
 fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = doca_soft::testing::dev_info(
-        &format!("d{side}:00.0"),
-        &format!("{name}{side}"),
-        [2, 0, 0, 0, 1, side],
-        PortSpec::Wire {
-            name: name.to_string(),
-            side,
-        },
-    );
-    doca_soft::testing::open_dev(info)
+    doca_soft::testing::open_wire_dev('d', 1, name, side)
 }
 
 fn create(dev: *mut Dev, burst: u32) -> *mut EthTxq {

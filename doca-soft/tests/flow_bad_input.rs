@@ -12,7 +12,7 @@
 //!    kinds, entry flags, queue numbers), live objects and a value past the enum's last
 //!    one; each must answer INVALID_VALUE, and a valid value right after is accepted.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::path::{Path, PathBuf};
@@ -525,12 +525,7 @@ const ENUM_CHECKS: &[&str] = &[
 #[test]
 fn out_of_range_enums_are_refused_from_c_and_cpp() {
     for lang in [C, cc::CXX] {
-        if Command::new(lang.compiler())
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            eprintln!("SKIP: no {} compiler", lang.x);
+        if !doca_test_support::require_tool(&lang.compiler(), doca_test_support::GET_A_C_COMPILER) {
             continue;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -2,17 +2,16 @@
 //! pipeline, BASIC templates with per-entry values, RSS, entry removal, counters, and every
 //! state and argument error.
 
+mod flow_util;
 mod support;
 
 use std::ptr::{null, null_mut};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use doca_soft::capi::doca_dev::Dev;
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_flow::{FlowCfg, FlowPort, PipeCfg, PortCfg, *};
 use doca_soft::testing::frames::{icmp4_echo, tcp4, udp4};
-use doca_soft::testing::PortSpec;
 use support::{eventually, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -26,91 +25,23 @@ const ALREADY_EXIST: u32 = DocaError::ALREADY_EXIST.0;
 /// DOCA Flow is process-global: tests take turns.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = doca_soft::testing::dev_info(
-        &format!("f{side}:00.0"),
-        &format!("{name}{side}"),
-        [2, 0, 0, 0, 0, side],
-        PortSpec::Wire {
-            name: name.to_string(),
-            side,
-        },
-    );
-    doca_soft::testing::open_dev(info)
-}
-
 fn init(queues: u16) {
-    let mut cfg: *mut FlowCfg = null_mut();
-    unsafe {
-        assert_eq!(doca_flow_cfg_create(&mut cfg), OK);
-        assert_eq!(doca_flow_cfg_set_pipe_queues(cfg, queues), OK);
-        assert_eq!(doca_flow_cfg_set_mode_args(cfg, c"vnf,hws".as_ptr()), OK);
-        assert_eq!(doca_flow_cfg_set_nr_counters(cfg, 524228), OK);
-        assert_eq!(doca_flow_init_v1(cfg), OK);
-        assert_eq!(doca_flow_cfg_destroy(cfg), OK);
-    }
-}
-
-fn start_port(dev: *mut Dev, id: u16) -> *mut FlowPort {
-    let mut pc: *mut PortCfg = null_mut();
-    let mut port: *mut FlowPort = null_mut();
-    unsafe {
-        assert_eq!(doca_flow_port_cfg_create(&mut pc), OK);
-        assert_eq!(doca_flow_port_cfg_set_port_id(pc, id), OK);
-        assert_eq!(doca_flow_port_cfg_set_dev(pc, dev), OK);
-        assert_eq!(doca_flow_port_start(pc, &mut port), OK);
-        assert_eq!(doca_flow_port_cfg_destroy(pc), OK);
-    }
-    port
+    flow_util::init_with(queues, |cfg| {
+        // SAFETY: a live configuration.
+        assert_eq!(unsafe { doca_flow_cfg_set_nr_counters(cfg, 524228) }, OK);
+    });
 }
 
 fn pipe_cfg(port: *mut FlowPort, kind: u32, root: bool) -> *mut PipeCfg {
-    let mut c: *mut PipeCfg = null_mut();
-    unsafe {
-        assert_eq!(doca_flow_pipe_cfg_create(&mut c, port), OK);
-        assert_eq!(doca_flow_pipe_cfg_set_name(c, c"p".as_ptr()), OK);
-        assert_eq!(doca_flow_pipe_cfg_set_type(c, kind), OK);
-        assert_eq!(doca_flow_pipe_cfg_set_is_root(c, root), OK);
-    }
-    c
+    flow_util::pipe_cfg(port, c"p", kind, root)
 }
 
-fn rss_fwd(queues: &'static [u16], flags: u32) -> doca_flow_fwd_v1 {
-    let mut f = doca_flow_fwd_v1 {
-        type_: DOCA_FLOW_FWD_RSS,
-        ..Default::default()
-    };
-    unsafe {
-        let r = &mut f.__bindgen_anon_1.__bindgen_anon_1;
-        r.rss_type = DOCA_FLOW_RESOURCE_TYPE_NON_SHARED;
-        r.__bindgen_anon_1.rss.queues_array = queues.as_ptr() as *mut u16;
-        r.__bindgen_anon_1.rss.nr_queues = queues.len() as i32;
-        r.__bindgen_anon_1.rss.outer_flags = flags;
-    }
-    f
-}
-
-fn pipe_fwd(p: *mut doca_flow_pipe) -> doca_flow_fwd_v1 {
-    let mut f = doca_flow_fwd_v1 {
-        type_: DOCA_FLOW_FWD_PIPE,
-        ..Default::default()
-    };
-    f.__bindgen_anon_1.__bindgen_anon_3.next_pipe = p;
-    f
-}
-
-fn kind_fwd(t: u32) -> doca_flow_fwd_v1 {
-    doca_flow_fwd_v1 {
-        type_: t,
-        ..Default::default()
-    }
-}
+use flow_util::{
+    kind as kind_fwd, query, rss as rss_fwd, start_port, to_pipe as pipe_fwd, wire_dev,
+};
 
 fn counting() -> doca_flow_monitor_v1 {
-    doca_flow_monitor_v1 {
-        counter_type: DOCA_FLOW_RESOURCE_TYPE_NON_SHARED,
-        ..Default::default()
-    }
+    flow_util::counting(0)
 }
 
 fn create(
@@ -177,14 +108,6 @@ fn basic_entry(
     };
     assert_eq!(rc, OK);
     e
-}
-
-fn query(e: *mut doca_flow_pipe_entry) -> (u32, u64, u64) {
-    let mut q = doca_flow_resource_query_v1::default();
-    // SAFETY: a live entry handle (or a stale one, which the call rejects); valid storage.
-    let rc = unsafe { doca_flow_resource_query_entry_v1(e, &mut q) };
-    let c = unsafe { q.__bindgen_anon_1.counter };
-    (rc, c.total_pkts, c.total_bytes)
 }
 
 /// The gpunetio_simple_receive control plane: UDP pipe (parser_meta IPv4/UDP -> RSS queue

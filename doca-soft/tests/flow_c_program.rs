@@ -8,7 +8,7 @@
 //! hash slots) is checked against the frames sent. The program uses doca_argp_init(NULL, ..)
 //! as DOCA 3.3 programs may.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::fs::File;
@@ -177,10 +177,11 @@ fn doca_style_flow_program_runs_as_c_and_cpp() {
             .output()
             .is_err()
         {
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                format!("SKIP: no {} compiler\n", lang.x).as_bytes(),
-            );
+            doca_test_support::skip(&format!(
+                "no {} compiler; {}",
+                lang.x,
+                doca_test_support::GET_A_C_COMPILER
+            ));
             continue;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -4,15 +4,9 @@
 
 mod cdylib;
 
-use std::process::Command;
-
 #[test]
 fn c_program_drives_flow_through_libdoca_soft() {
-    if Command::new("cc").arg("--version").output().is_err() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIP: no C compiler (cc)");
-        };
+    if !doca_test_support::require_tool("cc", doca_test_support::GET_A_C_COMPILER) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,9 +1,9 @@
 //! The Flow headers compile alone, in C and in C++, with -Wall -Wextra -Werror, and the
 //! sample-style uses (`fwd.rss.queues_array`, `fwd.next_pipe`, `outer.udp.l4_port`) work.
 
-mod cc;
+use doca_test_support::cc;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const USE: &str = r#"
@@ -58,11 +58,7 @@ fn compile(compiler: &str, lang: &str, src: &str, tag: &str) -> Result<(), Strin
 
 #[test]
 fn flow_headers_compile_alone_in_c_and_cpp() {
-    if Command::new("cc").arg("--version").output().is_err() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIP: no C compiler (cc)");
-        };
+    if !doca_test_support::require_tool("cc", doca_test_support::GET_A_C_COMPILER) {
         return;
     }
     for h in [
@@ -83,11 +79,7 @@ fn flow_headers_compile_alone_in_c_and_cpp() {
 
 #[test]
 fn public_names_map_to_v1_symbols() {
-    if Command::new("cc").arg("--version").output().is_err() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIP: no C compiler (cc)");
-        };
+    if !doca_test_support::require_tool("cc", doca_test_support::GET_A_C_COMPILER) {
         return;
     }
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
@@ -157,10 +149,6 @@ fn build(
     }
 }
 
-fn have(compiler: &str) -> bool {
-    Command::new(compiler).arg("--version").output().is_ok()
-}
-
 /// Both forms exist, as in 3.3: a unit that includes only doca_flow_net.h sees the plain
 /// tags; after doca_flow.h every plain name means its `_v1` twin, of the same layout; an
 /// application's LIB_FLOW_VERSION is replaced by 1.
@@ -185,12 +173,11 @@ SA(sizeof(struct doca_flow_actions) == 1024, "actions");
 int use(struct doca_flow_match_v1 *m);
 int use(struct doca_flow_match *m) { return (int)m->outer.l3_type + plain_ip4.ttl + (int)plain_tun.type; }
 "#;
-    if !have("cc") {
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIP: no C compiler\n");
+    if !doca_test_support::require_tool("cc", doca_test_support::GET_A_C_COMPILER) {
         return;
     }
     build("cc", "c", SRC, &[], false).unwrap_or_else(|e| panic!("C: {e}"));
-    if have("c++") {
+    if doca_test_support::have_tool("c++") {
         build("c++", "c++", SRC, &[], false).unwrap_or_else(|e| panic!("C++: {e}"));
     }
 }
@@ -234,14 +221,13 @@ int main(void)
 	return 0;
 }
 "#;
-    if !have("cc") {
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIP: no C compiler\n");
+    if !doca_test_support::require_tool("cc", doca_test_support::GET_A_C_COMPILER) {
         return;
     }
     let out = build("cc", "c", SRC, &["-DDOCA_ALLOW_EXPERIMENTAL_API"], true)
         .unwrap_or_else(|e| panic!("C: {e}"));
     assert!(out.contains("initialisers ok"));
-    if have("c++") {
+    if doca_test_support::have_tool("c++") {
         // C++ warns about the members a designated initialiser leaves out.
         let flags = [
             "-DDOCA_ALLOW_EXPERIMENTAL_API",
@@ -257,8 +243,7 @@ int main(void)
 /// calling it without DOCA_ALLOW_EXPERIMENTAL_API fails under -Werror.
 #[test]
 fn versioned_calls_carry_their_attributes() {
-    if !have("cc") {
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIP: no C compiler\n");
+    if !doca_test_support::require_tool("cc", doca_test_support::GET_A_C_COMPILER) {
         return;
     }
     let stable = "#include <doca_flow.h>\nint f(struct doca_flow_cfg *c);\nint f(struct doca_flow_cfg *c) { return (int)doca_flow_init(c); }\n";
@@ -345,12 +330,7 @@ fn every_prototype_of_3_3_is_declared_identically() {
     let text = std::fs::read_to_string(&src).unwrap();
     assert_eq!(text.matches("\t(flow_any_fn)").count(), 110);
     for lang in [cc::C, cc::CXX] {
-        if Command::new(lang.compiler())
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            eprintln!("SKIP: no {} compiler", lang.x);
+        if !doca_test_support::require_tool(&lang.compiler(), doca_test_support::GET_A_C_COMPILER) {
             continue;
         }
         cc::compile(
@@ -380,7 +360,7 @@ fn every_call_carries_the_attribute_of_3_3() {
     }
     assert_eq!(want.len(), 110);
     for (compiler, lang) in [("cc", "c"), ("c++", "c++")] {
-        if !have(compiler) {
+        if !doca_test_support::have_tool(compiler) {
             continue;
         }
         let stderr = compile(compiler, lang, &text, "attrs")
@@ -414,34 +394,12 @@ fn every_call_carries_the_attribute_of_3_3() {
     }
 }
 
-fn facts_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("DOCA_FACTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/reference"))
-        .find(|d| d.join("flow-3.3-layout.md").is_file())
-}
-
 /// tests/c/flow_prototypes.c is what tests/gen/flow_prototypes.py makes of the sheet now.
 #[test]
 fn generated_prototypes_are_current() {
-    let Some(facts) = facts_dir() else {
-        eprintln!("SKIP: fact sheets not found (set DOCA_FACTS_DIR to the reference directory)");
-        return;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/flow_prototypes.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg("--check")
-        .arg("--facts")
-        .arg(&facts)
-        .output()
-        .expect("python3 runs (needed to check the generated prototypes)");
-    assert!(
-        out.status.success(),
-        "tests/c/flow_prototypes.c is stale; run `python3 doca-soft/tests/gen/flow_prototypes.py`:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    doca_test_support::workspace::assert_generated_current(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/flow_prototypes.py"),
+        "flow-3.3-layout.md",
+        "the prototypes of tests/c/flow_prototypes.c",
     );
 }

@@ -1,47 +1,19 @@
 //! GPU memory through the C API on a real GPU. Without a CUDA driver every test prints
-//! "skipped: no CUDA driver" and returns. Runnable standalone:
-//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on a GPU machine).
+//! "skipped: <test>: no CUDA driver ..." and returns. Runnable standalone:
+//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
 
-use doca_cuda_driver::result as cu;
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_gpunetio::{
     doca_gpu_create, doca_gpu_destroy, doca_gpu_dmabuf_fd, doca_gpu_mem_alloc, doca_gpu_mem_free,
     Gpu,
 };
 use doca_soft::capi::doca_types::{GPU_MEM_TYPE_CPU_GPU, GPU_MEM_TYPE_GPU, GPU_MEM_TYPE_GPU_CPU};
-use doca_soft::testing::cuda_available;
 use std::ffi::{c_int, c_void, CStr, CString};
 
-/// The PCI bus id of CUDA device 0, or None (with the reason printed) when no GPU is usable.
+/// The PCI bus id of CUDA device 0, or None (with the skip line printed) when no GPU is
+/// usable.
 fn first_gpu_bus_id() -> Option<CString> {
-    if !cuda_available() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "skipped: no CUDA driver");
-        };
-        return None;
-    }
-    if let Err(e) = cu::init() {
-        {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: {e} (driver without a usable GPU)"
-            );
-        };
-        return None;
-    }
-    let dev = match cu::device(0) {
-        Ok(dev) => dev,
-        Err(e) => {
-            {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "skipped: no CUDA device ({e})");
-            };
-            return None;
-        }
-    };
-    Some(CString::new(cu::device_pci_bus_id(dev).unwrap()).unwrap())
+    doca_test_support::require_gpu("GPU memory through the C API").map(|g| g.bus_id)
 }
 
 fn open(bus: &CStr) -> *mut Gpu {

@@ -3,7 +3,7 @@
 //! `assert`, `FILE`, `bool`, `va_list`, `htons`, `PRIu64` or `__u32` after including only
 //! DOCA headers compiles (as C and C++, `-Wall -Wextra -Werror`) and runs.
 
-mod cc;
+use doca_test_support::cc;
 
 use std::collections::BTreeSet;
 use std::process::Command;

@@ -99,19 +99,7 @@ fn compile(
     if !link {
         cmd.arg("-c");
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", lang.compiler()))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{:?}\n{}{}",
-            cmd,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    doca_test_support::cc::run(&mut cmd)
 }
 
 #[test]

@@ -4,10 +4,9 @@
 //! compile them as C and C++ and check that the committed files are what the generator
 //! makes of the current sheets.
 
-mod cc;
+use doca_test_support::cc;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use cc::{Output, Rdma, C, CXX};
 
@@ -76,40 +75,12 @@ fn a_wrong_fact_is_rejected() {
     }
 }
 
-/// Where the fact sheets are: `$DOCA_FACTS_DIR`, else a `shared/reference` above the crate.
-fn facts_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("DOCA_FACTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/reference"))
-        .find(|d| d.join("gpunetio-rdma-verbs-dma.md").is_file())
-}
-
 /// The committed files are what the generator makes of the sheets now.
 #[test]
 fn generated_layout_facts_are_current() {
-    let Some(facts) = facts_dir() else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP: fact sheets not found (set DOCA_FACTS_DIR to the reference directory)"
-        );
-        return;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/layout_facts.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg("--check")
-        .arg("--facts")
-        .arg(&facts)
-        .output()
-        .expect("python3 runs (needed to check the generated layout facts)");
-    assert!(
-        out.status.success(),
-        "generated layout facts are stale; run `python3 doca-soft/tests/gen/layout_facts.py`:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    doca_test_support::workspace::assert_generated_current(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen/layout_facts.py"),
+        "gpunetio-rdma-verbs-dma.md",
+        "the generated layout facts",
     );
 }

@@ -2,7 +2,7 @@
 //! level value, `DOCA_LOG_TRC` (with its arguments) exists only in programs that define
 //! `DOCA_LOGGING_ALLOW_TRACE`, and `doca_log` is a function the library exports.
 
-mod cc;
+use doca_test_support::cc;
 mod cdylib;
 
 use std::path::Path;

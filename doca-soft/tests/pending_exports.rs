@@ -9,7 +9,6 @@ mod cdylib;
 mod common;
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
 #[test]
 fn pending_entries_are_declared_by_their_header() {
@@ -53,16 +52,9 @@ fn pending_entries_are_not_exported_yet() {
     source.push_str("};\nint main(void)\n{\n\treturn fns[0] == (any_fn)0;\n}\n");
     let c_file = dir.path().join("pending.c");
     std::fs::write(&c_file, source).unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
-    let out = Command::new(&cc)
-        .args([
-            "-std=gnu11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-DDOCA_ALLOW_EXPERIMENTAL_API",
-        ])
-        .arg(format!("-I{}", common::include_dir().display()))
+    let cc = doca_test_support::cc::C.compiler();
+    let out = doca_test_support::cc::strict(&cc, "-std=gnu11")
+        .arg("-DDOCA_ALLOW_EXPERIMENTAL_API")
         .arg(&c_file)
         .arg("-o")
         .arg(dir.path().join("pending"))

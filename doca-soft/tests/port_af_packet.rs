@@ -7,8 +7,7 @@ use std::net::UdpSocket;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doca_soft::testing::{Entry, Field, FieldMatch, Fwd};
-use support::{af_packet_allowed, control_root, eventually, lo_port, RecordingSink};
+use support::{af_packet_allowed, eventually, lo_port, udp_dst_to, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -21,22 +20,7 @@ fn lo_udp_pipe_delivers_exactly_the_sent_datagrams() {
     let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
     let dport = receiver.local_addr().unwrap().port();
     let port = lo_port();
-    let root = control_root();
-    let udp_dst = FieldMatch {
-        field: Field::UdpDst,
-        value: u64::from(dport),
-        mask: 0xffff,
-    };
-    root.add(Entry {
-        matches: vec![udp_dst],
-        priority: 0,
-        fwd: Fwd::Rss {
-            queues: vec![7],
-            flags: 0,
-        },
-        counter: None,
-    });
-    port.set_flow_root(Some(root));
+    port.set_flow_root(Some(udp_dst_to(dport, &[7], 0)));
     let sink = Arc::new(RecordingSink::new(65536 + 64, usize::MAX));
     port.register_rx_queue(7, sink.clone()).unwrap();
 

@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{
-    lane_cap, CpuRxq, DropReason, Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, PktBuf, Port,
-    PortSpec, RxRing, RxSink, LANES_ENV, RSS_IPV4, RSS_UDP,
+    lane_cap, CpuRxq, DropReason, Fwd, Pipe, PipeKind, PktBuf, Port, PortSpec, RxRing, RxSink,
+    LANES_ENV, RSS_IPV4, RSS_UDP,
 };
-use support::{af_packet_allowed, control_root, eventually, lo_port, unique, RecordingSink};
+use support::{af_packet_allowed, eventually, lo_port, udp_dst_to, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(20);
 
@@ -459,21 +459,7 @@ fn af_packet_lanes_share_lo_through_fanout_without_duplicates() {
     let port = lo_port();
     // Frames to our receiver's port: RSS over queues 7 and 8; anything else on lo is no
     // match.
-    let root = control_root();
-    root.add(Entry {
-        matches: vec![FieldMatch {
-            field: Field::UdpDst,
-            value: u64::from(dport),
-            mask: 0xffff,
-        }],
-        priority: 0,
-        fwd: Fwd::Rss {
-            queues: vec![7, 8],
-            flags: RSS_IPV4 | RSS_UDP,
-        },
-        counter: None,
-    });
-    port.set_flow_root(Some(root));
+    port.set_flow_root(Some(udp_dst_to(dport, &[7, 8], RSS_IPV4 | RSS_UDP)));
     let sinks = [
         Arc::new(RecordingSink::new(65536 + 64, usize::MAX)),
         Arc::new(RecordingSink::new(65536 + 64, usize::MAX)),

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use doca_soft::testing::frames::{tcp4, udp4};
-use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Port, PortSpec};
+use doca_soft::testing::{Port, PortSpec};
 use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
-use support::{control_root, eventually, RecordingSink};
+use support::{eventually, udp_dst_to, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -61,21 +61,7 @@ fn pcap_in_queue_pcap_out_round_trip() {
         output: output.clone(),
     })
     .unwrap();
-    let root = control_root();
-    root.add(Entry {
-        matches: vec![FieldMatch {
-            field: Field::UdpDst,
-            value: 9999,
-            mask: 0xffff,
-        }],
-        priority: 0,
-        fwd: Fwd::Rss {
-            queues: vec![0],
-            flags: 0,
-        },
-        counter: None,
-    });
-    port.set_flow_root(Some(root));
+    port.set_flow_root(Some(udp_dst_to(9999, &[0], 0)));
     let sink = Arc::new(RecordingSink::new(2048, usize::MAX));
     port.register_rx_queue(0, sink.clone()).unwrap();
     // Not armed yet: nothing replayed.
@@ -115,11 +101,9 @@ fn pcap_in_queue_pcap_out_round_trip() {
             assert_eq!(lines, udp.len(), "tcpdump parses every record");
         }
         Err(e) => {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIP tcpdump check: tcpdump not runnable ({e})"
-            );
+            doca_test_support::skip(&format!(
+                "tcpdump check only: tcpdump not runnable ({e}); install tcpdump"
+            ));
         }
     }
 }

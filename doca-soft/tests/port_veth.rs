@@ -10,16 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use doca_soft::testing::frames::udp4;
-use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
+use doca_soft::testing::{Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
-use support::{drop_pair_and_check_namespaces_gone, unique, RecordingSink};
+use doca_test_support::skip;
+use support::{drop_pair_and_check_namespaces_gone, udp_dst_to, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
-
-fn skip(why: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
-}
 
 /// Runs `f` on a thread that has entered network namespace `ns`.
 fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
@@ -28,8 +24,8 @@ fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
 
 #[test]
 fn veth_between_namespaces_carries_frames() {
-    if netns::unavailable_reason().is_some() {
-        skip("needs root to create network namespaces");
+    if let Some(why) = netns::unavailable_reason() {
+        skip(&why);
         return;
     }
     // Ports are shared process-wide by interface name within a namespace: names of this
@@ -56,28 +52,7 @@ fn veth_between_namespaces_carries_frames() {
             ifindex: 0,
         })
         .unwrap();
-        let root = Arc::new(Pipe::new(
-            "root",
-            PipeKind::Control,
-            Fwd::None,
-            Fwd::None,
-            false,
-        ));
-        let m = FieldMatch {
-            field: Field::UdpDst,
-            value: 7777,
-            mask: 0xffff,
-        };
-        root.add(Entry {
-            matches: vec![m],
-            priority: 0,
-            fwd: Fwd::Rss {
-                queues: vec![0],
-                flags: 0,
-            },
-            counter: None,
-        });
-        port.set_flow_root(Some(root));
+        port.set_flow_root(Some(udp_dst_to(7777, &[0], 0)));
         port.register_rx_queue(0, s2).unwrap();
         port
     });
@@ -112,8 +87,8 @@ fn veth_between_namespaces_carries_frames() {
 /// port.
 #[test]
 fn one_interface_name_in_two_namespaces_is_two_ports() {
-    if netns::unavailable_reason().is_some() {
-        skip("needs root to create network namespaces");
+    if let Some(why) = netns::unavailable_reason() {
+        skip(&why);
         return;
     }
     let name = unique("sn");

@@ -8,7 +8,6 @@
 
 mod support;
 
-use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,13 +15,10 @@ use doca_soft::capi::doca_error::DocaError;
 use doca_soft::testing::frames::udp4;
 use doca_soft::testing::{Entry, Field, FieldMatch, Fwd, Pipe, PipeKind, Port, PortSpec};
 use doca_test_support::netns::{self, NetNs, VethPair};
-use support::{drop_pair_and_check_namespaces_gone, eventually, unique, RecordingSink};
+use doca_test_support::skip;
+use support::{drop_pair_and_check_namespaces_gone, eventually, udp_dst_to, unique, RecordingSink};
 
 const LIMIT: Duration = Duration::from_secs(10);
-
-fn skip(why: &str) {
-    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
-}
 
 /// Runs `f` on a thread that has entered network namespace `ns` (threads it starts, the
 /// ports' lanes among them, stay in it).
@@ -31,28 +27,8 @@ fn in_netns<T: Send>(ns: &NetNs, f: impl FnOnce() -> T + Send) -> T {
 }
 
 /// A root pipe sending UDP to `dport` to queue 0 (everything else: no match).
-fn udp_to_queue0(dport: u64) -> Arc<Pipe> {
-    let root = Arc::new(Pipe::new(
-        "root",
-        PipeKind::Control,
-        Fwd::None,
-        Fwd::None,
-        false,
-    ));
-    root.add(Entry {
-        matches: vec![FieldMatch {
-            field: Field::UdpDst,
-            value: dport,
-            mask: 0xffff,
-        }],
-        priority: 0,
-        fwd: Fwd::Rss {
-            queues: vec![0],
-            flags: 0,
-        },
-        counter: None,
-    });
-    root
+fn udp_to_queue0(dport: u16) -> Arc<Pipe> {
+    udp_dst_to(dport, &[0], 0)
 }
 
 /// Whether `dev` in `ns` has an XDP program attached (in any mode), as the kernel
@@ -72,8 +48,8 @@ fn veth_pair() -> Option<VethPair> {
 
 /// The veth pair with `queues` receive and transmit queues on each end.
 fn veth_pair_with_queues(queues: u32) -> Option<VethPair> {
-    if netns::unavailable_reason().is_some() {
-        skip("needs root to create network namespaces and attach XDP programs");
+    if let Some(why) = netns::unavailable_reason() {
+        skip(&format!("{why} (also needed to attach XDP programs)"));
         return None;
     }
     // Ports are shared process-wide by interface name within a namespace: names of

@@ -25,9 +25,11 @@ fn compat_dir() -> PathBuf {
     include_dir().join("compat/infiniband")
 }
 
-fn skip(reason: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {reason}");
+/// Prints the skip line for a check that needs rdma-core's own headers, saying how to get them.
+fn skip_without_rdma_core(what: &str) {
+    doca_test_support::skip(&format!(
+        "no rdma-core headers (<infiniband/mlx5dv.h>): {what}; install them (Debian/Ubuntu: apt-get install libibverbs-dev)"
+    ));
 }
 
 /// One struct member as the probe addresses it (`a.b` for members of named nested
@@ -296,7 +298,7 @@ fn compat_subset_has_the_values_and_layouts_of_the_facts() {
 #[test]
 fn compat_subset_matches_the_installed_rdma_core() {
     if !has_rdma_core() {
-        skip("no rdma-core headers (<infiniband/mlx5dv.h>) to compare the compat subset with");
+        skip_without_rdma_core("nothing to compare the compat subset with");
         return;
     }
     let d = defined();
@@ -454,7 +456,7 @@ fn without_rdma_core_the_shim_and_idirafter_find_the_compat_subset() {
 #[test]
 fn idirafter_never_hides_an_installed_rdma_core() {
     if !has_rdma_core() {
-        skip("no rdma-core headers installed: nothing that -idirafter could hide");
+        skip_without_rdma_core("nothing that -idirafter could hide");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -9,8 +9,7 @@
 
 mod rdma_support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use doca_test_support::alloc::{count_all_threads as count, CountingAlloc};
 use std::sync::{Mutex, MutexGuard};
 
 use rdma_support::{cpu_device, destroy_rdma, export, open_lo, started_rdma, Region, Remote};
@@ -23,59 +22,14 @@ use doca_soft::testing::rdma::{dma_set_host_datapath, CpuDma};
 use std::ffi::c_void;
 use std::time::Duration;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-/// The system allocator, counting allocations of every thread while COUNTING is set.
-struct Counting;
-
-// SAFETY: every call is forwarded unchanged to the system allocator; counting touches
-// only atomics and never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        note();
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: `p` came from System with `l`.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn note() {
-    if COUNTING.load(Ordering::Relaxed) {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-    }
-}
+static ALLOC: CountingAlloc = CountingAlloc;
 
 /// The counter is process-wide: the tests of this binary run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Allocations made by every thread while `f` runs.
-fn count(f: impl FnOnce()) -> u64 {
-    let start = ALLOCS.load(Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
-    f();
-    COUNTING.store(false, Ordering::SeqCst);
-    ALLOCS.load(Ordering::SeqCst) - start
 }
 
 #[test]

@@ -16,63 +16,14 @@ use doca_soft::capi::doca_pe::{
 use doca_soft::capi::doca_types::DocaData;
 use doca_soft::capi::doca_urom::*;
 use doca_soft::testing::urom::set_service_addr;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use doca_test_support::alloc::{count_this_thread as allocs_in, CountingAlloc};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use urom_support::*;
 
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-struct ThreadCounting;
-
-// SAFETY: forwards every call to the system allocator; counting touches only const-init
-// thread locals (no allocation).
-unsafe impl GlobalAlloc for ThreadCounting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded (GlobalAlloc contract).
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-fn note() {
-    let _ = COUNTING.try_with(|c| {
-        if c.get() {
-            let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
-        }
-    });
-}
-
 #[global_allocator]
-static ALLOC: ThreadCounting = ThreadCounting;
-
-/// Allocations of this thread while `f` runs.
-fn allocs_in(f: impl FnOnce()) -> u64 {
-    let before = ALLOCS.with(Cell::get);
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCS.with(Cell::get) - before
-}
+static ALLOC: CountingAlloc = CountingAlloc;
 
 const IN_PROGRESS: u32 = 26;
 
@@ -146,9 +97,7 @@ fn echo(w: *mut UromWorker, pe: *mut Pe, plugin: u64, data: u64) {
 
 #[test]
 fn steady_progress_and_commands_allocate_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let (mut spe, mut pe) = (std::ptr::null_mut(), std::ptr::null_mut());
     let (mut svc, mut w) = (std::ptr::null_mut(), std::ptr::null_mut());
     // SAFETY: objects are used as the API says.

@@ -9,9 +9,7 @@ use urom_support::*;
 
 #[test]
 fn c_plugin_echo_through_daemon_and_worker() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let mut host = Raw::connect(d.addr);
     let plugins = host.hello();
     assert_eq!(plugins.len(), 1);
@@ -95,9 +93,7 @@ fn c_plugin_echo_through_daemon_and_worker() {
 
 #[test]
 fn spawn_requests_are_validated() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let mut host = Raw::connect(d.addr);
     host.hello();
     let code = |m: Msg| match m {
@@ -254,9 +250,7 @@ fn no_close_wait(pid: i32) -> bool {
 
 #[test]
 fn garbage_on_the_daemon_and_worker_ports_closes_those_connections_and_costs_no_cpu() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let mut host = Raw::connect(d.addr);
     host.hello();
     let (port, token) = spawned(host.spawn(1, 3, 0, 1, vec![]));
@@ -479,9 +473,7 @@ fn a_worker_start_that_takes_too_long_fails_with_time_out() {
 
 #[test]
 fn worker_environment_is_filtered_through_the_allowlist() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (dir, d) = echo_daemon();
     let mut h = Raw::connect(d.addr);
     h.hello();
     for bad in [
@@ -546,9 +538,7 @@ fn worker_environment_is_filtered_through_the_allowlist() {
 
 #[test]
 fn workers_inherit_no_descriptor_of_the_daemon() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     // Some host connections open in the daemon while it spawns.
     let mut others: Vec<Raw> = (0..3).map(|_| Raw::connect(d.addr)).collect();
     for o in others.iter_mut() {
@@ -637,9 +627,7 @@ fn an_empty_plugin_path_is_reported() {
 
 #[test]
 fn attaching_takes_the_token_and_nothing_runs_before_it() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let mut h = Raw::connect(d.addr);
     h.hello();
     let (port, token) = spawned(h.spawn(1, 1, 0, 1, vec![]));
@@ -668,9 +656,7 @@ fn attaching_takes_the_token_and_nothing_runs_before_it() {
 
 #[test]
 fn killed_worker_is_seen_by_host_and_daemon_keeps_serving() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let mut host = Raw::connect(d.addr);
     host.hello();
     let (port, token) = spawned(host.spawn(1, 3, 0, 1, vec![]));
@@ -728,9 +714,7 @@ fn plugins_outside_the_plugin_path_are_never_loaded() {
 
 #[test]
 fn host_disconnect_tears_its_workers_down() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     {
         let mut host = Raw::connect(d.addr);
         host.hello();
@@ -786,10 +770,10 @@ fn sigterm_to_the_daemon_tears_workers_down_and_exits_cleanly() {
     let pids = d.worker_pids();
     assert_eq!(pids.len(), 2);
     // SAFETY: signalling the daemon this test started.
-    unsafe { libc::kill(d.child.id() as i32, libc::SIGTERM) };
+    unsafe { libc::kill(d.pid(), libc::SIGTERM) };
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(s) = d.child.try_wait().unwrap() {
+        if let Some(s) = d.child_mut().try_wait().unwrap() {
             break s;
         }
         assert!(Instant::now() < deadline, "daemon exits on SIGTERM");

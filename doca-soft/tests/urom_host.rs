@@ -86,6 +86,14 @@ fn start_service_bounded(d: &Daemon, liveness: Option<Duration>) -> Svc {
     Svc { pe, svc }
 }
 
+/// A new progress engine.
+fn new_pe() -> *mut Pe {
+    let mut pe = std::ptr::null_mut();
+    // SAFETY: out pointer.
+    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    pe
+}
+
 fn echo_plugin(s: &Svc) -> PluginInfo {
     let mut list: *const PluginInfo = std::ptr::null();
     let mut n = 0usize;
@@ -265,9 +273,7 @@ fn stop_service(s: Svc) {
 
 #[test]
 fn service_worker_commands_and_gid_query() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
     assert_eq!(plugin.version, 1);
@@ -276,9 +282,7 @@ fn service_worker_commands_and_gid_query() {
     assert_eq!(unsafe { doca_urom_service_get_cpuset(s.svc, &mut cpus) }, 0);
     assert!(cpus.ucs_bits.iter().any(|w| *w != 0));
 
-    let mut pe = std::ptr::null_mut();
-    // SAFETY: out pointer.
-    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let pe = new_pe();
     let w1 = start_worker(&s, pe, 4, 0, plugin.id);
     // SAFETY: live worker.
     assert_eq!(
@@ -373,14 +377,10 @@ fn service_worker_commands_and_gid_query() {
 
 #[test]
 fn killed_worker_fails_inflight_tasks_and_new_workers_start() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
-    let mut pe = std::ptr::null_mut();
-    // SAFETY: out pointer.
-    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let pe = new_pe();
     let w = start_worker(&s, pe, 1, 0, plugin.id);
     let mut held = Cookie {
         done: false,
@@ -523,9 +523,7 @@ unsafe extern "C" fn solo_free(_req: *mut c_void) -> u32 {
 
 #[test]
 fn domain_exchanges_addresses_and_plugins_look_them_up() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
     let mut pe = std::ptr::null_mut();
@@ -606,9 +604,7 @@ fn domain_exchanges_addresses_and_plugins_look_them_up() {
 
 #[test]
 fn two_hosts_share_one_worker_process_and_get_their_own_notifications() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let (s1, s2) = (start_service(&d), start_service(&d));
     let plugin = echo_plugin(&s1);
     let (mut pe1, mut pe2) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -669,14 +665,10 @@ fn two_hosts_share_one_worker_process_and_get_their_own_notifications() {
 
 #[test]
 fn two_contexts_of_one_host_on_one_worker_id_are_counted() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
-    let mut pe = std::ptr::null_mut();
-    // SAFETY: out pointer.
-    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let pe = new_pe();
     let a = start_worker(&s, pe, 40, 0, plugin.id);
     let b = start_worker_env(&s, pe, 40, 0, plugin.id, false);
     assert_eq!(d.worker_pids().len(), 1);
@@ -725,14 +717,10 @@ const SLACK: Duration = Duration::from_secs(4);
 
 #[test]
 fn a_stopped_worker_fails_inflight_commands_with_time_out_within_the_bound() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let s = start_service_bounded(&d, Some(BOUND));
     let plugin = echo_plugin(&s);
-    let mut pe = std::ptr::null_mut();
-    // SAFETY: out pointer.
-    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let pe = new_pe();
     let w = start_worker(&s, pe, 1, 0, plugin.id);
     // SAFETY: live worker.
     let ctx = unsafe { doca_urom_worker_as_ctx(w) };
@@ -767,9 +755,7 @@ fn a_stopped_worker_fails_inflight_commands_with_time_out_within_the_bound() {
 
 #[test]
 fn a_stopped_daemon_fails_gid_queries_and_worker_starts_with_time_out() {
-    let dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", dir.path());
-    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    let (_dir, d) = echo_daemon();
     let s1 = start_service_bounded(&d, Some(BOUND));
     let s2 = start_service_bounded(&d, Some(BOUND));
     let plugin = echo_plugin(&s2);
@@ -853,15 +839,13 @@ fn a_killed_daemon_fails_commands_at_once_and_contexts_go_idle() {
     let mut d = Daemon::start(dir.path().to_str().unwrap(), &[]);
     let s = start_service(&d);
     let plugin = echo_plugin(&s);
-    let mut pe = std::ptr::null_mut();
-    // SAFETY: out pointer.
-    assert_eq!(unsafe { doca_pe_create(&mut pe) }, 0);
+    let pe = new_pe();
     let w = start_worker(&s, pe, 1, 0, plugin.id);
     let mut held = cookie();
     assert_eq!(submit_echo(w, plugin.id, 1, 0, &mut held), 0);
     let killed = Instant::now();
     signal(d.pid(), libc::SIGKILL);
-    let _ = d.child.wait();
+    let _ = d.child_mut().wait();
     // The daemon's workers die with it; the held command fails, both contexts go IDLE.
     // SAFETY: live contexts.
     let (wctx, sctx) = unsafe { (doca_urom_worker_as_ctx(w), doca_urom_service_as_ctx(s.svc)) };

@@ -6,7 +6,7 @@
 //! No NIC and no proxy: nothing completes, and no call in the kernels waits.
 //!
 //! Without a CUDA driver, a GPU, or nvcc (the kernels are compiled at test time for the
-//! GPU's architecture) each test prints "SKIPPED: <reason>" and returns.
+//! GPU's architecture) each test prints "skipped: <test>: <reason>" and returns.
 
 mod verbs_support;
 
@@ -87,35 +87,17 @@ struct Gpu {
 }
 
 fn setup() -> Option<Gpu> {
-    // SAFETY: only checks whether the driver library can be loaded.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        skip("no CUDA driver");
-        return None;
-    }
-    let Ok(ctx) = CudaContext::new(0) else {
-        skip("no CUDA device");
-        return None;
-    };
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc to build tests/cuda/verbs_kernels.cu (set NVCC or put nvcc on PATH)");
-        return None;
-    };
-    let (major, minor) = ctx.compute_capability().unwrap();
+    let first = doca_test_support::require_gpu("the GPU verbs kernels")?;
+    let nvcc = doca_test_support::require_nvcc()?;
+    let ctx = CudaContext::new(0).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("verbs_kernels.cubin");
-    let out = std::process::Command::new(&nvcc)
-        .arg(format!("-arch=sm_{major}{minor}"))
-        .args(["-std=c++17", "-cubin", "-I"])
-        .arg(include_dir())
-        .arg(src_dir().join("tests/cuda/verbs_kernels.cu"))
-        .arg("-o")
-        .arg(&cubin)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc: {}",
-        String::from_utf8_lossy(&out.stderr)
+    doca_test_support::gpu::compile_cubin(
+        &nvcc,
+        &first,
+        &include_dir(),
+        &src_dir().join("tests/cuda/verbs_kernels.cu"),
+        &cubin,
     );
     let module = ctx.load_module(Ptx::from_file(&cubin)).unwrap();
     Some(Gpu {

@@ -15,7 +15,7 @@
 //!   a program compiled by nvcc prints the bytes they write, which must equal the bytes
 //!   computed here from §3.12 (verbs_support).
 //!
-//! Without nvcc the nvcc parts print "SKIPPED: <reason>" (scripts/setup installs nvcc).
+//! Without nvcc the nvcc parts print "skipped: <test>: no nvcc ..." (scripts/setup installs nvcc).
 
 mod verbs_support;
 
@@ -428,45 +428,25 @@ fn translation_units() -> Vec<(&'static str, String)> {
 /// Compiles `src` with nvcc for sm_80 and sm_90 (warnings are errors); panics with the
 /// compiler output on failure.
 fn nvcc_compile(nvcc: &Path, dir: &Path, name: &str, src: &str, extra: &[&str]) {
-    let cu = dir.join(format!("{name}.cu"));
-    let obj = dir.join(format!("{name}.o"));
-    std::fs::write(&cu, src).unwrap();
-    let out = Command::new(nvcc)
-        .args([
-            "-std=c++17",
-            "-gencode",
-            "arch=compute_80,code=sm_80",
-            "-gencode",
-            "arch=compute_90,code=sm_90",
-            "-c",
-            "-Werror",
-            "all-warnings",
-            "-Xcompiler",
-            "-Wall,-Wextra,-Werror",
-        ])
-        .args(extra)
-        .arg("-I")
-        .arg(include_dir())
-        .arg(&cu)
-        .arg("-o")
-        .arg(&obj)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc {name} ({extra:?}) failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(obj.exists(), "{name}: no object file");
+    let args: Vec<String> = [
+        "-gencode",
+        "arch=compute_80,code=sm_80",
+        "-gencode",
+        "arch=compute_90,code=sm_90",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|a| a.to_string())
+    .collect();
+    doca_test_support::cc::nvcc_strict(nvcc, dir, name, src, &args);
 }
 
 #[test]
 fn each_device_header_compiles_alone_with_every_instantiation() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let tus = translation_units();
     for (header, src) in &tus {
@@ -476,7 +456,7 @@ fn each_device_header_compiles_alone_with_every_instantiation() {
         // -G: unoptimised device code; the optimised build of the same functions is the
         // GPU test kernels' (gpu_test_kernels_compile_optimised).
         nvcc_compile(
-            &nvcc,
+            nvcc,
             dir.path(),
             header.trim_end_matches(".cuh"),
             src,
@@ -487,22 +467,22 @@ fn each_device_header_compiles_alone_with_every_instantiation() {
 
 #[test]
 fn gpu_test_kernels_compile_optimised() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = std::fs::read_to_string(verbs_support::src_dir().join("tests/cuda/verbs_kernels.cu"))
         .unwrap();
-    nvcc_compile(&nvcc, dir.path(), "verbs_kernels", &src, &[]);
+    nvcc_compile(nvcc, dir.path(), "verbs_kernels", &src, &[]);
 }
 
 #[test]
 fn device_headers_compile_against_the_rdma_core_compat_subset() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = "#include <doca_gpunetio_dev_verbs_counter.cuh>\n\
                #include <doca_gpunetio_dev_verbs_twosided.cuh>\n\
@@ -514,7 +494,7 @@ fn device_headers_compile_against_the_rdma_core_compat_subset() {
                doca_gpu_dev_verbs_put(qp, {out[0], 1}, {out[1], 2}, 8, &t);\n\
                doca_gpu_dev_verbs_recv_wait(qp, {0, 0}, &t, &c); out[2] = t + (uint64_t)c;\n}\n";
     nvcc_compile(
-        &nvcc,
+        nvcc,
         dir.path(),
         "compat",
         src,
@@ -885,22 +865,14 @@ fn verbs_def_and_ring_headers_compile_alone_in_c_and_cpp() {
             for (cc, std, ext) in [("gcc", "-std=gnu11", "c"), ("g++", "-std=c++17", "cpp")] {
                 let src = dir.path().join(format!("t.{ext}"));
                 std::fs::write(&src, format!("#include <{h}>\nint doca_soft_probe;\n")).unwrap();
-                let mut cmd = Command::new(cc);
-                cmd.args([std, "-Wall", "-Wextra", "-Werror", "-c", "-I"])
-                    .arg(include_dir());
+                let mut cmd = doca_test_support::cc::strict(cc, std);
+                cmd.arg("-c");
                 if force {
                     cmd.arg("-DDOCA_SOFT_FORCE_COMPAT_MLX5");
                 }
-                let out = cmd
-                    .arg("-o")
-                    .arg(dir.path().join("t.o"))
-                    .arg(&src)
-                    .output()
-                    .expect("running the C compiler");
-                assert!(
-                    out.status.success(),
-                    "{cc} {h} (compat forced: {force}):\n{}",
-                    String::from_utf8_lossy(&out.stderr)
+                doca_test_support::cc::must_succeed(
+                    cmd.arg("-o").arg(dir.path().join("t.o")).arg(&src),
+                    &format!("{cc} {h} (compat forced: {force})"),
                 );
             }
         }
@@ -916,16 +888,11 @@ fn public_layouts_and_values_match_the_facts_in_c_and_cpp() {
     ] {
         let f = dir.path().join(format!("facts.{ext}"));
         std::fs::write(&f, facts_source(cpp)).unwrap();
-        let out = Command::new(cc)
-            .args([std, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
-            .arg(include_dir())
-            .arg(&f)
-            .output()
-            .expect("running the C compiler");
-        assert!(
-            out.status.success(),
-            "{cc}: layout/value differs from the facts:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        doca_test_support::cc::must_succeed(
+            doca_test_support::cc::strict(cc, std)
+                .arg("-fsyntax-only")
+                .arg(&f),
+            &format!("{cc}: layout/value differs from the facts"),
         );
     }
     assert!(facts().len() > 200);
@@ -933,13 +900,13 @@ fn public_layouts_and_values_match_the_facts_in_c_and_cpp() {
 
 #[test]
 fn public_layouts_match_the_facts_under_nvcc() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
     let src = facts_source(true) + "__global__ void k(int *p) { *p = 0; }\n";
-    nvcc_compile(&nvcc, dir.path(), "facts", &src, &[]);
+    nvcc_compile(nvcc, dir.path(), "facts", &src, &[]);
 }
 
 /// The host program: builds WQEs with the header's builders into a zeroed ring and prints
@@ -1049,10 +1016,10 @@ fn results(v: &[u8]) -> [i64; 5] {
 
 #[test]
 fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
-    let Some(nvcc) = nvcc() else {
-        skip("no nvcc (set NVCC or put nvcc on PATH; scripts/setup installs it)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
+    let nvcc = nvcc.path();
     let cqe = |k: u64, opcode: u8, counter: u16, inline: Option<Vec<u8>>, bytes: u32| Cqe {
         k,
         cqe_num: 8,
@@ -1091,7 +1058,7 @@ fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
     let cu = dir.path().join("encodings.cu");
     let exe = dir.path().join("encodings");
     std::fs::write(&cu, encoding_program(&cases)).unwrap();
-    let out = Command::new(&nvcc)
+    let out = Command::new(nvcc)
         .args([
             "-std=c++17",
             "-Werror",
@@ -1101,7 +1068,7 @@ fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
         ])
         .args(["-arch=sm_80", "-I"])
         .arg(include_dir())
-        .args(cudart_dir(&nvcc))
+        .args(cudart_dir(nvcc))
         .arg(&cu)
         .arg("-o")
         .arg(&exe)

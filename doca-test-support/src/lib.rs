@@ -7,6 +7,10 @@
 //! * [`mod@skip`]: tests that cannot run here say so in one line,
 //!   `skipped: <test>: <reason>`, and return ([`require_cuda()`] or [`require_cuda!`],
 //!   [`require_raw_sockets`], [`require_nvcc`], [`skip_if!`]);
+//! * [`alloc`]: a counting global allocator, for tests that a path allocates nothing;
+//! * [`cc`]: C and C++ against doca-soft's headers with the samples' strict flags;
+//! * [`gpu`]: CUDA device 0's bus id and compute capability ([`require_gpu`]), or the skip
+//!   line saying what is missing;
 //! * [`frames`]: Ethernet/IPv4/UDP/TCP/ICMP frames with correct checksums, and the
 //!   Internet checksum;
 //! * [`urom`]: a UROM daemon on loopback for a test ([`urom::Daemon`]), and where its
@@ -27,7 +31,7 @@
 //! #[test]
 //! fn gpu_receives_a_frame() {
 //!     if !require_cuda("GPU receive queue") {
-//!         return; // printed: skipped: gpu_receives_a_frame: no CUDA driver on this machine (GPU receive queue)
+//!         return; // printed: skipped: gpu_receives_a_frame: no CUDA driver (libcuda.so.1 not loadable) for GPU receive queue; run on ...
 //!     }
 //!     let frame = FrameBuilder::new().udp(4000, 53, b"payload");
 //!     // ... send `frame`, then wait (bounded) for the queue to count it:
@@ -39,7 +43,10 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
+pub mod cc;
 pub mod frames;
+pub mod gpu;
 pub mod netns;
 pub mod process;
 pub mod skip;
@@ -50,7 +57,10 @@ pub mod workspace;
 /// doca-build (nvcc discovery and the fatbin recipe), for tests that compile `.cu` files.
 pub use doca_build as build;
 pub use doca_build::Nvcc;
+pub use gpu::{require_gpu, FirstGpu};
 pub use skip::{
-    cuda_driver_present, raw_sockets_allowed, require_cuda, require_nvcc, require_raw_sockets, skip,
+    cuda_driver_present, have_tool, no_cuda_reason, no_gpu_reason, no_nvcc_reason,
+    raw_sockets_allowed, require_cuda, require_nvcc, require_raw_sockets, require_tool, skip,
+    GET_A_C_COMPILER, GET_A_GPU, NO_RAW_SOCKETS,
 };
 pub use wait::{eventually, poll_for, poll_until, wait_for, wait_for_file, PATIENCE};

@@ -1,6 +1,6 @@
-//! Stopping child processes, bounded.
+//! Stopping child processes, bounded, and describing how one ended.
 
-use std::process::{Child, ExitStatus};
+use std::process::{Child, ExitStatus, Output};
 use std::time::{Duration, Instant};
 
 /// Stops `child`: SIGTERM, up to `grace` for it to exit, then SIGKILL; always reaps it.
@@ -22,6 +22,16 @@ pub fn terminate(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
     }
     let _ = child.kill();
     child.wait().ok()
+}
+
+/// A finished process for an assertion message: its exit code, stdout and stderr.
+pub fn describe(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 #[cfg(test)]

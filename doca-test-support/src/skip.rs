@@ -48,14 +48,25 @@ pub fn cuda_driver_present() -> bool {
     })
 }
 
-/// The reason a GPU test skips without a driver: `no CUDA driver on this machine (<what>)`,
-/// the wording the tests have always printed.
+/// What the GPU tests need and how to get it, the tail of every "no CUDA driver" reason.
+pub const GET_A_GPU: &str =
+    "run on a machine with an NVIDIA GPU and driver (scripts/gpu-test builds the GPU tests here and runs them there)";
+
+/// The reason a GPU test skips without a driver: what is missing (the driver, and `what`,
+/// the part of the test that needs it) and how to get it ([`GET_A_GPU`]).
 pub fn no_cuda_reason(what: &str) -> String {
-    if what.is_empty() {
-        "no CUDA driver on this machine".to_string()
+    let what = if what.is_empty() {
+        String::new()
     } else {
-        format!("no CUDA driver on this machine ({what})")
-    }
+        format!(" for {what}")
+    };
+    format!("no CUDA driver (libcuda.so.1 not loadable){what}; {GET_A_GPU}")
+}
+
+/// The reason a test skips when a driver loads but no GPU answers (`what`: the failing
+/// step, e.g. `cuInit: ...`).
+pub fn no_gpu_reason(what: &str) -> String {
+    format!("a CUDA driver but no usable GPU ({what}); {GET_A_GPU}")
 }
 
 /// True when a CUDA driver is present; otherwise prints the skip line (with `what`, the
@@ -64,7 +75,7 @@ pub fn no_cuda_reason(what: &str) -> String {
 /// ```
 /// fn gpu_test() {
 ///     if !doca_test_support::require_cuda("kernels on a GPU") {
-///         return; // printed "skipped: <test>: no CUDA driver on this machine (kernels on a GPU)"
+///         return; // printed "skipped: <test>: no CUDA driver (libcuda.so.1 not loadable) for kernels on a GPU; run on ..."
 ///     }
 ///     // ... GPU work ...
 /// }
@@ -90,12 +101,38 @@ pub fn raw_sockets_allowed() -> bool {
     true
 }
 
+/// The reason a test skips without AF_PACKET sockets: what is missing and how to get it.
+pub const NO_RAW_SOCKETS: &str =
+    "AF_PACKET sockets not allowed (needs root or CAP_NET_RAW); run as root, e.g. sudo -E cargo test";
+
 /// True when AF_PACKET sockets can be opened; otherwise prints the skip line and returns
 /// false.
 pub fn require_raw_sockets() -> bool {
     let ok = raw_sockets_allowed();
     if !ok {
-        skip("AF_PACKET sockets need root or CAP_NET_RAW");
+        skip(NO_RAW_SOCKETS);
+    }
+    ok
+}
+
+/// How to get the C and C++ compilers the header and C-program tests run.
+pub const GET_A_C_COMPILER: &str =
+    "install gcc and g++ (Debian/Ubuntu: apt-get install build-essential)";
+
+/// Whether `tool --version` runs (the tool is on PATH and starts).
+pub fn have_tool(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok()
+}
+
+/// True when `tool` runs; otherwise prints the skip line `no <tool> on PATH; <how>` (`how`:
+/// how to get it, e.g. [`GET_A_C_COMPILER`]) and returns false.
+pub fn require_tool(tool: &str, how: &str) -> bool {
+    let ok = have_tool(tool);
+    if !ok {
+        skip(&format!("no {tool} on PATH; {how}"));
     }
     ok
 }
@@ -106,10 +143,16 @@ pub fn require_nvcc() -> Option<doca_build::Nvcc> {
     match doca_build::Nvcc::find() {
         Ok(n) => Some(n),
         Err(e) => {
-            skip(&format!("no nvcc: {e}"));
+            skip(&no_nvcc_reason(&e));
             None
         }
     }
+}
+
+/// The reason a test skips without nvcc: doca-build's search error, which lists where it
+/// looked and how to install nvcc (`NVCC`, PATH, `scripts/setup`).
+pub fn no_nvcc_reason(e: &doca_build::Error) -> String {
+    format!("no nvcc: {e}").replace('\n', " ")
 }
 
 /// Prints `skipped: <test>: <reason>` and returns from the enclosing function when
@@ -133,8 +176,8 @@ macro_rules! skip_if {
     };
 }
 
-/// Returns from the enclosing function, after printing `skipped: <test>: no CUDA driver on
-/// this machine (<what>)`, when no CUDA driver is present.
+/// Returns from the enclosing function, after printing `skipped: <test>: no CUDA driver
+/// (libcuda.so.1 not loadable) for <what>; run on ...`, when no CUDA driver is present.
 ///
 /// ```
 /// fn gpu_test() {
@@ -159,11 +202,14 @@ mod tests {
     #[test]
     fn the_line_names_the_test_and_the_reason() {
         assert_eq!(skip_line("t::a", "why"), "skipped: t::a: why");
-        assert_eq!(
-            no_cuda_reason("GPU queues"),
-            "no CUDA driver on this machine (GPU queues)"
+        let r = no_cuda_reason("GPU queues");
+        assert!(
+            r.starts_with("no CUDA driver (libcuda.so.1 not loadable) for GPU queues; "),
+            "{r}"
         );
-        assert_eq!(no_cuda_reason(""), "no CUDA driver on this machine");
+        assert!(r.ends_with(GET_A_GPU), "{r}");
+        assert!(no_cuda_reason("").starts_with("no CUDA driver (libcuda.so.1 not loadable); "));
+        assert!(no_gpu_reason("cuInit: 100").contains("scripts/gpu-test"));
     }
 
     #[test]

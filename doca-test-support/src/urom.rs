@@ -22,7 +22,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 /// File name of the daemon binary.
@@ -293,7 +293,8 @@ impl DaemonBuilder {
             .spawn()
             .map_err(|e| format!("starting {}: {e}", self.bin.display()))?;
         let stdout = child.stdout.take().expect("stdout is piped");
-        let banner = first_line(stdout, self.banner_timeout);
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let banner = first_line(stdout, self.banner_timeout, lines.clone());
         let fail = |mut child: Child, why: String| -> String {
             let status = terminate(&mut child, self.grace);
             format!("{} ({}): {why}", self.bin.display(), describe(status))
@@ -321,20 +322,28 @@ impl DaemonBuilder {
             addr,
             dir,
             grace: self.grace,
+            lines,
         })
     }
 }
 
 /// Reads the first line of `out` within `limit` (Ok(None): end of output first; Err: too
-/// late), then keeps draining it on a thread so the child never blocks on a full pipe.
-fn first_line(out: std::process::ChildStdout, limit: Duration) -> Result<Option<String>, ()> {
+/// late), then keeps draining it on a thread, so the child never blocks on a full pipe,
+/// appending the later lines to `keep`.
+fn first_line(
+    out: std::process::ChildStdout,
+    limit: Duration,
+    keep: Arc<Mutex<Vec<String>>>,
+) -> Result<Option<String>, ()> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut lines = BufReader::new(out);
         let mut first = String::new();
         let got = matches!(lines.read_line(&mut first), Ok(n) if n > 0);
         let _ = tx.send(got.then_some(first));
-        for _ in lines.lines() {}
+        for l in lines.lines().map_while(Result::ok) {
+            keep.lock().unwrap_or_else(|p| p.into_inner()).push(l);
+        }
     });
     rx.recv_timeout(limit).map_err(|_| ())
 }
@@ -350,6 +359,8 @@ pub struct Daemon {
     addr: SocketAddrV4,
     dir: tempfile::TempDir,
     grace: Duration,
+    /// Its stdout lines after the banner (its report of connections and workers).
+    lines: Arc<Mutex<Vec<String>>>,
 }
 
 impl Daemon {
@@ -401,6 +412,30 @@ impl Daemon {
         out
     }
 
+    /// Its stdout lines after the banner, so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Its stdout lines after the banner, once `want` of them match `pred` or after
+    /// `limit` (the caller asserts on what came).
+    pub fn wait_for_lines(
+        &self,
+        pred: impl Fn(&str) -> bool,
+        want: usize,
+        limit: Duration,
+    ) -> Vec<String> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let l = self.lines();
+            if l.iter().filter(|x| pred(x)).count() >= want || std::time::Instant::now() > deadline
+            {
+                return l;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// The folder the plugins were copied to.
     pub fn plugin_dir(&self) -> PathBuf {
         self.dir.path().join("plugins")
@@ -422,6 +457,9 @@ impl Daemon {
     }
 
     fn shut_down(&mut self) -> Option<ExitStatus> {
+        // A stopped daemon (a test may have sent SIGSTOP) cannot handle SIGTERM.
+        // SAFETY: plain kill(2) on the daemon this value started and has not reaped.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGCONT) };
         let workers = self.worker_pids();
         let status = terminate(&mut self.child, self.grace);
         let killed = {
@@ -431,8 +469,12 @@ impl Daemon {
         if killed {
             // A SIGKILLed daemon could not stop its workers (now orphans): stop them here.
             for w in workers {
-                // SAFETY: plain kill(2); the pids were the daemon's children a moment ago.
-                unsafe { libc::kill(w, libc::SIGKILL) };
+                // SAFETY: plain kill(2); the pids were the daemon's children a moment ago
+                // (SIGCONT first: a stopped worker would stay a stopped zombie-to-be).
+                unsafe {
+                    libc::kill(w, libc::SIGCONT);
+                    libc::kill(w, libc::SIGKILL);
+                }
             }
         }
         status

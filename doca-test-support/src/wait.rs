@@ -58,6 +58,16 @@ pub fn wait_for_file(path: &Path, limit: Duration) {
     });
 }
 
+/// Fails the test instead of hanging when an awaited event never comes: panics once 60 s
+/// have passed since `start` (not a timing assertion: the limit is far above any expected
+/// wait), naming `what` was awaited. Call it in each turn of a polling loop.
+pub fn watchdog(start: Instant, what: &str) {
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "gave up waiting for {what}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,59 @@ pub fn doca_soft_include_dir() -> PathBuf {
     workspace_root().join("doca-soft/include")
 }
 
+/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
+/// `./doca-soft` (a built test binary run from the repository root on another machine);
+/// the first that holds `include/doca_gpunetio.h`.
+pub fn doca_soft_src_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(workspace_root().join("doca-soft"));
+    candidates.push(PathBuf::from("doca-soft"));
+    candidates
+        .iter()
+        .find(|d| d.join("include/doca_gpunetio.h").exists())
+        .cloned()
+        .unwrap_or_else(|| candidates[0].clone())
+}
+
+/// Where the fact sheets are: `$DOCA_FACTS_DIR`, else a `shared/reference` above the
+/// workspace that holds `sheet`.
+pub fn facts_dir(sheet: &str) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DOCA_FACTS_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    workspace_root()
+        .ancestors()
+        .map(|a| a.join("shared/reference"))
+        .find(|d| d.join(sheet).is_file())
+}
+
+/// Checks that what the generator `script` (a Python script, run with `--check --facts
+/// DIR`) makes of the fact sheets is what is committed; `what` names the generated files
+/// in the failure. Skips, saying how to point at the sheets, when they are not found.
+pub fn assert_generated_current(script: &Path, sheet: &str, what: &str) {
+    let Some(facts) = facts_dir(sheet) else {
+        crate::skip("fact sheets not found; set DOCA_FACTS_DIR to the reference directory");
+        return;
+    };
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--check")
+        .arg("--facts")
+        .arg(&facts)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 runs (needed to check {what}): {e}"));
+    assert!(
+        out.status.success(),
+        "{what} are stale; run `python3 {}`:\n{}{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The cargo target directory the running test binary was built in (the binary sits in
 /// `<target>/<profile>/deps`).
 pub fn target_dir() -> PathBuf {

@@ -77,7 +77,10 @@ fn require_cuda_skips_exactly_when_there_is_no_driver() {
     } else {
         assert_eq!(
             skipped_lines(&err),
-            ["skipped: child_require_cuda: no CUDA driver on this machine (probe)"],
+            [format!(
+                "skipped: child_require_cuda: {}",
+                doca_test_support::no_cuda_reason("probe")
+            )],
             "{err}"
         );
         assert!(!err.contains("REACHED"), "{err}");

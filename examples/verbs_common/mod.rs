@@ -8,6 +8,9 @@
 pub mod cli;
 #[path = "../common/cli.rs"]
 pub mod general;
+#[path = "../common/gpu.rs"]
+pub mod gpu;
+pub mod onesided;
 pub mod oob;
 pub mod report;
 pub mod setup;
@@ -94,6 +97,105 @@ pub fn warmup_then_timed<'a>(
         .map_err(kerr)?
         .wait_within(RUN_TIMEOUT)
         .map_err(kerr)
+}
+
+/// The bandwidth table's rows: for each message size, a warm-up and a timed launch of
+/// `launch(size index, shape, launch number)` (see [`warmup_then_timed`]), the error check
+/// when the kernel counts errors, and the row.
+pub fn bw_rows<'a>(
+    args: &cli::Args,
+    sizes: &[u32],
+    scope: cuda_kernels::VerbsScope,
+    errors: Option<&cuda_kernels::VerbsErrors>,
+    mut launch: impl FnMut(
+        usize,
+        cuda_kernels::Shape,
+        u64,
+    ) -> Result<cuda_kernels::VerbsRun<'a>, cuda_kernels::KernelError>,
+) -> Result<(), String> {
+    for (i, &size) in sizes.iter().enumerate() {
+        let shape = cuda_kernels::Shape {
+            threads: args.threads,
+            iters: args.iters,
+            size,
+            scope,
+        };
+        let ms = warmup_then_timed(|n| launch(i, shape, n))?;
+        if let Some(e) = errors {
+            no_errors(e, size)?;
+        }
+        report::bw_row(size, args.iters, ms);
+    }
+    Ok(())
+}
+
+/// The latency table's rows: as [`bw_rows`], one thread, with `launch(size index, size,
+/// launch number)`.
+pub fn lat_rows<'a>(
+    args: &cli::Args,
+    sizes: &[u32],
+    errors: Option<&cuda_kernels::VerbsErrors>,
+    mut launch: impl FnMut(
+        usize,
+        u32,
+        u64,
+    ) -> Result<cuda_kernels::VerbsRun<'a>, cuda_kernels::KernelError>,
+) -> Result<(), String> {
+    for (i, &size) in sizes.iter().enumerate() {
+        let ms = warmup_then_timed(|n| launch(i, size, n))?;
+        if let Some(e) = errors {
+            no_errors(e, size)?;
+        }
+        report::lat_row(size, args.iters, ms);
+    }
+    Ok(())
+}
+
+/// The launch line of the two-block bandwidth kernels (`-t`/2 threads each).
+pub fn launching_two_blocks(prog: &str, args: &cli::Args) {
+    info(
+        prog,
+        format!(
+            "Launching {prog} kernel with 2 CUDA Blocks, {} CUDA threads, scope {:?}",
+            args.threads / 2,
+            args.scope
+        ),
+    );
+}
+
+/// The launch line of the one-thread latency kernels.
+pub fn launching_one_thread(prog: &str) {
+    info(
+        prog,
+        format!("Launching {prog} kernel with 1 CUDA Blocks, 1 CUDA threads"),
+    );
+}
+
+/// The out-of-band channel of a symmetric sample (both sides run a kernel): listens as the
+/// server, connects as the client.
+pub fn oob_open(prog: &str, args: &cli::Args) -> Result<oob::Oob, String> {
+    match &args.client {
+        None => oob::Oob::server(prog, args.oob_port),
+        Some(ip) => oob::Oob::client(prog, ip, args.oob_port),
+    }
+}
+
+/// Swaps buffer lists over `oob` in the samples' order: the server sends first, the client
+/// receives first.
+pub fn swap_bufs<T>(
+    args: &cli::Args,
+    oob: &mut oob::Oob,
+    send: impl FnOnce(&mut oob::Oob) -> Result<(), String>,
+    recv: impl FnOnce(&mut oob::Oob) -> Result<T, String>,
+) -> Result<T, String> {
+    if args.is_server() {
+        send(oob)?;
+        recv(oob)
+    } else {
+        let r = recv(oob)?;
+        send(oob)?;
+        Ok(r)
+    }
 }
 
 /// Fails when a kernel counted failed completions.

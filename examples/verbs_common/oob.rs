@@ -4,7 +4,7 @@
 //! otherwise.
 
 use cuda_kernels::RemoteBuf;
-use doca::gpunetio::verbs::{Gid, QpInfo};
+use doca::gpunetio::verbs::{Gid, MemoryRegion, QpInfo};
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
@@ -77,6 +77,20 @@ impl Oob {
     pub fn send_buf(&mut self, b: RemoteBuf) -> Result<(), String> {
         self.send(&b.addr.to_ne_bytes())?;
         self.send(&b.key.to_ne_bytes())
+    }
+
+    /// Sends a registered buffer of ours ([`send_buf`](Self::send_buf) of its address and
+    /// key).
+    pub fn send_mr(&mut self, mr: &MemoryRegion) -> Result<(), String> {
+        self.send_buf(RemoteBuf {
+            addr: mr.addr(),
+            key: mr.key(),
+        })
+    }
+
+    /// Receives `n` buffers.
+    pub fn recv_bufs(&mut self, n: usize) -> Result<Vec<RemoteBuf>, String> {
+        (0..n).map(|_| self.recv_buf()).collect()
     }
 
     /// Receives what [`send_buf`](Self::send_buf) sent.

@@ -4,7 +4,7 @@
 
 use super::cli::Args;
 use doca::gpunetio::verbs::{
-    Context, GpuQp, GpuQpGroup, MemoryRegion, NicHandler, Pd, QpConfig, QpInfo,
+    Context, CpuProxy, GpuQp, GpuQpGroup, MemoryRegion, NicHandler, Pd, QpConfig, QpInfo,
 };
 use doca::gpunetio::{AccessFlags, Gpu, GpuBuffer, MemType};
 use std::alloc::Layout;
@@ -27,18 +27,7 @@ fn ctx_err(what: &'static str) -> impl FnOnce(doca::gpunetio::Error) -> String {
 impl Verbs {
     /// Opens the `-g` GPU and a context and PD on the `-d` device.
     pub fn open(args: &Args) -> Result<Verbs, String> {
-        if !doca::gpunetio::cuda_available() {
-            return Err(
-                "no CUDA driver on this machine (libcuda could not be loaded): \
-                        the GPU verbs samples need an NVIDIA GPU and driver"
-                    .into(),
-            );
-        }
-        let gpu = match args.gpu.parse::<usize>() {
-            Ok(n) if args.gpu.len() <= 2 => Gpu::by_ordinal(n),
-            _ => Gpu::open(&args.gpu),
-        }
-        .map_err(ctx_err("open the GPU"))?;
+        let gpu = super::gpu::open_gpu(&args.gpu)?;
         let dev = doca::gpunetio::Device::open(&args.device)
             .map_err(|e| format!("open the NIC device {:?}: {e}", args.device))?;
         let ctx = Context::open(&dev).map_err(ctx_err("doca_verbs_bridge_verbs_context_create"))?;
@@ -186,6 +175,22 @@ impl Drop for HostMem {
         // SAFETY: allocated in Verbs::host_mem with this layout; the region is gone.
         unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
     }
+}
+
+/// The CPU proxy a QP (or group) started, logged as the samples do; keep it while the
+/// kernels run.
+pub fn start_proxy<'a>(
+    prog: &str,
+    started: Result<Option<CpuProxy<'a>>, doca::gpunetio::Error>,
+) -> Result<Option<CpuProxy<'a>>, String> {
+    let p = started.map_err(|e| e.to_string())?;
+    if let Some(p) = &p {
+        super::info(
+            prog,
+            format!("Thread CPU proxy progress is running... {}", p.pthread_id()),
+        );
+    }
+    Ok(p)
 }
 
 /// Connects `qp` to the peer's and logs as the samples do.

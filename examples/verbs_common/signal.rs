@@ -4,18 +4,12 @@
 
 use super::cli::Args;
 use super::oob::Oob;
-use super::setup::{atomic_access, check_bytes, connect, connect_group, data_access, Verbs};
+use super::setup::{
+    atomic_access, check_bytes, connect, connect_group, data_access, start_proxy, Verbs,
+};
 use super::*;
-use cuda_kernels::{ExitFlag, Kernels, RemoteBuf, Role, Shape};
+use cuda_kernels::{ExitFlag, Kernels, RemoteBuf};
 use doca::gpunetio::verbs::{CpuProxy, GpuQp, GpuQpGroup, NicHandler, QpHandle, QpInfo};
-
-fn sizes(args: &Args) -> Vec<u32> {
-    if args.sizes.is_empty() {
-        SIZES.to_vec()
-    } else {
-        args.sizes.clone()
-    }
-}
 
 /// One QP or a group, as the sample needs.
 enum Qps {
@@ -48,18 +42,13 @@ impl Qps {
     }
 
     fn proxy(&self, prog: &str) -> Result<Option<CpuProxy<'_>>, String> {
-        let p = match self {
-            Qps::One(q) => q.start_cpu_proxy(),
-            Qps::Group(g) => g.start_cpu_proxy(),
-        }
-        .map_err(|e| e.to_string())?;
-        if let Some(p) = &p {
-            info(
-                prog,
-                format!("Thread CPU proxy progress is running... {}", p.pthread_id()),
-            );
-        }
-        Ok(p)
+        start_proxy(
+            prog,
+            match self {
+                Qps::One(q) => q.start_cpu_proxy(),
+                Qps::Group(g) => g.start_cpu_proxy(),
+            },
+        )
     }
 
     fn handles(&self) -> Result<(QpHandle<'_>, Option<QpHandle<'_>>), String> {
@@ -77,7 +66,7 @@ impl Qps {
 /// put_signal_bw (`counter` false) or put_counter_bw.
 pub fn bw(prog: &'static str, args: &Args, counter: bool) -> Result<(), String> {
     let v = Verbs::open(args)?;
-    let sizes = sizes(args);
+    let sizes = args.sizes();
     let t = args.threads as usize;
     if args.is_server() {
         let qps = Qps::new(&v, args, NicHandler::Auto, counter)?;
@@ -91,14 +80,8 @@ pub fn bw(prog: &'static str, args: &Args, counter: bool) -> Result<(), String> 
             .collect::<Result<Vec<_>, _>>()?;
         let mut oob = Oob::server(prog, args.oob_port)?;
         for (d, f) in data.iter().zip(&flags) {
-            oob.send_buf(RemoteBuf {
-                addr: d.mr().addr(),
-                key: d.mr().key(),
-            })?;
-            oob.send_buf(RemoteBuf {
-                addr: f.mr().addr(),
-                key: f.mr().key(),
-            })?;
+            oob.send_mr(d.mr())?;
+            oob.send_mr(f.mr())?;
         }
         if counter {
             // The client's buffers come back (the sample exchanges both directions).
@@ -142,57 +125,33 @@ pub fn bw(prog: &'static str, args: &Args, counter: bool) -> Result<(), String> 
     }
     if counter {
         for d in &data {
-            oob.send_buf(RemoteBuf {
-                addr: d.mr.addr(),
-                key: d.mr.key(),
-            })?;
-            oob.send_buf(RemoteBuf {
-                addr: flag.mr.addr(),
-                key: flag.mr.key(),
-            })?;
+            oob.send_mr(&d.mr)?;
+            oob.send_mr(&flag.mr)?;
         }
     }
     let peer = oob.exchange_qps(&qps.infos()?)?;
     qps.connect(prog, &peer)?;
     let _proxy = qps.proxy(prog)?;
     let (qp, companion) = qps.handles()?;
-    info(
-        prog,
-        format!(
-            "Launching {prog} kernel with 2 CUDA Blocks, {} CUDA threads, scope {:?}",
-            t / 2,
-            args.scope
-        ),
-    );
+    launching_two_blocks(prog, args);
     report::bw_header();
     let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
-    kernels.scope(|s| -> Result<(), String> {
-        for (i, &size) in sizes.iter().enumerate() {
-            let shape = Shape {
-                threads: args.threads,
-                iters: args.iters,
-                size,
-                scope: args.scope,
-            };
+    kernels.scope(|s| {
+        bw_rows(args, &sizes, args.scope, None, |i, shape, n| {
             let (dst, flags) = remote[i];
-            let ms = warmup_then_timed(|n| {
-                s.verbs_put_signal_bw(
-                    qp,
-                    companion,
-                    shape,
-                    &data[i].mr,
-                    dst,
-                    flags,
-                    &prev[i].mr,
-                    n * shape.rounds(),
-                    &exit,
-                )
-            })?;
-            report::bw_row(size, args.iters, ms);
-        }
-        Ok(())
-    })?;
-    Ok(())
+            s.verbs_put_signal_bw(
+                qp,
+                companion,
+                shape,
+                &data[i].mr,
+                dst,
+                flags,
+                &prev[i].mr,
+                n * shape.rounds(),
+                &exit,
+            )
+        })
+    })
 }
 
 /// put_signal_lat (`counter` false) or put_counter_lat: both sides run the ping-pong and
@@ -200,13 +159,8 @@ pub fn bw(prog: &'static str, args: &Args, counter: bool) -> Result<(), String> 
 pub fn lat(prog: &'static str, args: &Args, counter: bool) -> Result<(), String> {
     let v = Verbs::open(args)?;
     let kernels = Kernels::load(&v.gpu).map_err(|e| e.to_string())?;
-    let sizes = sizes(args);
-    let handler = if args.is_server() {
-        NicHandler::Auto
-    } else {
-        args.nic_handler
-    };
-    let qps = Qps::new(&v, args, handler, counter)?;
+    let sizes = args.sizes();
+    let qps = Qps::new(&v, args, args.handler(), counter)?;
     let data = sizes
         .iter()
         .enumerate()
@@ -217,20 +171,11 @@ pub fn lat(prog: &'static str, args: &Args, counter: bool) -> Result<(), String>
         .map(|_| v.gpu_mem(8, 0, atomic_access()))
         .collect::<Result<Vec<_>, _>>()?;
     let prev = v.gpu_mem(8, 0, atomic_access())?;
-    let mut oob = match &args.client {
-        None => Oob::server(prog, args.oob_port)?,
-        Some(ip) => Oob::client(prog, ip, args.oob_port)?,
-    };
+    let mut oob = oob_open(prog, args)?;
     let send = |oob: &mut Oob| -> Result<(), String> {
         for (d, f) in data.iter().zip(&flags) {
-            oob.send_buf(RemoteBuf {
-                addr: d.mr.addr(),
-                key: d.mr.key(),
-            })?;
-            oob.send_buf(RemoteBuf {
-                addr: f.mr.addr(),
-                key: f.mr.key(),
-            })?;
+            oob.send_mr(&d.mr)?;
+            oob.send_mr(&f.mr)?;
         }
         Ok(())
     };
@@ -239,51 +184,32 @@ pub fn lat(prog: &'static str, args: &Args, counter: bool) -> Result<(), String>
             .map(|_| Ok((oob.recv_buf()?, oob.recv_buf()?)))
             .collect()
     };
-    let remote = if args.is_server() {
-        send(&mut oob)?;
-        recv(&mut oob)?
-    } else {
-        let r = recv(&mut oob)?;
-        send(&mut oob)?;
-        r
-    };
+    let remote = swap_bufs(args, &mut oob, send, recv)?;
     let peer = oob.exchange_qps(&qps.infos()?)?;
     qps.connect(prog, &peer)?;
     let _proxy = qps.proxy(prog)?;
     let (qp, companion) = qps.handles()?;
-    let role = if args.is_server() {
-        Role::Server
-    } else {
-        Role::Client
-    };
-    info(
-        prog,
-        format!("Launching {prog} kernel with 1 CUDA Blocks, 1 CUDA threads"),
-    );
+    launching_one_thread(prog);
     report::lat_header();
     let exit = ExitFlag::new(&v.gpu).map_err(|e| e.to_string())?;
-    kernels.scope(|s| -> Result<(), String> {
-        for (i, &size) in sizes.iter().enumerate() {
+    kernels.scope(|s| {
+        lat_rows(args, &sizes, None, |i, size, n| {
             let (dst, rflag) = remote[i];
-            let ms = warmup_then_timed(|n| {
-                s.verbs_put_signal_lat(
-                    qp,
-                    companion,
-                    role,
-                    args.iters,
-                    size,
-                    &data[i].mr,
-                    dst,
-                    rflag,
-                    &prev.mr,
-                    &flags[i].mr,
-                    n * args.iters as u64,
-                    &exit,
-                )
-            })?;
-            report::lat_row(size, args.iters, ms);
-        }
-        Ok(())
+            s.verbs_put_signal_lat(
+                qp,
+                companion,
+                args.role(),
+                args.iters,
+                size,
+                &data[i].mr,
+                dst,
+                rflag,
+                &prev.mr,
+                &flags[i].mr,
+                n * args.iters as u64,
+                &exit,
+            )
+        })
     })?;
     for (i, f) in flags.iter().enumerate() {
         let got = f.u64_at(0)?;

@@ -2,7 +2,7 @@
 //! `doca_flow_fwd`), so callers never touch their unions.
 
 use super::flags::{RssFlags, TcpFlags};
-use super::pipe::Pipe;
+use super::pipe_handle::Pipe;
 use doca_sys as sys;
 
 const ETHER_TYPE_IPV4: u16 = 0x0800;

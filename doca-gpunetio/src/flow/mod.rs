@@ -25,10 +25,12 @@
 mod flags;
 mod matching;
 mod pipe;
+mod pipe_handle;
 
 pub use flags::{RssFlags, TcpFlags};
 pub use matching::{Forward, Match};
-pub use pipe::{BasicPipeBuilder, Entry, Pipe};
+pub use pipe::{BasicPipeBuilder, Entry};
+pub use pipe_handle::Pipe;
 
 use doca_common::error::{check, DocaError, Error, Result};
 use doca_common::Device;

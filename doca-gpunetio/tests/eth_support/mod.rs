@@ -80,6 +80,30 @@ pub fn cpu_rxq(q: &doca_gpunetio::EthRxq) -> doca_soft::testing::CpuRxq {
     unsafe { doca_soft::testing::CpuRxq::new(h.as_raw().cast()) }
 }
 
+/// A started host-data-path RX queue (64 buffers of `max_packet` bytes in host memory)
+/// that Flow steers to as `queue_id`.
+pub fn steered_rxq(dev: &Device, queue_id: u16, max_packet: u32) -> doca_gpunetio::EthRxq {
+    let len = 64 * max_packet;
+    let m = host_mmap(dev, len as usize);
+    let q = doca_gpunetio::EthRxq::builder(dev)
+        .max_burst_size(64)
+        .max_packet_size(max_packet)
+        .packet_buffer(&m, 0, len)
+        .configure_raw(rxq_host_datapath)
+        .start()
+        .unwrap();
+    q.apply_queue_id(queue_id).unwrap();
+    q
+}
+
+/// Every frame waiting in `q`, in order.
+pub fn drain(q: &doca_gpunetio::EthRxq) -> Vec<Vec<u8>> {
+    let rx = cpu_rxq(q);
+    let mut got = Vec::new();
+    rx.recv_with(0, 1_000_000, |_, _, p| got.push(p.to_vec()));
+    got
+}
+
 /// The frames of one test: 10.0.0.1 to 10.0.0.<seed>, so frames of different seeds differ
 /// in their headers as well as their payloads.
 fn frames(seed: u8) -> FrameBuilder {

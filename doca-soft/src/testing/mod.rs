@@ -96,6 +96,21 @@ pub fn open_dev(info: DevInfo) -> *mut Dev {
     Box::into_raw(Box::new(Dev::new(Arc::new(info))))
 }
 
+/// Opens the device on side `side` of in-process wire `name`: PCI address `<bus><side>:00.0`,
+/// interface `<name><side>`, MAC `02:00:00:00:<mac>:<side>` (tests of different binaries
+/// pass their own `bus` and `mac`); close it with `doca_dev_close`.
+pub fn open_wire_dev(bus: char, mac: u8, name: &str, side: u8) -> *mut Dev {
+    open_dev(dev_info(
+        &format!("{bus}{side}:00.0"),
+        &format!("{name}{side}"),
+        [2, 0, 0, 0, mac, side],
+        PortSpec::Wire {
+            name: name.to_string(),
+            side,
+        },
+    ))
+}
+
 /// The PCI address (`BB:DD.F`) the runtime lists for interface `iface`.
 pub fn pci_of(iface: &str) -> Option<String> {
     crate::dev::list_devices()

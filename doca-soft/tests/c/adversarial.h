@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <doca_dev.h>
 #include <doca_error.h>
 
 /* Seconds a case may take before it counts as a hang. */
@@ -54,6 +55,24 @@ struct adv_case {
 /* A pointer that is no object of the runtime: never dereferenced by a correct runtime
  * where the API can tell (NULL-like checks), used only where the runtime keeps a table. */
 #define ADV_BOGUS ((void *)(uintptr_t)0x10)
+
+/* The device whose interface is iface (opened), or NULL. */
+static inline struct doca_dev *adv_open_iface(const char *iface)
+{
+	struct doca_devinfo **list = NULL;
+	struct doca_dev *dev = NULL;
+	char name[DOCA_DEVINFO_IFACE_NAME_SIZE];
+	uint32_t n = 0, i;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_get_iface_name(list[i], name, sizeof(name)) == DOCA_SUCCESS &&
+		    strcmp(name, iface) == 0 && doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
+			dev = NULL;
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
 
 static int adv_run_all(const struct adv_case *cases, size_t n)
 {

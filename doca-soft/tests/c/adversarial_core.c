@@ -12,24 +12,6 @@
 
 #include "adversarial.h"
 
-/* The device whose interface is iface (opened), or NULL. */
-static struct doca_dev *open_iface(const char *iface)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	char name[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	uint32_t n = 0, i;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_get_iface_name(list[i], name, sizeof(name)) == DOCA_SUCCESS &&
-		    strcmp(name, iface) == 0 && doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
-			dev = NULL;
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static int error_names_of_any_code(void)
 {
 	uint32_t codes[] = {0, 1, 7, 31, 32, 33, 100, 1000, 0x7fffffff, 0xffffffff};
@@ -97,7 +79,7 @@ static int device_lists_come_and_go(void)
 		ADV_EXPECT(doca_devinfo_destroy_list(list), DOCA_SUCCESS);
 	}
 	for (i = 0; i < 200; i++) {
-		dev = open_iface("adv0");
+		dev = adv_open_iface("adv0");
 		ADV_CHECK(dev != NULL);
 		ADV_EXPECT(doca_dev_close(dev), DOCA_SUCCESS);
 	}
@@ -106,7 +88,7 @@ static int device_lists_come_and_go(void)
 
 static int pe_and_ctx_wrong_states(void)
 {
-	struct doca_dev *dev = open_iface("adv0");
+	struct doca_dev *dev = adv_open_iface("adv0");
 	struct doca_eth_rxq *rxq = NULL;
 	struct doca_pe *pe = NULL;
 	struct doca_ctx *ctx;
@@ -138,7 +120,7 @@ static int unknown_devices(void)
 {
 	struct doca_dev *dev = NULL;
 
-	ADV_CHECK(open_iface("no-such-iface") == NULL);
+	ADV_CHECK(adv_open_iface("no-such-iface") == NULL);
 	ADV_CHECK(doca_dev_as_devinfo(NULL) == NULL);
 	ADV_EXPECT(doca_dev_open(NULL, &dev), DOCA_ERROR_INVALID_VALUE);
 	return 0;

@@ -16,26 +16,9 @@
 
 #include "adversarial.h"
 
-static struct doca_dev *open_iface(const char *iface)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	char name[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	uint32_t n = 0, i;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_get_iface_name(list[i], name, sizeof(name)) == DOCA_SUCCESS &&
-		    strcmp(name, iface) == 0 && doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
-			dev = NULL;
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static int rxq_bad_sizes(void)
 {
-	struct doca_dev *dev = open_iface("adv0");
+	struct doca_dev *dev = adv_open_iface("adv0");
 	struct doca_eth_rxq *q = NULL;
 
 	ADV_CHECK(dev != NULL);
@@ -76,7 +59,7 @@ static int start_refused(struct doca_eth_rxq *q)
 static int rxq_packet_buffer_outside_its_mmap(void)
 {
 	static char mem[1 << 16];
-	struct doca_dev *dev = open_iface("adv0");
+	struct doca_dev *dev = adv_open_iface("adv0");
 	struct doca_eth_rxq *q = NULL;
 	struct doca_mmap *m = NULL;
 	doca_error_t r;
@@ -110,7 +93,7 @@ static int rxq_packet_buffer_outside_its_mmap(void)
 
 static int txq_bad_sizes_and_states(void)
 {
-	struct doca_dev *dev = open_iface("adv0");
+	struct doca_dev *dev = adv_open_iface("adv0");
 	struct doca_eth_txq *q = NULL;
 	struct doca_gpu_eth_txq *g = NULL;
 

@@ -30,48 +30,21 @@
 
 DOCA_LOG_REGISTER(GPUNETIO_RECEIVE_LIKE);
 
-#define NAME_MAX_LEN 256
+#include "gpunetio_like_common.h"
+
 #define MAX_PKT_SIZE 2048
 #define MAX_PKT_NUM 1024
 
 struct receive_cfg {
-	char gpu_pci[NAME_MAX_LEN];
-	char nic_pci[NAME_MAX_LEN];
+	struct like_names names; /* first: the shared callbacks cast the configuration */
 	int count;
 	int scope;
 	int timeout_ms;
 };
 
-static doca_error_t copy_name(char *dst, const char *src)
-{
-	size_t len = strnlen(src, NAME_MAX_LEN);
-	if (len == 0 || len == NAME_MAX_LEN) {
-		DOCA_LOG_ERR("name must have 1 to %d characters", NAME_MAX_LEN - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(dst, src, len + 1);
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t gpu_cb(void *param, void *config)
-{
-	return copy_name(((struct receive_cfg *)config)->gpu_pci, (const char *)param);
-}
-
-static doca_error_t nic_cb(void *param, void *config)
-{
-	return copy_name(((struct receive_cfg *)config)->nic_pci, (const char *)param);
-}
-
 static doca_error_t count_cb(void *param, void *config)
 {
-	int v = *(int *)param;
-	if (v <= 0) {
-		DOCA_LOG_ERR("count must be positive, not %d", v);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	((struct receive_cfg *)config)->count = v;
-	return DOCA_SUCCESS;
+	return like_positive(*(int *)param, &((struct receive_cfg *)config)->count, "count");
 }
 
 static doca_error_t scope_cb(void *param, void *config)
@@ -87,69 +60,18 @@ static doca_error_t scope_cb(void *param, void *config)
 
 static doca_error_t timeout_cb(void *param, void *config)
 {
-	int v = *(int *)param;
-	if (v <= 0) {
-		DOCA_LOG_ERR("timeout must be positive, not %d", v);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	((struct receive_cfg *)config)->timeout_ms = v;
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t add_param(const char *short_name,
-			      const char *long_name,
-			      const char *arguments,
-			      const char *description,
-			      doca_argp_param_cb_t cb,
-			      enum doca_argp_type type,
-			      bool mandatory)
-{
-	struct doca_argp_param *p = NULL;
-	doca_error_t r = doca_argp_param_create(&p);
-	if (r != DOCA_SUCCESS)
-		return r;
-	doca_argp_param_set_short_name(p, short_name);
-	doca_argp_param_set_long_name(p, long_name);
-	doca_argp_param_set_arguments(p, arguments);
-	doca_argp_param_set_description(p, description);
-	doca_argp_param_set_callback(p, cb);
-	doca_argp_param_set_type(p, type);
-	if (mandatory)
-		doca_argp_param_set_mandatory(p);
-	return doca_argp_register_param(p);
+	return like_positive(*(int *)param, &((struct receive_cfg *)config)->timeout_ms, "timeout");
 }
 
 static doca_error_t register_params(void)
 {
-	doca_error_t r;
-	r = add_param("g", "gpu", "<PCI>", "GPU PCIe address", gpu_cb, DOCA_ARGP_TYPE_STRING, true);
+	doca_error_t r = like_register_gpu_nic();
 	if (r == DOCA_SUCCESS)
-		r = add_param("n", "nic", "<PCI>", "NIC PCIe address or interface", nic_cb, DOCA_ARGP_TYPE_STRING, true);
+		r = like_add_param("c", "count", "<packets>", "packets to receive", count_cb, DOCA_ARGP_TYPE_INT, true);
 	if (r == DOCA_SUCCESS)
-		r = add_param("c", "count", "<packets>", "packets to receive", count_cb, DOCA_ARGP_TYPE_INT, true);
+		r = like_add_param("e", "exec-scope", "<0|1|2>", "thread, warp or block", scope_cb, DOCA_ARGP_TYPE_INT, false);
 	if (r == DOCA_SUCCESS)
-		r = add_param("e", "exec-scope", "<0|1|2>", "thread, warp or block", scope_cb, DOCA_ARGP_TYPE_INT, false);
-	if (r == DOCA_SUCCESS)
-		r = add_param("t", "timeout", "<ms>", "give up after", timeout_cb, DOCA_ARGP_TYPE_INT, false);
-	return r;
-}
-
-static doca_error_t open_nic(const char *pci, struct doca_dev **dev)
-{
-	struct doca_devinfo **list = NULL;
-	uint32_t n = 0;
-	doca_error_t r = doca_devinfo_create_list(&list, &n);
-	if (r != DOCA_SUCCESS)
-		return r;
-	r = DOCA_ERROR_NOT_FOUND;
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t equal = 0;
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &equal) == DOCA_SUCCESS && equal) {
-			r = doca_dev_open(list[i], dev);
-			break;
-		}
-	}
-	doca_devinfo_destroy_list(list);
+		r = like_add_param("t", "timeout", "<ms>", "give up after", timeout_cb, DOCA_ARGP_TYPE_INT, false);
 	return r;
 }
 
@@ -187,20 +109,10 @@ static void teardown(struct resources *res)
 		doca_flow_destroy();
 }
 
-#define TRY(call)                                                                                  \
-	do {                                                                                       \
-		r = (call);                                                                        \
-		if (r != DOCA_SUCCESS) {                                                           \
-			DOCA_LOG_ERR("%s: %s", #call, doca_error_get_descr(r));                    \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-
 int main(int argc, char **argv)
 {
 	struct receive_cfg cfg;
 	struct resources res;
-	struct doca_log_backend *sdk_log = NULL;
 	struct doca_flow_cfg *flow_cfg = NULL;
 	struct doca_flow_port_cfg *port_cfg = NULL;
 	struct doca_flow_pipe_cfg *pipe_cfg = NULL;
@@ -212,7 +124,6 @@ int main(int argc, char **argv)
 	struct receive_like_result out = {0, 0, 0, 0};
 	uint16_t queue_id = 0;
 	uint32_t buf_size = 0;
-	int dmabuf_fd = -1;
 	int exit_code = 1;
 	doca_error_t r;
 
@@ -225,20 +136,13 @@ int main(int argc, char **argv)
 	cfg.scope = 2;
 	cfg.timeout_ms = 10000;
 
-	if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
-	    doca_log_backend_create_with_file_sdk(stderr, &sdk_log) != DOCA_SUCCESS ||
-	    doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+	if (!like_start(&cfg))
 		return 1;
-	r = doca_argp_init(NULL, &cfg);
-	if (r != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_argp_init: %s", doca_error_get_descr(r));
-		return 1;
-	}
 	TRY(register_params());
 	TRY(doca_argp_start(argc, argv));
 
-	TRY(receive_like_gpu_select(cfg.gpu_pci));
-	TRY(open_nic(cfg.nic_pci, &res.dev));
+	TRY(receive_like_gpu_select(cfg.names.gpu_pci));
+	TRY(like_open_nic(cfg.names.nic_pci, &res.dev));
 
 	TRY(doca_flow_cfg_create(&flow_cfg));
 	TRY(doca_flow_cfg_set_pipe_queues(flow_cfg, 1));
@@ -250,7 +154,7 @@ int main(int argc, char **argv)
 	TRY(doca_flow_port_cfg_set_dev(port_cfg, res.dev));
 	TRY(doca_flow_port_start(port_cfg, &res.port));
 
-	TRY(doca_gpu_create(cfg.gpu_pci, &res.gpu));
+	TRY(doca_gpu_create(cfg.names.gpu_pci, &res.gpu));
 	TRY(doca_eth_rxq_create(res.dev, MAX_PKT_NUM, MAX_PKT_SIZE, &res.rxq));
 	TRY(doca_eth_rxq_set_type(res.rxq, DOCA_ETH_RXQ_TYPE_CYCLIC));
 	TRY(doca_eth_rxq_estimate_packet_buf_size(DOCA_ETH_RXQ_TYPE_CYCLIC, 0, 0, MAX_PKT_SIZE, MAX_PKT_NUM, 0, 0, 0, &buf_size));
@@ -258,10 +162,7 @@ int main(int argc, char **argv)
 	TRY(doca_mmap_create(&res.mmap));
 	TRY(doca_mmap_add_dev(res.mmap, res.dev));
 	TRY(doca_gpu_mem_alloc(res.gpu, buf_size, 65536, DOCA_GPU_MEM_TYPE_GPU, &res.pkt_gpu, NULL));
-	if (doca_gpu_dmabuf_fd(res.gpu, res.pkt_gpu, buf_size, &dmabuf_fd) == DOCA_SUCCESS)
-		TRY(doca_mmap_set_dmabuf_memrange(res.mmap, dmabuf_fd, res.pkt_gpu, 0, buf_size));
-	else
-		TRY(doca_mmap_set_memrange(res.mmap, res.pkt_gpu, buf_size));
+	TRY(like_set_gpu_range(res.mmap, res.gpu, res.pkt_gpu, buf_size));
 	TRY(doca_mmap_set_permissions(res.mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	TRY(doca_mmap_start(res.mmap));
 	TRY(doca_eth_rxq_set_pkt_buf(res.rxq, res.mmap, 0, buf_size));

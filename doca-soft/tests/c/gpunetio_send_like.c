@@ -38,39 +38,18 @@
 
 DOCA_LOG_REGISTER(GPUNETIO_SEND_LIKE);
 
+#include "gpunetio_like_common.h"
+
 #define FRAMES_PER_ROUND 32
-#define PCI_MAX 256
 #define HEADERS_LEN 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
 
 struct send_cfg {
-	char gpu_pci[PCI_MAX];
-	char nic_pci[PCI_MAX];
+	struct like_names names; /* first: the shared callbacks cast the configuration */
 	int mode;
 	int rounds;
 	int size;
 	int interval_ns;
 };
-
-static doca_error_t copy_name(char *dst, const char *src)
-{
-	size_t len = strnlen(src, PCI_MAX);
-	if (len == 0 || len == PCI_MAX) {
-		DOCA_LOG_ERR("name must have 1 to %d characters", PCI_MAX - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(dst, src, len + 1);
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t gpu_cb(void *param, void *config)
-{
-	return copy_name(((struct send_cfg *)config)->gpu_pci, (const char *)param);
-}
-
-static doca_error_t nic_cb(void *param, void *config)
-{
-	return copy_name(((struct send_cfg *)config)->nic_pci, (const char *)param);
-}
 
 static doca_error_t mode_cb(void *param, void *config)
 {
@@ -83,19 +62,9 @@ static doca_error_t mode_cb(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t positive(int v, int *out, const char *what)
-{
-	if (v <= 0) {
-		DOCA_LOG_ERR("%s must be positive, not %d", what, v);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	*out = v;
-	return DOCA_SUCCESS;
-}
-
 static doca_error_t rounds_cb(void *param, void *config)
 {
-	return positive(*(int *)param, &((struct send_cfg *)config)->rounds, "rounds");
+	return like_positive(*(int *)param, &((struct send_cfg *)config)->rounds, "rounds");
 }
 
 static doca_error_t size_cb(void *param, void *config)
@@ -111,65 +80,20 @@ static doca_error_t size_cb(void *param, void *config)
 
 static doca_error_t interval_cb(void *param, void *config)
 {
-	return positive(*(int *)param, &((struct send_cfg *)config)->interval_ns, "interval");
-}
-
-static doca_error_t add_param(const char *short_name,
-			      const char *long_name,
-			      const char *arguments,
-			      const char *description,
-			      doca_argp_param_cb_t cb,
-			      enum doca_argp_type type,
-			      bool mandatory)
-{
-	struct doca_argp_param *p = NULL;
-	doca_error_t r = doca_argp_param_create(&p);
-	if (r != DOCA_SUCCESS)
-		return r;
-	doca_argp_param_set_short_name(p, short_name);
-	doca_argp_param_set_long_name(p, long_name);
-	doca_argp_param_set_arguments(p, arguments);
-	doca_argp_param_set_description(p, description);
-	doca_argp_param_set_callback(p, cb);
-	doca_argp_param_set_type(p, type);
-	if (mandatory)
-		doca_argp_param_set_mandatory(p);
-	return doca_argp_register_param(p);
+	return like_positive(*(int *)param, &((struct send_cfg *)config)->interval_ns, "interval");
 }
 
 static doca_error_t register_params(void)
 {
-	doca_error_t r;
-	r = add_param("g", "gpu", "<PCI>", "GPU PCIe address", gpu_cb, DOCA_ARGP_TYPE_STRING, true);
+	doca_error_t r = like_register_gpu_nic();
 	if (r == DOCA_SUCCESS)
-		r = add_param("n", "nic", "<PCI>", "NIC PCIe address or interface", nic_cb, DOCA_ARGP_TYPE_STRING, true);
+		r = like_add_param("m", "mode", "<0|1|2>", "warp send, low-level helpers, timed", mode_cb, DOCA_ARGP_TYPE_INT, false);
 	if (r == DOCA_SUCCESS)
-		r = add_param("m", "mode", "<0|1|2>", "warp send, low-level helpers, timed", mode_cb, DOCA_ARGP_TYPE_INT, false);
+		r = like_add_param("r", "rounds", "<num>", "rounds of 32 frames", rounds_cb, DOCA_ARGP_TYPE_INT, false);
 	if (r == DOCA_SUCCESS)
-		r = add_param("r", "rounds", "<num>", "rounds of 32 frames", rounds_cb, DOCA_ARGP_TYPE_INT, false);
+		r = like_add_param("s", "size", "<bytes>", "frame size", size_cb, DOCA_ARGP_TYPE_INT, false);
 	if (r == DOCA_SUCCESS)
-		r = add_param("s", "size", "<bytes>", "frame size", size_cb, DOCA_ARGP_TYPE_INT, false);
-	if (r == DOCA_SUCCESS)
-		r = add_param("i", "interval", "<ns>", "time between timed bursts", interval_cb, DOCA_ARGP_TYPE_INT, false);
-	return r;
-}
-
-static doca_error_t open_nic(const char *pci, struct doca_dev **dev)
-{
-	struct doca_devinfo **list = NULL;
-	uint32_t n = 0;
-	doca_error_t r = doca_devinfo_create_list(&list, &n);
-	if (r != DOCA_SUCCESS)
-		return r;
-	r = DOCA_ERROR_NOT_FOUND;
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t equal = 0;
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &equal) == DOCA_SUCCESS && equal) {
-			r = doca_dev_open(list[i], dev);
-			break;
-		}
-	}
-	doca_devinfo_destroy_list(list);
+		r = like_add_param("i", "interval", "<ns>", "time between timed bursts", interval_cb, DOCA_ARGP_TYPE_INT, false);
 	return r;
 }
 
@@ -237,20 +161,10 @@ static void teardown(struct resources *res)
 		doca_dev_close(res->dev);
 }
 
-#define TRY(call)                                                                                  \
-	do {                                                                                       \
-		r = (call);                                                                        \
-		if (r != DOCA_SUCCESS) {                                                           \
-			DOCA_LOG_ERR("%s: %s", #call, doca_error_get_descr(r));                    \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
-
 int main(int argc, char **argv)
 {
 	struct send_cfg cfg;
 	struct resources res;
-	struct doca_log_backend *sdk_log = NULL;
 	struct doca_gpu_eth_txq *gpu_txq = NULL;
 	struct send_like_result out = {0, 0, 0};
 	enum doca_eth_wait_on_time_type wait_mode = DOCA_ETH_WAIT_ON_TIME_TYPE_NONE;
@@ -258,7 +172,6 @@ int main(int argc, char **argv)
 	void *times_cpu = NULL;
 	uint32_t mkey = 0, frames_len;
 	uint64_t start = 0, held = 0;
-	int dmabuf_fd = -1;
 	int exit_code = 1;
 	doca_error_t r;
 
@@ -269,22 +182,15 @@ int main(int argc, char **argv)
 	cfg.size = 256;
 	cfg.interval_ns = 2000000;
 
-	if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
-	    doca_log_backend_create_with_file_sdk(stderr, &sdk_log) != DOCA_SUCCESS ||
-	    doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+	if (!like_start(&cfg))
 		return 1;
-	r = doca_argp_init(NULL, &cfg);
-	if (r != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_argp_init: %s", doca_error_get_descr(r));
-		return 1;
-	}
 	TRY(register_params());
 	TRY(doca_argp_start(argc, argv));
 	assert(cfg.rounds > 0 && cfg.size >= HEADERS_LEN);
 
-	TRY(send_like_gpu_select(cfg.gpu_pci));
-	TRY(open_nic(cfg.nic_pci, &res.dev));
-	TRY(doca_gpu_create(cfg.gpu_pci, &res.gpu));
+	TRY(send_like_gpu_select(cfg.names.gpu_pci));
+	TRY(like_open_nic(cfg.names.nic_pci, &res.dev));
+	TRY(doca_gpu_create(cfg.names.gpu_pci, &res.gpu));
 
 	TRY(doca_eth_txq_create(res.dev, 1024, &res.txq));
 	TRY(doca_eth_txq_set_l3_chksum_offload(res.txq, 1));
@@ -313,10 +219,7 @@ int main(int argc, char **argv)
 	TRY(send_like_copy_to_gpu(res.frames_gpu, frames, frames_len));
 	TRY(doca_mmap_create(&res.mmap));
 	TRY(doca_mmap_add_dev(res.mmap, res.dev));
-	if (doca_gpu_dmabuf_fd(res.gpu, res.frames_gpu, frames_len, &dmabuf_fd) == DOCA_SUCCESS)
-		TRY(doca_mmap_set_dmabuf_memrange(res.mmap, dmabuf_fd, res.frames_gpu, 0, frames_len));
-	else
-		TRY(doca_mmap_set_memrange(res.mmap, res.frames_gpu, frames_len));
+	TRY(like_set_gpu_range(res.mmap, res.gpu, res.frames_gpu, frames_len));
 	TRY(doca_mmap_set_permissions(res.mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	TRY(doca_mmap_start(res.mmap));
 	TRY(doca_mmap_get_mkey(res.mmap, res.dev, &mkey));

@@ -14,7 +14,7 @@ use std::time::Duration;
 use doca_soft::capi::doca_dev::Dev;
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_flow::*;
-use doca_soft::testing::{Port, PortSpec};
+use doca_soft::testing::Port;
 
 use crate::support::{eventually, unique, RecordingSink};
 
@@ -34,16 +34,7 @@ pub fn serial() -> MutexGuard<'static, ()> {
 
 /// A device on side `side` of wire `name`.
 pub fn wire_dev(name: &str, side: u8) -> *mut Dev {
-    let info = doca_soft::testing::dev_info(
-        &format!("f{side}:00.0"),
-        &format!("{name}{side}"),
-        [2, 0, 0, 0, 0, side],
-        PortSpec::Wire {
-            name: name.to_string(),
-            side,
-        },
-    );
-    doca_soft::testing::open_dev(info)
+    doca_soft::testing::open_wire_dev('f', 0, name, side)
 }
 
 /// `doca_flow_init` with `queues` pipe queues and whatever `tweak` sets on the config.

@@ -130,11 +130,7 @@ pub fn af_packet_allowed() -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP: AF_PACKET needs root (CAP_NET_RAW)"
-        );
+        doca_test_support::skip(doca_test_support::NO_RAW_SOCKETS);
     }
     root
 }
@@ -146,6 +142,31 @@ pub fn lo_port() -> std::sync::Arc<doca_soft::testing::Port> {
         ifindex: 0,
     })
     .expect("the lo port")
+}
+
+/// A root pipe sending UDP to destination port `dport` to `queues` by RSS over `flags`
+/// (anything else matches nothing).
+pub fn udp_dst_to(
+    dport: u16,
+    queues: &[u16],
+    flags: u32,
+) -> std::sync::Arc<doca_soft::testing::Pipe> {
+    use doca_soft::testing::{Entry, Field, FieldMatch, Fwd};
+    let root = control_root();
+    root.add(Entry {
+        matches: vec![FieldMatch {
+            field: Field::UdpDst,
+            value: u64::from(dport),
+            mask: 0xffff,
+        }],
+        priority: 0,
+        fwd: Fwd::Rss {
+            queues: queues.to_vec(),
+            flags,
+        },
+        counter: None,
+    });
+    root
 }
 
 /// An empty control pipe named "root" (entries added by the test).

@@ -3,41 +3,36 @@
 //! (`Node`, TCP).
 #![allow(dead_code)]
 
-use doca_soft::testing::urom::{
-    loopback, terminate_child, ConnId, Decoder, Event, Msg, Node, PluginDesc, SpawnReq,
-};
+use doca_soft::testing::urom::{loopback, ConnId, Decoder, Event, Msg, Node, PluginDesc, SpawnReq};
 use doca_test_support::netns::NetNs;
-use std::io::{BufRead, BufReader};
+use doca_test_support::urom;
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Compiles `doca-urom/tests/c/<name>.c` into `dir/<name>.so`.
 pub fn build_c_plugin(name: &str, dir: &Path) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let src = root.join("doca-urom/tests/c").join(format!("{name}.c"));
-    let out = dir.join(format!("{name}.so"));
-    let ucx = std::env::var("UCX_HOME").expect("UCX_HOME (source .tools/env.sh)");
-    let st = Command::new("cc")
-        .args(["-shared", "-fPIC", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", root.join("doca-soft/include").display()))
-        .arg(format!("-I{ucx}/include"))
-        .arg("-o")
-        .arg(&out)
-        .arg(&src)
-        .status()
-        .expect("run cc");
-    assert!(st.success(), "C plugin {name} must compile");
-    out
+    let src = doca_test_support::workspace::workspace_root()
+        .join("doca-urom/tests/c")
+        .join(format!("{name}.c"));
+    urom::build_c_plugin(&src, dir)
 }
 
-/// A daemon process killed on drop; its stdout lines are collected.
+/// A daemon loading the echo C plugin (built into the returned folder, kept while the
+/// daemon runs).
+pub fn echo_daemon() -> (tempfile::TempDir, Daemon) {
+    let dir = tempfile::tempdir().unwrap();
+    build_c_plugin("worker_echo_c", dir.path());
+    let d = Daemon::start(dir.path().to_str().unwrap(), &[]);
+    (dir, d)
+}
+
+/// doca-soft's daemon through doca-test-support's launcher ([`urom::Daemon`]), with this
+/// package's worker binary; stopped on drop, its stdout lines collected.
 pub struct Daemon {
-    pub child: Child,
+    /// Where it listens.
     pub addr: SocketAddrV4,
-    lines: Arc<Mutex<Vec<String>>>,
+    inner: urom::Daemon,
 }
 
 impl Daemon {
@@ -58,96 +53,48 @@ impl Daemon {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Daemon {
-        let bin = doca_test_support::urom::UromBinaries::for_tests().daemon();
-        let mut cmd = Command::new(bin);
+        let bins = urom::UromBinaries::for_tests();
+        let mut b = urom::Daemon::builder(bins.daemon())
+            .plugin_dir(plugin_path)
+            .worker(&bins.worker());
         if let Some(ns) = netns {
-            // With its own /sys: UCX and the daemon list the namespace's interfaces.
-            ns.enter(&mut cmd);
+            b = b.netns(ns);
         }
-        cmd.args(extra)
-            .env("UROM_PLUGIN_PATH", plugin_path)
-            .env(
-                "DOCA_UROM_WORKER_BIN",
-                doca_test_support::urom::UromBinaries::for_tests().worker(),
-            )
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped());
-        let mut child = cmd.spawn().expect("start daemon");
-        let mut lines = BufReader::new(child.stdout.take().unwrap());
-        let mut first = String::new();
-        lines.read_line(&mut first).expect("daemon banner");
-        let addr = first
-            .trim()
-            .strip_prefix("doca_urom_daemon listening on ")
-            .unwrap_or_else(|| panic!("unexpected banner {first:?}"))
-            .parse()
-            .expect("address");
-        // Keep draining stdout (so the daemon never blocks on a full pipe), keeping lines.
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let keep = seen.clone();
-        std::thread::spawn(move || {
-            for l in lines.lines().map_while(Result::ok) {
-                keep.lock().unwrap().push(l);
-            }
-        });
+        for a in extra {
+            b = b.arg(*a);
+        }
+        for (k, v) in env {
+            b = b.env(*k, *v);
+        }
+        let inner = b.start().unwrap_or_else(|e| panic!("start daemon: {e}"));
         Daemon {
-            child,
-            addr,
-            lines: seen,
+            addr: inner.addr(),
+            inner,
         }
     }
 
     /// The daemon's stdout lines after the banner, once `want` of them matched `pred` (or
-    /// after 20 s).
+    /// after [`T`]).
     pub fn report(&self, pred: impl Fn(&str) -> bool, want: usize) -> Vec<String> {
-        let deadline = Instant::now() + T;
-        loop {
-            let l = self.lines.lock().unwrap().clone();
-            if l.iter().filter(|x| pred(x)).count() >= want || Instant::now() > deadline {
-                return l;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.inner.wait_for_lines(pred, want, T)
     }
 
+    /// Its process id, as kill(2) takes it.
     pub fn pid(&self) -> i32 {
-        self.child.id() as i32
-    }
-
-    /// Pids of the daemon's worker processes.
-    pub fn worker_pids(&self) -> Vec<i32> {
-        let pid = self.child.id();
-        let mut out = Vec::new();
-        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
-            for t in tasks.flatten() {
-                if let Ok(s) = std::fs::read_to_string(t.path().join("children")) {
-                    out.extend(s.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
-                }
-            }
-        }
-        out
-    }
-
-    /// Whether the daemon process is still running.
-    pub fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        self.inner.pid() as i32
     }
 }
 
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        // A stopped daemon cannot handle SIGTERM.
-        // SAFETY: signalling the daemon this test started.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGCONT) };
-        let workers = self.worker_pids();
-        terminate_child(&mut self.child, Duration::from_secs(5));
-        for w in workers {
-            // SAFETY: its former workers (a SIGKILLed daemon cannot stop them).
-            unsafe {
-                libc::kill(w, libc::SIGCONT);
-                libc::kill(w, libc::SIGKILL);
-            }
-        }
+impl std::ops::Deref for Daemon {
+    type Target = urom::Daemon;
+    fn deref(&self) -> &urom::Daemon {
+        &self.inner
+    }
+}
+
+impl std::ops::DerefMut for Daemon {
+    fn deref_mut(&mut self) -> &mut urom::Daemon {
+        &mut self.inner
     }
 }
 

@@ -1,52 +1,17 @@
-//! Shared by the GPU verbs tests (verbs_headers.rs, verbs_gpu.rs): where the headers and
-//! nvcc are, and the mlx5 byte formats of reference §3.12 computed independently of the
+//! Shared by the GPU verbs tests (verbs_headers.rs, verbs_gpu.rs): where the headers are,
+//! and the mlx5 byte formats of reference §3.12 computed independently of the
 //! headers, to compare what the device code writes against.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-/// doca-soft's source directory: `DOCA_SOFT_SRC_DIR`, else where it was built, else
-/// `./doca-soft` (a built test binary run from the repository root on another machine).
+/// doca-soft's source directory (doca-test-support's search).
 pub fn src_dir() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Ok(d) = std::env::var("DOCA_SOFT_SRC_DIR") {
-        candidates.push(PathBuf::from(d));
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    candidates.push(PathBuf::from("doca-soft"));
-    candidates
-        .iter()
-        .find(|d| d.join("include/doca_gpunetio_verbs_def.h").exists())
-        .cloned()
-        .unwrap_or_else(|| candidates[0].clone())
+    doca_test_support::workspace::doca_soft_src_dir()
 }
 
 pub fn include_dir() -> PathBuf {
     src_dir().join("include")
-}
-
-/// nvcc: `NVCC`, then `PATH`, then /usr/local/cuda.
-pub fn nvcc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    if let Ok(out) = Command::new("sh").args(["-c", "command -v nvcc"]).output() {
-        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if !p.is_empty() {
-            return Some(p.into());
-        }
-    }
-    let p = Path::new("/usr/local/cuda/bin/nvcc");
-    p.exists().then(|| p.to_path_buf())
-}
-
-/// Prints why a test does not run.
-pub fn skip(reason: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {reason}");
 }
 
 // Opcodes and flags (reference §3.1, §3.12).

@@ -25,7 +25,9 @@ pub struct VethPair {
 pub fn unavailable_reason() -> Option<String> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Some("not root (network namespaces need CAP_SYS_ADMIN)".into());
+        return Some(
+            "not root (network namespaces need CAP_SYS_ADMIN); run the test as root".into(),
+        );
     }
     None
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "doca_urom_plugin.h"
+#include "plugin_exports.h"
 
 struct echo_cmd {
 	uint64_t type;
@@ -192,22 +192,4 @@ static struct urom_plugin_iface echo_iface = {
 	.notif_pack = echo_notif_pack,
 };
 
-doca_error_t urom_plugin_get_iface(struct urom_plugin_iface *iface);
-doca_error_t urom_plugin_get_version(uint64_t *version);
-
-doca_error_t urom_plugin_get_iface(struct urom_plugin_iface *iface)
-{
-	if (iface == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	echo_iface.__doca_api_version = DOCA_VERSION_EXACT;
-	*iface = echo_iface;
-	return DOCA_SUCCESS;
-}
-
-doca_error_t urom_plugin_get_version(uint64_t *version)
-{
-	if (version == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	*version = 0x01;
-	return DOCA_SUCCESS;
-}
+UROM_TEST_PLUGIN_EXPORTS(echo_iface)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "doca_urom_plugin.h"
+#include "plugin_exports.h"
 
 static doca_error_t slow_open(struct urom_worker_ctx *ctx)
 {
@@ -57,22 +57,4 @@ static struct urom_plugin_iface slow_iface = {
 	.notif_pack = slow_notif_pack,
 };
 
-doca_error_t urom_plugin_get_iface(struct urom_plugin_iface *iface);
-doca_error_t urom_plugin_get_version(uint64_t *version);
-
-doca_error_t urom_plugin_get_iface(struct urom_plugin_iface *iface)
-{
-	if (iface == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	slow_iface.__doca_api_version = DOCA_VERSION_EXACT;
-	*iface = slow_iface;
-	return DOCA_SUCCESS;
-}
-
-doca_error_t urom_plugin_get_version(uint64_t *version)
-{
-	if (version == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	*version = 0x01;
-	return DOCA_SUCCESS;
-}
+UROM_TEST_PLUGIN_EXPORTS(slow_iface)

@@ -19,14 +19,7 @@ fn bin() -> std::path::PathBuf {
         .unwrap_or_else(|| env!("CARGO_BIN_EXE_own-kernel").into())
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use doca_test_support::process::describe as text;
 
 /// The `key=value` pairs of the last line of `out` starting with `prefix`.
 fn pairs(out: &Output, prefix: &str) -> std::collections::HashMap<String, String> {

@@ -12,14 +12,7 @@ fn run(args: &[&str]) -> Output {
         .expect("run urom_ping_pong")
 }
 
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use doca_test_support::process::describe as show;
 
 #[test]
 fn help_and_version_exit_0() {

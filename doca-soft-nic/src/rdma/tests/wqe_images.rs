@@ -364,8 +364,7 @@ fn the_test_builders_agree_with_the_hand_images() {
 
 #[test]
 fn device_header_encoders_parse_as_intended() {
-    let Some(nvcc) = nvcc() else {
-        println!("SKIPPED device_header_encoders_parse_as_intended: no nvcc (set NVCC or run scripts/setup)");
+    let Some(nvcc) = doca_test_support::require_nvcc() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -374,7 +373,8 @@ fn device_header_encoders_parse_as_intended() {
     let exe = dir.path().join("enc");
     // The device headers are doca-soft's (this crate is one of its engines).
     let include = concat!(env!("CARGO_MANIFEST_DIR"), "/../doca-soft/include");
-    let out = std::process::Command::new(&nvcc)
+    let out = nvcc
+        .command()
         .args([
             "-std=c++17",
             "-arch=sm_80",
@@ -483,20 +483,6 @@ fn p_src(op: &Op) -> crate::rdma::wqe::Sges {
         Op::Write { src, .. } => *src,
         _ => Default::default(),
     }
-}
-
-fn nvcc() -> Option<std::path::PathBuf> {
-    if let Ok(p) = std::env::var("NVCC") {
-        if std::path::Path::new(&p).exists() {
-            return Some(p.into());
-        }
-    }
-    let out = std::process::Command::new("sh")
-        .args(["-c", "command -v nvcc"])
-        .output()
-        .ok()?;
-    let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (!p.is_empty()).then(|| p.into())
 }
 
 /// Host code calling the header's `__host__ __device__` WQE builders (keys passed

@@ -1,8 +1,8 @@
-//! Compiling C and C++ against `include/` the way programs written for DOCA 3.3 are built:
-//! gcc/g++ (or `$CC`/`$CXX`), `-Wall -Wextra -Werror`, DOCA's experimental API enabled,
-//! `-I include`, and rdma-core's headers from the system or doca-soft's compat subset.
-
-#![allow(dead_code)]
+//! Compiling C and C++ against doca-soft's `include/` the way programs written for DOCA 3.3
+//! are built: gcc/g++ (or `$CC`/`$CXX`), `-Wall -Wextra -Werror`, DOCA's experimental API
+//! enabled, `-I include`, and rdma-core's headers from the system or doca-soft's compat
+//! subset. [`compile`] builds a program; [`strict`] and [`must_succeed`] serve the header
+//! tests that assemble their own command lines.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,12 +13,17 @@ pub const WARNINGS: &[&str] = &["-Wall", "-Wextra", "-Werror"];
 /// One source language: compiler (variable and default), standard and `-x` name.
 #[derive(Clone, Copy, Debug)]
 pub struct Lang {
+    /// The variable naming the compiler (`CC`, `CXX`).
     pub env_var: &'static str,
+    /// The compiler without the variable.
     pub default: &'static str,
+    /// The `-std=` flag.
     pub std: &'static str,
+    /// The `-x` language name.
     pub x: &'static str,
 }
 
+/// C (gnu11).
 pub const C: Lang = Lang {
     env_var: "CC",
     default: "cc",
@@ -26,6 +31,7 @@ pub const C: Lang = Lang {
     x: "c",
 };
 
+/// C++17.
 pub const CXX: Lang = Lang {
     env_var: "CXX",
     default: "c++",
@@ -34,6 +40,7 @@ pub const CXX: Lang = Lang {
 };
 
 impl Lang {
+    /// The compiler: the variable's value, else the default.
     pub fn compiler(&self) -> String {
         std::env::var(self.env_var).unwrap_or_else(|_| self.default.to_owned())
     }
@@ -51,10 +58,12 @@ pub enum Rdma {
     CompatOnly,
 }
 
+/// doca-soft's headers.
 pub fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
+    crate::workspace::doca_soft_src_dir().join("include")
 }
 
+/// doca-soft's rdma-core compat subset.
 pub fn compat_dir() -> PathBuf {
     include_dir().join("compat")
 }
@@ -105,9 +114,15 @@ pub fn compile(
             cmd.arg("-o").arg(output);
         }
     }
+    run(&mut cmd)
+}
+
+/// Runs a compiler (or linker) command; Err holds the command and its output when it cannot
+/// run or fails.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
     let out = cmd
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", lang.compiler()))?;
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -119,9 +134,53 @@ pub fn compile(
     }
 }
 
-/// `tests/c/<name>`.
+/// doca-soft's `tests/c/<name>`.
 pub fn c_source(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    crate::workspace::doca_soft_src_dir()
         .join("tests/c")
         .join(name)
+}
+
+/// `compiler` with `std`, the strict warnings ([`WARNINGS`]) and doca-soft's headers
+/// (`-I include`); the caller adds the source and what to make of it.
+pub fn strict(compiler: &str, std: &str) -> Command {
+    let mut cmd = Command::new(compiler);
+    cmd.arg(std).args(WARNINGS).arg("-I").arg(include_dir());
+    cmd
+}
+
+/// Runs a compiler command; panics with `what`, the command and the compiler's output when
+/// it cannot run or fails.
+pub fn must_succeed(cmd: &mut Command, what: &str) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {cmd:?}\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Writes `src` to `dir/<name>.cu` and compiles it with `nvcc` into `dir/<name>.o`: C++17,
+/// warnings are errors on both the device and the host side, doca-soft's headers, and
+/// `args` (the target architectures, defines); panics with nvcc's output when it fails.
+pub fn nvcc_strict(nvcc: &Path, dir: &Path, name: &str, src: &str, args: &[String]) {
+    let cu = dir.join(format!("{name}.cu"));
+    let obj = dir.join(format!("{name}.o"));
+    std::fs::write(&cu, src).unwrap_or_else(|e| panic!("writing {}: {e}", cu.display()));
+    must_succeed(
+        Command::new(nvcc)
+            .args(["-std=c++17", "-c", "-Werror", "all-warnings"])
+            .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
+            .args(args)
+            .arg("-I")
+            .arg(include_dir())
+            .arg(&cu)
+            .arg("-o")
+            .arg(&obj),
+        &format!("nvcc {name} ({args:?})"),
+    );
+    assert!(obj.exists(), "{name}: no object file");
 }

@@ -1,17 +1,27 @@
 //! A counting global allocator: counts allocations (and bytes) made by every thread while a
-//! region is open, so a bench can show that a steady-state path allocates nothing per packet.
+//! region is open ([`Region`], [`count`], [`count_all_threads`]), or by one thread while it
+//! counts ([`count_this_thread`]), so a test or bench can show that a steady-state path
+//! allocates nothing.
 //!
-//! A bench binary installs it with
-//! `#[global_allocator] static ALLOC: CountingAlloc = CountingAlloc;`.
+//! A test or bench binary installs it with
+//! `#[global_allocator] static ALLOC: CountingAlloc = CountingAlloc;`. Regions are
+//! process-wide: tests that count all threads run one at a time.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+thread_local! {
+    static THREAD_COUNTING: Cell<bool> = const { Cell::new(false) };
+    static THREAD_ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
 
-/// The system allocator, counting `alloc`/`realloc` calls while a [`Region`] is open.
+/// The system allocator, counting `alloc`/`realloc` calls while a [`Region`] is open (all
+/// threads) or a thread counts its own ([`count_this_thread`]).
 pub struct CountingAlloc;
 
 // SAFETY: every call is forwarded unchanged to the system allocator; counting only touches
@@ -46,6 +56,12 @@ fn note(size: usize) {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
         BYTES.fetch_add(size as u64, Ordering::Relaxed);
     }
+    // Const-initialised thread locals: no allocation; try_with: nothing during teardown.
+    let _ = THREAD_COUNTING.try_with(|c| {
+        if c.get() {
+            let _ = THREAD_ALLOCS.try_with(|a| a.set(a.get() + 1));
+        }
+    });
 }
 
 /// Allocations seen in a region.
@@ -98,4 +114,18 @@ pub fn count<R>(f: impl FnOnce() -> R) -> (R, Counts) {
     let r = Region::start();
     let out = f();
     (out, r.finish())
+}
+
+/// Allocations made by every thread while `f` runs.
+pub fn count_all_threads(f: impl FnOnce()) -> u64 {
+    count(f).1.allocs
+}
+
+/// Allocations made by this thread while `f` runs (other threads' are not counted).
+pub fn count_this_thread(f: impl FnOnce()) -> u64 {
+    let before = THREAD_ALLOCS.with(Cell::get);
+    THREAD_COUNTING.with(|c| c.set(true));
+    f();
+    THREAD_COUNTING.with(|c| c.set(false));
+    THREAD_ALLOCS.with(Cell::get) - before
 }
