@@ -3,12 +3,13 @@
 //! filtee, pkg-config gives a working command line for the DOCA modules, a C program built with
 //! that line records the per-library SONAMEs and runs with every symbol bound in
 //! `libdoca_soft.so`, `lib64` leads to the same files, and `scripts/build-external` builds a
-//! meson project against the prefix.
+//! meson tree (its `meson.build.public` in place of its `meson.build`) and a make tree against
+//! the prefix without writing to them.
 //!
 //! The prefix is installed once per test binary, without the device library (that needs nvcc
 //! and minutes); `device_library_is_relocatable_device_code` installs one with it when `NVCC`
 //! names a compiler. Tests skip, saying why, where gcc, pkg-config, readelf or python3 is
-//! missing.
+//! missing (and meson and ninja, or make, for the external trees).
 
 mod cdylib;
 
@@ -174,6 +175,11 @@ fn prefix() -> Result<&'static Path, &'static str> {
     }
 }
 
+/// The prefix, or `None` after printing why the test skips.
+fn prefix_or_skip() -> Option<&'static Path> {
+    prefix().map_err(|why| eprintln!("{why}")).ok()
+}
+
 /// `lib/<multiarch>` of `prefix`: the one directory under `lib/` holding the libraries.
 fn library_dir(prefix: &Path) -> PathBuf {
     let found: Vec<PathBuf> = std::fs::read_dir(prefix.join("lib"))
@@ -242,9 +248,8 @@ fn pkg_config_line(prefix: &Path) -> Vec<String> {
 
 #[test]
 fn each_library_has_its_soname_links_and_filtee() {
-    let prefix = match prefix() {
-        Ok(p) => p,
-        Err(why) => return eprintln!("{why}"),
+    let Some(prefix) = prefix_or_skip() else {
+        return;
     };
     let libdir = library_dir(prefix);
     for lib in LIBRARIES {
@@ -292,9 +297,8 @@ fn each_library_has_its_soname_links_and_filtee() {
 
 #[test]
 fn pkg_config_gives_the_prefix_for_every_module() {
-    let prefix = match prefix() {
-        Ok(p) => p,
-        Err(why) => return eprintln!("{why}"),
+    let Some(prefix) = prefix_or_skip() else {
+        return;
     };
     let line = pkg_config_line(prefix);
     let include = format!("-I{}", prefix.join("include").display());
@@ -314,9 +318,8 @@ fn pkg_config_gives_the_prefix_for_every_module() {
 
 #[test]
 fn c_program_links_per_library_sonames_and_binds_in_the_filtee() {
-    let prefix = match prefix() {
-        Ok(p) => p,
-        Err(why) => return eprintln!("{why}"),
+    let Some(prefix) = prefix_or_skip() else {
+        return;
     };
     let libdir = library_dir(prefix);
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -373,9 +376,8 @@ fn c_program_links_per_library_sonames_and_binds_in_the_filtee() {
 
 #[test]
 fn lib64_leads_to_the_same_files() {
-    let prefix = match prefix() {
-        Ok(p) => p,
-        Err(why) => return eprintln!("{why}"),
+    let Some(prefix) = prefix_or_skip() else {
+        return;
     };
     let libdir = library_dir(prefix);
     let lib64 = prefix.join("lib64");
@@ -427,4 +429,108 @@ fn device_library_is_relocatable_device_code() {
             "no sm_90 image in the archive:\n{listing}"
         );
     }
+}
+
+/// The C file of the external trees: prints the name of one error code.
+const EXTERNAL_MAIN: &str = r#"#include <stdio.h>
+
+#include <doca_error.h>
+
+int main(void)
+{
+	printf("%s\n", doca_error_get_name(DOCA_ERROR_NOT_SUPPORTED));
+	return 0;
+}
+"#;
+
+/// Runs `scripts/build-external SRC PREFIX BUILD` and returns its output; asserts it succeeds
+/// and leaves `src` as it was.
+fn build_external(src: &Path, prefix: &Path, build: &Path) -> String {
+    let listing = |dir: &Path| {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .expect("source tree readable")
+            .map(|e| e.expect("directory entry").file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing(src);
+    let out = Command::new("python3")
+        .arg(repo_root().join("scripts/build-external"))
+        .args([src, prefix, build])
+        .output()
+        .expect("python3 runs scripts/build-external");
+    let said = text(&out);
+    assert!(out.status.success(), "scripts/build-external: {said}");
+    assert_eq!(listing(src), before, "the source tree changed");
+    said
+}
+
+/// Runs a program built against the prefix; returns its standard output.
+fn run_built(exe: &Path, prefix: &Path) -> String {
+    let run = Command::new(exe)
+        .env(
+            "LD_LIBRARY_PATH",
+            prepend("LD_LIBRARY_PATH", &library_dir(prefix)),
+        )
+        .output()
+        .expect("run the built program");
+    assert!(run.status.success(), "{}: {}", exe.display(), text(&run));
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+#[test]
+fn build_external_builds_a_meson_tree_with_its_public_build_file() {
+    let Some(prefix) = prefix_or_skip() else {
+        return;
+    };
+    if let Some(why) = missing(&["meson", "ninja"]) {
+        return eprintln!("{why} (scripts/build-external says how to install it)");
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (src, build) = (tmp.path().join("src"), tmp.path().join("build"));
+    std::fs::create_dir(&src).expect("source dir");
+    std::fs::write(src.join("main.c"), EXTERNAL_MAIN).expect("write main.c");
+    // As in NVIDIA's sample trees: the in-tree build file next to the public one, which wins.
+    std::fs::write(
+        src.join("meson.build"),
+        "error('the in-tree build file ran')\n",
+    )
+    .expect("write meson.build");
+    std::fs::write(
+        src.join("meson.build.public"),
+        "project('external', 'c')\n\
+         executable('errname', 'main.c', dependencies: dependency('doca-common'))\n",
+    )
+    .expect("write meson.build.public");
+
+    let said = build_external(&src, prefix, &build);
+    assert!(said.contains("1 of 1 targets built"), "{said}");
+    let out = run_built(&build.join("build/errname"), prefix);
+    assert_eq!(out, "DOCA_ERROR_NOT_SUPPORTED\n");
+}
+
+#[test]
+fn build_external_builds_a_make_tree() {
+    let Some(prefix) = prefix_or_skip() else {
+        return;
+    };
+    if let Some(why) = missing(&["make"]) {
+        return eprintln!("{why}");
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (src, build) = (tmp.path().join("src"), tmp.path().join("build"));
+    std::fs::create_dir(&src).expect("source dir");
+    std::fs::write(src.join("main.c"), EXTERNAL_MAIN).expect("write main.c");
+    std::fs::write(
+        src.join("Makefile"),
+        "errname: main.c\n\
+         \t$(CC) -Wall -Werror -o $@ main.c $(shell pkg-config --cflags --libs doca-common)\n",
+    )
+    .expect("write Makefile");
+
+    let said = build_external(&src, prefix, &build);
+    assert!(said.contains("executable errname"), "{said}");
+    let out = run_built(&build.join("src/errname"), prefix);
+    assert_eq!(out, "DOCA_ERROR_NOT_SUPPORTED\n");
 }
