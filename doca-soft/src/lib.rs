@@ -76,28 +76,31 @@
 //!   builders, ring layouts); nothing in the runtime calls it.
 //! * `urom`, `ucx`: the UROM host library, daemon and worker, and the UCX bindings.
 //!
-//! The engine behind the C API is crate-private. From the top down (a folder never imports
-//! one above it; `tests/module_loops.rs` derives the import graph and checks it):
+//! The DOCA objects behind the C API are crate-private. From the top down (a folder never
+//! imports one above it; `tests/module_loops.rs` derives the import graph and checks it):
 //!
-//! * `eth/`: Ethernet RX/TX queue contexts, their rings (`ring`, the mirror of the public
-//!   GPU-side structs the device headers read) and the CPU proxies that play the NIC
-//!   between the rings and a port.
-//! * `mlx5/`: byte-exact builders and parsers of mlx5 WQE segments and CQEs, the formats
-//!   the rings hold.
+//! * `eth/`: Ethernet RX/TX queue contexts (they own the rings and start the proxies).
 //! * `flow/`: the DOCA Flow objects behind the C handles, their registry (stale handles are
 //!   errors), and the translation of the C match and forward structs into tables.
-//! * `port/`: one soft NIC port per device: backends (AF_PACKET, pcap files, in-memory
-//!   wire), the receive lanes that classify frames and hand them to queues, drop reasons
-//!   and counters.
-//! * `packet/`: the parser, the classification tables Flow pipes compile to, the RSS hash
-//!   and the checksums a NIC computes on send.
+//! * `rdma/`, `verbs/`, `gpuqp/`, `dma/`: the RDMA, GPU verbs and DMA contexts and the GPU
+//!   queue pairs they place; `urom/`: the UROM host library (service, worker, domain).
 //! * `buf/` (buffers, inventories, GPU buffer arrays), `mmap`, `gpu` (GPU handle, memory,
 //!   allocation registry), `semaphore`.
 //! * `ctx/`: the context state machine, the progress engine and the task header that every
-//!   context kind shares; `dev/`: the device list (Linux interfaces, extra ports, PCI
-//!   addresses) and opened devices.
-//! * `argp`, `log`, `error`, `version`, `types`, `sync`: the command-line parser, logging,
-//!   error codes, the runtime version, types the headers share, locking.
+//!   context kind shares.
+//! * `argp`, `version`, `types`: the command-line parser, the runtime version, types the
+//!   headers share.
+//!
+//! What this crate owns, may call, and is called by:
+//!
+//! * Owns: the DOCA objects above and the C ABI (`capi`).
+//! * May call: the engine crates below it: `doca-soft-nic` (the device list, ports, the
+//!   Ethernet rings and their RX/TX proxies, the RDMA engine), `doca-soft-packet` (parser,
+//!   classification tables, RSS, checksums, the mlx5 codec), `doca-soft-urom` (the UROM
+//!   service's wire protocol and transport), `doca-soft-base` (error codes, logging,
+//!   locks); `doca-cuda-driver` and `ucx-sys`.
+//! * Called by: `doca-soft-capi` (`libdoca_soft.so`, for C programs) and `doca-sys`
+//!   (feature `soft`, for the safe crates).
 //!
 //! ## C programs: pkg-config
 //!
@@ -108,7 +111,7 @@
 //! links this crate and exports its C functions (this crate is a Rust library only):
 //!
 //! ```text
-//! cargo build -p doca-soft -p doca-soft-capi  # doca_soft_pkgconfig, UROM binaries, libdoca_soft.so
+//! cargo build -p doca-soft -p doca-soft-capi  # doca_soft_pkgconfig, libdoca_soft.so
 //! target/debug/doca_soft_pkgconfig --out /tmp/doca-pc   # [--libdir DIR] [--includedir DIR]
 //! export PKG_CONFIG_PATH=/tmp/doca-pc:$PKG_CONFIG_PATH  # doca-urom also needs ucx.pc
 //! cc app.c $(pkg-config --cflags --libs doca-gpunetio doca-flow) \
@@ -161,7 +164,7 @@
 //!   wait-on-time send, how late the WAIT was passed and how late the first frame behind it
 //!   left.
 //!
-//! The UROM binaries: `doca_urom_daemon` (prints `doca_urom_daemon listening on HOST:PORT`,
+//! The UROM binaries (package `doca-soft-urom`): `doca_urom_daemon` (prints `doca_urom_daemon listening on HOST:PORT`,
 //! spawns one `doca_urom_worker` process per worker id) and `doca_urom_worker`.
 //!
 //! ## Extensions (not part of DOCA)
