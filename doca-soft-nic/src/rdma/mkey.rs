@@ -206,7 +206,7 @@ impl Drop for Registration {
         }
         // Engines look at the generation once per round; one asleep (no QP) would not
         // tell its peers until something else woke it.
-        super::api::wake_all();
+        super::shared::wake_all();
     }
 }
 

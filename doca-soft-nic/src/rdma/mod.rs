@@ -115,6 +115,7 @@ mod mkey;
 mod peer;
 mod ring;
 mod rq;
+mod shared;
 mod sq;
 pub(crate) mod ucp;
 mod ucp_am;

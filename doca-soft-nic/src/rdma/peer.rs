@@ -22,9 +22,9 @@
 //! memory that is gone (a write already in flight at that moment still lands).
 //! Memory blobs (`doca_mmap_export_rdma`) pre-seed the cache.
 
-use super::api::{NicEvent, Shared};
 use super::gid::Gid;
 use super::mkey::Access;
+use super::shared::{NicEvent, Shared};
 use super::ucp::{CloseReq, Ep, Issue, RemoteKey, Worker};
 use super::ucp_am::AmMsg;
 use super::wire::{self, Ack, Hello, KeyRep, KeyReq};

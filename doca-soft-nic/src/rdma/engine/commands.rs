@@ -1,66 +1,15 @@
 //! Commands from the handles: creating, connecting and destroying queues, importing keys.
 
 use super::Engine;
-use crate::error::{DocaError, DocaResult};
-use crate::rdma::api::{QpState as PubState, QpStatusCell};
-use crate::rdma::cqe::{syndrome, CqRing};
-use crate::rdma::gid::{Gid, MemExport};
+use crate::error::DocaError;
+use crate::rdma::cqe::syndrome;
+use crate::rdma::gid::Gid;
 use crate::rdma::mkey::Access;
 use crate::rdma::peer::PeerState;
-use crate::rdma::ring::{RqRing, SqRing};
 use crate::rdma::rq::RqState;
+use crate::rdma::shared::{Cmd, QpState as PubState};
 use crate::rdma::sq::{Conn, Env, QpState};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::SyncSender;
-use std::sync::Arc;
-
-/// A request from a handle to the proxy thread.
-pub(crate) enum Cmd {
-    CreateCq {
-        ring: CqRing,
-        reply: SyncSender<u32>,
-    },
-    DestroyCq {
-        cqn: u32,
-        reply: SyncSender<()>,
-    },
-    CreateRq {
-        ring: RqRing,
-        cqn: u32,
-        cqe_inline: bool,
-        reply: SyncSender<DocaResult<u32>>,
-    },
-    DestroyRq {
-        id: u32,
-        reply: SyncSender<()>,
-    },
-    CreateQp {
-        sq: SqRing,
-        cqn: u32,
-        rq: Option<u32>,
-        status: Arc<QpStatusCell>,
-        reply: SyncSender<DocaResult<u32>>,
-    },
-    ConnectQp {
-        qpn: u32,
-        gid: [u8; 16],
-        peer: Gid,
-        remote_qpn: u32,
-        reply: SyncSender<DocaResult<()>>,
-    },
-    DestroyQp {
-        qpn: u32,
-        reply: SyncSender<()>,
-    },
-    ErrorQp {
-        qpn: u32,
-        reply: SyncSender<DocaResult<()>>,
-    },
-    ImportKey {
-        export: MemExport,
-        reply: SyncSender<DocaResult<()>>,
-    },
-}
 
 impl Engine {
     pub(super) fn commands(&mut self) -> bool {

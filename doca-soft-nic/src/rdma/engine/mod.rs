@@ -17,13 +17,13 @@
 //! A peer connection not ready after `DOCA_SOFT_NIC_CONNECT_MS` (default 20 000) fails like a
 //! lost peer.
 
-use super::api::Shared;
 use super::cqe::{syndrome, CqRing};
 use super::gid::Gid;
 use super::local::LocalKeys;
 use super::mkey::{self, Access, AtomicOp};
 use super::peer::{token, Net};
 use super::rq::RqState;
+use super::shared::Shared;
 use super::sq::{Conn, Env, QpState};
 use super::ucp::{self, NetEvent, Worker};
 use super::ucp_am::{self, AmMsg};
@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 mod commands;
 mod idle;
+mod receive;
 
-pub(super) use commands::Cmd;
 use idle::Tuning;
 
 /// Everything the proxy thread owns. Field order is drop order: queues, then the network

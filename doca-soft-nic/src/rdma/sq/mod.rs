@@ -21,11 +21,11 @@
 //! Errors: the first failing WQE completes with its error CQE, the QP enters the error
 //! state, and every later WQE (also those already running) completes with a flush error.
 
-use super::api::{NicEvent, QpState as PubState, QpStatusCell};
 use super::cqe::{self, syndrome, CqRing};
 use super::mkey::{self, Region};
 use super::peer::{token, Net};
 use super::ring::SqRing;
+use super::shared::{NicEvent, QpState as PubState, QpStatusCell};
 use super::ucp::{self, Issue};
 use super::wqe::{self, Wqe, MAX_INLINE, MAX_SGE};
 use std::collections::HashMap;
