@@ -5,8 +5,8 @@
 
 use super::api::{Cq, Nic, Qp, Rq};
 use super::ring::SqDoorbell;
-use super::wqe::opcode;
 use crate::error::{DocaError, DocaResult};
+use doca_soft_packet::mlx5::opcode;
 use std::alloc::Layout;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};

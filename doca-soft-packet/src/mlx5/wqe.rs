@@ -2,22 +2,12 @@
 //! built from them. A WQE is `ds` 16-byte segments in `ceil(ds / 4)` consecutive 64-byte
 //! basic blocks of the ring.
 
-use super::{opcode, CTRL_CQ_UPDATE, OPMOD_WAIT_ON_TIME};
+use super::{be32, be64, opcode, CTRL_CQ_UPDATE, OPMOD_WAIT_ON_TIME};
 
 /// Bytes of one WQE basic block (a send ring slot).
 pub const WQE_BB: usize = 64;
 /// Bytes of one segment.
 pub const SEG: usize = 16;
-
-fn be32(b: &[u8], off: usize) -> u32 {
-    u32::from_be_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
-}
-
-fn be64(b: &[u8], off: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[off..off + 8]);
-    u64::from_be_bytes(a)
-}
 
 /// Basic blocks a WQE of `ds` segments takes (at least one).
 pub fn wqe_bbs(ds: u8) -> u32 {

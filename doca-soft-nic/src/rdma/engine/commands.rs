@@ -3,13 +3,14 @@
 use super::Engine;
 use crate::error::{DocaError, DocaResult};
 use crate::rdma::api::{QpState as PubState, QpStatusCell};
-use crate::rdma::cqe::{syndrome, CqRing};
+use crate::rdma::cq_ring::CqRing;
 use crate::rdma::gid::{Gid, MemExport};
 use crate::rdma::mkey::Access;
 use crate::rdma::peer::PeerState;
 use crate::rdma::ring::{RqRing, SqRing};
 use crate::rdma::rq::RqState;
 use crate::rdma::sq::{Conn, Env, QpState};
+use doca_soft_packet::mlx5::syndrome;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
@@ -196,7 +197,7 @@ impl Engine {
                     Some(q) => {
                         // A verbs modify to ERR: what the ring holds and everything posted
                         // later completes with flush errors.
-                        q.set_error(syndrome::WR_FLUSH, &self.net);
+                        q.set_error(syndrome::WR_FLUSH_ERR, &self.net);
                         Ok(())
                     }
                 };
