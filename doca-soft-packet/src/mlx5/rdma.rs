@@ -11,6 +11,10 @@
 use super::wqe::{Ctrl, DataSeg, SEG};
 use super::{be32, be64, opcode};
 
+pub mod build;
+
+pub use build::RemoteSeg;
+
 /// Bit 31 of a segment's first word: an inline data segment.
 pub const INLINE_SEG: u32 = 0x8000_0000;
 /// A data segment's byte count of 0 means 2 GiB (mlx5).
@@ -42,6 +46,17 @@ impl From<DataSeg> for Sge {
             len: if count == 0 { ZERO_MEANS } else { count },
             key: u32::from_be(d.lkey_raw),
             addr: d.addr,
+        }
+    }
+}
+
+impl Sge {
+    /// The data segment that carries this entry (key stored big-endian).
+    pub fn data_seg(self) -> DataSeg {
+        DataSeg {
+            byte_count: self.len,
+            lkey_raw: self.key.to_be(),
+            addr: self.addr,
         }
     }
 }
@@ -252,7 +267,8 @@ pub fn parse(slot: &[u8; 64], index: u16, qpn: u32) -> Result<Wqe, Malformed> {
     }
     let end = ds as usize * SEG;
     // The remote address segment of writes, reads and atomics.
-    let (raddr, rkey) = (be64(slot, 16), be32(slot, 24));
+    let remote = RemoteSeg::decode(&slot[SEG..2 * SEG]);
+    let (raddr, rkey) = (remote.addr, u32::from_be(remote.rkey_raw));
     match opc {
         opcode::NOP => {}
         opcode::RDMA_WRITE | opcode::RDMA_WRITE_IMM => {
