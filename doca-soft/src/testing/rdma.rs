@@ -318,27 +318,35 @@ impl CpuRdma {
         unsafe { std::ptr::copy_nonoverlapping(w.as_ptr(), Self::wqe(qp, idx), 64) };
     }
 
-    /// An RDMA write or read WQE: the remote segment, and one local segment unless `len`
-    /// is 0 (keys as stored, big-endian).
+    /// Posts an RDMA write or read WQE on connection `conn` (strong when `position` is
+    /// None): the remote segment, and one local segment unless `len` is 0. INVALID_VALUE
+    /// for an address overflow, a length above the limit, or `flags_ok` false.
     #[allow(clippy::too_many_arguments)]
-    fn prepare_rw(
-        qp: Qp,
-        idx: u64,
+    fn post_rw(
+        &self,
+        conn: u32,
         opcode: u8,
         imm: u32,
-        raddr: u64,
-        rkey_be: u32,
-        laddr: u64,
-        lkey_be: u32,
-        len: u32,
-    ) {
-        let remote = RemoteSeg {
+        flags_ok: bool,
+        (remote, remote_off): (&GpuBufEntry, u64),
+        (local, local_off): (&GpuBufEntry, u64),
+        len: usize,
+        position: Option<u32>,
+    ) -> DocaResult<()> {
+        let qp = self.conn(conn)?;
+        let (raddr, laddr) = (Self::at(remote, remote_off)?, Self::at(local, local_off)?);
+        if len as u64 > MAX_LENGTH || !flags_ok {
+            return Err(DocaError::INVALID_VALUE);
+        }
+        let idx = self.sq_index(qp, position)?;
+        let seg = RemoteSeg {
             addr: raddr,
-            rkey_raw: rkey_be,
+            rkey_raw: remote.mkey_be,
         };
-        let local = local_seg(laddr, lkey_be, len);
-        let w = build::remote(Self::ctrl(qp, idx, opcode, imm), remote, local.as_slice());
+        let local = local_seg(laddr, local.mkey_be, len as u32);
+        let w = build::remote(Self::ctrl(qp, idx, opcode, imm), seg, local.as_slice());
         Self::store(qp, idx, &w);
+        Ok(())
     }
 
     fn at(buf: &GpuBufEntry, off: u64) -> DocaResult<u64> {
@@ -366,29 +374,17 @@ impl CpuRdma {
         flags: u32,
         position: Option<u32>,
     ) -> DocaResult<()> {
-        let qp = self.conn(conn)?;
-        let (raddr, laddr) = (Self::at(remote, remote_off)?, Self::at(local, local_off)?);
-        if len as u64 > MAX_LENGTH || flags & !FLAG_IMM != 0 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opcode::RDMA_WRITE_IMM
-        } else {
-            opcode::RDMA_WRITE
-        };
-        Self::prepare_rw(
-            qp,
-            idx,
+        let opcode = imm_opcode(flags, opcode::RDMA_WRITE, opcode::RDMA_WRITE_IMM);
+        self.post_rw(
+            conn,
             opcode,
             imm,
-            raddr,
-            remote.mkey_be,
-            laddr,
-            local.mkey_be,
-            len as u32,
-        );
-        Ok(())
+            flags & !FLAG_IMM == 0,
+            (remote, remote_off),
+            (local, local_off),
+            len,
+            position,
+        )
     }
 
     /// `doca_gpu_dev_rdma_write_inline_strong` / `_weak`.
@@ -409,11 +405,7 @@ impl CpuRdma {
             return Err(DocaError::INVALID_VALUE);
         }
         let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opcode::RDMA_WRITE_IMM
-        } else {
-            opcode::RDMA_WRITE
-        };
+        let opcode = imm_opcode(flags, opcode::RDMA_WRITE, opcode::RDMA_WRITE_IMM);
         let seg = RemoteSeg {
             addr: raddr,
             rkey_raw: remote.mkey_be,
@@ -436,24 +428,16 @@ impl CpuRdma {
         flags_bitmask: u32,
         position: Option<u32>,
     ) -> DocaResult<()> {
-        let qp = self.conn(conn)?;
-        let (raddr, laddr) = (Self::at(remote, remote_off)?, Self::at(local, local_off)?);
-        if len as u64 > MAX_LENGTH || flags_bitmask != 0 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let idx = self.sq_index(qp, position)?;
-        Self::prepare_rw(
-            qp,
-            idx,
+        self.post_rw(
+            conn,
             opcode::RDMA_READ,
             0,
-            raddr,
-            remote.mkey_be,
-            laddr,
-            local.mkey_be,
-            len as u32,
-        );
-        Ok(())
+            flags_bitmask == 0,
+            (remote, remote_off),
+            (local, local_off),
+            len,
+            position,
+        )
     }
 
     /// `doca_gpu_dev_rdma_send_strong` / `_weak`.
@@ -474,11 +458,7 @@ impl CpuRdma {
             return Err(DocaError::INVALID_VALUE);
         }
         let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opcode::SEND_IMM
-        } else {
-            opcode::SEND
-        };
+        let opcode = imm_opcode(flags, opcode::SEND, opcode::SEND_IMM);
         let local = local_seg(laddr, buf.mkey_be, len as u32);
         let w = build::local(Self::ctrl(qp, idx, opcode, imm), local.as_slice());
         Self::store(qp, idx, &w);
@@ -499,11 +479,7 @@ impl CpuRdma {
             return Err(DocaError::INVALID_VALUE);
         }
         let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opcode::SEND_IMM
-        } else {
-            opcode::SEND
-        };
+        let opcode = imm_opcode(flags, opcode::SEND, opcode::SEND_IMM);
         let w = build::local_inline(Self::ctrl(qp, idx, opcode, imm), data);
         Self::store(qp, idx, &w);
         Ok(())
@@ -872,4 +848,13 @@ fn local_seg(addr: u64, key_be: u32, len: u32) -> Option<DataSeg> {
         lkey_raw: key_be,
         addr,
     })
+}
+
+/// `with_imm` when `flags` ask for an immediate, else `plain`.
+fn imm_opcode(flags: u32, plain: u8, with_imm: u8) -> u8 {
+    if flags & FLAG_IMM != 0 {
+        with_imm
+    } else {
+        plain
+    }
 }
