@@ -44,12 +44,7 @@ pub trait FrameOut: Send + Sync {
     /// ones after it were not tried). A port overrides it with one system call per batch
     /// ([`crate::port::Port::send_batch`]); the default sends one at a time.
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
-        for (i, f) in frames.iter().enumerate() {
-            if let Err(e) = self.send(f) {
-                return (i, Err(e));
-            }
-        }
-        (frames.len(), Ok(()))
+        crate::port::send_each(frames, |f| self.send(f))
     }
 }
 

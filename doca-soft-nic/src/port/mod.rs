@@ -51,6 +51,22 @@ pub trait RxSink: Send + Sync {
     fn flush(&self);
 }
 
+/// Sends `frames` one at a time with `send`, in order: how many went out (a prefix of
+/// `frames`) and the error that stopped the rest, if any (the frame at that position
+/// failed; the ones after it were not tried). The default `send_batch` of ports and TX
+/// queue outputs.
+pub(crate) fn send_each(
+    frames: &[&[u8]],
+    send: impl Fn(&[u8]) -> DocaResult<()>,
+) -> (usize, DocaResult<()>) {
+    for (i, f) in frames.iter().enumerate() {
+        if let Err(e) = send(f) {
+            return (i, Err(e));
+        }
+    }
+    (frames.len(), Ok(()))
+}
+
 /// Where a port's frames come from and go to.
 pub(crate) trait Backend: Send + Sync {
     /// Sends one frame out of the port.
@@ -58,12 +74,7 @@ pub(crate) trait Backend: Send + Sync {
     /// Sends several frames; returns how many went out (in order) and the error
     /// that stopped the rest, if any.
     fn send_batch(&self, frames: &[&[u8]]) -> (usize, DocaResult<()>) {
-        for (i, f) in frames.iter().enumerate() {
-            if let Err(e) = self.send(f) {
-                return (i, Err(e));
-            }
-        }
-        (frames.len(), Ok(()))
+        send_each(frames, |f| self.send(f))
     }
     /// Largest frame (L2 header included) the port carries.
     fn max_frame(&self) -> usize;

@@ -7,7 +7,7 @@
 //! in its ring with a flush error). `Cq::in_use` / `Rq::in_use` tell whether another object
 //! still holds one (the C layer answers `DOCA_ERROR_IN_USE` then).
 
-use super::cqe::CqRing;
+use super::cq_ring::CqRing;
 use super::engine;
 use super::gid::{Gid, MemExport};
 use super::ring::{RqRing, SqDoorbell, SqRing};

@@ -5,10 +5,12 @@
 
 use super::api::{Cq, Nic, Qp, Rq};
 use super::ring::SqDoorbell;
-use super::wqe::opcode;
 use crate::error::{DocaError, DocaResult};
+use doca_soft_packet::mlx5::rdma::{build, RemoteSeg};
+use doca_soft_packet::mlx5::wqe::{Ctrl, DataSeg};
+use doca_soft_packet::mlx5::{cqe, opcode, CTRL_CQ_UPDATE};
 use std::alloc::Layout;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Zeroed, page-aligned host memory.
@@ -73,33 +75,23 @@ impl Drop for HostMem {
 }
 
 /// One local entry of a WQE (`key` in host order; the builders store it big-endian).
-#[derive(Clone, Copy, Debug)]
-pub struct Seg {
-    /// Address.
-    pub addr: u64,
-    /// Key.
-    pub key: u32,
-    /// Bytes.
-    pub len: u32,
+pub use doca_soft_packet::mlx5::rdma::Sge as Seg;
+
+/// The control segment: index, opcode, QPN, CQ_UPDATE when `signaled`, immediate (DS is
+/// the builder's).
+fn ctrl(index: u16, opcode: u8, qpn: u32, signaled: bool, imm: [u8; 4]) -> Ctrl {
+    Ctrl {
+        opcode,
+        wqe_index: index,
+        qpn,
+        fm_ce_se: if signaled { CTRL_CQ_UPDATE } else { 0 },
+        imm: u32::from_ne_bytes(imm),
+        ..Ctrl::default()
+    }
 }
 
-/// The control segment: index, opcode, QPN, DS, CQ_UPDATE when `signaled`, immediate.
-fn ctrl(w: &mut [u8; 64], index: u16, opc: u8, qpn: u32, ds: u8, signaled: bool, imm: [u8; 4]) {
-    w[0..4].copy_from_slice(&(((index as u32) << 8) | opc as u32).to_be_bytes());
-    w[4..8].copy_from_slice(&((qpn << 8) | ds as u32).to_be_bytes());
-    w[11] = if signaled { 0x08 } else { 0 };
-    w[12..16].copy_from_slice(&imm);
-}
-
-fn raddr(w: &mut [u8; 64], raddr: u64, rkey: u32) {
-    w[16..24].copy_from_slice(&raddr.to_be_bytes());
-    w[24..28].copy_from_slice(&rkey.to_be_bytes());
-}
-
-fn dseg(w: &mut [u8; 64], at: usize, s: Seg) {
-    w[at..at + 4].copy_from_slice(&s.len.to_be_bytes());
-    w[at + 4..at + 8].copy_from_slice(&s.key.to_be_bytes());
-    w[at + 8..at + 16].copy_from_slice(&s.addr.to_be_bytes());
+fn data_segs(segs: &[Seg]) -> Vec<DataSeg> {
+    segs.iter().map(|s| s.data_seg()).collect()
 }
 
 /// RDMA write (with immediate when `imm` is set) of up to two local entries.
@@ -111,27 +103,16 @@ pub fn wqe_write(
     imm: Option<[u8; 4]>,
     signaled: bool,
 ) -> [u8; 64] {
-    assert!(src.len() <= 2);
-    let mut w = [0u8; 64];
     let opc = if imm.is_some() {
         opcode::RDMA_WRITE_IMM
     } else {
         opcode::RDMA_WRITE
     };
-    ctrl(
-        &mut w,
-        index,
-        opc,
-        qpn,
-        2 + src.len() as u8,
-        signaled,
-        imm.unwrap_or_default(),
-    );
-    raddr(&mut w, dst.0, dst.1);
-    for (i, s) in src.iter().enumerate() {
-        dseg(&mut w, 32 + 16 * i, *s);
-    }
-    w
+    build::remote(
+        ctrl(index, opc, qpn, signaled, imm.unwrap_or_default()),
+        RemoteSeg::new(dst.0, dst.1),
+        &data_segs(src),
+    )
 }
 
 /// Inline RDMA write of at most 28 bytes.
@@ -142,23 +123,20 @@ pub fn wqe_write_inline(
     data: &[u8],
     signaled: bool,
 ) -> [u8; 64] {
-    assert!(data.len() <= 28);
-    let mut w = [0u8; 64];
-    let ds = if data.len() <= 12 { 3 } else { 4 };
-    ctrl(&mut w, index, opcode::RDMA_WRITE, qpn, ds, signaled, [0; 4]);
-    raddr(&mut w, dst.0, dst.1);
-    w[32..36].copy_from_slice(&(data.len() as u32 | 0x8000_0000).to_be_bytes());
-    w[36..36 + data.len()].copy_from_slice(data);
-    w
+    build::remote_inline(
+        ctrl(index, opcode::RDMA_WRITE, qpn, signaled, [0; 4]),
+        RemoteSeg::new(dst.0, dst.1),
+        data,
+    )
 }
 
 /// RDMA read into one local entry.
 pub fn wqe_read(index: u16, qpn: u32, src: (u64, u32), dst: Seg, signaled: bool) -> [u8; 64] {
-    let mut w = [0u8; 64];
-    ctrl(&mut w, index, opcode::RDMA_READ, qpn, 3, signaled, [0; 4]);
-    raddr(&mut w, src.0, src.1);
-    dseg(&mut w, 32, dst);
-    w
+    build::remote(
+        ctrl(index, opcode::RDMA_READ, qpn, signaled, [0; 4]),
+        RemoteSeg::new(src.0, src.1),
+        &[dst.data_seg()],
+    )
 }
 
 /// Fetch-and-add (`compare` None) or compare-and-swap (`value` is the swap value).
@@ -171,26 +149,23 @@ pub fn wqe_atomic(
     result: (u64, u32),
     signaled: bool,
 ) -> [u8; 64] {
-    let mut w = [0u8; 64];
     let opc = if compare.is_some() {
         opcode::ATOMIC_CS
     } else {
         opcode::ATOMIC_FA
     };
-    ctrl(&mut w, index, opc, qpn, 4, signaled, [0; 4]);
-    raddr(&mut w, dst.0, dst.1);
-    w[32..40].copy_from_slice(&value.to_be_bytes());
-    w[40..48].copy_from_slice(&compare.unwrap_or(value).to_be_bytes());
-    dseg(
-        &mut w,
-        48,
-        Seg {
-            addr: result.0,
-            key: result.1,
-            len: 8,
-        },
-    );
-    w
+    let result = Seg {
+        addr: result.0,
+        key: result.1,
+        len: 8,
+    };
+    build::atomic(
+        ctrl(index, opc, qpn, signaled, [0; 4]),
+        RemoteSeg::new(dst.0, dst.1),
+        value,
+        compare.unwrap_or(value),
+        result.data_seg(),
+    )
 }
 
 /// Send (with immediate when `imm` is set) of up to three local entries.
@@ -201,35 +176,24 @@ pub fn wqe_send(
     imm: Option<[u8; 4]>,
     signaled: bool,
 ) -> [u8; 64] {
-    assert!(src.len() <= 3);
-    let mut w = [0u8; 64];
     let opc = if imm.is_some() {
         opcode::SEND_IMM
     } else {
         opcode::SEND
     };
-    ctrl(
-        &mut w,
-        index,
-        opc,
-        qpn,
-        1 + src.len() as u8,
-        signaled,
-        imm.unwrap_or_default(),
-    );
-    for (i, s) in src.iter().enumerate() {
-        dseg(&mut w, 16 + 16 * i, *s);
-    }
-    w
+    build::local(
+        ctrl(index, opc, qpn, signaled, imm.unwrap_or_default()),
+        &data_segs(src),
+    )
 }
 
 /// WAIT until CQ `cqn` has produced CQE number `max_index`.
 pub fn wqe_wait(index: u16, qpn: u32, max_index: u32, cqn: u32, signaled: bool) -> [u8; 64] {
-    let mut w = [0u8; 64];
-    ctrl(&mut w, index, opcode::WAIT, qpn, 2, signaled, [0; 4]);
-    w[24..28].copy_from_slice(&max_index.to_be_bytes());
-    w[28..32].copy_from_slice(&cqn.to_be_bytes());
-    w
+    build::wait_cq(
+        ctrl(index, opcode::WAIT, qpn, signaled, [0; 4]),
+        max_index,
+        cqn,
+    )
 }
 
 /// Ring sizes of a [`HostQp`].
@@ -275,10 +239,9 @@ pub struct HostQp {
 }
 
 fn cq_mem(n: u32) -> DocaResult<HostMem> {
-    let mut m = HostMem::new(ring_bytes(n, 64)?)?;
-    for c in m.bytes_mut().chunks_mut(64) {
-        c[63] = 0xf1;
-    }
+    let m = HostMem::new(ring_bytes(n, cqe::CQE_SIZE)?)?;
+    // SAFETY: the block holds `n` slots of 64 bytes.
+    unsafe { cqe::init_ring(m.ptr(), n) };
     Ok(m)
 }
 
@@ -389,10 +352,8 @@ impl HostQp {
     pub fn post_recv(&mut self, addr: u64, key: u32, len: u32) -> u64 {
         let i = self.rq_pi;
         let slot = (i & (self.sizes.rq as u64 - 1)) as usize * 16;
-        let b = &mut self.rq_mem.bytes_mut()[slot..slot + 16];
-        b[0..4].copy_from_slice(&len.to_be_bytes());
-        b[4..8].copy_from_slice(&key.to_be_bytes());
-        b[8..16].copy_from_slice(&addr.to_be_bytes());
+        let wqe = Seg { addr, key, len }.data_seg().encode();
+        self.rq_mem.bytes_mut()[slot..slot + 16].copy_from_slice(&wqe);
         self.rq_pi += 1;
         // SAFETY: an aligned u32 inside db_mem.
         unsafe {
@@ -404,13 +365,11 @@ impl HostQp {
 
     fn poll(mem: &HostMem, n: u32, ci: &mut u64, timeout: Duration) -> Option<CqeBytes> {
         let deadline = Instant::now() + timeout;
-        let slot = (*ci & (n as u64 - 1)) as usize * 64;
-        let want_owner = ((*ci / n as u64) & 1) as u8;
+        let slot = (*ci & (n as u64 - 1)) as usize * cqe::CQE_SIZE;
         loop {
             // SAFETY: inside the ring.
-            let op_own =
-                unsafe { (*(mem.ptr().add(slot + 63) as *const AtomicU8)).load(Ordering::Acquire) };
-            if op_own & 1 == want_owner && op_own >> 4 != 0xf {
+            let op_own = unsafe { cqe::load_op_own(mem.ptr().add(slot)) };
+            if cqe::present(op_own, *ci, n) {
                 let mut c = [0u8; 64];
                 c.copy_from_slice(&mem.read(slot, 64));
                 *ci += 1;
@@ -446,22 +405,22 @@ impl HostQp {
 
 /// The opcode nibble of a CQE.
 pub fn cqe_opcode(c: &CqeBytes) -> u8 {
-    c[63] >> 4
+    cqe::Cqe::decode(c).opcode
 }
 
 /// The WQE counter of a CQE.
 pub fn cqe_counter(c: &CqeBytes) -> u16 {
-    u16::from_be_bytes([c[60], c[61]])
+    cqe::Cqe::decode(c).wqe_counter
 }
 
 /// The syndrome of an error CQE.
 pub fn cqe_syndrome(c: &CqeBytes) -> u8 {
-    c[55]
+    c[cqe::SYNDROME]
 }
 
 /// The byte count of a CQE.
 pub fn cqe_bytes(c: &CqeBytes) -> u32 {
-    u32::from_be_bytes([c[44], c[45], c[46], c[47]])
+    cqe::Cqe::decode(c).byte_cnt
 }
 
 /// Waits for `n` send CQEs; every one must be a success. Returns them.

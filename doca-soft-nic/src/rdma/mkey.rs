@@ -212,14 +212,11 @@ impl Drop for Registration {
 
 /// Registers `[addr, addr + len)`.
 pub fn register(addr: u64, len: u64, access: Access, kind: MemKind) -> DocaResult<Registration> {
-    if addr == 0 || len == 0 || addr.checked_add(len).is_none() || access.0 & !0xf != 0 {
+    if !valid_range(addr, len, access) {
         return Err(DocaError::INVALID_VALUE);
     }
-    let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
-    if kind == MemKind::Cuda {
-        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
-    }
-    let key = loop {
+    let mut region = map_region(addr, len, access, kind)?;
+    region.key = loop {
         let k = REGISTRY.next.fetch_add(1, Ordering::Relaxed);
         if (0x1000..CALLER_KEYS).contains(&k) {
             break k;
@@ -229,21 +226,36 @@ pub fn register(addr: u64, len: u64, access: Access, kind: MemKind) -> DocaResul
             REGISTRY.next.store(0x1000, Ordering::Relaxed);
         }
     };
-    let region = Arc::new(Region {
-        key,
+    let region = Arc::new(region);
+    REGISTRY
+        .regions
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(region.key, region.clone());
+    Ok(Registration { region })
+}
+
+/// Whether `[addr, addr + len)` and `access` may be registered.
+fn valid_range(addr: u64, len: u64, access: Access) -> bool {
+    addr != 0 && len != 0 && addr.checked_add(len).is_some() && access.0 & !0xf == 0
+}
+
+/// Maps `[addr, addr + len)` for UCX (a CUDA mapping starts a new CUDA epoch): its region,
+/// whose key the caller sets.
+fn map_region(addr: u64, len: u64, access: Access, kind: MemKind) -> DocaResult<Region> {
+    let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
+    if kind == MemKind::Cuda {
+        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
+    }
+    Ok(Region {
+        key: 0,
         addr,
         len,
         access,
         kind,
         memh,
         packed,
-    });
-    REGISTRY
-        .regions
-        .write()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, region.clone());
-    Ok(Registration { region })
+    })
 }
 
 /// Keys from here on are chosen by callers ([`register_as`]); [`register`] hands out
@@ -260,29 +272,15 @@ pub fn register_as(
     access: Access,
     kind: MemKind,
 ) -> DocaResult<Registration> {
-    if key < CALLER_KEYS
-        || addr == 0
-        || len == 0
-        || addr.checked_add(len).is_none()
-        || access.0 & !0xf != 0
-    {
+    if key < CALLER_KEYS || !valid_range(addr, len, access) {
         return Err(DocaError::INVALID_VALUE);
     }
     if lookup(key).is_some() {
         return Err(DocaError::ALREADY_EXIST);
     }
-    let (memh, packed) = ucp::context()?.mem_map(addr, len, kind == MemKind::Cuda)?;
-    if kind == MemKind::Cuda {
-        REGISTRY.cuda_epoch.fetch_add(1, Ordering::AcqRel);
-    }
     let region = Arc::new(Region {
         key,
-        addr,
-        len,
-        access,
-        kind,
-        memh,
-        packed,
+        ..map_region(addr, len, access, kind)?
     });
     let mut map = REGISTRY.regions.write().unwrap_or_else(|p| p.into_inner());
     if map.contains_key(&key) {

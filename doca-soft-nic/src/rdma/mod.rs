@@ -13,7 +13,7 @@
 //! | `sq/` | the send side: WQEs in index order (`issue.rs` starts one), UCX operations, in-order CQEs, errors |
 //! | `rq.rs` | the receive side: posted receives, the bounded unexpected queue, receive CQEs |
 //! | `peer.rs` | connections between NICs (handshake, endpoints) and the remote-key cache |
-//! | `wqe.rs`, `cqe.rs`, `ring.rs` | the mlx5 byte formats and the rings/doorbells |
+//! | `ring.rs`, `cq_ring.rs` | the work rings and doorbells it reads, the CQ rings it writes (the mlx5 byte formats are `doca_soft_packet::mlx5`) |
 //! | `gid.rs` | the GID, `doca_rdma_export` and `doca_mmap_export_rdma` blob formats |
 //! | `mkey.rs`, `local.rs` | the process-wide memory-key registry (lkey = rkey), the engine's cache of it |
 //! | `wire.rs` | the messages NICs exchange |
@@ -103,7 +103,7 @@
 mod api;
 #[cfg(test)]
 mod bench;
-mod cqe;
+mod cq_ring;
 mod engine;
 mod gid;
 /// The CPU playing the GPU: host-memory QPs, WQE builders and CQE readers (the engine's
@@ -120,7 +120,6 @@ mod sq;
 pub(crate) mod ucp;
 mod ucp_am;
 mod wire;
-mod wqe;
 
 #[cfg(test)]
 mod tests;
@@ -136,9 +135,4 @@ pub use rq::{MAX_UNEXPECTED, MAX_UNEXPECTED_BYTES};
 /// The memory-key registry.
 pub mod keys {
     pub use super::mkey::{lookup, register, register_as, set_device_memory, CALLER_KEYS};
-}
-
-/// CQE opcodes and error syndromes, for the C layer's error reporting.
-pub mod completion {
-    pub use super::cqe::{op, syndrome};
 }

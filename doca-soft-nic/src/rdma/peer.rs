@@ -216,18 +216,7 @@ impl Net {
                 return i;
             }
         }
-        let i = self.peers.len() as u32;
-        self.peers.push(Peer {
-            gid,
-            state: PeerState::Connecting,
-            since: Instant::now(),
-            remote_token: 0,
-            hs_ep: None,
-            ep: None,
-            rkeys: HashMap::new(),
-            retired: Vec::new(),
-        });
-        self.by_gid.insert(gid, i);
+        let i = self.add_peer(gid);
         let sock = std::net::SocketAddrV4::new(addr.ip, addr.port);
         match self
             .worker
@@ -245,6 +234,23 @@ impl Net {
             }
             Err(_) => self.fail_peer(i),
         }
+        i
+    }
+
+    /// A new CONNECTING peer for `gid` (it replaces a dead one of that GID in `by_gid`).
+    fn add_peer(&mut self, gid: [u8; 16]) -> u32 {
+        let i = self.peers.len() as u32;
+        self.peers.push(Peer {
+            gid,
+            state: PeerState::Connecting,
+            since: Instant::now(),
+            remote_token: 0,
+            hs_ep: None,
+            ep: None,
+            rkeys: HashMap::new(),
+            retired: Vec::new(),
+        });
+        self.by_gid.insert(gid, i);
         i
     }
 
@@ -266,21 +272,7 @@ impl Net {
         Gid::decode(&h.gid)?;
         let i = match self.by_gid.get(&h.gid) {
             Some(&i) if self.peers[i as usize].state != PeerState::Dead => i,
-            _ => {
-                let i = self.peers.len() as u32;
-                self.peers.push(Peer {
-                    gid: h.gid,
-                    state: PeerState::Connecting,
-                    since: Instant::now(),
-                    remote_token: 0,
-                    hs_ep: None,
-                    ep: None,
-                    rkeys: HashMap::new(),
-                    retired: Vec::new(),
-                });
-                self.by_gid.insert(h.gid, i);
-                i
-            }
+            _ => self.add_peer(h.gid),
         };
         let mut became_ready = None;
         if self.peers[i as usize].ep.is_none() {

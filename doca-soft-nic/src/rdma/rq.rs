@@ -18,11 +18,11 @@
 //! message, and puts the receiving QP in error; a receive queue whose only QP is in error
 //! completes its posted receives with flush errors.
 
-use super::cqe::Image;
 use super::mkey::Region;
 use super::ring::RqRing;
 use super::ucp_am::AmMsg;
 use super::wire::Msg;
+use doca_soft_packet::mlx5::cqe::Image;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -33,9 +33,9 @@ pub const MAX_UNEXPECTED_BYTES: u64 = 64 << 20;
 
 /// A message waiting for a receive.
 pub(super) struct Incoming {
-    pub(super) peer: u32,
-    pub(super) msg: Msg,
-    pub(super) am: AmMsg,
+    pub(crate) peer: u32,
+    pub(crate) msg: Msg,
+    pub(crate) am: AmMsg,
 }
 
 /// A consumed receive whose CQE is not written yet.

@@ -3,7 +3,7 @@
 //! counters), and what the proxy publishes about a QP. Keeping it here lets the handles
 //! call into the engine while the engine never imports the handles.
 
-use super::cqe::CqRing;
+use super::cq_ring::CqRing;
 use super::gid::{Gid, MemExport};
 use super::ring::{RqRing, SqRing};
 use crate::error::DocaResult;

@@ -1,7 +1,9 @@
 //! `struct mlx5_cqe64`: the 64-byte completion. Offsets: `byte_cnt` BE32 @44, `timestamp`
 //! BE64 @48, `sop_drop_qpn` BE32 @56 (low 24 bits QPN), `wqe_counter` BE16 @60,
 //! `signature` @62, `op_own` @63 (opcode << 4 | inline-scatter bits | owner bit 0). Error
-//! CQEs carry `vendor_err_synd` @54 and `syndrome` @55.
+//! CQEs carry `vendor_err_synd` @54 and `syndrome` @55 (and, requester errors, the failed
+//! WQE's opcode in the top byte of `sop_drop_qpn`). Responder CQEs carry the immediate
+//! (raw) @36, and with [`INLINE_SCATTER_32`] up to 32 received bytes @0.
 
 use super::cqe_opcode;
 
@@ -19,6 +21,10 @@ pub const WQE_COUNTER: usize = 60;
 pub const SYNDROME: usize = 55;
 /// Offset of `op_own`.
 pub const OP_OWN: usize = 63;
+/// Offset of the immediate (responder CQEs, raw bytes).
+pub const IMM: usize = 36;
+/// Bit 2 of `op_own`: the data is inside the CQE (32-byte inline scatter).
+pub const INLINE_SCATTER_32: u8 = 0x4;
 /// `op_own` of an entry not written yet: opcode INVALID, owner 1 (so that pass 0, which
 /// expects owner 0, does not see it).
 pub const OP_OWN_INIT: u8 = (cqe_opcode::INVALID << 4) | 1;
@@ -100,13 +106,22 @@ pub fn present(op_own: u8, index: u64, cqe_num: u32) -> bool {
 /// # Safety
 /// `slot` points to 64 writable bytes that no one else writes meanwhile.
 pub unsafe fn write(slot: *mut u8, c: &Cqe) {
-    let b = c.encode();
+    // SAFETY: per contract.
+    unsafe { write_image(slot, &c.encode()) }
+}
+
+/// Writes the completion image `img` into the 64-byte slot `slot` as [`write`] does: every
+/// byte but `op_own`, then `op_own` with release ordering.
+///
+/// # Safety
+/// `slot` points to 64 writable bytes that no one else writes meanwhile.
+pub unsafe fn write_image(slot: *mut u8, img: &Image) {
     // SAFETY: per contract. A plain copy: the release store below orders it before the
     // op_own byte the poller (GPU or thread) acquires.
     unsafe {
-        std::ptr::copy_nonoverlapping(b.as_ptr(), slot, OP_OWN);
+        std::ptr::copy_nonoverlapping(img.as_ptr(), slot, OP_OWN);
         std::sync::atomic::AtomicU8::from_ptr(slot.add(OP_OWN))
-            .store(b[OP_OWN], std::sync::atomic::Ordering::Release);
+            .store(img[OP_OWN], std::sync::atomic::Ordering::Release);
     }
 }
 
@@ -192,4 +207,63 @@ pub unsafe fn read_len_ts(slot: *const u8) -> (u32, u64) {
         u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
         u64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]),
     )
+}
+
+/// A whole completion image (the RDMA engine's: built whole, its owner bit added when it is
+/// written, [`write_image`]).
+pub type Image = [u8; CQE_SIZE];
+
+fn tail(img: &mut Image, qpn_word: u32, wqe_counter: u16, op_own: u8) {
+    img[SOP_DROP_QPN..SOP_DROP_QPN + 4].copy_from_slice(&qpn_word.to_be_bytes());
+    img[WQE_COUNTER..WQE_COUNTER + 2].copy_from_slice(&wqe_counter.to_be_bytes());
+    img[OP_OWN] = op_own;
+}
+
+/// A successful requester CQE for WQE `wqe_counter` of QP `qpn` (`byte_cnt`: bytes read
+/// or fetched, 0 otherwise), owner bit 0.
+pub fn req(wqe_counter: u16, qpn: u32, byte_cnt: u32) -> Image {
+    let mut img = [0u8; CQE_SIZE];
+    img[BYTE_CNT..BYTE_CNT + 4].copy_from_slice(&byte_cnt.to_be_bytes());
+    tail(&mut img, qpn & 0xff_ffff, wqe_counter, cqe_opcode::REQ << 4);
+    img
+}
+
+/// A successful responder CQE, owner bit 0: `opcode` RESP_SEND / RESP_SEND_IMM /
+/// RESP_WR_IMM for receive WQE `wqe_counter` of QP `qpn`, `byte_cnt` bytes, the raw
+/// immediate, and (inline receive) the data itself in bytes 0-31.
+pub fn resp(
+    opcode: u8,
+    wqe_counter: u16,
+    qpn: u32,
+    byte_cnt: u32,
+    imm: Option<[u8; 4]>,
+    inline: Option<&[u8]>,
+) -> Image {
+    let mut img = [0u8; CQE_SIZE];
+    let mut op_own = opcode << 4;
+    if let Some(d) = inline {
+        let n = d.len().min(32);
+        img[..n].copy_from_slice(&d[..n]);
+        op_own |= INLINE_SCATTER_32;
+    }
+    if let Some(i) = imm {
+        img[IMM..IMM + 4].copy_from_slice(&i);
+    }
+    img[BYTE_CNT..BYTE_CNT + 4].copy_from_slice(&byte_cnt.to_be_bytes());
+    tail(&mut img, qpn & 0xff_ffff, wqe_counter, op_own);
+    img
+}
+
+/// An error CQE (`mlx5_err_cqe_ex`), owner bit 0: `opcode` REQ_ERR or RESP_ERR, the
+/// syndrome, the failed WQE's opcode (requester) and counter, the QP.
+pub fn error(opcode: u8, synd: u8, wqe_opcode: u8, wqe_counter: u16, qpn: u32) -> Image {
+    let mut img = [0u8; CQE_SIZE];
+    img[SYNDROME] = synd;
+    tail(
+        &mut img,
+        ((wqe_opcode as u32) << 24) | (qpn & 0xff_ffff),
+        wqe_counter,
+        opcode << 4,
+    );
+    img
 }

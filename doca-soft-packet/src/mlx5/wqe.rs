@@ -2,22 +2,12 @@
 //! built from them. A WQE is `ds` 16-byte segments in `ceil(ds / 4)` consecutive 64-byte
 //! basic blocks of the ring.
 
-use super::{opcode, CTRL_CQ_UPDATE, OPMOD_WAIT_ON_TIME};
+use super::{be32, be64, opcode, CTRL_CQ_UPDATE, OPMOD_WAIT_ON_TIME};
 
 /// Bytes of one WQE basic block (a send ring slot).
 pub const WQE_BB: usize = 64;
 /// Bytes of one segment.
 pub const SEG: usize = 16;
-
-fn be32(b: &[u8], off: usize) -> u32 {
-    u32::from_be_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
-}
-
-fn be64(b: &[u8], off: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[off..off + 8]);
-    u64::from_be_bytes(a)
-}
 
 /// Basic blocks a WQE of `ds` segments takes (at least one).
 pub fn wqe_bbs(ds: u8) -> u32 {
@@ -174,25 +164,8 @@ pub fn send_wqe(
         "a one-block send holds 1 or 2 data segments"
     );
     let mut w = [0u8; WQE_BB];
-    let ctrl = Ctrl {
-        opcode: opcode::SEND,
-        wqe_index,
-        qpn,
-        ds: 2 + segs.len() as u8,
-        fm_ce_se: if notify { CTRL_CQ_UPDATE } else { 0 },
-        ..Ctrl::default()
-    };
-    w[0..16].copy_from_slice(&ctrl.encode());
-    w[16..32].copy_from_slice(
-        &EthSeg {
-            cs_flags,
-            ..EthSeg::default()
-        }
-        .encode(),
-    );
-    for (k, s) in segs.iter().enumerate() {
-        w[32 + 16 * k..48 + 16 * k].copy_from_slice(&s.encode());
-    }
+    let c = eth_ctrl(opcode::SEND, wqe_index, qpn, notify, segs.len());
+    write_eth_wqe(&mut w, c, cs_flags, segs);
     w
 }
 
@@ -218,16 +191,27 @@ pub fn wait_wqe(wqe_index: u16, qpn: u32, sec_ns: u64, notify: bool) -> [u8; WQE
 /// consecutive slots, wrapping).
 pub fn empw_wqe(wqe_index: u16, qpn: u32, cs_flags: u8, notify: bool, pkts: &[DataSeg]) -> Vec<u8> {
     assert!(!pkts.is_empty() && pkts.len() <= 61, "1 to 61 packets");
-    let ds = 2 + pkts.len() as u8;
-    let mut w = vec![0u8; wqe_bbs(ds) as usize * WQE_BB];
-    let ctrl = Ctrl {
-        opcode: opcode::ENHANCED_MPSW,
+    let c = eth_ctrl(opcode::ENHANCED_MPSW, wqe_index, qpn, notify, pkts.len());
+    let mut w = vec![0u8; wqe_bbs(c.ds) as usize * WQE_BB];
+    write_eth_wqe(&mut w, c, cs_flags, pkts);
+    w
+}
+
+/// The control segment of an Ethernet send of `opcode` with `segs` data segments.
+fn eth_ctrl(opcode: u8, wqe_index: u16, qpn: u32, notify: bool, segs: usize) -> Ctrl {
+    Ctrl {
+        opcode,
         wqe_index,
         qpn,
-        ds,
+        ds: 2 + segs as u8,
         fm_ce_se: if notify { CTRL_CQ_UPDATE } else { 0 },
         ..Ctrl::default()
-    };
+    }
+}
+
+/// Lays out an Ethernet send into `w` (zeroed, whole blocks): `ctrl`, the Ethernet segment
+/// with `cs_flags`, one data segment each.
+fn write_eth_wqe(w: &mut [u8], ctrl: Ctrl, cs_flags: u8, segs: &[DataSeg]) {
     w[0..16].copy_from_slice(&ctrl.encode());
     w[16..32].copy_from_slice(
         &EthSeg {
@@ -236,10 +220,9 @@ pub fn empw_wqe(wqe_index: u16, qpn: u32, cs_flags: u8, notify: bool, pkts: &[Da
         }
         .encode(),
     );
-    for (k, s) in pkts.iter().enumerate() {
+    for (k, s) in segs.iter().enumerate() {
         w[32 + 16 * k..48 + 16 * k].copy_from_slice(&s.encode());
     }
-    w
 }
 
 /// What a send WQE asks the NIC to do, parsed from its `ds * 16` bytes.

@@ -143,11 +143,21 @@ impl Ctx {
 
     /// BAD_STATE unless the context is IDLE (for setters).
     pub(crate) fn require_idle(&self) -> DocaResult<()> {
+        self.idle_or(DocaError::BAD_STATE)
+    }
+
+    /// `err` unless the context is IDLE (each kind's destroy says which error).
+    pub(crate) fn idle_or(&self, err: DocaError) -> DocaResult<()> {
         if self.state() == STATE_IDLE {
             Ok(())
         } else {
-            Err(DocaError::BAD_STATE)
+            Err(err)
         }
+    }
+
+    /// The context as a C handle (its address; the box that holds it keeps it in place).
+    pub(crate) fn handle(&self) -> *mut Ctx {
+        self as *const Ctx as *mut Ctx
     }
 
     /// BAD_STATE unless the context is RUNNING.

@@ -44,7 +44,7 @@ impl<I> OnDev<I> {
 
     /// The context as a C handle.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.ctx.handle()
     }
 }
 

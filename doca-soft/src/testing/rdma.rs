@@ -8,6 +8,9 @@
 use crate::buf::array::{BufArr, GpuBufEntry};
 use crate::error::{DocaError, DocaResult};
 use crate::gpuqp::layout::{DevVerbsCq, DevVerbsQp};
+use crate::mlx5::rdma::{build, RemoteSeg, INVALID_LKEY, MAX_INLINE, MAX_WRITE_INLINE};
+use crate::mlx5::wqe::{Ctrl, DataSeg};
+use crate::mlx5::{opcode, CTRL_CQ_UPDATE};
 use crate::rdma::Rdma;
 use std::ffi::c_void;
 use std::mem::{offset_of, size_of};
@@ -46,18 +49,6 @@ pub const RECV_WAIT_NB: u32 = 0;
 /// `DOCA_GPU_RDMA_RECV_WAIT_FLAG_B`.
 pub const RECV_WAIT_B: u32 = 1;
 const MAX_LENGTH: u64 = 0x7fff_ffff;
-const MAX_INLINE_WRITE: usize = 28;
-const MAX_INLINE_SEND: usize = 44;
-const INVALID_LKEY: u32 = 0x100;
-const CQ_UPDATE: u8 = 8;
-
-mod opc {
-    pub(super) const WRITE: u32 = 0x08;
-    pub(super) const WRITE_IMM: u32 = 0x09;
-    pub(super) const SEND: u32 = 0x0a;
-    pub(super) const SEND_IMM: u32 = 0x0b;
-    pub(super) const READ: u32 = 0x10;
-}
 
 /// A `struct doca_gpu_dev_verbs_qp` in host memory.
 #[derive(Clone, Copy)]
@@ -95,17 +86,6 @@ impl Qp {
     field!(rq_ready, DevVerbsQp, AtomicU64, rq_ready_index);
     field!(sq_lock, DevVerbsQp, AtomicU32, sq_lock);
     field!(rq_lock, DevVerbsQp, AtomicU32, rq_lock);
-
-    fn qpn_ds(&self, ds: u32) -> u32 {
-        let off = match ds {
-            1 => offset_of!(DevVerbsQp, sq_num_shift8_be_1ds),
-            2 => offset_of!(DevVerbsQp, sq_num_shift8_be_2ds),
-            3 => offset_of!(DevVerbsQp, sq_num_shift8_be_3ds),
-            _ => offset_of!(DevVerbsQp, sq_num_shift8_be_4ds),
-        };
-        // SAFETY: as in `field!`.
-        unsafe { std::ptr::read_volatile(self.0.add(off) as *const u32) }
-    }
 
     fn cq_sq(&self) -> Cq {
         // SAFETY: inside the descriptor.
@@ -321,12 +301,16 @@ impl CpuRdma {
         (qp.sq_daddr().load(Ordering::Relaxed) + (idx & mask) * 64) as *mut u8
     }
 
-    /// Writes the 16-byte control segment.
-    fn ctrl(qp: Qp, w: &mut [u8; 64], idx: u64, opcode: u32, ds: u32, imm: u32) {
-        w[0..4].copy_from_slice(&((((idx as u16) as u32) << 8) | opcode).to_be_bytes());
-        w[4..8].copy_from_slice(&qp.qpn_ds(ds).to_ne_bytes());
-        w[11] = CQ_UPDATE;
-        w[12..16].copy_from_slice(&imm.to_ne_bytes());
+    /// The control segment of WQE `idx` (a CQE always; DS is the builder's).
+    fn ctrl(qp: Qp, idx: u64, opcode: u8, imm: u32) -> Ctrl {
+        Ctrl {
+            opcode,
+            wqe_index: idx as u16,
+            qpn: qp.sq_num().load(Ordering::Relaxed),
+            fm_ce_se: CTRL_CQ_UPDATE,
+            imm,
+            ..Ctrl::default()
+        }
     }
 
     fn store(qp: Qp, idx: u64, w: &[u8; 64]) {
@@ -334,28 +318,35 @@ impl CpuRdma {
         unsafe { std::ptr::copy_nonoverlapping(w.as_ptr(), Self::wqe(qp, idx), 64) };
     }
 
+    /// Posts an RDMA write or read WQE on connection `conn` (strong when `position` is
+    /// None): the remote segment, and one local segment unless `len` is 0. INVALID_VALUE
+    /// for an address overflow, a length above the limit, or `flags_ok` false.
     #[allow(clippy::too_many_arguments)]
-    fn prepare_rw(
-        qp: Qp,
-        idx: u64,
-        opcode: u32,
+    fn post_rw(
+        &self,
+        conn: u32,
+        opcode: u8,
         imm: u32,
-        raddr: u64,
-        rkey_be: u32,
-        laddr: u64,
-        lkey_be: u32,
-        len: u32,
-    ) {
-        let mut w = [0u8; 64];
-        Self::ctrl(qp, &mut w, idx, opcode, if len > 0 { 3 } else { 2 }, imm);
-        w[16..24].copy_from_slice(&raddr.to_be_bytes());
-        w[24..28].copy_from_slice(&rkey_be.to_ne_bytes());
-        if len > 0 {
-            w[32..36].copy_from_slice(&len.to_be_bytes());
-            w[36..40].copy_from_slice(&lkey_be.to_ne_bytes());
-            w[40..48].copy_from_slice(&laddr.to_be_bytes());
+        flags_ok: bool,
+        (remote, remote_off): (&GpuBufEntry, u64),
+        (local, local_off): (&GpuBufEntry, u64),
+        len: usize,
+        position: Option<u32>,
+    ) -> DocaResult<()> {
+        let qp = self.conn(conn)?;
+        let (raddr, laddr) = (Self::at(remote, remote_off)?, Self::at(local, local_off)?);
+        if len as u64 > MAX_LENGTH || !flags_ok {
+            return Err(DocaError::INVALID_VALUE);
         }
+        let idx = self.sq_index(qp, position)?;
+        let seg = RemoteSeg {
+            addr: raddr,
+            rkey_raw: remote.mkey_be,
+        };
+        let local = local_seg(laddr, local.mkey_be, len as u32);
+        let w = build::remote(Self::ctrl(qp, idx, opcode, imm), seg, local.as_slice());
         Self::store(qp, idx, &w);
+        Ok(())
     }
 
     fn at(buf: &GpuBufEntry, off: u64) -> DocaResult<u64> {
@@ -383,29 +374,17 @@ impl CpuRdma {
         flags: u32,
         position: Option<u32>,
     ) -> DocaResult<()> {
-        let qp = self.conn(conn)?;
-        let (raddr, laddr) = (Self::at(remote, remote_off)?, Self::at(local, local_off)?);
-        if len as u64 > MAX_LENGTH || flags & !FLAG_IMM != 0 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opc::WRITE_IMM
-        } else {
-            opc::WRITE
-        };
-        Self::prepare_rw(
-            qp,
-            idx,
+        let opcode = imm_opcode(flags, opcode::RDMA_WRITE, opcode::RDMA_WRITE_IMM);
+        self.post_rw(
+            conn,
             opcode,
             imm,
-            raddr,
-            remote.mkey_be,
-            laddr,
-            local.mkey_be,
-            len as u32,
-        );
-        Ok(())
+            flags & !FLAG_IMM == 0,
+            (remote, remote_off),
+            (local, local_off),
+            len,
+            position,
+        )
     }
 
     /// `doca_gpu_dev_rdma_write_inline_strong` / `_weak`.
@@ -422,28 +401,16 @@ impl CpuRdma {
     ) -> DocaResult<()> {
         let qp = self.conn(conn)?;
         let raddr = Self::at(remote, remote_off)?;
-        if data.len() > MAX_INLINE_WRITE || flags & !FLAG_IMM != 0 {
+        if data.len() > MAX_WRITE_INLINE || flags & !FLAG_IMM != 0 {
             return Err(DocaError::INVALID_VALUE);
         }
         let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opc::WRITE_IMM
-        } else {
-            opc::WRITE
+        let opcode = imm_opcode(flags, opcode::RDMA_WRITE, opcode::RDMA_WRITE_IMM);
+        let seg = RemoteSeg {
+            addr: raddr,
+            rkey_raw: remote.mkey_be,
         };
-        let mut w = [0u8; 64];
-        Self::ctrl(
-            qp,
-            &mut w,
-            idx,
-            opcode,
-            if data.len() <= 12 { 3 } else { 4 },
-            imm,
-        );
-        w[16..24].copy_from_slice(&raddr.to_be_bytes());
-        w[24..28].copy_from_slice(&remote.mkey_be.to_ne_bytes());
-        w[32..36].copy_from_slice(&(data.len() as u32 | 0x8000_0000).to_be_bytes());
-        w[36..36 + data.len()].copy_from_slice(data);
+        let w = build::remote_inline(Self::ctrl(qp, idx, opcode, imm), seg, data);
         Self::store(qp, idx, &w);
         Ok(())
     }
@@ -461,24 +428,16 @@ impl CpuRdma {
         flags_bitmask: u32,
         position: Option<u32>,
     ) -> DocaResult<()> {
-        let qp = self.conn(conn)?;
-        let (raddr, laddr) = (Self::at(remote, remote_off)?, Self::at(local, local_off)?);
-        if len as u64 > MAX_LENGTH || flags_bitmask != 0 {
-            return Err(DocaError::INVALID_VALUE);
-        }
-        let idx = self.sq_index(qp, position)?;
-        Self::prepare_rw(
-            qp,
-            idx,
-            opc::READ,
+        self.post_rw(
+            conn,
+            opcode::RDMA_READ,
             0,
-            raddr,
-            remote.mkey_be,
-            laddr,
-            local.mkey_be,
-            len as u32,
-        );
-        Ok(())
+            flags_bitmask == 0,
+            (remote, remote_off),
+            (local, local_off),
+            len,
+            position,
+        )
     }
 
     /// `doca_gpu_dev_rdma_send_strong` / `_weak`.
@@ -499,18 +458,9 @@ impl CpuRdma {
             return Err(DocaError::INVALID_VALUE);
         }
         let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opc::SEND_IMM
-        } else {
-            opc::SEND
-        };
-        let mut w = [0u8; 64];
-        Self::ctrl(qp, &mut w, idx, opcode, if len > 0 { 2 } else { 1 }, imm);
-        if len > 0 {
-            w[16..20].copy_from_slice(&(len as u32).to_be_bytes());
-            w[20..24].copy_from_slice(&buf.mkey_be.to_ne_bytes());
-            w[24..32].copy_from_slice(&laddr.to_be_bytes());
-        }
+        let opcode = imm_opcode(flags, opcode::SEND, opcode::SEND_IMM);
+        let local = local_seg(laddr, buf.mkey_be, len as u32);
+        let w = build::local(Self::ctrl(qp, idx, opcode, imm), local.as_slice());
         Self::store(qp, idx, &w);
         Ok(())
     }
@@ -525,20 +475,12 @@ impl CpuRdma {
         position: Option<u32>,
     ) -> DocaResult<()> {
         let qp = self.conn(conn)?;
-        if data.len() > MAX_INLINE_SEND || flags & !FLAG_IMM != 0 {
+        if data.len() > MAX_INLINE || flags & !FLAG_IMM != 0 {
             return Err(DocaError::INVALID_VALUE);
         }
         let idx = self.sq_index(qp, position)?;
-        let opcode = if flags & FLAG_IMM != 0 {
-            opc::SEND_IMM
-        } else {
-            opc::SEND
-        };
-        let mut w = [0u8; 64];
-        let ds = (16 + 4 + data.len() as u32).div_ceil(16);
-        Self::ctrl(qp, &mut w, idx, opcode, ds, imm);
-        w[16..20].copy_from_slice(&(data.len() as u32 | 0x8000_0000).to_be_bytes());
-        w[20..20 + data.len()].copy_from_slice(data);
+        let opcode = imm_opcode(flags, opcode::SEND, opcode::SEND_IMM);
+        let w = build::local_inline(Self::ctrl(qp, idx, opcode, imm), data);
         Self::store(qp, idx, &w);
         Ok(())
     }
@@ -654,10 +596,12 @@ impl CpuRdma {
         };
         let mask = qp.rq_wqe_mask().load(Ordering::Relaxed) as u64;
         let slot = (qp.rq_daddr().load(Ordering::Relaxed) + (idx & mask) * 16) as *mut u8;
-        let mut w = [0u8; 16];
-        w[0..4].copy_from_slice(&(len as u32).to_be_bytes());
-        w[4..8].copy_from_slice(&key.to_ne_bytes());
-        w[8..16].copy_from_slice(&addr.to_be_bytes());
+        let w = DataSeg {
+            byte_count: len as u32,
+            lkey_raw: key,
+            addr,
+        }
+        .encode();
         // SAFETY: the receive WQE slot of `idx` in the host ring.
         unsafe { std::ptr::copy_nonoverlapping(w.as_ptr(), slot, 16) };
         Ok(())
@@ -894,5 +838,23 @@ impl CpuDma {
             std::thread::yield_now();
         }
         Ok(())
+    }
+}
+
+/// The one local data segment of a WQE, none when `len` is 0 (key as stored).
+fn local_seg(addr: u64, key_be: u32, len: u32) -> Option<DataSeg> {
+    (len > 0).then_some(DataSeg {
+        byte_count: len,
+        lkey_raw: key_be,
+        addr,
+    })
+}
+
+/// `with_imm` when `flags` ask for an immediate, else `plain`.
+fn imm_opcode(flags: u32, plain: u8, with_imm: u8) -> u8 {
+    if flags & FLAG_IMM != 0 {
+        with_imm
+    } else {
+        plain
     }
 }

@@ -9,11 +9,14 @@
 //! descriptor), so several CPU threads may share one `DevQp`, as several blocks share a QP.
 
 use std::mem::offset_of;
-use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{DocaError, DocaResult};
 use crate::gpuqp::{nic_handler, DevVerbsCq, DevVerbsQp};
+use crate::mlx5::rdma::{build, RemoteSeg};
+use crate::mlx5::wqe::{Ctrl, DataSeg};
+use crate::mlx5::{cqe, opcode};
 use crate::verbs::export::{ExportTo, GpuVerbsQp};
 use crate::verbs::{VerbsCq, VerbsQp};
 
@@ -162,30 +165,8 @@ pub unsafe fn descriptor(e: *const GpuVerbsQp) -> DocaResult<DescriptorView> {
 
 // ---- WQE builders (reference §3.12: what the device helpers write) ------------------------
 
-/// WQE opcodes the helpers use.
-pub mod opcode {
-    /// NOP (doca-soft: zero-byte thread operations).
-    pub const NOP: u8 = 0x00;
-    /// RDMA write.
-    pub const RDMA_WRITE: u8 = 0x08;
-    /// RDMA write with immediate.
-    pub const RDMA_WRITE_IMM: u8 = 0x09;
-    /// Send.
-    pub const SEND: u8 = 0x0a;
-    /// Send with immediate.
-    pub const SEND_IMM: u8 = 0x0b;
-    /// WAIT (core direct).
-    pub const WAIT: u8 = 0x0f;
-    /// RDMA read.
-    pub const RDMA_READ: u8 = 0x10;
-    /// Atomic fetch-add.
-    pub const ATOMIC_FA: u8 = 0x12;
-    /// DUMP.
-    pub const DUMP: u8 = 0x23;
-}
-
 /// `fm_ce_se` CQ_UPDATE (a CQE for this WQE).
-pub const CQ_UPDATE: u8 = 0x08;
+pub use crate::mlx5::CTRL_CQ_UPDATE as CQ_UPDATE;
 
 /// An address and its key (host order).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -204,24 +185,30 @@ impl Addr {
             key: self.key,
         }
     }
+
+    fn remote(self) -> RemoteSeg {
+        RemoteSeg::new(self.addr, self.key)
+    }
+
+    fn local(self, len: u32) -> DataSeg {
+        DataSeg {
+            byte_count: len,
+            lkey_raw: self.key.to_be(),
+            addr: self.addr,
+        }
+    }
 }
 
-fn ctrl(w: &mut [u8; 64], idx: u64, opc: u8, qpn: u32, ds: u8, flags: u8, imm: u32) {
-    w[0..4].copy_from_slice(&((((idx & 0xffff) as u32) << 8) | opc as u32).to_be_bytes());
-    w[4..8].copy_from_slice(&((qpn << 8) | ds as u32).to_be_bytes());
-    w[11] = flags;
-    w[12..16].copy_from_slice(&imm.to_ne_bytes());
-}
-
-fn rseg(w: &mut [u8; 64], r: Addr) {
-    w[16..24].copy_from_slice(&r.addr.to_be_bytes());
-    w[24..28].copy_from_slice(&r.key.to_be_bytes());
-}
-
-fn dseg(w: &mut [u8], at: usize, a: Addr, len: u32) {
-    w[at..at + 4].copy_from_slice(&len.to_be_bytes());
-    w[at + 4..at + 8].copy_from_slice(&a.key.to_be_bytes());
-    w[at + 8..at + 16].copy_from_slice(&a.addr.to_be_bytes());
+/// The control segment of WQE `idx` (DS is the builder's); `imm` is stored as is.
+fn ctrl(idx: u64, opcode: u8, qpn: u32, flags: u8, imm: u32) -> Ctrl {
+    Ctrl {
+        opcode,
+        wqe_index: (idx & 0xffff) as u16,
+        qpn,
+        fm_ce_se: flags,
+        imm,
+        ..Ctrl::default()
+    }
 }
 
 /// RDMA write (`wqe_prepare_write`, one data segment); `imm` Some: write with immediate.
@@ -234,78 +221,52 @@ pub fn wqe_write(
     len: u32,
     imm: Option<u32>,
 ) -> [u8; 64] {
-    let mut w = [0u8; 64];
     let opc = if imm.is_some() {
         opcode::RDMA_WRITE_IMM
     } else {
         opcode::RDMA_WRITE
     };
-    ctrl(&mut w, idx, opc, qpn, 3, flags, imm.unwrap_or(0));
-    rseg(&mut w, r);
-    dseg(&mut w, 32, l, len);
-    w
+    let c = ctrl(idx, opc, qpn, flags, imm.unwrap_or(0));
+    build::remote(c, r.remote(), &[l.local(len)])
 }
 
 /// Inline RDMA write of at most 28 bytes.
 pub fn wqe_write_inline(idx: u64, qpn: u32, flags: u8, r: Addr, data: &[u8]) -> [u8; 64] {
-    assert!(data.len() <= 28);
-    let mut w = [0u8; 64];
-    let ds = if data.len() <= 12 { 3 } else { 4 };
-    ctrl(&mut w, idx, opcode::RDMA_WRITE, qpn, ds, flags, 0);
-    rseg(&mut w, r);
-    w[32..36].copy_from_slice(&(data.len() as u32 | 0x8000_0000).to_be_bytes());
-    w[36..36 + data.len()].copy_from_slice(data);
-    w
+    let c = ctrl(idx, opcode::RDMA_WRITE, qpn, flags, 0);
+    build::remote_inline(c, r.remote(), data)
 }
 
 /// RDMA read from `r` into `l`.
 pub fn wqe_read(idx: u64, qpn: u32, flags: u8, r: Addr, l: Addr, len: u32) -> [u8; 64] {
-    let mut w = [0u8; 64];
-    ctrl(&mut w, idx, opcode::RDMA_READ, qpn, 3, flags, 0);
-    rseg(&mut w, r);
-    dseg(&mut w, 32, l, len);
-    w
+    let c = ctrl(idx, opcode::RDMA_READ, qpn, flags, 0);
+    build::remote(c, r.remote(), &[l.local(len)])
 }
 
 /// Fetch-add of `add` at `r`, the old value to `result`.
 pub fn wqe_fetch_add(idx: u64, qpn: u32, flags: u8, r: Addr, result: Addr, add: u64) -> [u8; 64] {
-    let mut w = [0u8; 64];
-    ctrl(&mut w, idx, opcode::ATOMIC_FA, qpn, 4, flags, 0);
-    rseg(&mut w, r);
-    w[32..40].copy_from_slice(&add.to_be_bytes());
-    w[40..48].copy_from_slice(&add.to_be_bytes());
-    dseg(&mut w, 48, result, 8);
-    w
+    let c = ctrl(idx, opcode::ATOMIC_FA, qpn, flags, 0);
+    build::atomic(c, r.remote(), add, add, result.local(8))
 }
 
-/// Send of one local segment (none when `len` is 0).
+/// Send of one local segment.
 pub fn wqe_send(idx: u64, qpn: u32, flags: u8, l: Addr, len: u32, imm: Option<u32>) -> [u8; 64] {
-    let mut w = [0u8; 64];
     let opc = if imm.is_some() {
         opcode::SEND_IMM
     } else {
         opcode::SEND
     };
-    ctrl(&mut w, idx, opc, qpn, 2, flags, imm.unwrap_or(0));
-    dseg(&mut w, 16, l, len);
-    w
+    let c = ctrl(idx, opc, qpn, flags, imm.unwrap_or(0));
+    build::local(c, &[l.local(len)])
 }
 
 /// WAIT until CQ `cqn` produced CQE number `max_index`.
 pub fn wqe_wait(idx: u64, qpn: u32, flags: u8, max_index: u32, cqn: u32) -> [u8; 64] {
-    let mut w = [0u8; 64];
-    ctrl(&mut w, idx, opcode::WAIT, qpn, 2, flags, 0);
-    w[24..28].copy_from_slice(&max_index.to_be_bytes());
-    w[28..32].copy_from_slice(&cqn.to_be_bytes());
-    w
+    build::wait_cq(ctrl(idx, opcode::WAIT, qpn, flags, 0), max_index, cqn)
 }
 
 /// DUMP of one local byte.
 pub fn wqe_dump(idx: u64, qpn: u32, flags: u8, l: Addr) -> [u8; 64] {
-    let mut w = [0u8; 64];
-    ctrl(&mut w, idx, opcode::DUMP, qpn, 2, flags, 0);
-    dseg(&mut w, 16, l, 1);
-    w
+    build::local(ctrl(idx, opcode::DUMP, qpn, flags, 0), &[l.local(1)])
 }
 
 // ---- the CPU playing the GPU ---------------------------------------------------------------
@@ -330,12 +291,8 @@ pub enum PollError {
 
 /// A CQE's opcode nibble, WQE counter, byte count and syndrome.
 pub fn cqe_fields(c: &[u8; 64]) -> (u8, u16, u32, u8) {
-    (
-        c[63] >> 4,
-        u16::from_be_bytes([c[60], c[61]]),
-        u32::from_be_bytes([c[44], c[45], c[46], c[47]]),
-        c[55],
-    )
+    let d = cqe::Cqe::decode(c);
+    (d.opcode, d.wqe_counter, d.byte_cnt, c[cqe::SYNDROME])
 }
 
 /// An exported QP's descriptor in host memory, driven the way the device helpers drive it.
@@ -438,7 +395,7 @@ impl DevQp {
         let num = self.u32_at(cb + offset_of!(DevVerbsCq, cqe_num)) as u64;
         let ci = self.u64_at(cb + offset_of!(DevVerbsCq, cqe_ci));
         let deadline = Instant::now() + timeout;
-        let slot = (k & (num - 1)) as usize * 64;
+        let slot = (k & (num - 1)) as usize * cqe::CQE_SIZE;
         loop {
             let cur = ci.load(Ordering::Acquire);
             if k < cur {
@@ -447,17 +404,16 @@ impl DevQp {
             }
             if k < cur + num {
                 // SAFETY: inside the CQE ring of `num` entries.
-                let op_own =
-                    unsafe { (*(ring.add(slot + 63) as *const AtomicU8)).load(Ordering::Acquire) };
+                let op_own = unsafe { cqe::load_op_own(ring.add(slot)) };
                 // SAFETY: as above.
-                let ctr = unsafe { std::ptr::read_volatile(ring.add(slot + 60) as *const [u8; 2]) };
-                let owner_ok = (op_own & 1) as u64 == (k / num) & 1;
-                if owner_ok && u16::from_be_bytes(ctr) == (k & 0xffff) as u16 && op_own >> 4 != 0xf
-                {
+                let ctr = unsafe {
+                    std::ptr::read_volatile(ring.add(slot + cqe::WQE_COUNTER) as *const [u8; 2])
+                };
+                if cqe::present(op_own, k, num as u32) && u16::from_be_bytes(ctr) == k as u16 {
                     let mut c = [0u8; 64];
                     // SAFETY: as above; the CQE is complete once op_own is visible.
                     unsafe { std::ptr::copy_nonoverlapping(ring.add(slot), c.as_mut_ptr(), 64) };
-                    if matches!(op_own >> 4, 0xd | 0xe) {
+                    if cqe::is_error(op_own >> 4) {
                         return Err(PollError::Error(c));
                     }
                     ci.fetch_max(k + 1, Ordering::AcqRel);
@@ -511,8 +467,7 @@ impl DevQp {
     pub fn write_rwqe(&self, idx: u64, l: Addr, len: u32) {
         let ring = self.ptr_at(offset_of!(DevVerbsQp, rq_wqe_daddr));
         let mask = self.size(Wq::Rq) - 1;
-        let mut b = [0u8; 16];
-        dseg(&mut b, 0, l, len);
+        let b = l.local(len).encode();
         // SAFETY: the slot of a reserved index inside the RQ ring.
         unsafe {
             std::ptr::copy_nonoverlapping(b.as_ptr(), ring.add(((idx & mask) * 16) as usize), 16)

@@ -2,13 +2,13 @@
 
 use super::Engine;
 use crate::error::DocaError;
-use crate::rdma::cqe::syndrome;
 use crate::rdma::gid::Gid;
 use crate::rdma::mkey::Access;
 use crate::rdma::peer::PeerState;
 use crate::rdma::rq::RqState;
 use crate::rdma::shared::{Cmd, QpState as PubState};
 use crate::rdma::sq::{Conn, Env, QpState};
+use doca_soft_packet::mlx5::syndrome;
 use std::sync::atomic::Ordering;
 
 impl Engine {
@@ -145,7 +145,7 @@ impl Engine {
                     Some(q) => {
                         // A verbs modify to ERR: what the ring holds and everything posted
                         // later completes with flush errors.
-                        q.set_error(syndrome::WR_FLUSH, &self.net);
+                        q.set_error(syndrome::WR_FLUSH_ERR, &self.net);
                         Ok(())
                     }
                 };

@@ -17,7 +17,7 @@
 //! A peer connection not ready after `DOCA_SOFT_NIC_CONNECT_MS` (default 20 000) fails like a
 //! lost peer.
 
-use super::cqe::{syndrome, CqRing};
+use super::cq_ring::CqRing;
 use super::gid::Gid;
 use super::local::LocalKeys;
 use super::mkey::{self, Access, AtomicOp};
@@ -29,6 +29,7 @@ use super::ucp::{self, NetEvent, Worker};
 use super::ucp_am::{self, AmMsg};
 use super::wire::{self, Ack, Atomic, AtomicRep};
 use crate::error::DocaResult;
+use doca_soft_packet::mlx5::syndrome;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::atomic::Ordering;
@@ -335,15 +336,15 @@ impl Engine {
         let (synd, old) = match self.local.get(a.key) {
             Some(r) if r.access.has(Access::REMOTE_ATOMIC) && r.covers(a.addr, 8) => {
                 if !a.addr.is_multiple_of(8) {
-                    (syndrome::REMOTE_INVAL_REQ, 0)
+                    (syndrome::REMOTE_INVAL_REQ_ERR, 0)
                 } else {
                     match mkey::atomic64(r, a.addr, op) {
                         Ok(old) => (0, old),
-                        Err(_) => (syndrome::REMOTE_OP, 0),
+                        Err(_) => (syndrome::REMOTE_OP_ERR, 0),
                     }
                 }
             }
-            _ => (syndrome::REMOTE_ACCESS, 0),
+            _ => (syndrome::REMOTE_ACCESS_ERR, 0),
         };
         let rep = AtomicRep {
             token,

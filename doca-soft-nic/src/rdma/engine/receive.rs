@@ -3,7 +3,6 @@
 //! receive CQEs.
 
 use super::Engine;
-use crate::rdma::cqe::{self, syndrome};
 use crate::rdma::mkey::Access;
 use crate::rdma::peer::token;
 use crate::rdma::rq::*;
@@ -11,15 +10,17 @@ use crate::rdma::sq::{syndrome_of, Conn};
 use crate::rdma::ucp::{self, Issue};
 use crate::rdma::ucp_am::AmMsg;
 use crate::rdma::wire::{Msg, MsgKind};
-use crate::rdma::wqe::{self, RecvWqe};
+use doca_soft_packet::mlx5::cqe;
+use doca_soft_packet::mlx5::rdma::{self as wqe, RecvWqe};
+use doca_soft_packet::mlx5::{cqe_opcode, syndrome};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 
 fn resp_opcode(kind: MsgKind) -> u8 {
     match kind {
-        MsgKind::Send => cqe::op::RESP_SEND,
-        MsgKind::SendImm => cqe::op::RESP_SEND_IMM,
-        MsgKind::WriteImm => cqe::op::RESP_WR_IMM,
+        MsgKind::Send => cqe_opcode::RESP_SEND,
+        MsgKind::SendImm => cqe_opcode::RESP_SEND_IMM,
+        MsgKind::WriteImm => cqe_opcode::RESP_WR_IMM,
     }
 }
 
@@ -44,12 +45,12 @@ impl Engine {
             return;
         }
         let refuse = match self.qps.get(&m.dst_qpn) {
-            None => Some(syndrome::REMOTE_INVAL_REQ),
-            Some(qp) if qp.error.is_some() => Some(syndrome::REMOTE_OP),
+            None => Some(syndrome::REMOTE_INVAL_REQ_ERR),
+            Some(qp) if qp.error.is_some() => Some(syndrome::REMOTE_OP_ERR),
             Some(qp) => match (qp.conn, qp.rq) {
-                (_, None) => Some(syndrome::REMOTE_INVAL_REQ),
+                (_, None) => Some(syndrome::REMOTE_INVAL_REQ_ERR),
                 (Conn::To { peer: p, qpn }, _) if p != peer || qpn != m.src_qpn => {
-                    Some(syndrome::REMOTE_INVAL_REQ)
+                    Some(syndrome::REMOTE_INVAL_REQ_ERR)
                 }
                 _ => None,
             },
@@ -64,7 +65,7 @@ impl Engine {
         let Some(rq) = self.rqs.get_mut(&rq_id) else {
             self.net.worker.am_release(&mut am);
             self.net
-                .send_ack(peer, m.src_qpn, m.wqe, syndrome::REMOTE_INVAL_REQ);
+                .send_ack(peer, m.src_qpn, m.wqe, syndrome::REMOTE_INVAL_REQ_ERR);
             return;
         };
         if rq.unexpected.len() >= MAX_UNEXPECTED
@@ -80,7 +81,7 @@ impl Engine {
                     .rnr_drops
                     .fetch_add(1, Ordering::Relaxed);
                 self.net
-                    .send_ack(peer, m.src_qpn, m.wqe, syndrome::RNR_RETRY_EXC);
+                    .send_ack(peer, m.src_qpn, m.wqe, syndrome::RNR_RETRY_EXC_ERR);
                 return;
             }
         }
@@ -107,8 +108,12 @@ impl Engine {
                     self.unexpected_bytes -= inc.msg.len;
                 }
                 self.net.worker.am_release(&mut inc.am);
-                self.net
-                    .send_ack(inc.peer, inc.msg.src_qpn, inc.msg.wqe, syndrome::REMOTE_OP);
+                self.net.send_ack(
+                    inc.peer,
+                    inc.msg.src_qpn,
+                    inc.msg.wqe,
+                    syndrome::REMOTE_OP_ERR,
+                );
                 busy = true;
                 continue;
             }
@@ -157,7 +162,7 @@ impl Engine {
         let cqe_inline = self.rqs[&rq_id].cqe_inline;
         let peer = inc.peer;
         let fail = move |p: &mut Pending, local: u8, remote: u8| {
-            p.img = cqe::error(cqe::op::RESP_ERR, local, 0, index as u16, m.dst_qpn);
+            p.img = cqe::error(cqe_opcode::RESP_ERR, local, 0, index as u16, m.dst_qpn);
             p.ack = Some((peer, m.src_qpn, m.wqe, remote));
             local
         };
@@ -167,8 +172,8 @@ impl Engine {
         } else if m.len > rwqe.capacity {
             qp_error = Some(fail(
                 &mut p,
-                syndrome::LOCAL_LENGTH,
-                syndrome::REMOTE_INVAL_REQ,
+                syndrome::LOCAL_LENGTH_ERR,
+                syndrome::REMOTE_INVAL_REQ_ERR,
             ));
         } else if cqe_inline && m.len <= 32 {
             match inc.am.data() {
@@ -204,7 +209,7 @@ impl Engine {
                             p.bounce = Some(b);
                         }
                         Issue::Failed(s) => {
-                            qp_error = Some(fail(&mut p, syndrome_of(s), syndrome::REMOTE_OP));
+                            qp_error = Some(fail(&mut p, syndrome_of(s), syndrome::REMOTE_OP_ERR));
                         }
                     }
                 }
@@ -223,7 +228,11 @@ impl Engine {
                         m.len,
                         rwqe.addr
                     );
-                    qp_error = Some(fail(&mut p, syndrome::LOCAL_PROT, syndrome::REMOTE_OP));
+                    qp_error = Some(fail(
+                        &mut p,
+                        syndrome::LOCAL_PROT_ERR,
+                        syndrome::REMOTE_OP_ERR,
+                    ));
                 }
                 Some(region) => {
                     let t = token::make(token::RECV, rq_id, index as u32);
@@ -242,7 +251,7 @@ impl Engine {
                         Issue::Done => {}
                         Issue::Pending => p.done = false,
                         Issue::Failed(s) => {
-                            qp_error = Some(fail(&mut p, syndrome_of(s), syndrome::REMOTE_OP));
+                            qp_error = Some(fail(&mut p, syndrome_of(s), syndrome::REMOTE_OP_ERR));
                         }
                     }
                     p._region = Some(region);
@@ -279,8 +288,14 @@ impl Engine {
         );
         if status != ucp::OK {
             let (peer, src, wqe, _) = p.ack.unwrap_or_default();
-            p.img = cqe::error(cqe::op::RESP_ERR, syndrome_of(status), 0, index as u16, qpn);
-            p.ack = Some((peer, src, wqe, syndrome::REMOTE_OP));
+            p.img = cqe::error(
+                cqe_opcode::RESP_ERR,
+                syndrome_of(status),
+                0,
+                index as u16,
+                qpn,
+            );
+            p.ack = Some((peer, src, wqe, syndrome::REMOTE_OP_ERR));
         } else if let Some(b) = p.bounce.take() {
             let mut img = p.img;
             img[..p.inline_len].copy_from_slice(&b[..p.inline_len]);
@@ -305,7 +320,7 @@ impl Engine {
                 cq.push(&p.img);
                 self.net.shared.stats.cqes.fetch_add(1, Ordering::Relaxed);
             }
-            if p.img[63] >> 4 != cqe::op::RESP_ERR {
+            if p.img[63] >> 4 != cqe_opcode::RESP_ERR {
                 self.net
                     .shared
                     .stats
@@ -338,13 +353,19 @@ impl Engine {
         if !rq.pending.is_empty() {
             // Data still landing: flush after it.
             for (peer, src, wqe) in refused {
-                self.net.send_ack(peer, src, wqe, syndrome::REMOTE_OP);
+                self.net.send_ack(peer, src, wqe, syndrome::REMOTE_OP_ERR);
             }
             return true;
         }
         rq.refresh();
         while rq.ci < rq.pi {
-            let img = cqe::error(cqe::op::RESP_ERR, syndrome::WR_FLUSH, 0, rq.ci as u16, qpn);
+            let img = cqe::error(
+                cqe_opcode::RESP_ERR,
+                syndrome::WR_FLUSH_ERR,
+                0,
+                rq.ci as u16,
+                qpn,
+            );
             if let Some(cq) = self.cqs.get_mut(&rq.cqn) {
                 cq.push(&img);
             }
@@ -352,7 +373,7 @@ impl Engine {
             busy = true;
         }
         for (peer, src, wqe) in refused {
-            self.net.send_ack(peer, src, wqe, syndrome::REMOTE_OP);
+            self.net.send_ack(peer, src, wqe, syndrome::REMOTE_OP_ERR);
             busy = true;
         }
         busy

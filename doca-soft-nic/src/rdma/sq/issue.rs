@@ -2,12 +2,12 @@
 //! it to UCX (or to the peer, for sends and atomics), keeping the order rules of `sq/mod.rs`.
 
 use super::{syndrome_of, wait_reached, Class, Conn, Env, QpState, Slot, Stage, Step};
-use crate::rdma::cqe::syndrome;
 use crate::rdma::mkey::{self, Access};
 use crate::rdma::peer::{token, KeyLookup, Net, PeerState};
 use crate::rdma::ucp::Issue;
 use crate::rdma::wire::{self, Msg, MsgKind};
-use crate::rdma::wqe::{self, Op, Sge, Wqe, MAX_SGE};
+use doca_soft_packet::mlx5::rdma::{self as wqe, Op, Sge, Wqe, MAX_SGE};
+use doca_soft_packet::mlx5::syndrome;
 
 impl QpState {
     /// Fails the head WQE with `synd`.
@@ -40,7 +40,7 @@ impl QpState {
                     }
                     Err(m) => {
                         sdk_err!("nic", "QP {:#x}: WQE {i} cannot run: {m:?}", self.qpn);
-                        return self.fail(syndrome::LOCAL_QP_OP, env.net);
+                        return self.fail(syndrome::LOCAL_QP_OP_ERR, env.net);
                     }
                 }
             }
@@ -49,7 +49,7 @@ impl QpState {
             Op::Nop | Op::Dump => return Step::Next,
             Op::Wait { max_index, cqn } => {
                 return match env.cqs.get(&cqn) {
-                    None => self.fail(syndrome::LOCAL_QP_OP, env.net),
+                    None => self.fail(syndrome::LOCAL_QP_OP_ERR, env.net),
                     Some(cq) if wait_reached(cq.produced(), max_index) => Step::Next,
                     Some(_) => Step::Stop,
                 };
@@ -67,7 +67,7 @@ impl QpState {
         match env.net.peers.get(peer as usize).map(|p| p.state) {
             Some(PeerState::Ready) => {}
             Some(PeerState::Connecting | PeerState::Wiring) => return Step::Stop,
-            _ => return self.fail(syndrome::TRANSPORT_RETRY_EXC, env.net),
+            _ => return self.fail(syndrome::TRANSPORT_RETRY_EXC_ERR, env.net),
         }
         match wqe.op {
             Op::Write { raddr, rkey, src } => {
@@ -145,7 +145,7 @@ impl QpState {
                 self.qpn,
                 self.next_exec
             );
-            Err(self.fail(syndrome::REMOTE_ACCESS, env.net))
+            Err(self.fail(syndrome::REMOTE_ACCESS_ERR, env.net))
         }
     }
 
@@ -167,7 +167,7 @@ impl QpState {
                         sge.len,
                         sge.addr
                     );
-                    return Err(self.fail(syndrome::LOCAL_PROT, env.net));
+                    return Err(self.fail(syndrome::LOCAL_PROT_ERR, env.net));
                 }
             }
         }
@@ -224,10 +224,10 @@ impl QpState {
             if total > 0 {
                 self.fence_for(env.net, Class::Write);
                 let Some((ep, _)) = env.net.ready_peer(peer) else {
-                    return self.fail(syndrome::TRANSPORT_RETRY_EXC, env.net);
+                    return self.fail(syndrome::TRANSPORT_RETRY_EXC_ERR, env.net);
                 };
                 let KeyLookup::Ready { rkey: rk, .. } = env.net.rkey(peer, rkey) else {
-                    return self.fail(syndrome::REMOTE_ACCESS, env.net);
+                    return self.fail(syndrome::REMOTE_ACCESS_ERR, env.net);
                 };
                 let mut off = 0u64;
                 let mut issues = [Issue::Done; MAX_SGE];
@@ -293,10 +293,10 @@ impl QpState {
         }
         self.fence_for(env.net, Class::Read);
         let Some((ep, _)) = env.net.ready_peer(peer) else {
-            return self.fail(syndrome::TRANSPORT_RETRY_EXC, env.net);
+            return self.fail(syndrome::TRANSPORT_RETRY_EXC_ERR, env.net);
         };
         let KeyLookup::Ready { rkey: rk, .. } = env.net.rkey(peer, rkey) else {
-            return self.fail(syndrome::REMOTE_ACCESS, env.net);
+            return self.fail(syndrome::REMOTE_ACCESS_ERR, env.net);
         };
         let mut off = 0u64;
         let mut issues = [Issue::Done; MAX_SGE];
@@ -342,13 +342,13 @@ impl QpState {
         let i = self.next_exec;
         if self.stage == Stage::Fresh {
             if !raddr.is_multiple_of(8) {
-                return self.fail(syndrome::REMOTE_INVAL_REQ, env.net);
+                return self.fail(syndrome::REMOTE_INVAL_REQ_ERR, env.net);
             }
             let Some(region) = env
                 .local
                 .check(result.key, result.addr, 8, Access::LOCAL_WRITE)
             else {
-                return self.fail(syndrome::LOCAL_PROT, env.net);
+                return self.fail(syndrome::LOCAL_PROT_ERR, env.net);
             };
             let s = self.slot(i);
             s.result = Some((region, result.addr));
@@ -360,7 +360,7 @@ impl QpState {
             return Step::Stop;
         }
         let Some((ep, token_at_peer)) = env.net.ready_peer(peer) else {
-            return self.fail(syndrome::TRANSPORT_RETRY_EXC, env.net);
+            return self.fail(syndrome::TRANSPORT_RETRY_EXC_ERR, env.net);
         };
         let h = wire::Atomic {
             token: token_at_peer,
@@ -430,7 +430,7 @@ impl QpState {
     ) -> Step {
         let i = self.next_exec;
         let Some((ep, token_at_peer)) = env.net.ready_peer(peer) else {
-            return self.fail(syndrome::TRANSPORT_RETRY_EXC, env.net);
+            return self.fail(syndrome::TRANSPORT_RETRY_EXC_ERR, env.net);
         };
         let h = Msg {
             token: token_at_peer,
@@ -458,7 +458,7 @@ impl QpState {
                 .is_none()
             {
                 sdk_err!("nic", "no memory to gather a {total}-byte message");
-                return self.fail(syndrome::LOCAL_QP_OP, env.net);
+                return self.fail(syndrome::LOCAL_QP_OP_ERR, env.net);
             }
             for s in sges {
                 if s.len > 0 {
@@ -476,7 +476,7 @@ impl QpState {
                 .flatten()
                 .all(|r| r.kind == mkey::MemKind::Host);
             if !slot_regions_host {
-                return self.fail(syndrome::LOCAL_QP_OP, env.net);
+                return self.fail(syndrome::LOCAL_QP_OP_ERR, env.net);
             }
             self.slot(i).await_ack = true;
             env.net.ctrl_send(ep, wire::AM_MSG, &h, Some(buf));

@@ -21,13 +21,14 @@
 //! Errors: the first failing WQE completes with its error CQE, the QP enters the error
 //! state, and every later WQE (also those already running) completes with a flush error.
 
-use super::cqe::{self, syndrome, CqRing};
+use super::cq_ring::CqRing;
 use super::mkey::{self, Region};
 use super::peer::{token, Net};
 use super::ring::SqRing;
 use super::shared::{NicEvent, QpState as PubState, QpStatusCell};
 use super::ucp::{self, Issue};
-use super::wqe::{self, Wqe, MAX_INLINE, MAX_SGE};
+use doca_soft_packet::mlx5::rdma::{self as wqe, Wqe, MAX_INLINE, MAX_SGE};
+use doca_soft_packet::mlx5::{cqe, cqe_opcode, syndrome};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -143,9 +144,9 @@ pub(super) fn syndrome_of(status: ucp::Status) -> u8 {
         ucp::status_str(status)
     );
     match ucp::failure_of(status) {
-        ucp::Failure::Local => syndrome::LOCAL_QP_OP,
-        ucp::Failure::RemoteAccess => syndrome::REMOTE_ACCESS,
-        ucp::Failure::Transport => syndrome::TRANSPORT_RETRY_EXC,
+        ucp::Failure::Local => syndrome::LOCAL_QP_OP_ERR,
+        ucp::Failure::RemoteAccess => syndrome::REMOTE_ACCESS_ERR,
+        ucp::Failure::Transport => syndrome::TRANSPORT_RETRY_EXC_ERR,
     }
 }
 
@@ -209,14 +210,14 @@ impl QpState {
 
     /// The peer is gone: everything waiting on it fails.
     pub(super) fn peer_lost(&mut self, net: &Net) {
-        self.set_error(syndrome::TRANSPORT_RETRY_EXC, net);
+        self.set_error(syndrome::TRANSPORT_RETRY_EXC_ERR, net);
         let flushed = self.rma_flushed;
         for i in self.next_cqe..self.next_exec {
             let s = self.slot(i);
             let unconfirmed = s.await_ack || (s.rma_seq != 0 && s.rma_seq > flushed);
             s.await_ack = false;
             if unconfirmed && s.synd == 0 {
-                s.synd = syndrome::TRANSPORT_RETRY_EXC;
+                s.synd = syndrome::TRANSPORT_RETRY_EXC_ERR;
             }
         }
         self.rma_flushed = self.rma_issued;
@@ -307,7 +308,7 @@ impl QpState {
                         self.qpn,
                         bad.value
                     );
-                    self.set_error(syndrome::LOCAL_QP_OP, env.net);
+                    self.set_error(syndrome::LOCAL_QP_OP_ERR, env.net);
                     // Complete one whole ring with errors (once: more would overwrite
                     // these CQEs), so that device code waiting for any WQE of the ring
                     // sees an error CQE instead of waiting forever.
@@ -325,7 +326,7 @@ impl QpState {
                 s.index = i;
                 s.opcode = wqe::opcode_of(&raw);
                 // The first error CQE carries the QP's error (what put it in error).
-                s.synd = if first { err } else { syndrome::WR_FLUSH };
+                s.synd = if first { err } else { syndrome::WR_FLUSH_ERR };
                 self.next_exec += 1;
                 self.cur = None;
                 busy = true;
@@ -384,7 +385,7 @@ impl QpState {
             if synd == 0 && !flushing {
                 if let Some((region, addr)) = s.result.take() {
                     if mkey::write_local(&region, addr, &s.fetched.to_ne_bytes()).is_err() {
-                        synd = syndrome::LOCAL_PROT;
+                        synd = syndrome::LOCAL_PROT_ERR;
                     }
                 }
             }
@@ -394,8 +395,8 @@ impl QpState {
             s.result = None;
             let img = if self.error_cqe_written {
                 Some(cqe::error(
-                    cqe::op::REQ_ERR,
-                    syndrome::WR_FLUSH,
+                    cqe_opcode::REQ_ERR,
+                    syndrome::WR_FLUSH_ERR,
                     opcode,
                     i as u16,
                     self.qpn,
@@ -404,7 +405,7 @@ impl QpState {
                 self.error_cqe_written = true;
                 self.set_error(synd, env.net);
                 Some(cqe::error(
-                    cqe::op::REQ_ERR,
+                    cqe_opcode::REQ_ERR,
                     synd,
                     opcode,
                     i as u16,
@@ -432,7 +433,7 @@ impl QpState {
         if let Ok(pi) = self.sq.producer(self.next_exec) {
             self.pi = self.pi.max(pi);
         }
-        self.set_error(syndrome::WR_FLUSH, env.net);
+        self.set_error(syndrome::WR_FLUSH_ERR, env.net);
         self.error_cqe_written = true;
         while self.next_cqe < self.pi {
             let i = self.next_cqe;
@@ -442,8 +443,8 @@ impl QpState {
                 wqe::opcode_of(&self.sq.read(i))
             };
             let img = cqe::error(
-                cqe::op::REQ_ERR,
-                syndrome::WR_FLUSH,
+                cqe_opcode::REQ_ERR,
+                syndrome::WR_FLUSH_ERR,
                 opcode,
                 i as u16,
                 self.qpn,

@@ -3,11 +3,11 @@
 use super::fixture::{pair, Side, T};
 use crate::rdma::api::{NicEvent, QpState};
 use crate::rdma::bench::WriteBench;
-use crate::rdma::cqe::{op, syndrome};
 use crate::rdma::host::{
     self, cqe_bytes, cqe_counter, cqe_opcode, cqe_syndrome, HostQp, Seg, Sizes,
 };
 use crate::rdma::ring::SqDoorbell;
+use doca_soft_packet::mlx5::{cqe_opcode as op, syndrome};
 use std::time::Duration;
 
 fn qpn_of(c: &[u8; 64]) -> u32 {
@@ -277,18 +277,21 @@ fn unknown_rkey_fails_then_everything_flushes_and_the_host_hears_of_it() {
     a.q.post(|i, q| host::wqe_write(i, q, (b.at(0), b.key()), &[src], None, true));
     a.q.ring();
     expect_ok(&mut a.q, 0);
-    expect_err(&mut a.q, 1, syndrome::REMOTE_ACCESS);
-    expect_err(&mut a.q, 2, syndrome::WR_FLUSH);
-    expect_err(&mut a.q, 3, syndrome::WR_FLUSH);
-    assert_eq!(a.q.qp().status(), (QpState::Error, syndrome::REMOTE_ACCESS));
+    expect_err(&mut a.q, 1, syndrome::REMOTE_ACCESS_ERR);
+    expect_err(&mut a.q, 2, syndrome::WR_FLUSH_ERR);
+    expect_err(&mut a.q, 3, syndrome::WR_FLUSH_ERR);
+    assert_eq!(
+        a.q.qp().status(),
+        (QpState::Error, syndrome::REMOTE_ACCESS_ERR)
+    );
     assert!(a.nic.take_events().contains(&NicEvent::QpError {
         qpn: a.q.qpn(),
-        syndrome: syndrome::REMOTE_ACCESS
+        syndrome: syndrome::REMOTE_ACCESS_ERR
     }));
     // Later WQEs flush at once.
     a.q.post(|i, q| host::wqe_write(i, q, (b.at(0), b.key()), &[src], None, true));
     a.q.ring();
-    expect_err(&mut a.q, 4, syndrome::WR_FLUSH);
+    expect_err(&mut a.q, 4, syndrome::WR_FLUSH_ERR);
 }
 
 #[test]
@@ -301,7 +304,7 @@ fn ranges_outside_registrations_fail_locally_and_remotely() {
     };
     a.q.post(|i, q| host::wqe_write(i, q, (b.at(0), b.key()), &[bad_src], None, true));
     a.q.ring();
-    expect_err(&mut a.q, 0, syndrome::LOCAL_PROT);
+    expect_err(&mut a.q, 0, syndrome::LOCAL_PROT_ERR);
     let (mut c, d) = pair(1 << 16, false);
     let src = Seg {
         addr: c.at(0),
@@ -310,7 +313,7 @@ fn ranges_outside_registrations_fail_locally_and_remotely() {
     };
     c.q.post(|i, q| host::wqe_write(i, q, (d.at((1 << 16) - 4), d.key()), &[src], None, true));
     c.q.ring();
-    expect_err(&mut c.q, 0, syndrome::REMOTE_ACCESS);
+    expect_err(&mut c.q, 0, syndrome::REMOTE_ACCESS_ERR);
 }
 
 #[test]
@@ -322,7 +325,7 @@ fn malformed_wqes_and_receives_too_small_are_error_completions() {
         w
     });
     a.q.ring();
-    expect_err(&mut a.q, 0, syndrome::LOCAL_QP_OP);
+    expect_err(&mut a.q, 0, syndrome::LOCAL_QP_OP_ERR);
     // A 100-byte send into a 50-byte receive: the receiver's QP errs too.
     let (mut c, mut d) = pair(1 << 16, false);
     d.q.post_recv(d.at(0), d.key(), 50);
@@ -334,16 +337,16 @@ fn malformed_wqes_and_receives_too_small_are_error_completions() {
     };
     c.q.post(|i, q| host::wqe_send(i, q, &[s], None, true));
     c.q.ring();
-    expect_err(&mut c.q, 0, syndrome::REMOTE_INVAL_REQ);
+    expect_err(&mut c.q, 0, syndrome::REMOTE_INVAL_REQ_ERR);
     let r = d.q.poll_recv(T).expect("receive error CQE");
     assert_eq!(
         (cqe_opcode(&r), cqe_syndrome(&r), cqe_counter(&r)),
-        (op::RESP_ERR, syndrome::LOCAL_LENGTH, 0)
+        (op::RESP_ERR, syndrome::LOCAL_LENGTH_ERR, 0)
     );
     let r = d.q.poll_recv(T).expect("the other receive flushes");
     assert_eq!(
         (cqe_opcode(&r), cqe_syndrome(&r), cqe_counter(&r)),
-        (op::RESP_ERR, syndrome::WR_FLUSH, 1)
+        (op::RESP_ERR, syndrome::WR_FLUSH_ERR, 1)
     );
     let _ = (&mut b, &mut d);
 }
@@ -370,7 +373,7 @@ fn destroying_a_qp_flushes_what_its_ring_holds() {
     q.destroy_qp();
     assert!(!q.rq_in_use());
     for k in 0..3 {
-        expect_err(&mut q, k, syndrome::WR_FLUSH);
+        expect_err(&mut q, k, syndrome::WR_FLUSH_ERR);
     }
 }
 
@@ -611,7 +614,7 @@ fn gpu_doorbell_forms_record_and_register_both_drive_the_ring() {
     while qa.status().0 != QpState::Error && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(qa.status(), (QpState::Error, syndrome::LOCAL_QP_OP));
+    assert_eq!(qa.status(), (QpState::Error, syndrome::LOCAL_QP_OP_ERR));
     drop((qa, qb, cq));
     drop(r);
 }
@@ -664,10 +667,10 @@ fn an_unreachable_peer_fails_the_queue_instead_of_hanging() {
     assert_eq!(cqe_opcode(&c), op::REQ_ERR);
     assert!(matches!(
         cqe_syndrome(&c),
-        syndrome::TRANSPORT_RETRY_EXC | syndrome::WR_FLUSH
+        syndrome::TRANSPORT_RETRY_EXC_ERR | syndrome::WR_FLUSH_ERR
     ));
-    expect_err(&mut a.q, 1, syndrome::WR_FLUSH);
-    expect_err(&mut a.q, 2, syndrome::WR_FLUSH);
+    expect_err(&mut a.q, 1, syndrome::WR_FLUSH_ERR);
+    expect_err(&mut a.q, 2, syndrome::WR_FLUSH_ERR);
     assert!(a
         .nic
         .take_events()
@@ -732,7 +735,7 @@ fn the_unexpected_queue_is_bounded_and_refuses_past_it() {
     assert!(
         events.contains(&NicEvent::QpError {
             qpn: tx.qpn(),
-            syndrome: syndrome::RNR_RETRY_EXC
+            syndrome: syndrome::RNR_RETRY_EXC_ERR
         }),
         "{events:?}"
     );
@@ -807,7 +810,7 @@ fn deregistered_memory_is_revoked_at_the_peers() {
         q.ring();
         let c = q.poll_send(T).expect("CQE");
         if cqe_opcode(&c) == op::REQ_ERR {
-            assert_eq!(cqe_syndrome(&c), syndrome::REMOTE_ACCESS);
+            assert_eq!(cqe_syndrome(&c), syndrome::REMOTE_ACCESS_ERR);
             assert_eq!(cqe_counter(&c), n);
             break;
         }
@@ -876,7 +879,7 @@ fn a_nic_without_queues_still_revokes() {
         a.q.ring();
         let c = a.q.poll_send(T).expect("CQE");
         if cqe_opcode(&c) == op::REQ_ERR {
-            assert_eq!(cqe_syndrome(&c), syndrome::REMOTE_ACCESS);
+            assert_eq!(cqe_syndrome(&c), syndrome::REMOTE_ACCESS_ERR);
             assert_eq!(cqe_counter(&c), n);
             break;
         }

@@ -6,10 +6,10 @@
 use super::child::{pattern, Peer, MEM};
 use super::fixture::{Side, T};
 use crate::rdma::api::{NicEvent, QpState};
-use crate::rdma::cqe::{op, syndrome};
 use crate::rdma::host::{
     self, cqe_bytes, cqe_counter, cqe_opcode, cqe_syndrome, HostQp, Seg, Sizes,
 };
+use doca_soft_packet::mlx5::{cqe_opcode as op, syndrome};
 use std::time::{Duration, Instant};
 
 fn ok(c: &[u8; 64], counter: u16) {
@@ -170,14 +170,17 @@ fn two_processes_run_every_operation_and_report_errors() {
     let c = bad.poll_send(T).unwrap();
     assert_eq!(
         (cqe_opcode(&c), cqe_syndrome(&c)),
-        (op::REQ_ERR, syndrome::REMOTE_ACCESS)
+        (op::REQ_ERR, syndrome::REMOTE_ACCESS_ERR)
     );
     let c = bad.poll_send(T).unwrap();
     assert_eq!(
         (cqe_opcode(&c), cqe_syndrome(&c)),
-        (op::REQ_ERR, syndrome::WR_FLUSH)
+        (op::REQ_ERR, syndrome::WR_FLUSH_ERR)
     );
-    assert_eq!(bad.qp().status(), (QpState::Error, syndrome::REMOTE_ACCESS));
+    assert_eq!(
+        bad.qp().status(),
+        (QpState::Error, syndrome::REMOTE_ACCESS_ERR)
+    );
 
     // A range running past the child's registration: remote access error too; an atomic
     // on it as well (checked by the child's proxy).
@@ -188,7 +191,7 @@ fn two_processes_run_every_operation_and_report_errors() {
     let c = out_of_range.poll_send(T).unwrap();
     assert_eq!(
         (cqe_opcode(&c), cqe_syndrome(&c)),
-        (op::REQ_ERR, syndrome::REMOTE_ACCESS)
+        (op::REQ_ERR, syndrome::REMOTE_ACCESS_ERR)
     );
     let mut bad_atomic = extra_qp(&me, &peer);
     let res = (me.at(900008), me.key());
@@ -197,7 +200,7 @@ fn two_processes_run_every_operation_and_report_errors() {
     let c = bad_atomic.poll_send(T).unwrap();
     assert_eq!(
         (cqe_opcode(&c), cqe_syndrome(&c)),
-        (op::REQ_ERR, syndrome::REMOTE_ACCESS)
+        (op::REQ_ERR, syndrome::REMOTE_ACCESS_ERR)
     );
     assert!(me
         .nic
@@ -266,10 +269,10 @@ fn a_killed_peer_turns_every_pending_wqe_into_an_error_cqe_in_bounded_time() {
                 first_error = Some(cqe_syndrome(&c));
                 assert!(matches!(
                     cqe_syndrome(&c),
-                    syndrome::TRANSPORT_RETRY_EXC | syndrome::WR_FLUSH
+                    syndrome::TRANSPORT_RETRY_EXC_ERR | syndrome::WR_FLUSH_ERR
                 ));
             }
-            (op::REQ_ERR, Some(_)) => assert_eq!(cqe_syndrome(&c), syndrome::WR_FLUSH),
+            (op::REQ_ERR, Some(_)) => assert_eq!(cqe_syndrome(&c), syndrome::WR_FLUSH_ERR),
             other => panic!("unexpected CQE after an error: {other:?}"),
         }
         done += 1;
@@ -287,7 +290,7 @@ fn a_killed_peer_turns_every_pending_wqe_into_an_error_cqe_in_bounded_time() {
     let r = me.q.poll_recv(T).expect("receive flushed");
     assert_eq!(
         (cqe_opcode(&r), cqe_syndrome(&r)),
-        (op::RESP_ERR, syndrome::WR_FLUSH)
+        (op::RESP_ERR, syndrome::WR_FLUSH_ERR)
     );
     let ev = me.nic.take_events();
     assert!(
@@ -316,12 +319,12 @@ fn a_listener_that_never_answers_fails_the_queue_in_bounded_time() {
     assert_eq!(cqe_opcode(&c), op::REQ_ERR);
     assert!(matches!(
         cqe_syndrome(&c),
-        syndrome::TRANSPORT_RETRY_EXC | syndrome::WR_FLUSH
+        syndrome::TRANSPORT_RETRY_EXC_ERR | syndrome::WR_FLUSH_ERR
     ));
     let c = peer.cqe(false, 30_000).expect("second error CQE");
     assert_eq!(
         (cqe_opcode(&c), cqe_syndrome(&c)),
-        (op::REQ_ERR, syndrome::WR_FLUSH)
+        (op::REQ_ERR, syndrome::WR_FLUSH_ERR)
     );
     assert!(start.elapsed() < Duration::from_secs(30));
     assert!(peer.cmd("events").contains("PeerLost"));

@@ -4,8 +4,8 @@
 //! this process never see it. Skips, saying why, without root or the veth driver.
 
 use super::child::{hex, pattern, Peer};
-use crate::rdma::cqe::op;
 use crate::rdma::host::{cqe_bytes, cqe_opcode};
+use doca_soft_packet::mlx5::cqe_opcode as op;
 use doca_test_support::netns::VethPair;
 
 #[test]

@@ -2,9 +2,9 @@
 //! reference facts §3.12 (not produced by the crate's own builders), and against the
 //! encoders of doca-soft's device headers compiled for the host with nvcc.
 
-use crate::rdma::cqe::{self, op, syndrome};
 use crate::rdma::host;
-use crate::rdma::wqe::{self, Malformed, Op, RecvWqe, Sge};
+use doca_soft_packet::mlx5::rdma::{self as wqe, Malformed, Op, RecvWqe, Sge};
+use doca_soft_packet::mlx5::{cqe, cqe_opcode as op, syndrome};
 
 const QPN: u32 = 0x0a_bcde;
 
@@ -331,7 +331,7 @@ fn cqe_images_match_the_mlx5_layout() {
     assert_eq!(&c[44..48], &[0, 0, 0, 5]);
     assert_eq!(c[63], 0x34);
     // Error: syndrome @55, failed opcode in the top byte of @56, op_own 0xd0.
-    let c = cqe::error(op::REQ_ERR, syndrome::REMOTE_ACCESS, 0x08, 0xffff, QPN);
+    let c = cqe::error(op::REQ_ERR, syndrome::REMOTE_ACCESS_ERR, 0x08, 0xffff, QPN);
     assert_eq!(c[55], 0x13);
     assert_eq!(&c[56..60], &[0x08, 0x0a, 0xbc, 0xde]);
     assert_eq!(&c[60..62], &[0xff, 0xff]);
@@ -478,7 +478,7 @@ fn device_header_encoders_parse_as_intended() {
     assert_eq!(seen, 9, "every encoder printed one WQE:\n{text}");
 }
 
-fn p_src(op: &Op) -> crate::rdma::wqe::Sges {
+fn p_src(op: &Op) -> wqe::Sges {
     match op {
         Op::Write { src, .. } => *src,
         _ => Default::default(),

@@ -363,15 +363,13 @@ impl UromService {
 
     /// The service's context, as the C API hands it out.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.ctx.handle()
     }
 
     /// Whether it may be destroyed now: NOT_PERMITTED unless IDLE, IN_USE while workers
     /// refer to it. When it may, it leaves its progress engine.
     pub(crate) fn prepare_destroy(&self) -> DocaResult<()> {
-        if self.ctx.state() != STATE_IDLE {
-            return Err(DocaError::NOT_PERMITTED);
-        }
+        self.ctx.idle_or(DocaError::NOT_PERMITTED)?;
         if self.shared.attached.load(Ordering::Acquire) > 0 {
             return Err(DocaError::IN_USE);
         }

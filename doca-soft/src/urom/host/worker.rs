@@ -601,15 +601,13 @@ impl UromWorker {
 
     /// The worker's context, as the C API hands it out.
     pub(crate) fn ctx_ptr(&self) -> *mut Ctx {
-        &*self.ctx as *const Ctx as *mut Ctx
+        self.ctx.handle()
     }
 
     /// Whether it may be destroyed now: IN_USE unless IDLE. When it may, it leaves its
     /// progress engine and its service.
     pub(crate) fn prepare_destroy(&self) -> DocaResult<()> {
-        if self.ctx.state() != STATE_IDLE {
-            return Err(DocaError::IN_USE);
-        }
+        self.ctx.idle_or(DocaError::IN_USE)?;
         self.ctx.detach_from_pe();
         if let Some(s) = lock(&self.shared.cfg).service.take() {
             s.detach();
