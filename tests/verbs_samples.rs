@@ -260,13 +260,20 @@ fn get_bw(scope: &str) {
     get_bw_on(None, &bin, scope);
 }
 
-fn get_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
+/// A bandwidth sample's server and client at `scope` over all [`SIZES`] (the GPU held for
+/// the run), the client's success and size table checked; returns (server, client).
+fn bw_pair_checked(net: Option<&VethPair>, bin: &Path, scope: &str) -> (Finished, Finished) {
     let _g = gpu_lock();
     let (i, t) = (iters(), threads());
     let common = ["-i", &i, "-t", &t, "-e", scope];
     let (server, client) = pair_on(net, bin, &common, &[], true, &SIZES);
     assert_ok(&client, "client");
     assert_table(&client, &SIZES, "client");
+    (server, client)
+}
+
+fn get_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
+    let (server, client) = bw_pair_checked(net, bin, scope);
     assert!(
         client
             .stdout
@@ -295,12 +302,7 @@ fn signal_bw(sample: &str, scope: &str) {
 }
 
 fn signal_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
-    let _g = gpu_lock();
-    let (i, t) = (iters(), threads());
-    let common = ["-i", &i, "-t", &t, "-e", scope];
-    let (server, client) = pair_on(net, bin, &common, &[], true, &SIZES);
-    assert_ok(&client, "client");
-    assert_table(&client, &SIZES, "client");
+    let (server, _client) = bw_pair_checked(net, bin, scope);
     assert_ok(&server, "server");
     assert!(
         server

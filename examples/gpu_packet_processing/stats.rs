@@ -10,32 +10,20 @@ use std::fmt::Write as _;
 /// Seconds between two statistics blocks (a block is printed once more than this passed).
 pub const PRINT_INTERVAL_NS: u128 = 5_000_000_000;
 
-/// Cumulative UDP counts of one queue.
+/// Cumulative UDP counts of one queue: the batch counters summed (wrapping).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UdpTotals {
-    /// DNS packets.
-    pub dns: u64,
-    /// DNS bytes.
-    pub dns_bytes: u64,
-    /// Other UDP packets.
-    pub others: u64,
-    /// Other UDP bytes.
-    pub others_bytes: u64,
-    /// All packets.
-    pub total: u64,
-    /// All bytes.
-    pub total_bytes: u64,
-}
+pub struct UdpTotals(pub StatsUdp);
 
 impl UdpTotals {
     /// Adds one batch.
     pub fn add(&mut self, b: &StatsUdp) {
-        self.dns = self.dns.wrapping_add(b.dns);
-        self.dns_bytes = self.dns_bytes.wrapping_add(b.dns_bytes);
-        self.others = self.others.wrapping_add(b.others);
-        self.others_bytes = self.others_bytes.wrapping_add(b.others_bytes);
-        self.total = self.total.wrapping_add(b.total);
-        self.total_bytes = self.total_bytes.wrapping_add(b.total_bytes);
+        let t = &mut self.0;
+        t.dns = t.dns.wrapping_add(b.dns);
+        t.dns_bytes = t.dns_bytes.wrapping_add(b.dns_bytes);
+        t.others = t.others.wrapping_add(b.others);
+        t.others_bytes = t.others_bytes.wrapping_add(b.others_bytes);
+        t.total = t.total.wrapping_add(b.total);
+        t.total_bytes = t.total_bytes.wrapping_add(b.total_bytes);
     }
 }
 
@@ -72,6 +60,7 @@ fn gbps(bytes: u64, secs: i64) -> f64 {
 pub fn format_block(secs: i64, udp: &[UdpTotals], tcp: &[TcpTotals]) -> String {
     let mut s = format!("\nSeconds {secs}\n");
     for (i, u) in udp.iter().enumerate() {
+        let u = &u.0;
         let _ = writeln!(
             s,
             "[UDP] QUEUE: {i} DNS: {} DNS_BW: {:.3} Gbps OTHER: {} OTHER_BW: {:.3} Gbps TOTAL: {} TOTAL_BW: {:.3} Gbps",
