@@ -157,28 +157,14 @@ fn pair_on(
         ),
         None => (["lo", "lo"], "127.0.0.1".to_string()),
     };
-    let mut sargs = vec![
-        "-d",
-        devs[0],
-        "-g",
-        "0",
-        "--oob-port",
-        &port,
-        "--sizes",
-        &sizes,
-    ];
-    sargs.extend_from_slice(common);
-    let mut cargs = vec![
-        "-d",
-        devs[1],
-        "-g",
-        "0",
-        "--oob-port",
-        &port,
-        "--sizes",
-        &sizes,
-    ];
-    cargs.extend_from_slice(common);
+    // Both sides: their device, GPU 0, the out-of-band port, the sizes, then `common`.
+    let side_args = |dev| {
+        let mut v = vec!["-d", dev, "-g", "0", "--oob-port", &port, "--sizes", &sizes];
+        v.extend_from_slice(common);
+        v
+    };
+    let sargs = side_args(devs[0]);
+    let mut cargs = side_args(devs[1]);
     cargs.extend_from_slice(&["-c", &server_addr]);
     cargs.extend_from_slice(client_extra);
     let spawn = |args: &[&str], i: usize| match net {

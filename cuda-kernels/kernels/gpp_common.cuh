@@ -220,6 +220,22 @@ __device__ __forceinline__ bool gpp_warp_exit_requested(const uint32_t *exit_fla
 }
 
 /**
+ * Whether a block's receive failed (`r`); if so thread 0 prints the error as the original
+ * does (`proto`: "TCP", "UDP") and sets the exit flag, and the block should leave its loop.
+ */
+__device__ __forceinline__ bool gpp_block_recv_failed(doca_error_t r, uint32_t num, const char *proto, uint32_t *exit_flag)
+{
+	if (r == DOCA_SUCCESS)
+		return false;
+	if (threadIdx.x == 0) {
+		printf("Receive %s kernel error %d Block %d rxpkts %d error %d\n",
+		       proto, (int)r, (int)blockIdx.x, (int)num, (int)r);
+		gpp_request_exit(exit_flag);
+	}
+	return true;
+}
+
+/**
  * Receives up to `max` packets with the given scope (block or warp) and synchronises that scope
  * afterwards, so that `*first`, `*num` and `attr` (shared memory) are visible to every thread.
  */

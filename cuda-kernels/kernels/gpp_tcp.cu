@@ -83,14 +83,8 @@ extern "C" __global__ void doca_rs_gpp_receive_tcp(struct doca_gpu_eth_rxq *rxq0
 		if (stop)
 			break;
 		doca_error_t r = gpp_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_BLOCK>(rxq, GPP_TCP_MAX_RX, GPP_TCP_TIMEOUT_NS, &first, &num, attr);
-		if (r != DOCA_SUCCESS) {
-			if (threadIdx.x == 0) {
-				printf("Receive TCP kernel error %d Block %d rxpkts %d error %d\n",
-				       (int)r, (int)blockIdx.x, (int)num, (int)r);
-				gpp_request_exit(exit_flag);
-			}
+		if (gpp_block_recv_failed(r, num, "TCP", exit_flag))
 			break;
-		}
 		const uint32_t n = num;
 		if (n == 0)
 			continue;

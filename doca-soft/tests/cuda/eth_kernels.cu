@@ -44,18 +44,12 @@ __device__ void rx_body(struct doca_gpu_eth_rxq *rxq, uint32_t want, unsigned lo
 	__syncthreads();
 	while (!stop) {
 		doca_error_t r = DOCA_SUCCESS;
-		if (S == DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD) {
-			if (threadIdx.x == 0)
-				r = doca_gpu_dev_eth_rxq_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD,
-							      DOCA_GPUNETIO_ETH_MCST_AUTO,
-							      DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
-							      DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq, RX_BATCH, RX_TIMEOUT_NS, &first, &num, attr);
-		} else {
+		// Thread scope: thread 0 receives for the block.
+		if (S != DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD || threadIdx.x == 0)
 			r = doca_gpu_dev_eth_rxq_recv<S,
 						      DOCA_GPUNETIO_ETH_MCST_AUTO,
 						      DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
 						      DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq, RX_BATCH, RX_TIMEOUT_NS, &first, &num, attr);
-		}
 		if (r != DOCA_SUCCESS)
 			atomicAdd(&out[3], 1ULL);
 		__syncthreads();
