@@ -30,6 +30,7 @@ use doca_soft::testing::{DropReason, Port, PortSpec, RxSink};
 use doca_test_support::netns;
 use support::args::{self, Common};
 use support::report::Figure;
+use support::soft::lane_cpu_ns;
 
 /// The command line.
 #[derive(Parser, Debug)]
@@ -172,20 +173,6 @@ fn mono_ns() -> u64 {
     // SAFETY: as above.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// CPU time (ns) of this process's receive-lane threads, from their scheduler clocks.
-fn lane_cpu_ns() -> u64 {
-    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-        return 0;
-    };
-    dir.filter_map(Result::ok)
-        .filter(|t| {
-            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with("doca-rx"))
-        })
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
 }
 
 fn spec(backend: &str) -> PortSpec {

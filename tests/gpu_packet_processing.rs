@@ -600,12 +600,12 @@ fn reporter_reads_one_batch_per_queue_per_pass_and_prints_every_5_seconds() {
     };
     let mut r = stats::Reporter::new(2, 100, 100_000_000_000);
     assert!(r.poll(&mut src).unwrap());
-    assert_eq!(r.udp[0].dns, 1, "one batch per pass");
+    assert_eq!(r.udp[0].0.dns, 1, "one batch per pass");
     assert_eq!(r.tcp[1].0.total, 2);
     assert!(r.poll(&mut src).unwrap());
     assert!(r.poll(&mut src).unwrap());
     assert!(!r.poll(&mut src).unwrap(), "nothing left");
-    assert_eq!(r.udp[0].dns, 3);
+    assert_eq!(r.udp[0].0.dns, 3);
     assert!(
         r.maybe_block(105, 105_000_000_000).is_none(),
         "exactly 5 s: not yet"

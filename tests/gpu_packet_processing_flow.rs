@@ -81,6 +81,19 @@ fn count_in(got: &[(u16, Vec<Vec<u8>>)], ids: &[u16]) -> usize {
         .sum()
 }
 
+/// Flow as the sample starts it (two pipe queues, vnf,hws) and `dev` started as its port 0.
+/// Drop the port before the Flow (bind them in this order: the port drops first).
+fn flow_port(dev: &Device) -> (Flow, FlowPort) {
+    let flow = Flow::init(FlowConfig {
+        pipe_queues: 2,
+        mode_args: "vnf,hws".into(),
+        nr_counters: 524228,
+    })
+    .unwrap();
+    let port = FlowPort::start(&flow, dev, 0).unwrap();
+    (flow, port)
+}
+
 fn session_of(f: &[u8]) -> SessionKey {
     SessionKey::of(&packets::parse_tcp(f).unwrap())
 }
@@ -89,13 +102,7 @@ fn session_of(f: &[u8]) -> SessionKey {
 fn http_server_mode_steers_by_protocol_flags_and_session() {
     let _g = setup();
     let (dev, peer) = wire("gpps");
-    let flow = Flow::init(FlowConfig {
-        pipe_queues: 2,
-        mode_args: "vnf,hws".into(),
-        nr_counters: 524228,
-    })
-    .unwrap();
-    let port = FlowPort::start(&flow, &dev, 0).unwrap();
+    let (_flow, port) = flow_port(&dev);
     let queues = Queues::new(&dev, true);
     let pipes = flow_setup::create(&port, 2, true).unwrap();
     let tx = soft_port(&peer);
@@ -201,13 +208,7 @@ fn http_server_mode_steers_by_protocol_flags_and_session() {
 fn plain_mode_sends_every_tcp_packet_to_the_gpu_queues() {
     let _g = setup();
     let (dev, peer) = wire("gppn");
-    let flow = Flow::init(FlowConfig {
-        pipe_queues: 2,
-        mode_args: "vnf,hws".into(),
-        nr_counters: 524228,
-    })
-    .unwrap();
-    let port = FlowPort::start(&flow, &dev, 0).unwrap();
+    let (_flow, port) = flow_port(&dev);
     let queues = Queues::new(&dev, false);
     let pipes = flow_setup::create(&port, 2, false).unwrap();
     assert!(pipes.cpu_tcp.is_none());

@@ -13,7 +13,7 @@ mod support;
 
 use doca::gpunetio::cuda_available;
 use doca_test_support::{require_cuda, require_raw_sockets};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use support::{example, ready_path, Proc};
 
@@ -32,6 +32,18 @@ fn gpu_setup(sample: &str) -> Option<(PathBuf, PathBuf)> {
     let s = example(sample)?;
     let p = example("pktgen")?;
     require_raw_sockets().then_some((s, p))
+}
+
+/// Starts `pktgen recv` on `lo` (UDP port 5000) with the checks `checks`, up to 60 s for
+/// the first frame and 3 s after the last, and waits until it is ready.
+fn pktgen_recv(pktgen: &Path, ready: &Path, checks: &[&str]) -> Proc {
+    let ready_s = ready.to_string_lossy().to_string();
+    let mut args = vec!["recv", "-i", "lo", "-d", "5000"];
+    args.extend_from_slice(checks);
+    args.extend_from_slice(&["-W", "60000", "-t", "3000", "-R", &ready_s]);
+    let mut recv = Proc::spawn(pktgen, &args);
+    recv.wait_ready(ready, 20);
+    recv
 }
 
 fn receive_exactly(scope: &str, n: u64) {
@@ -108,30 +120,12 @@ fn send_and_verify(args: &[&str], threads: u64, rounds: u64) {
     let _lo = lo_lock();
     let n = threads * rounds;
     let ready = ready_path("simple-send");
-    let ready_s = ready.to_string_lossy().to_string();
     let expect = n.to_string();
-    let mut recv = Proc::spawn(
+    let recv = pktgen_recv(
         &pktgen,
-        &[
-            "recv",
-            "-i",
-            "lo",
-            "-d",
-            "5000",
-            "--expect",
-            &expect,
-            "--require-csum",
-            "-c",
-            &expect,
-            "-W",
-            "60000",
-            "-t",
-            "3000",
-            "-R",
-            &ready_s,
-        ],
+        &ready,
+        &["--expect", &expect, "--require-csum", "-c", &expect],
     );
-    recv.wait_ready(&ready, 20);
     let t = threads.to_string();
     let mut all = vec![
         "-g", "0", "-n", "lo", "-s", "512", "-t", &t, "--count", &expect,
@@ -184,16 +178,11 @@ fn bursts_spaced(interval_ns: u64, extra: &[&str]) {
     };
     let _lo = lo_lock();
     let ready = ready_path("send-wait-time");
-    let ready_s = ready.to_string_lossy().to_string();
     let t = interval_ns.to_string();
-    let mut recv = Proc::spawn(
+    let recv = pktgen_recv(
         &pktgen,
+        &ready,
         &[
-            "recv",
-            "-i",
-            "lo",
-            "-d",
-            "5000",
             "--expect",
             "256",
             "-c",
@@ -202,15 +191,8 @@ fn bursts_spaced(interval_ns: u64, extra: &[&str]) {
             &t,
             "--tolerance",
             "0.1",
-            "-W",
-            "60000",
-            "-t",
-            "3000",
-            "-R",
-            &ready_s,
         ],
     );
-    recv.wait_ready(&ready, 20);
     let mut args = vec!["-g", "0", "-n", "lo", "-t", &t];
     args.extend_from_slice(extra);
     let sent = Proc::spawn(&tx, &args).wait(90);

@@ -157,28 +157,14 @@ fn pair_on(
         ),
         None => (["lo", "lo"], "127.0.0.1".to_string()),
     };
-    let mut sargs = vec![
-        "-d",
-        devs[0],
-        "-g",
-        "0",
-        "--oob-port",
-        &port,
-        "--sizes",
-        &sizes,
-    ];
-    sargs.extend_from_slice(common);
-    let mut cargs = vec![
-        "-d",
-        devs[1],
-        "-g",
-        "0",
-        "--oob-port",
-        &port,
-        "--sizes",
-        &sizes,
-    ];
-    cargs.extend_from_slice(common);
+    // Both sides: their device, GPU 0, the out-of-band port, the sizes, then `common`.
+    let side_args = |dev| {
+        let mut v = vec!["-d", dev, "-g", "0", "--oob-port", &port, "--sizes", &sizes];
+        v.extend_from_slice(common);
+        v
+    };
+    let sargs = side_args(devs[0]);
+    let mut cargs = side_args(devs[1]);
     cargs.extend_from_slice(&["-c", &server_addr]);
     cargs.extend_from_slice(client_extra);
     let spawn = |args: &[&str], i: usize| match net {
@@ -260,13 +246,20 @@ fn get_bw(scope: &str) {
     get_bw_on(None, &bin, scope);
 }
 
-fn get_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
+/// A bandwidth sample's server and client at `scope` over all [`SIZES`] (the GPU held for
+/// the run), the client's success and size table checked; returns (server, client).
+fn bw_pair_checked(net: Option<&VethPair>, bin: &Path, scope: &str) -> (Finished, Finished) {
     let _g = gpu_lock();
     let (i, t) = (iters(), threads());
     let common = ["-i", &i, "-t", &t, "-e", scope];
     let (server, client) = pair_on(net, bin, &common, &[], true, &SIZES);
     assert_ok(&client, "client");
     assert_table(&client, &SIZES, "client");
+    (server, client)
+}
+
+fn get_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
+    let (server, client) = bw_pair_checked(net, bin, scope);
     assert!(
         client
             .stdout
@@ -295,12 +288,7 @@ fn signal_bw(sample: &str, scope: &str) {
 }
 
 fn signal_bw_on(net: Option<&VethPair>, bin: &Path, scope: &str) {
-    let _g = gpu_lock();
-    let (i, t) = (iters(), threads());
-    let common = ["-i", &i, "-t", &t, "-e", scope];
-    let (server, client) = pair_on(net, bin, &common, &[], true, &SIZES);
-    assert_ok(&client, "client");
-    assert_table(&client, &SIZES, "client");
+    let (server, _client) = bw_pair_checked(net, bin, scope);
     assert_ok(&server, "server");
     assert!(
         server

@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -218,24 +218,8 @@ fn send_and_verify(
 ) -> Result<UdpRun, String> {
     let e = |what: &'static str| move |err: cudarc::driver::DriverError| format!("{what}: {err:?}");
     let done = Arc::new(AtomicBool::new(false));
-    let mut socks = Vec::new();
-    for q in 0..queues {
-        socks.push(
-            udp::udp_socket(
-                Some(udp::BASE_PORT + q as u16),
-                32 << 20,
-                Duration::from_millis(200),
-            )
-            .map_err(|e| format!("receiver socket: {e}"))?,
-        );
-    }
-    let receivers: Vec<_> = socks
-        .into_iter()
-        .map(|s| {
-            let done = done.clone();
-            std::thread::spawn(move || udp::recv_frames(&s, size, queues, frames, frames, &done))
-        })
-        .collect();
+    let receivers = udp::spawn_receivers(queues, size, frames, &done)
+        .map_err(|e| format!("receiver socket: {e}"))?;
     let stream = env.ctx().default_stream();
     let txqs = stream
         .clone_htod(&qs.iter().map(|q| q.handle).collect::<Vec<u64>>())

@@ -31,6 +31,19 @@ const WARMUP: usize = 20;
 /// How long one frame may take before it counts as lost.
 const GIVE_UP: Duration = Duration::from_secs(1);
 
+/// Keeps sample `i` (its round trip started at `t`) once past the warm-up: its time in
+/// microseconds when it came back (`got`), else one more loss.
+fn record(i: usize, got: bool, t: Instant, v: &mut Vec<f64>, lost: &mut usize) {
+    let us = t.elapsed().as_secs_f64() * 1e6;
+    if i >= WARMUP {
+        if got {
+            v.push(us);
+        } else {
+            *lost += 1;
+        }
+    }
+}
+
 fn summarize(mut v: Vec<f64>, lost: usize) -> Result<Latency, String> {
     if v.is_empty() {
         return Err(format!("no frame arrived ({lost} lost)"));
@@ -74,14 +87,7 @@ pub fn udp_socket_latency(samples: usize, gap: Duration) -> Result<Latency, Stri
                 Err(_) => break false,
             }
         };
-        let us = t.elapsed().as_secs_f64() * 1e6;
-        if i >= WARMUP {
-            if got {
-                v.push(us);
-            } else {
-                lost += 1;
-            }
-        }
+        record(i, got, t, &mut v, &mut lost);
         std::thread::sleep(gap);
     }
     summarize(v, lost)
@@ -108,14 +114,7 @@ pub fn soft_lo_latency(samples: usize, gap: Duration) -> Result<Latency, String>
             // A 1 ns limit: take what is there and return (spinning, as a kernel polls).
             q.recv_with(64, 1, |_, _, f| got |= f.ends_with(&p));
         }
-        let us = t.elapsed().as_secs_f64() * 1e6;
-        if i >= WARMUP {
-            if got {
-                v.push(us);
-            } else {
-                lost += 1;
-            }
-        }
+        record(i, got, t, &mut v, &mut lost);
         std::thread::sleep(gap);
     }
     // `q` reads the queue `rx` owns; locals go in reverse order, `q` first.

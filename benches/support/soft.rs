@@ -160,11 +160,7 @@ pub struct SoftRun {
 impl SoftRun {
     /// Received frames per second.
     pub fn pps(&self) -> f64 {
-        if self.secs > 0.0 {
-            self.received as f64 / self.secs
-        } else {
-            0.0
-        }
+        super::udp::per_second(self.received as f64, self.secs)
     }
 }
 

@@ -129,21 +129,7 @@ pub fn run_soft_tx(
     rate_pps: f64,
 ) -> std::io::Result<UdpRun> {
     let done = Arc::new(AtomicBool::new(false));
-    let mut socks = Vec::new();
-    for q in 0..queues {
-        socks.push(udp::udp_socket(
-            Some(udp::BASE_PORT + q as u16),
-            32 << 20,
-            Duration::from_millis(200),
-        )?);
-    }
-    let receivers: Vec<_> = socks
-        .into_iter()
-        .map(|s| {
-            let done = done.clone();
-            std::thread::spawn(move || udp::recv_frames(&s, size, queues, frames, frames, &done))
-        })
-        .collect();
+    let receivers = udp::spawn_receivers(queues, size, frames, &done)?;
     let per = if rate_pps > 0.0 {
         rate_pps / queues as f64
     } else {

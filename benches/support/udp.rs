@@ -523,30 +523,36 @@ pub struct UdpRun {
     pub send_secs: f64,
 }
 
+/// `count` per second over `secs` (0 when nothing was timed).
+pub fn per_second(count: f64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        count / secs
+    } else {
+        0.0
+    }
+}
+
 impl UdpRun {
     /// Received frames per second over the receive span.
     pub fn rx_pps(&self) -> f64 {
-        if self.recv_secs > 0.0 {
-            self.received as f64 / self.recv_secs
-        } else {
-            0.0
-        }
+        per_second(self.received as f64, self.recv_secs)
     }
 
     /// Frames per second per sender thread (one core each).
     pub fn tx_pps_per_core(&self, senders: usize) -> f64 {
-        if self.send_secs > 0.0 {
-            self.sent as f64 / senders as f64 / self.send_secs
-        } else {
-            0.0
-        }
+        per_second(self.sent as f64 / senders as f64, self.send_secs)
     }
 }
 
-/// Runs `queues` sendmmsg senders against `queues` recvmmsg receivers, `frames` per sender,
-/// each sender paced to `rate_pps / queues` (0 = unpaced).
-pub fn run_recvmmsg(queues: usize, size: usize, frames: u64, rate_pps: f64) -> io::Result<UdpRun> {
-    let done = Arc::new(AtomicBool::new(false));
+/// Binds `queues` receiver sockets (ports [`BASE_PORT`] on, 32 MiB buffers, 200 ms receive
+/// timeout) and starts a [`recv_frames`] thread on each, expecting `frames` from each of
+/// `queues` senders, until `done`.
+pub fn spawn_receivers(
+    queues: usize,
+    size: usize,
+    frames: u64,
+    done: &Arc<AtomicBool>,
+) -> io::Result<Vec<std::thread::JoinHandle<RecvResult>>> {
     let mut socks = Vec::new();
     for q in 0..queues {
         socks.push(udp_socket(
@@ -555,13 +561,20 @@ pub fn run_recvmmsg(queues: usize, size: usize, frames: u64, rate_pps: f64) -> i
             Duration::from_millis(200),
         )?);
     }
-    let receivers: Vec<_> = socks
+    Ok(socks
         .into_iter()
         .map(|s| {
             let done = done.clone();
             std::thread::spawn(move || recv_frames(&s, size, queues, frames, frames, &done))
         })
-        .collect();
+        .collect())
+}
+
+/// Runs `queues` sendmmsg senders against `queues` recvmmsg receivers, `frames` per sender,
+/// each sender paced to `rate_pps / queues` (0 = unpaced).
+pub fn run_recvmmsg(queues: usize, size: usize, frames: u64, rate_pps: f64) -> io::Result<UdpRun> {
+    let done = Arc::new(AtomicBool::new(false));
+    let receivers = spawn_receivers(queues, size, frames, &done)?;
     let per = if rate_pps > 0.0 {
         rate_pps / queues as f64
     } else {

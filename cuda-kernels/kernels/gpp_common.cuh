@@ -208,3 +208,52 @@ __device__ __forceinline__ void gpp_request_exit(uint32_t *exit_flag)
 	*(volatile uint32_t *)exit_flag = 1;
 	__threadfence_system();
 }
+
+/**
+ * Whether the warp should stop: lane 0 reads the exit flag and shares it with the warp (every
+ * lane returns the same answer, so the warp leaves its loop together).
+ */
+__device__ __forceinline__ bool gpp_warp_exit_requested(const uint32_t *exit_flag)
+{
+	int stop = threadIdx.x % 32u == 0 ? gpp_exit_requested(exit_flag) : 0;
+	return __shfl_sync(0xffffffffu, stop, 0) != 0;
+}
+
+/**
+ * Whether a block's receive failed (`r`); if so thread 0 prints the error as the original
+ * does (`proto`: "TCP", "UDP") and sets the exit flag, and the block should leave its loop.
+ */
+__device__ __forceinline__ bool gpp_block_recv_failed(doca_error_t r, uint32_t num, const char *proto, uint32_t *exit_flag)
+{
+	if (r == DOCA_SUCCESS)
+		return false;
+	if (threadIdx.x == 0) {
+		printf("Receive %s kernel error %d Block %d rxpkts %d error %d\n",
+		       proto, (int)r, (int)blockIdx.x, (int)num, (int)r);
+		gpp_request_exit(exit_flag);
+	}
+	return true;
+}
+
+/**
+ * Receives up to `max` packets with the given scope (block or warp) and synchronises that scope
+ * afterwards, so that `*first`, `*num` and `attr` (shared memory) are visible to every thread.
+ */
+template <enum doca_gpu_dev_eth_exec_scope scope>
+__device__ __forceinline__ doca_error_t gpp_recv(struct doca_gpu_eth_rxq *rxq,
+						  uint32_t max,
+						  uint64_t timeout_ns,
+						  uint64_t *first,
+						  uint32_t *num,
+						  struct doca_gpu_dev_eth_rxq_attr *attr)
+{
+	doca_error_t r = doca_gpu_dev_eth_rxq_recv<scope,
+						   DOCA_GPUNETIO_ETH_MCST_AUTO,
+						   DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
+						   DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq, max, timeout_ns, first, num, attr);
+	if (scope == DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP)
+		__syncwarp();
+	else
+		__syncthreads();
+	return r;
+}

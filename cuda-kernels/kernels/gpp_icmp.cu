@@ -46,20 +46,9 @@ extern "C" __global__ void doca_rs_gpp_receive_icmp(struct doca_gpu_eth_rxq *rxq
 	unsigned long long replies = 0, unknown = 0, malformed = 0;
 	volatile struct gpp_icmp_counters *out = counters;
 	for (;;) {
-		int stop = lane == 0 ? gpp_exit_requested(exit_flag) : 0;
-		stop = __shfl_sync(0xffffffffu, stop, 0);
-		if (stop)
+		if (gpp_warp_exit_requested(exit_flag))
 			break;
-		doca_error_t r = doca_gpu_dev_eth_rxq_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP,
-							   DOCA_GPUNETIO_ETH_MCST_AUTO,
-							   DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
-							   DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq,
-											 GPP_ICMP_MAX_RX,
-											 GPP_ICMP_TIMEOUT_NS,
-											 &first,
-											 &num,
-											 attr);
-		__syncwarp();
+		doca_error_t r = gpp_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP>(rxq, GPP_ICMP_MAX_RX, GPP_ICMP_TIMEOUT_NS, &first, &num, attr);
 		if (r != DOCA_SUCCESS) {
 			if (lane == 0) {
 				printf("Receive ICMP kernel error %d warp %d lane %d error %d\n",

@@ -58,20 +58,9 @@ extern "C" __global__ void doca_rs_gpp_tcp_cpu_relay(struct doca_gpu_eth_rxq *rx
 	uint32_t rx_next = 0, tx_next = 0, tx_slot = 0;
 	unsigned long long received = 0, dropped = 0, sent = 0;
 	for (;;) {
-		int stop = lane == 0 ? gpp_exit_requested(exit_flag) : 0;
-		stop = __shfl_sync(0xffffffffu, stop, 0);
-		if (stop)
+		if (gpp_warp_exit_requested(exit_flag))
 			break;
-		doca_error_t r = doca_gpu_dev_eth_rxq_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP,
-							   DOCA_GPUNETIO_ETH_MCST_AUTO,
-							   DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
-							   DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq,
-											 GPP_RELAY_MAX_RX,
-											 GPP_RELAY_TIMEOUT_NS,
-											 &first,
-											 &num,
-											 attr);
-		__syncwarp();
+		doca_error_t r = gpp_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP>(rxq, GPP_RELAY_MAX_RX, GPP_RELAY_TIMEOUT_NS, &first, &num, attr);
 		if (r != DOCA_SUCCESS) {
 			if (lane == 0) {
 				printf("Receive TCP CPU relay error %d queue %d error %d\n", (int)r, (int)q, (int)r);

@@ -37,24 +37,9 @@ extern "C" __global__ void doca_rs_gpp_receive_udp(struct doca_gpu_eth_rxq *rxq0
 		__syncthreads();
 		if (stop)
 			break;
-		doca_error_t r = doca_gpu_dev_eth_rxq_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_BLOCK,
-							   DOCA_GPUNETIO_ETH_MCST_AUTO,
-							   DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
-							   DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq,
-											 GPP_UDP_MAX_RX,
-											 GPP_UDP_TIMEOUT_NS,
-											 &first,
-											 &num,
-											 attr);
-		__syncthreads();
-		if (r != DOCA_SUCCESS) {
-			if (threadIdx.x == 0) {
-				printf("Receive UDP kernel error %d Block %d rxpkts %d error %d\n",
-				       (int)r, (int)blockIdx.x, (int)num, (int)r);
-				gpp_request_exit(exit_flag);
-			}
+		doca_error_t r = gpp_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_BLOCK>(rxq, GPP_UDP_MAX_RX, GPP_UDP_TIMEOUT_NS, &first, &num, attr);
+		if (gpp_block_recv_failed(r, num, "UDP", exit_flag))
 			break;
-		}
 		const uint32_t n = num;
 		if (n == 0)
 			continue;

@@ -119,41 +119,23 @@ __device__ void doca_rs_simple_send_shared(struct doca_gpu_eth_txq *txq,
 	}
 }
 
-extern "C" __global__ void doca_rs_simple_send_shared_thread(struct doca_gpu_eth_txq *txq,
-							     uint8_t *frames,
-							     uint32_t mkey_be,
-							     uint32_t size,
-							     const uint32_t *exit_flag,
-							     uint64_t rounds,
-							     struct doca_rs_tx_stats *stats,
-							     unsigned int *barrier)
-{
-	doca_rs_simple_send_shared<DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD>(txq, frames, mkey_be, size, exit_flag, rounds, stats, barrier);
-}
+/** One exported kernel per execution scope, all with the launcher's argument list. */
+#define DOCA_RS_SIMPLE_SEND_SHARED_KERNEL(name, scope)                                                  \
+	extern "C" __global__ void name(struct doca_gpu_eth_txq *txq,                                   \
+					uint8_t *frames,                                                \
+					uint32_t mkey_be,                                               \
+					uint32_t size,                                                  \
+					const uint32_t *exit_flag,                                      \
+					uint64_t rounds,                                                \
+					struct doca_rs_tx_stats *stats,                                 \
+					unsigned int *barrier)                                          \
+	{                                                                                               \
+		doca_rs_simple_send_shared<scope>(txq, frames, mkey_be, size, exit_flag, rounds, stats, barrier); \
+	}
 
-extern "C" __global__ void doca_rs_simple_send_shared_warp(struct doca_gpu_eth_txq *txq,
-							   uint8_t *frames,
-							   uint32_t mkey_be,
-							   uint32_t size,
-							   const uint32_t *exit_flag,
-							   uint64_t rounds,
-							   struct doca_rs_tx_stats *stats,
-							   unsigned int *barrier)
-{
-	doca_rs_simple_send_shared<DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP>(txq, frames, mkey_be, size, exit_flag, rounds, stats, barrier);
-}
-
-extern "C" __global__ void doca_rs_simple_send_shared_block(struct doca_gpu_eth_txq *txq,
-							    uint8_t *frames,
-							    uint32_t mkey_be,
-							    uint32_t size,
-							    const uint32_t *exit_flag,
-							    uint64_t rounds,
-							    struct doca_rs_tx_stats *stats,
-							    unsigned int *barrier)
-{
-	doca_rs_simple_send_shared<DOCA_GPUNETIO_ETH_EXEC_SCOPE_BLOCK>(txq, frames, mkey_be, size, exit_flag, rounds, stats, barrier);
-}
+DOCA_RS_SIMPLE_SEND_SHARED_KERNEL(doca_rs_simple_send_shared_thread, DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD)
+DOCA_RS_SIMPLE_SEND_SHARED_KERNEL(doca_rs_simple_send_shared_warp, DOCA_GPUNETIO_ETH_EXEC_SCOPE_WARP)
+DOCA_RS_SIMPLE_SEND_SHARED_KERNEL(doca_rs_simple_send_shared_block, DOCA_GPUNETIO_ETH_EXEC_SCOPE_BLOCK)
 
 /** Exclusive queue: one block writes ring entries directly and submits them itself. */
 extern "C" __global__ void doca_rs_simple_send_exclusive(struct doca_gpu_eth_txq *txq,

@@ -2,11 +2,11 @@
 //! bench kernel (`kernels/rdma_bench.cu`), methods of [`KernelScope`].
 
 use crate::exit_flag::ExitFlag;
-use crate::launch::launch_err;
 use crate::launch::KernelError;
+use crate::launch::{grid, launch_err};
 use crate::scope::{KernelScope, RunningKernel};
 use crate::status::DeviceStatus;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::PushKernelArg;
 use doca_gpunetio::dma::DmaHandle;
 use doca_gpunetio::rdma::{BufArrHandle, Local};
 use doca_gpunetio::GpuBuffer;
@@ -49,11 +49,7 @@ impl<'scope> KernelScope<'scope, '_> {
             .arg(&dst)
             .arg(&length)
             .arg(&st);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, threads);
         // SAFETY: the arguments match (const char *, u64, doca_gpu_dma *, 2 x doca_gpu_buf_arr *,
         // u64, u32 *status); the copies' ranges are the arrays' own (the proxy checks them
         // against their registrations); all borrowed for 'scope, joined by the scope.
@@ -99,11 +95,7 @@ impl<'scope> KernelScope<'scope, '_> {
             .arg(&markers.0)
             .arg(&markers.1)
             .arg(&st);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, threads);
         // SAFETY: the arguments match (doca_gpu_dma *, 2 x doca_gpu_buf_arr *, u64, u32,
         // u32, 2 x doca_gpu_buf_arr *, u32 *status); the proxy checks every copy against
         // its registrations; all borrowed for 'scope, joined by the scope.

@@ -7,15 +7,13 @@
 //! joins the kernel when stopped or dropped. The record layouts are asserted on both sides
 //! (`gpp_common.cuh` and the `const` checks below).
 
+use crate::counters::CounterBlock;
 use crate::exit_flag::ExitFlag;
-use crate::launch::launch_err;
 use crate::launch::KernelError;
+use crate::launch::{grid, launch_err};
 use crate::scope::{KernelScope, RunningKernel};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
-use doca_gpunetio::{
-    Gpu, GpuAtomicBuffer, GpuBuffer, GpuPod, MemType, RxqHandle, SemaphoreHandle, TxqHandle,
-};
-use std::sync::atomic::{AtomicU64, Ordering};
+use cudarc::driver::PushKernelArg;
+use doca_gpunetio::{Gpu, GpuBuffer, GpuPod, RxqHandle, SemaphoreHandle, TxqHandle};
 
 /// Most queues per protocol (`MAX_QUEUES`): the kernels take exactly four handles.
 pub const GPP_MAX_QUEUES: usize = 4;
@@ -181,24 +179,6 @@ unsafe impl GpuPod for InfoHttp {}
 // SAFETY: as above.
 unsafe impl GpuPod for CpuFrame {}
 
-/// A block of u64 counters in CPU-visible memory (CPU_GPU) that kernels write; the CPU
-/// reads them with atomic loads.
-struct CounterBlock {
-    buf: GpuAtomicBuffer<AtomicU64>,
-}
-
-impl CounterBlock {
-    fn new(gpu: &Gpu, n: usize) -> Result<CounterBlock, KernelError> {
-        let buf = GpuAtomicBuffer::new(gpu, n, MemType::CpuGpu)
-            .map_err(|e| KernelError::Invalid(format!("counter allocation: {e}")))?;
-        Ok(CounterBlock { buf })
-    }
-
-    fn get(&self, i: usize) -> u64 {
-        self.buf.get(i).map_or(0, |w| w.load(Ordering::Acquire))
-    }
-}
-
 /// What the ICMP kernel counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IcmpCounts {
@@ -348,11 +328,7 @@ impl<'scope> KernelScope<'scope, '_> {
         b.arg(&r[0]).arg(&r[1]).arg(&r[2]).arg(&r[3]);
         b.arg(&s[0]).arg(&s[1]).arg(&s[2]).arg(&s[3]);
         b.arg(&sem_items).arg(&flag);
-        let cfg = LaunchConfig {
-            grid_dim: (q, 1, 1),
-            block_dim: (GPP_CUDA_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(q, GPP_CUDA_THREADS);
         // SAFETY: arguments match (4 rxq *, 4 semaphore *, u32, u32 *); the handles and
         // the flag are borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
@@ -387,11 +363,7 @@ impl<'scope> KernelScope<'scope, '_> {
         b.arg(&s[0]).arg(&s[1]).arg(&s[2]).arg(&s[3]);
         b.arg(&h[0]).arg(&h[1]).arg(&h[2]).arg(&h[3]);
         b.arg(&sem_items).arg(&server).arg(&flag);
-        let cfg = LaunchConfig {
-            grid_dim: (q, 1, 1),
-            block_dim: (GPP_CUDA_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(q, GPP_CUDA_THREADS);
         // SAFETY: arguments match (4 rxq *, 8 semaphore *, u32, u32, u32 *); everything
         // is borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
@@ -410,14 +382,10 @@ impl<'scope> KernelScope<'scope, '_> {
         let name = "doca_rs_gpp_receive_icmp";
         let f = self.kernels().function(name)?;
         let stream = self.kernels().sample_stream()?;
-        let (flag, c) = (exit.device_ptr(), counters.0.buf.device_ptr());
+        let (flag, c) = (exit.device_ptr(), counters.0.device_ptr());
         let mut b = stream.launch_builder(&f);
         b.arg(&rxq).arg(&txq).arg(&flag).arg(&c);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (32, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, 32);
         // SAFETY: arguments match (rxq *, txq *, u32 *, counters *); borrowed for 'scope.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;
         self.track(stream, exit, None)
@@ -452,7 +420,7 @@ impl<'scope> KernelScope<'scope, '_> {
         let stream = self.kernels().sample_stream()?;
         let (t, s) = (txq_ptrs(txqs), sem_ptrs(sems));
         let bufs = pages.map(|p| p.frames.device_ptr());
-        let (flag, c) = (exit.device_ptr(), counters.0.buf.device_ptr());
+        let (flag, c) = (exit.device_ptr(), counters.0.device_ptr());
         let mut b = stream.launch_builder(&f);
         b.arg(&t[0]).arg(&t[1]).arg(&t[2]).arg(&t[3]);
         b.arg(&s[0]).arg(&s[1]).arg(&s[2]).arg(&s[3]);
@@ -461,11 +429,7 @@ impl<'scope> KernelScope<'scope, '_> {
             b.arg(&bufs[i]).arg(&p.mkey_be).arg(&p.payload_len);
         }
         b.arg(&flag).arg(&c);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (32 * q, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, 32 * q);
         // SAFETY: arguments match (4 txq *, 4 semaphore *, u32, 3 x (u8 *, u32, u32),
         // u32 *, u64 *); the page buffers were checked to hold every slot; everything is
         // borrowed for 'scope and the scope joins the kernel.
@@ -515,18 +479,14 @@ impl<'scope> KernelScope<'scope, '_> {
         let (buf, flag, c) = (
             tx_frames.device_ptr(),
             exit.device_ptr(),
-            counters.0.buf.device_ptr(),
+            counters.0.device_ptr(),
         );
         let mut b = stream.launch_builder(&f);
         for a in [&r, &rs, &t, &ts] {
             b.arg(&a[0]).arg(&a[1]).arg(&a[2]).arg(&a[3]);
         }
         b.arg(&sem_items).arg(&buf).arg(&mkey_be).arg(&flag).arg(&c);
-        let cfg = LaunchConfig {
-            grid_dim: (q, 1, 1),
-            block_dim: (32, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(q, 32);
         // SAFETY: arguments match (4 rxq *, 4 sem *, 4 txq *, 4 sem *, u32, u8 *, u32,
         // u32 *, counters *); the frame buffer holds every queue's slots (checked);
         // everything is borrowed for 'scope and the scope joins the kernel.

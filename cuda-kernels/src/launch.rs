@@ -144,6 +144,16 @@ impl Kernels {
 #[allow(dead_code)]
 fn _assert_pod<T: GpuPod>() {}
 
+/// A one-dimensional launch: `blocks` blocks of `threads_per_block` threads, no dynamic
+/// shared memory (every kernel of this crate).
+pub(crate) fn grid(blocks: u32, threads_per_block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads_per_block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 /// Maps a failed `cuLaunchKernel` of kernel `name` to [`KernelError::Cuda`].
 pub(crate) fn launch_err(
     name: &str,

@@ -83,6 +83,7 @@
 
 #![warn(missing_docs)]
 
+mod counters;
 mod dma;
 mod driver_compat;
 mod exit_flag;

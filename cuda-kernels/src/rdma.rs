@@ -4,8 +4,8 @@
 //! kernels leave in CPU-visible memory.
 
 use crate::exit_flag::ExitFlag;
-use crate::launch::launch_err;
 use crate::launch::KernelError;
+use crate::launch::{grid, launch_err};
 use crate::scope::{KernelScope, RunningKernel};
 use crate::status::DeviceStatus;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -77,11 +77,7 @@ impl RdmaCsReport {
 }
 
 fn two_threads() -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (2, 1, 1),
-        shared_mem_bytes: 0,
-    }
+    grid(1, 2)
 }
 
 fn check_arrays<S: doca_gpunetio::rdma::MemSide>(
@@ -207,11 +203,7 @@ impl<'scope> KernelScope<'scope, '_> {
             .arg(&iters)
             .arg(&batch)
             .arg(&st);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, threads);
         // SAFETY: the arguments match (doca_gpu_dev_rdma *, u32, 2 x doca_gpu_buf_arr *,
         // u64, u32, u32, u32 *status); the NIC checks every range against the keys; all
         // borrowed for 'scope, joined by the scope.

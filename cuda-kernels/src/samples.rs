@@ -1,12 +1,12 @@
 //! Launchers of the sample kernels (simple_receive, simple_send, send_wait_time), methods
 //! of [`KernelScope`], and the exit flag and counters the kernels share with the CPU.
 
+use crate::counters::CounterBlock;
 use crate::exit_flag::ExitFlag;
-use crate::launch::{launch_err, KernelError, Kernels};
+use crate::launch::{grid, launch_err, KernelError, Kernels};
 use crate::scope::{KernelScope, RunningKernel};
-use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
-use doca_gpunetio::{Gpu, GpuAtomicBuffer, GpuBuffer, MemType, RxqHandle, TxqHandle};
-use std::sync::atomic::{AtomicU64, Ordering};
+use cudarc::driver::{CudaStream, PushKernelArg};
+use doca_gpunetio::{Gpu, GpuBuffer, RxqHandle, TxqHandle};
 use std::sync::Arc;
 
 /// Who calls the receive/send device functions: one thread, each warp, or the whole block
@@ -41,28 +41,6 @@ impl ExecScope {
     }
 }
 
-/// Counters a kernel updates in CPU-visible memory (CPU_GPU) while it runs; the CPU reads
-/// them with atomic loads.
-pub struct Counters {
-    words: GpuAtomicBuffer<AtomicU64>,
-}
-
-impl Counters {
-    fn new(gpu: &Gpu, n: usize) -> Result<Counters, KernelError> {
-        let words = GpuAtomicBuffer::new(gpu, n, MemType::CpuGpu)
-            .map_err(|e| KernelError::Invalid(format!("counter allocation: {e}")))?;
-        Ok(Counters { words })
-    }
-
-    fn get(&self, i: usize) -> u64 {
-        self.words.get(i).map_or(0, |w| w.load(Ordering::Acquire))
-    }
-
-    fn device_ptr(&self) -> u64 {
-        self.words.device_ptr()
-    }
-}
-
 /// What the receive kernel counted so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RxCounts {
@@ -79,12 +57,12 @@ pub struct RxCounts {
 }
 
 /// Counters of the receive kernel.
-pub struct RxCounters(Counters);
+pub struct RxCounters(CounterBlock);
 
 impl RxCounters {
     /// Zeroed counters on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<Self, KernelError> {
-        Counters::new(gpu, 5).map(RxCounters)
+        CounterBlock::new(gpu, 5).map(RxCounters)
     }
 
     /// A snapshot.
@@ -115,12 +93,12 @@ const TX_MAX_BLOCKS: usize = 2;
 
 /// Counters of the send kernels: `struct doca_rs_tx_stats` (packets, rounds, errors) per
 /// block, each written by one thread of its block; [`read`](Self::read) sums the blocks.
-pub struct TxCounters(Counters);
+pub struct TxCounters(CounterBlock);
 
 impl TxCounters {
     /// Zeroed counters on `gpu`.
     pub fn new(gpu: &Gpu) -> Result<Self, KernelError> {
-        Counters::new(gpu, 3 * TX_MAX_BLOCKS).map(TxCounters)
+        CounterBlock::new(gpu, 3 * TX_MAX_BLOCKS).map(TxCounters)
     }
 
     /// A snapshot: packets and errors summed over the blocks, rounds of the slowest block
@@ -180,11 +158,7 @@ impl<'scope> KernelScope<'scope, '_> {
         let (flag, stats) = (exit.device_ptr(), counters.0.device_ptr());
         let mut b = stream.launch_builder(&f);
         b.arg(&rxq).arg(&flag).arg(&stats);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (32, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, 32);
         // SAFETY: the arguments match the kernel's (rxq *, const uint32_t *, stats *); the
         // queue, flag and counters are borrowed for 'scope and the scope joins the kernel.
         unsafe { b.launch(cfg) }.map_err(launch_err(&name))?;
@@ -209,7 +183,7 @@ impl<'scope> KernelScope<'scope, '_> {
         exit: &'scope ExitFlag,
         counters: &'scope TxCounters,
     ) -> Result<RunningKernel<'scope>, KernelError> {
-        let (grid, block) = if shared {
+        let (blocks, block) = if shared {
             (2, threads / 2)
         } else {
             (1, threads)
@@ -257,11 +231,7 @@ impl<'scope> KernelScope<'scope, '_> {
             .arg(&rounds)
             .arg(&stats)
             .arg(&mut barrier);
-        let cfg = LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(blocks, block);
         // SAFETY: arguments match (txq *, uint8_t *, u32, u32, const u32 *, u64, stats *,
         // unsigned *barrier);
         // every thread touches only its own `size` bytes of `frames`, checked above; all
@@ -310,11 +280,7 @@ impl<'scope> KernelScope<'scope, '_> {
             .arg(&bursts)
             .arg(&flag)
             .arg(&sent);
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (32, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = grid(1, 32);
         // SAFETY: arguments match the kernel; frame and timestamp sizes checked above;
         // everything is borrowed for 'scope and joined by the scope.
         unsafe { b.launch(cfg) }.map_err(launch_err(name))?;

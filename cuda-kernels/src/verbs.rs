@@ -16,8 +16,8 @@
 //! spinning forever. A set flag stays set: use a new one for the next launches.
 
 use crate::exit_flag::ExitFlag;
-use crate::launch::launch_err;
 use crate::launch::KernelError;
+use crate::launch::{grid, launch_err};
 use crate::scope::{KernelScope, RunningKernel, JOIN_TIMEOUT};
 use cudarc::driver::{sys::CUevent_flags, CudaEvent, CudaStream, LaunchConfig, PushKernelArg};
 use doca_gpunetio::verbs::{MemoryRegion, QpHandle};
@@ -236,19 +236,25 @@ fn event(stream: &CudaStream) -> Result<CudaEvent, KernelError> {
         })
 }
 
-fn grid(blocks: u32, threads_per_block: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads_per_block, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
 /// Kernel arguments, pushed in order (each a `DeviceRepr` value of the kernel's type).
 enum Arg {
     U8(u8),
     U32(u32),
     U64(u64),
+    /// A buffer as the kernels take it: its address (u64), then its key big-endian (u32).
+    Buf(u64, u32),
+}
+
+impl Arg {
+    /// A local registered region: its address and lkey.
+    fn local(mr: &MemoryRegion) -> Self {
+        Arg::Buf(mr.addr(), mr.key().to_be())
+    }
+
+    /// A peer's buffer: its address and rkey.
+    fn remote(buf: RemoteBuf) -> Self {
+        Arg::Buf(buf.addr, buf.key.to_be())
+    }
 }
 
 impl<'scope> KernelScope<'scope, '_> {
@@ -281,6 +287,7 @@ impl<'scope> KernelScope<'scope, '_> {
                 Arg::U8(v) => b.arg(v),
                 Arg::U32(v) => b.arg(v),
                 Arg::U64(v) => b.arg(v),
+                Arg::Buf(addr, key_be) => b.arg(addr).arg(key_be),
             };
         }
         b.arg(&flag);
@@ -317,10 +324,8 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(shape.iters),
             Arg::U32(shape.size),
-            Arg::U64(src.addr()),
-            Arg::U32(src.key().to_be()),
-            Arg::U64(dst.addr),
-            Arg::U32(dst.key.to_be()),
+            Arg::local(src),
+            Arg::remote(dst),
             Arg::U64(errors.device_ptr()),
         ];
         // SAFETY: (qp, iters, size, src, skey, dst, dkey, errors) as declared; the kernel
@@ -364,10 +369,8 @@ impl<'scope> KernelScope<'scope, '_> {
             Arg::U32(iters),
             Arg::U32(size),
             Arg::U64(poll.addr()),
-            Arg::U64(post.addr()),
-            Arg::U32(post.key().to_be()),
-            Arg::U64(dst.addr),
-            Arg::U32(dst.key.to_be()),
+            Arg::local(post),
+            Arg::remote(dst),
             Arg::U32(start),
             Arg::U64(errors.device_ptr()),
         ];
@@ -394,10 +397,8 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(shape.iters),
             Arg::U32(shape.size),
-            Arg::U64(src.addr()),
-            Arg::U32(src.key().to_be()),
-            Arg::U64(dst.addr),
-            Arg::U32(dst.key.to_be()),
+            Arg::local(src),
+            Arg::remote(dst),
             Arg::U64(errors.device_ptr()),
         ];
         let name = format!("doca_rs_verbs_put_bw_{}", shape.scope.suffix());
@@ -425,12 +426,9 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(shape.iters),
             Arg::U32(shape.size),
-            Arg::U64(local.addr()),
-            Arg::U32(local.key().to_be()),
-            Arg::U64(remote.addr),
-            Arg::U32(remote.key.to_be()),
-            Arg::U64(dump.addr()),
-            Arg::U32(dump.key().to_be()),
+            Arg::local(local),
+            Arg::remote(remote),
+            Arg::local(dump),
             Arg::U64(errors.device_ptr()),
         ];
         let name = format!("doca_rs_verbs_get_bw_{}", shape.scope.suffix());
@@ -470,14 +468,10 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(shape.iters),
             Arg::U32(shape.size),
-            Arg::U64(src.addr()),
-            Arg::U32(src.key().to_be()),
-            Arg::U64(dst.addr),
-            Arg::U32(dst.key.to_be()),
-            Arg::U64(flags.addr),
-            Arg::U32(flags.key.to_be()),
-            Arg::U64(prev.addr()),
-            Arg::U32(prev.key().to_be()),
+            Arg::local(src),
+            Arg::remote(dst),
+            Arg::remote(flags),
+            Arg::local(prev),
             Arg::U64(base),
         ];
         let name = format!("doca_rs_verbs_{what}_{}", shape.scope.suffix());
@@ -523,14 +517,10 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(iters),
             Arg::U32(size),
-            Arg::U64(src.addr()),
-            Arg::U32(src.key().to_be()),
-            Arg::U64(dst.addr),
-            Arg::U32(dst.key.to_be()),
-            Arg::U64(rflag.addr),
-            Arg::U32(rflag.key.to_be()),
-            Arg::U64(prev.addr()),
-            Arg::U32(prev.key().to_be()),
+            Arg::local(src),
+            Arg::remote(dst),
+            Arg::remote(rflag),
+            Arg::local(prev),
             Arg::U64(lflag.addr()),
             Arg::U64(start),
         ];
@@ -562,8 +552,7 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(shape.iters),
             Arg::U32(shape.size),
-            Arg::U64(src.addr()),
-            Arg::U32(src.key().to_be()),
+            Arg::local(src),
             Arg::U64(flag.addr()),
             Arg::U64(start),
             Arg::U64(errors.device_ptr()),
@@ -607,14 +596,10 @@ impl<'scope> KernelScope<'scope, '_> {
         let args = [
             Arg::U32(shape.iters),
             Arg::U32(shape.size),
-            Arg::U64(buf.addr()),
-            Arg::U32(buf.key().to_be()),
-            Arg::U64(lflag.addr()),
-            Arg::U32(lflag.key().to_be()),
-            Arg::U64(rflag.addr),
-            Arg::U32(rflag.key.to_be()),
-            Arg::U64(dump.addr()),
-            Arg::U32(dump.key().to_be()),
+            Arg::local(buf),
+            Arg::local(lflag),
+            Arg::remote(rflag),
+            Arg::local(dump),
             Arg::U64(start),
             Arg::U8(fill),
             Arg::U64(errors.device_ptr()),

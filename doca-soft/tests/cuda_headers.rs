@@ -14,7 +14,6 @@ use doca_soft::testing::{
 use doca_test_support::cc;
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// doca-soft's source directory (doca-test-support's search).
 fn src_dir() -> PathBuf {
@@ -555,15 +554,6 @@ int main(void)
 
 /// `-L` for the CUDA runtime next to nvcc when nvcc's profile does not find it (the pip
 /// wheel keeps it in `lib`, not `lib64`).
-fn cudart_dir(nvcc: &Path) -> Vec<String> {
-    let root = nvcc.parent().and_then(Path::parent).map(Path::to_path_buf);
-    root.into_iter()
-        .flat_map(|r| [r.join("lib"), r.join("lib64")])
-        .filter(|d| d.join("libcudart_static.a").exists())
-        .flat_map(|d| ["-L".to_string(), d.display().to_string()])
-        .collect()
-}
-
 fn hex_bytes(line: &str) -> Vec<u8> {
     (0..line.len() / 2)
         .map(|i| u8::from_str_radix(&line[2 * i..2 * i + 2], 16).unwrap())
@@ -578,28 +568,7 @@ fn device_wqe_builders_write_the_bytes_the_proxy_parses() {
     };
     let nvcc = nvcc.path();
     let dir = tempfile::tempdir().unwrap();
-    let cu = dir.path().join("wqe_builders.cu");
-    std::fs::write(&cu, WQE_BUILDERS).unwrap();
-    let exe = dir.path().join("wqe_builders");
-    let out = Command::new(nvcc)
-        .args(["-std=c++17", "-Werror", "all-warnings"])
-        .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
-        .arg("-I")
-        .arg(include_dir())
-        .args(cudart_dir(nvcc))
-        .arg(&cu)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc wqe_builders:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("running wqe_builders");
-    assert!(run.status.success(), "wqe_builders exit {:?}", run.status);
-    let text = String::from_utf8(run.stdout).unwrap();
+    let text = cc::nvcc_run_program(nvcc, dir.path(), "wqe_builders", WQE_BUILDERS, &[]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 7, "{text}");
     let qpn = 0xe7e;

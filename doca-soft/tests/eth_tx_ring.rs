@@ -105,6 +105,22 @@ fn rig(cfg: TxRingCfg, frames: Vec<Vec<u8>>) -> Rig {
     }
 }
 
+/// A ring of `max_burst` descriptors, everything else default.
+fn burst(max_burst: u32) -> TxRingCfg {
+    TxRingCfg {
+        max_burst,
+        ..Default::default()
+    }
+}
+
+/// [`burst`] with the completion queue in GPU memory (mlx5 CQEs the test reads).
+fn gpu_cq(max_burst: u32) -> TxRingCfg {
+    TxRingCfg {
+        completion_on_gpu: true,
+        ..burst(max_burst)
+    }
+}
+
 fn drain(r: &Rig) {
     while r.proxy.progress() > 0 {}
 }
@@ -154,13 +170,7 @@ fn frames_are_sent_exactly_with_checksums_and_notify_completions() {
 #[test]
 fn checksums_untouched_when_offload_is_off() {
     let frames = vec![udp_frame(1, 30)];
-    let r = rig(
-        TxRingCfg {
-            max_burst: 8,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(burst(8), frames);
     let f = &r.frames[0];
     r.q.send(f.as_ptr() as u64, 0, f.len() as u32, false);
     drain(&r);
@@ -170,13 +180,7 @@ fn checksums_untouched_when_offload_is_off() {
 #[test]
 fn cpu_completion_mode_raises_events_with_positions() {
     let frames: Vec<Vec<u8>> = (0..10).map(|i| udp_frame(i, 10)).collect();
-    let r = rig(
-        TxRingCfg {
-            max_burst: 16,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(burst(16), frames);
     for (i, f) in r.frames.iter().enumerate() {
         r.q.send(f.as_ptr() as u64, 0, f.len() as u32, i == 4 || i == 9);
     }
@@ -193,14 +197,7 @@ fn cpu_completion_mode_raises_events_with_positions() {
 #[test]
 fn error_completion_on_gpu_makes_poll_unexpected() {
     let frames = vec![udp_frame(0, 10)];
-    let r = rig(
-        TxRingCfg {
-            max_burst: 16,
-            completion_on_gpu: true,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(gpu_cq(16), frames);
     r.q.send(0xdead_0000, 0, 64, true);
     drain(&r);
     assert_eq!(r.q.poll_completion(1, true), Err(DocaError::UNEXPECTED));
@@ -210,14 +207,7 @@ fn error_completion_on_gpu_makes_poll_unexpected() {
 #[test]
 fn full_completion_ring_stalls_until_polled() {
     let frames: Vec<Vec<u8>> = (0..100).map(|i| udp_frame(i, 10)).collect();
-    let r = rig(
-        TxRingCfg {
-            max_burst: 64,
-            completion_on_gpu: true,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(gpu_cq(64), frames);
     assert_eq!(r.proxy.ring().desc_num(), 64);
     for f in r.frames.iter().take(64) {
         r.q.send(f.as_ptr() as u64, 0, f.len() as u32, true);
@@ -277,13 +267,7 @@ fn wait_on_time_holds_later_sends_until_the_requested_time() {
 #[test]
 fn concurrent_producers_and_proxy_thread_send_everything_once() {
     let frames: Vec<Vec<u8>> = (0..400).map(|i| udp_frame(i, 8)).collect();
-    let r = Arc::new(rig(
-        TxRingCfg {
-            max_burst: 64,
-            ..Default::default()
-        },
-        frames,
-    ));
+    let r = Arc::new(rig(burst(64), frames));
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let proxy = {
         let (r, stop) = (r.clone(), stop.clone());
@@ -466,14 +450,7 @@ fn frames_behind_a_pending_wait_are_read_once_ahead_and_sent_on_time() {
 fn completions_are_mlx5_cqes_naming_their_wqe() {
     use doca_soft::testing::mlx5::{cqe_opcode, syndrome};
     let frames: Vec<Vec<u8>> = (0..3).map(|i| udp_frame(i, 10 + i as usize)).collect();
-    let r = rig(
-        TxRingCfg {
-            max_burst: 16,
-            completion_on_gpu: true,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(gpu_cq(16), frames);
     let before = realtime_ns();
     for (i, f) in r.frames.iter().enumerate() {
         r.q.send(f.as_ptr() as u64, 0, f.len() as u32, i >= 1);
@@ -504,14 +481,7 @@ fn completions_are_mlx5_cqes_naming_their_wqe() {
 #[test]
 fn multi_packet_wqe_wrapping_the_ring_sends_each_segment_as_a_frame() {
     let frames: Vec<Vec<u8>> = (0..70).map(|i| udp_frame(i, 16 + i as usize)).collect();
-    let r = rig(
-        TxRingCfg {
-            max_burst: 64,
-            completion_on_gpu: true,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(gpu_cq(64), frames);
     // 62 single sends put the next WQE two slots before the end of the 64-slot ring.
     for f in &r.frames[..62] {
         r.q.send(f.as_ptr() as u64, 0, f.len() as u32, false);
@@ -552,14 +522,7 @@ fn multi_packet_wqe_wrapping_the_ring_sends_each_segment_as_a_frame() {
 fn unsupported_and_malformed_wqes_complete_with_errors_and_the_queue_goes_on() {
     use doca_soft::testing::mlx5::{self, cqe_opcode, syndrome, wqe};
     let frames = vec![udp_frame(7, 40)];
-    let r = rig(
-        TxRingCfg {
-            max_burst: 16,
-            completion_on_gpu: true,
-            ..Default::default()
-        },
-        frames,
-    );
+    let r = rig(gpu_cq(16), frames);
     let f = &r.frames[0];
     // An RDMA write (this NIC sends Ethernet only), and a SEND without data (DS 2).
     let mut rdma = [0u8; 64];

@@ -7,6 +7,7 @@
 mod flow_util;
 mod support;
 
+use doca_test_support::frames::{checksum, ones_complement_sum};
 use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 
@@ -17,27 +18,12 @@ use flow_util::*;
 static Q0: [u16; 1] = [0];
 static Q1: [u16; 1] = [1];
 
-/// One's-complement sum of big-endian words.
-fn sum(data: &[u8], mut acc: u32) -> u32 {
-    for c in data.chunks(2) {
-        acc += u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]));
-    }
-    acc
-}
-
-fn fold(mut acc: u32) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    !(acc as u16)
-}
-
 /// Recomputes the IPv4 header checksum and the TCP/UDP checksum of an Ethernet + IPv4
 /// frame (a zero UDP checksum stays zero), as the expected result of a rewrite.
 fn fix_v4(f: &mut [u8], l2: usize) {
     let ip = l2 + 14;
     f[ip + 10..ip + 12].fill(0);
-    let c = fold(sum(&f[ip..ip + 20], 0));
+    let c = checksum(&f[ip..ip + 20]);
     f[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
     let proto = f[ip + 9];
     let l4 = ip + 20;
@@ -50,7 +36,7 @@ fn fix_v4(f: &mut [u8], l2: usize) {
     let mut pseudo = f[ip + 12..ip + 20].to_vec();
     pseudo.extend_from_slice(&[0, proto]);
     pseudo.extend_from_slice(&((f.len() - l4) as u16).to_be_bytes());
-    let c = fold(sum(&f[l4..], sum(&pseudo, 0)));
+    let c = !ones_complement_sum(ones_complement_sum(0, &pseudo), &f[l4..]);
     f[at..at + 2].copy_from_slice(&c.to_be_bytes());
 }
 
@@ -61,7 +47,7 @@ fn fix_v6_udp(f: &mut [u8]) {
     let mut pseudo = f[22..54].to_vec();
     pseudo.extend_from_slice(&((f.len() - l4) as u32).to_be_bytes());
     pseudo.extend_from_slice(&[0, 0, 0, 17]);
-    let c = fold(sum(&f[l4..], sum(&pseudo, 0)));
+    let c = !ones_complement_sum(ones_complement_sum(0, &pseudo), &f[l4..]);
     f[l4 + 6..l4 + 8].copy_from_slice(&c.to_be_bytes());
 }
 
@@ -163,11 +149,7 @@ fn basic_pipe_rewrites_with_entry_values() {
 fn control_entry_actions_under_masks() {
     let _g = serial();
     let rig = Rig::new(&[0, 1], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let mut mt = doca_flow_match_v1::default();
     m::tcp(&mut mt.outer).l4_port.dst_port = 80u16.to_be();
     let mut acts = doca_flow_actions_v1::default();
@@ -243,11 +225,7 @@ fn vlan_push_pop_and_ipv6_fields() {
         .0,
         OK
     );
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     // UDP to 9: push VLAN 42 and go on to the popper.
     let mut u9 = doca_flow_match_v1::default();
     m::udp(&mut u9.outer).l4_port.dst_port = 9u16.to_be();

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cc::{Output, Rdma, C};
+use cc::C;
 use doca_soft::capi::doca_error::DocaError;
 
 const HEADERS: &[&str] = &[
@@ -300,15 +300,7 @@ fn stale_program(protos: &[Proto]) -> String {
 
 fn build(source_name: &str, source: &Path, dir: &Path) -> PathBuf {
     let exe = dir.join(source_name.trim_end_matches(".c"));
-    let libdir = cdylib::library_dir();
-    let link = [
-        format!("-L{}", libdir.display()),
-        format!("-Wl,-rpath,{}", libdir.display()),
-        "-ldoca_soft".to_owned(),
-    ];
-    let link: Vec<&str> = link.iter().map(String::as_str).collect();
-    cc::compile(C, source, &exe, Output::Executable, Rdma::Plain, &link)
-        .unwrap_or_else(|e| panic!("{source_name}:\n{e}"));
+    cdylib::compile_linked(C, source, &exe).unwrap_or_else(|e| panic!("{source_name}:\n{e}"));
     exe
 }
 
@@ -530,22 +522,8 @@ fn out_of_range_enums_are_refused_from_c_and_cpp() {
         }
         let dir = tempfile::tempdir().unwrap();
         let exe = dir.path().join("flow_bad_enums");
-        let libdir = cdylib::library_dir();
-        let link = [
-            format!("-L{}", libdir.display()),
-            format!("-Wl,-rpath,{}", libdir.display()),
-            "-ldoca_soft".to_owned(),
-        ];
-        let link: Vec<&str> = link.iter().map(String::as_str).collect();
-        cc::compile(
-            lang,
-            &cc::c_source("flow_bad_enums.c"),
-            &exe,
-            Output::Executable,
-            Rdma::Plain,
-            &link,
-        )
-        .unwrap_or_else(|e| panic!("flow_bad_enums.c as {}:\n{e}", lang.x));
+        cdylib::compile_linked(lang, &cc::c_source("flow_bad_enums.c"), &exe)
+            .unwrap_or_else(|e| panic!("flow_bad_enums.c as {}:\n{e}", lang.x));
         let wire = format!("fbe{}", std::process::id());
         let out = Command::new(&exe)
             .arg(format!("{wire}0"))

@@ -9,6 +9,7 @@
 //! as DOCA 3.3 programs may.
 
 use doca_test_support::cc;
+use doca_test_support::frames::{checksum, ones_complement_sum};
 mod cdylib;
 
 use std::fs::File;
@@ -16,7 +17,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use cc::{Output, Rdma, C, CXX};
+use cc::{C, CXX};
 use doca_soft::testing::frames::{icmp4_echo, tcp4, udp4};
 use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
 
@@ -38,31 +39,17 @@ fn read_pcap(path: &Path) -> Vec<Vec<u8>> {
     out
 }
 
-fn sum(data: &[u8], mut acc: u32) -> u32 {
-    for c in data.chunks(2) {
-        acc += u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]));
-    }
-    acc
-}
-
-fn fold(mut acc: u32) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    !(acc as u16)
-}
-
 /// IPv4 header checksum and the UDP checksum (if non-zero) of an Ethernet + IPv4 frame.
 fn fix(f: &mut [u8]) {
     f[24..26].fill(0);
-    let c = fold(sum(&f[14..34], 0));
+    let c = checksum(&f[14..34]);
     f[24..26].copy_from_slice(&c.to_be_bytes());
     if f[23] == 17 && f[40..42] != [0, 0] {
         f[40..42].fill(0);
         let mut pseudo = f[26..34].to_vec();
         pseudo.extend_from_slice(&[0, 17]);
         pseudo.extend_from_slice(&((f.len() - 34) as u16).to_be_bytes());
-        let c = fold(sum(&f[34..], sum(&pseudo, 0)));
+        let c = !ones_complement_sum(ones_complement_sum(0, &pseudo), &f[34..]);
         f[40..42].copy_from_slice(&c.to_be_bytes());
     }
 }
@@ -77,22 +64,8 @@ fn udp_checksummed(dport: u16, payload: &[u8]) -> Vec<u8> {
 
 fn build(lang: cc::Lang, dir: &Path) -> std::path::PathBuf {
     let exe = dir.join(format!("flow_pipeline_{}", lang.x.replace('+', "x")));
-    let libdir = cdylib::library_dir();
-    let link = [
-        format!("-L{}", libdir.display()),
-        format!("-Wl,-rpath,{}", libdir.display()),
-        "-ldoca_soft".to_owned(),
-    ];
-    let link: Vec<&str> = link.iter().map(String::as_str).collect();
-    cc::compile(
-        lang,
-        &cc::c_source("flow_pipeline.c"),
-        &exe,
-        Output::Executable,
-        Rdma::Plain,
-        &link,
-    )
-    .unwrap_or_else(|e| panic!("flow_pipeline.c as {}:\n{e}", lang.x));
+    cdylib::compile_linked(lang, &cc::c_source("flow_pipeline.c"), &exe)
+        .unwrap_or_else(|e| panic!("flow_pipeline.c as {}:\n{e}", lang.x));
     exe
 }
 

@@ -33,11 +33,7 @@ fn tagged(f: &[u8], tags: usize) -> Vec<u8> {
 fn parser_meta_matches_what_the_parser_found() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     // prio 0: fragments -> q3; prio 1: single VLAN -> q2; prio 2: IPv6/UDP -> q1;
     // prio 3: IPv4 with a bad header checksum -> q0 (the rest miss).
     let mut frag = doca_flow_match_v1::default();
@@ -164,11 +160,7 @@ fn basic_template_with_per_entry_five_tuples() {
 fn tunnels_and_inner_headers() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     // VXLAN VNI 0x123456 whose inner TCP goes to port 443 -> q0.
     let mut vx = doca_flow_match_v1::default();
     vx.tun.type_ = DOCA_FLOW_TUN_VXLAN;
@@ -242,11 +234,7 @@ fn tunnels_and_inner_headers() {
 fn masks_vlans_macs_and_ipv6() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     // 10.0.0.0/24 destinations -> q0 (mask).
     let mut net = doca_flow_match_v1::default();
     m::ip4(&mut net.outer).dst_ip = u32::from_be_bytes([10, 0, 0, 0]).to_be();
@@ -319,11 +307,7 @@ fn metadata_flows_between_pipes_and_port_id_matches() {
         );
     }
     // Root: UDP port 1000 sets pkt_meta 7, port 2000 sets 8; both go on to the second pipe.
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     for (port, v) in [(1000u16, 7u32), (2000, 8)] {
         let mut mt = doca_flow_match_v1::default();
         m::udp(&mut mt.outer).l4_port.dst_port = port.to_be();

@@ -95,11 +95,7 @@ fn hash_pipes_pick_the_slot_calc_hash_names() {
         INVALID,
         "beyond the entries"
     );
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let mut to_hashed = doca_flow_match_v1::default();
     m::udp(&mut to_hashed.outer).l4_port.dst_port = 1u16.to_be();
     let mut to_ident = doca_flow_match_v1::default();
@@ -253,11 +249,7 @@ fn forward_kinds_and_miss_handling() {
 fn rss_inner_and_symmetric() {
     let _g = serial();
     let rig = Rig::new(&[0, 1, 2, 3], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let mut sym = rss(&Q0123, DOCA_FLOW_RSS_IPV4 | DOCA_FLOW_RSS_TCP);
     sym.__bindgen_anon_1
         .__bindgen_anon_1
@@ -387,11 +379,7 @@ fn shared_counters_and_rss() {
             OK
         );
     }
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let shared_mon = |id: u32| {
         let mut mon = doca_flow_monitor_v1 {
             counter_type: DOCA_FLOW_RESOURCE_TYPE_SHARED,
@@ -613,11 +601,7 @@ fn default_miss_and_loops() {
         Some(&rss(&Q0, 0)),
         None,
     );
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let mut tcp = doca_flow_match_v1::default();
     tcp.parser_meta.outer_l4_type = DOCA_FLOW_L4_META_TCP;
     assert_eq!(

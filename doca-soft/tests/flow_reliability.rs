@@ -23,20 +23,6 @@ fn same_device(name: &str) -> *mut Dev {
     wire_dev(name, 1)
 }
 
-fn try_start(dev: *mut Dev, id: u16) -> (u32, *mut FlowPort) {
-    let mut pc: *mut PortCfg = null_mut();
-    let mut port: *mut FlowPort = null_mut();
-    // SAFETY: valid out-pointers and a live config.
-    unsafe {
-        assert_eq!(doca_flow_port_cfg_create(&mut pc), OK);
-        assert_eq!(doca_flow_port_cfg_set_port_id(pc, id), OK);
-        assert_eq!(doca_flow_port_cfg_set_dev(pc, dev), OK);
-        let rc = doca_flow_port_start(pc, &mut port);
-        assert_eq!(doca_flow_port_cfg_destroy(pc), OK);
-        (rc, port)
-    }
-}
-
 /// Before the fix, a second port on the device shared the first's root and stopping it
 /// cleared the steering: every frame then dropped as no-match.
 #[test]
@@ -47,7 +33,7 @@ fn a_second_flow_port_on_a_device_is_refused_and_steering_survives() {
     let tx_dev = wire_dev(&name, 0);
     let dev_a = wire_dev(&name, 1);
     let dev_b = same_device(&name);
-    let (rc, port_a) = try_start(dev_a, 0);
+    let (rc, port_a) = try_start_port(dev_a, 0);
     assert_eq!(rc, OK);
     // SAFETY: live device handles.
     let (tx, rx) = unsafe {
@@ -72,7 +58,7 @@ fn a_second_flow_port_on_a_device_is_refused_and_steering_survives() {
     assert_eq!(doca_flow_entries_process(port_a, 0, 0, 0), OK);
 
     // Same device through a second handle, other port id: refused, with a reason.
-    let ((rc, port_b), log) = logged(|| try_start(dev_b, 1));
+    let ((rc, port_b), log) = logged(|| try_start_port(dev_b, 1));
     assert_eq!(rc, ALREADY_EXIST);
     assert!(port_b.is_null());
     assert!(
@@ -80,7 +66,7 @@ fn a_second_flow_port_on_a_device_is_refused_and_steering_survives() {
         "{log:?}"
     );
     // Same handle again: refused too.
-    assert_eq!(try_start(dev_a, 2).0, ALREADY_EXIST);
+    assert_eq!(try_start_port(dev_a, 2).0, ALREADY_EXIST);
     // SAFETY: a refused start left no user on the second handle.
     assert_eq!(unsafe { doca_soft::testing::dev_users(dev_b) }, 0);
     // SAFETY: closing the unused handle.
@@ -135,11 +121,7 @@ fn out_of_range_match_enums_are_refused() {
     );
     e.parser_meta.outer_l4_type = DOCA_FLOW_L4_META_UDP;
     assert_eq!(basic_entry(0, pipe, Some(&e), None, None, null_mut()).0, OK);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     assert_eq!(
         control_entry(root, 0, &bad, None, None, None, &to_pipe(pipe), null_mut()).0,
         INVALID
@@ -153,11 +135,7 @@ fn out_of_range_match_enums_are_refused() {
 fn a_pipe_loop_is_refused_at_creation() {
     let _g = serial();
     let rig = Rig::new(&[0], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let b = create(
         pipe_cfg(rig.port, c"b", DOCA_FLOW_PIPE_BASIC, false),
         Some(&to_pipe(root)),
@@ -178,11 +156,7 @@ fn a_pipe_loop_is_refused_at_creation() {
 fn every_way_to_close_a_pipe_loop_is_refused() {
     let _g = serial();
     let rig = Rig::new(&[0], 1);
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let any = doca_flow_match_v1::default();
     // root -> root.
     assert_eq!(
@@ -269,11 +243,7 @@ fn rss_queues_are_copied_at_pipe_creation() {
         .__bindgen_anon_1
         .rss
         .queues_array = queues.as_mut_ptr();
-    let root = create(
-        pipe_cfg(rig.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
-        None,
-        None,
-    );
+    let root = rig.control_root();
     let any = doca_flow_match_v1::default();
     let (rc, _) = control_entry(root, 0, &any, None, None, None, &fwd, null_mut());
     assert_eq!(rc, OK);

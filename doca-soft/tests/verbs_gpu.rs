@@ -16,38 +16,14 @@ use std::sync::Arc;
 use verbs_support::*;
 
 // The operands of verbs_kernels.cu (same values).
-const R: Addr = Addr {
-    addr: 0x1122_3344_5566_7788,
-    key: 0x0102_0304,
-};
-const R2: Addr = Addr {
-    addr: 0x2122_2324_2526_2728,
-    key: 0x0102_0304,
-};
-const L: Addr = Addr {
-    addr: 0x0000_7f00_dead_b000,
-    key: 0x0a0b_0c0d,
-};
-const D: Addr = Addr {
-    addr: 0x0000_7f00_000d_0000,
-    key: 0x0d0d_0d0d,
-};
-const SR: Addr = Addr {
-    addr: 0x3132_3334_3536_3738,
-    key: 0x0506_0708,
-};
-const SL: Addr = Addr {
-    addr: 0x0000_7f00_0005_1000,
-    key: 0x0e0f_1011,
-};
-const CR: Addr = Addr {
-    addr: 0x4142_4344_4546_4748,
-    key: 0x090a_0b0c,
-};
-const CL: Addr = Addr {
-    addr: 0x0000_7f00_000c_1000,
-    key: 0x1213_1415,
-};
+const R: Addr = Addr::new(0x1122_3344_5566_7788, 0x0102_0304);
+const R2: Addr = Addr::new(0x2122_2324_2526_2728, 0x0102_0304);
+const L: Addr = Addr::new(0x0000_7f00_dead_b000, 0x0a0b_0c0d);
+const D: Addr = Addr::new(0x0000_7f00_000d_0000, 0x0d0d_0d0d);
+const SR: Addr = Addr::new(0x3132_3334_3536_3738, 0x0506_0708);
+const SL: Addr = Addr::new(0x0000_7f00_0005_1000, 0x0e0f_1011);
+const CR: Addr = Addr::new(0x4142_4344_4546_4748, 0x090a_0b0c);
+const CL: Addr = Addr::new(0x0000_7f00_000c_1000, 0x1213_1415);
 const VALUE: u64 = 0x8877_6655_4433_2211;
 const VALUE32: u32 = 0x0000_abcd;
 

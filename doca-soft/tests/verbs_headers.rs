@@ -20,7 +20,6 @@
 mod verbs_support;
 
 use std::path::Path;
-use std::process::Command;
 use verbs_support::*;
 
 const SHARING: [&str; 3] = [
@@ -912,18 +911,9 @@ fn public_layouts_match_the_facts_under_nvcc() {
 /// The host program: builds WQEs with the header's builders into a zeroed ring and prints
 /// each slot; evaluates CQEs given as bytes.
 const QPN: u32 = 0x00ab_cdef & 0xff_ffff;
-const REMOTE: Addr = Addr {
-    addr: 0x1122_3344_5566_7788,
-    key: 0x0102_0304,
-};
-const LOCAL: Addr = Addr {
-    addr: 0x0000_7f00_dead_b000,
-    key: 0x0a0b_0c0d,
-};
-const LOCAL2: Addr = Addr {
-    addr: 0x0000_7f00_0000_1000,
-    key: 0x1a1b_1c1d,
-};
+const REMOTE: Addr = Addr::new(0x1122_3344_5566_7788, 0x0102_0304);
+const LOCAL: Addr = Addr::new(0x0000_7f00_dead_b000, 0x0a0b_0c0d);
+const LOCAL2: Addr = Addr::new(0x0000_7f00_0000_1000, 0x1a1b_1c1d);
 
 fn encoding_program(cqes: &[(String, [u8; 64], u64, u32)]) -> String {
     // C literals of the test values: keys go to the builders big-endian, as DOCA callers
@@ -995,15 +985,6 @@ fn encoding_program(cqes: &[(String, [u8; 64], u64, u32)]) -> String {
 
 /// `-L` for the CUDA runtime next to nvcc when nvcc's profile does not find it (the pip
 /// wheel keeps it in `lib`, not `lib64`).
-fn cudart_dir(nvcc: &Path) -> Vec<String> {
-    let root = nvcc.parent().and_then(Path::parent).map(Path::to_path_buf);
-    root.into_iter()
-        .flat_map(|r| [r.join("lib"), r.join("lib64")])
-        .filter(|d| d.join("libcudart_static.a").exists())
-        .flat_map(|d| ["-L".to_string(), d.display().to_string()])
-        .collect()
-}
-
 /// The five u32 results of a CQE case: status, status with the counter check, bytes,
 /// inline flag, inline data pointer == CQE.
 fn results(v: &[u8]) -> [i64; 5] {
@@ -1055,35 +1036,14 @@ fn wqe_builders_and_cqe_readers_write_and_read_the_mlx5_formats() {
     cases.push(("initial".into(), init, 8, 8));
 
     let dir = tempfile::tempdir().unwrap();
-    let cu = dir.path().join("encodings.cu");
-    let exe = dir.path().join("encodings");
-    std::fs::write(&cu, encoding_program(&cases)).unwrap();
-    let out = Command::new(nvcc)
-        .args([
-            "-std=c++17",
-            "-Werror",
-            "all-warnings",
-            "-Xcompiler",
-            "-Wall,-Wextra,-Werror",
-        ])
-        .args(["-arch=sm_80", "-I"])
-        .arg(include_dir())
-        .args(cudart_dir(nvcc))
-        .arg(&cu)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("running nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = doca_test_support::cc::nvcc_run_program(
+        nvcc,
+        dir.path(),
+        "encodings",
+        &encoding_program(&cases),
+        &["-arch=sm_80".to_string()],
     );
-    let run = Command::new(&exe)
-        .output()
-        .expect("running the encoding program");
-    assert!(run.status.success());
-    let got = parse_dump(&String::from_utf8_lossy(&run.stdout));
+    let got = parse_dump(&out);
     let slot = |i: usize| got[&format!("wqe{i}")].clone();
     let check = |i: usize, want: Wqe| {
         let have = slot(i);

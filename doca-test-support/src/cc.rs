@@ -163,24 +163,67 @@ pub fn must_succeed(cmd: &mut Command, what: &str) {
     );
 }
 
+/// `nvcc` with C++17, warnings as errors on both the device and the host side, `args` (the
+/// target architectures, defines) and doca-soft's headers; the caller adds the source and
+/// what to make of it.
+fn nvcc_cmd(nvcc: &Path, args: &[String]) -> Command {
+    let mut cmd = Command::new(nvcc);
+    cmd.args(["-std=c++17", "-Werror", "all-warnings"])
+        .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
+        .args(args)
+        .arg("-I")
+        .arg(include_dir());
+    cmd
+}
+
+fn write_source(dir: &Path, name: &str, src: &str) -> PathBuf {
+    let cu = dir.join(format!("{name}.cu"));
+    std::fs::write(&cu, src).unwrap_or_else(|e| panic!("writing {}: {e}", cu.display()));
+    cu
+}
+
 /// Writes `src` to `dir/<name>.cu` and compiles it with `nvcc` into `dir/<name>.o`: C++17,
 /// warnings are errors on both the device and the host side, doca-soft's headers, and
 /// `args` (the target architectures, defines); panics with nvcc's output when it fails.
 pub fn nvcc_strict(nvcc: &Path, dir: &Path, name: &str, src: &str, args: &[String]) {
-    let cu = dir.join(format!("{name}.cu"));
+    let cu = write_source(dir, name, src);
     let obj = dir.join(format!("{name}.o"));
-    std::fs::write(&cu, src).unwrap_or_else(|e| panic!("writing {}: {e}", cu.display()));
     must_succeed(
-        Command::new(nvcc)
-            .args(["-std=c++17", "-c", "-Werror", "all-warnings"])
-            .args(["-Xcompiler", "-Wall,-Wextra,-Werror"])
-            .args(args)
-            .arg("-I")
-            .arg(include_dir())
-            .arg(&cu)
-            .arg("-o")
-            .arg(&obj),
+        nvcc_cmd(nvcc, args).arg("-c").arg(&cu).arg("-o").arg(&obj),
         &format!("nvcc {name} ({args:?})"),
     );
     assert!(obj.exists(), "{name}: no object file");
+}
+
+/// `-L` for the folder of nvcc's toolkit that holds the static CUDA runtime, when there is
+/// one (a pip-installed toolkit keeps it beside `bin/`, not where nvcc looks).
+fn cudart_dir(nvcc: &Path) -> Vec<String> {
+    let root = nvcc.parent().and_then(Path::parent).map(Path::to_path_buf);
+    root.into_iter()
+        .flat_map(|r| [r.join("lib"), r.join("lib64")])
+        .filter(|d| d.join("libcudart_static.a").exists())
+        .flat_map(|d| ["-L".to_string(), d.display().to_string()])
+        .collect()
+}
+
+/// Writes `src` (a host program with device code) to `dir/<name>.cu`, builds it with the
+/// flags of [`nvcc_strict`] and the CUDA runtime into `dir/<name>`, runs it and returns
+/// what it printed; panics with nvcc's output when the build fails and with the exit
+/// status when the program fails.
+pub fn nvcc_run_program(nvcc: &Path, dir: &Path, name: &str, src: &str, args: &[String]) -> String {
+    let cu = write_source(dir, name, src);
+    let exe = dir.join(name);
+    must_succeed(
+        nvcc_cmd(nvcc, args)
+            .args(cudart_dir(nvcc))
+            .arg(&cu)
+            .arg("-o")
+            .arg(&exe),
+        &format!("nvcc {name} ({args:?})"),
+    );
+    let run = Command::new(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("running {name}: {e}"));
+    assert!(run.status.success(), "{name} exit {:?}", run.status);
+    String::from_utf8(run.stdout).unwrap_or_else(|e| panic!("{name}: output not UTF-8: {e}"))
 }

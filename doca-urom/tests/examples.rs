@@ -5,21 +5,28 @@ mod support;
 use std::process::Command;
 use support::*;
 
-#[test]
-fn multi_workers_bootstrap_runs_and_checks_gids() {
-    let (d, _dev) = start_daemon(&["worker_graph"]);
-    let exe = build_example("urom_multi_workers_bootstrap");
+/// Runs the example `exe` with `args` against daemon `d` (its service file in the
+/// environment); asserts that it succeeded and returns what it printed.
+fn run_on_daemon(exe: &std::path::Path, args: &[&str], d: &Daemon) -> String {
     let out = Command::new(exe)
-        .args(["-d", "lo", "--duration", "0.3"])
+        .args(args)
         .env("DOCA_UROM_SERVICE_FILE", d.service_file())
         .output()
         .expect("run the example");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "example failed: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    stdout
+}
+
+#[test]
+fn multi_workers_bootstrap_runs_and_checks_gids() {
+    let (d, _dev) = start_daemon(&["worker_graph"]);
+    let exe = build_example("urom_multi_workers_bootstrap");
+    let stdout = run_on_daemon(&exe, &["-d", "lo", "--duration", "0.3"], &d);
     assert_eq!(stdout.matches("loopback ok").count(), 4);
     assert!(stdout.contains("gid 1: workers [1, 3]"));
     assert!(stdout.contains("gid 0: workers [0, 2]"));
@@ -72,17 +79,7 @@ fn ping_pong_under_mpi_message_arrives_both_ways() {
 fn async_example_echoes_through_command_futures_under_tokio() {
     let (d, _dev) = start_daemon(&["worker_graph"]);
     let exe = build_example("urom_async");
-    let out = Command::new(&exe)
-        .args(["-d", "lo"])
-        .env("DOCA_UROM_SERVICE_FILE", d.service_file())
-        .output()
-        .expect("run the example");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "example failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = run_on_daemon(&exe, &["-d", "lo"], &d);
     for v in ["7 -> 7", "42 -> 42", "1099511627776 -> 1099511627776"] {
         assert!(stdout.contains(&format!("loopback {v}")), "{stdout}");
     }

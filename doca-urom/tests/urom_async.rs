@@ -41,32 +41,59 @@ fn block_on_counting<F: Future>(f: F) -> (F::Output, usize) {
     }
 }
 
+/// One worker running the C echo plugin, on a daemon and service of its own. Fields drop in
+/// order: the worker first, the plugin folder last.
+struct EchoWorker {
+    worker: Arc<Worker>,
+    /// The echo plugin's id.
+    plugin: u64,
+    _svc: Arc<doca_urom::Service>,
+    _dev: doca_urom::Device,
+    _daemon: Daemon,
+    _plugin_dir: tempfile::TempDir,
+}
+
+impl EchoWorker {
+    fn start() -> EchoWorker {
+        let plugin_dir = tempfile::tempdir().unwrap();
+        build_c_plugin("worker_echo_c", plugin_dir.path());
+        let (daemon, dev) = start(daemon(&[]).plugin_dir(plugin_dir.path()));
+        let svc = start_service(&daemon, &dev, 1);
+        let plugin = svc.plugin("worker_echo_c").unwrap().id;
+        let worker = Worker::builder(&svc)
+            .plugins(plugin)
+            .env(["UCX_LOG_LEVEL=error"])
+            .start()
+            .unwrap();
+        EchoWorker {
+            worker,
+            plugin,
+            _svc: svc,
+            _dev: dev,
+            _daemon: daemon,
+            _plugin_dir: plugin_dir,
+        }
+    }
+}
+
 fn delay_cmd(ms: u64) -> Vec<u8> {
     [3u64.to_le_bytes(), ms.to_le_bytes()].concat()
 }
 
 #[test]
 fn command_future_completes_without_spinning() {
-    let c_dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", c_dir.path());
-    let (d, dev) = start(daemon(&[]).plugin_dir(c_dir.path()));
-    let svc = start_service(&d, &dev, 1);
-    let echo = svc.plugin("worker_echo_c").unwrap();
-    let w = Worker::builder(&svc)
-        .plugins(echo.id)
-        .env(["UCX_LOG_LEVEL=error"])
-        .start()
-        .unwrap();
+    let rig = EchoWorker::start();
+    let (w, echo) = (&rig.worker, rig.plugin);
 
     // A quick command first: completes, with the echoed body.
     let quick = [0u64.to_le_bytes(), 41u64.to_le_bytes()].concat();
-    let (n, _) = block_on_counting(w.command_future(echo.id, &quick));
+    let (n, _) = block_on_counting(w.command_future(echo, &quick));
     let n = n.unwrap();
     assert_eq!((n.status, n.data), (Ok(()), quick));
 
     // A command the plugin answers 100 ms later.
     let t0 = Instant::now();
-    let (n, polls) = block_on_counting(w.command_future(echo.id, &delay_cmd(100)));
+    let (n, polls) = block_on_counting(w.command_future(echo, &delay_cmd(100)));
     let took = t0.elapsed();
     let n = n.unwrap();
     assert_eq!((n.status, n.data), (Ok(()), delay_cmd(100)));
@@ -87,7 +114,7 @@ fn command_future_completes_without_spinning() {
     );
 
     // A refused command still completes, with the plugin's status.
-    let (n, _) = block_on_counting(w.command_future(echo.id, &[0u8; 8]));
+    let (n, _) = block_on_counting(w.command_future(echo, &[0u8; 8]));
     assert_eq!(n.unwrap().status, Err(DocaError::INVALID_VALUE));
 }
 
@@ -104,16 +131,8 @@ fn readable(fd: std::os::fd::RawFd, timeout_ms: i32) -> bool {
 
 #[test]
 fn a_worker_engine_sleeps_on_its_handle_until_the_answer_arrives() {
-    let c_dir = tempfile::tempdir().unwrap();
-    build_c_plugin("worker_echo_c", c_dir.path());
-    let (d, dev) = start(daemon(&[]).plugin_dir(c_dir.path()));
-    let svc = start_service(&d, &dev, 1);
-    let echo = svc.plugin("worker_echo_c").unwrap();
-    let w = Worker::builder(&svc)
-        .plugins(echo.id)
-        .env(["UCX_LOG_LEVEL=error"])
-        .start()
-        .unwrap();
+    let rig = EchoWorker::start();
+    let (w, echo) = (&rig.worker, rig.plugin);
     let pe = w.pe();
     let fd = pe
         .notification_handle()
@@ -146,7 +165,7 @@ fn a_worker_engine_sleeps_on_its_handle_until_the_answer_arrives() {
     // progress call finds nothing.
     let answer = Arc::new(std::sync::Mutex::new(None));
     let a2 = answer.clone();
-    w.submit(echo.id, &delay_cmd(300), move |n| {
+    w.submit(echo, &delay_cmd(300), move |n| {
         *a2.lock().unwrap() = Some(n)
     })
     .unwrap();

@@ -10,32 +10,30 @@ use std::fmt::Write as _;
 /// Seconds between two statistics blocks (a block is printed once more than this passed).
 pub const PRINT_INTERVAL_NS: u128 = 5_000_000_000;
 
-/// Cumulative UDP counts of one queue.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UdpTotals {
-    /// DNS packets.
-    pub dns: u64,
-    /// DNS bytes.
-    pub dns_bytes: u64,
-    /// Other UDP packets.
-    pub others: u64,
-    /// Other UDP bytes.
-    pub others_bytes: u64,
-    /// All packets.
-    pub total: u64,
-    /// All bytes.
-    pub total_bytes: u64,
+/// Adds the named counters of batch `$b` to `$t`, wrapping as the original's counters do.
+macro_rules! add_wrapping {
+    ($t:expr, $b:expr, $($f:ident),+ $(,)?) => {
+        $($t.$f = $t.$f.wrapping_add($b.$f);)+
+    };
 }
+
+/// Cumulative UDP counts of one queue: the batch counters summed (wrapping).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UdpTotals(pub StatsUdp);
 
 impl UdpTotals {
     /// Adds one batch.
     pub fn add(&mut self, b: &StatsUdp) {
-        self.dns = self.dns.wrapping_add(b.dns);
-        self.dns_bytes = self.dns_bytes.wrapping_add(b.dns_bytes);
-        self.others = self.others.wrapping_add(b.others);
-        self.others_bytes = self.others_bytes.wrapping_add(b.others_bytes);
-        self.total = self.total.wrapping_add(b.total);
-        self.total_bytes = self.total_bytes.wrapping_add(b.total_bytes);
+        add_wrapping!(
+            self.0,
+            b,
+            dns,
+            dns_bytes,
+            others,
+            others_bytes,
+            total,
+            total_bytes
+        );
     }
 }
 
@@ -46,16 +44,10 @@ pub struct TcpTotals(pub StatsTcp);
 impl TcpTotals {
     /// Adds one batch.
     pub fn add(&mut self, b: &StatsTcp) {
-        let t = &mut self.0;
-        t.http = t.http.wrapping_add(b.http);
-        t.http_head = t.http_head.wrapping_add(b.http_head);
-        t.http_get = t.http_get.wrapping_add(b.http_get);
-        t.http_post = t.http_post.wrapping_add(b.http_post);
-        t.tcp_syn = t.tcp_syn.wrapping_add(b.tcp_syn);
-        t.tcp_fin = t.tcp_fin.wrapping_add(b.tcp_fin);
-        t.tcp_ack = t.tcp_ack.wrapping_add(b.tcp_ack);
-        t.others = t.others.wrapping_add(b.others);
-        t.total = t.total.wrapping_add(b.total);
+        add_wrapping!(
+            self.0, b, http, http_head, http_get, http_post, tcp_syn, tcp_fin, tcp_ack, others,
+            total
+        );
     }
 }
 
@@ -72,6 +64,7 @@ fn gbps(bytes: u64, secs: i64) -> f64 {
 pub fn format_block(secs: i64, udp: &[UdpTotals], tcp: &[TcpTotals]) -> String {
     let mut s = format!("\nSeconds {secs}\n");
     for (i, u) in udp.iter().enumerate() {
+        let u = &u.0;
         let _ = writeln!(
             s,
             "[UDP] QUEUE: {i} DNS: {} DNS_BW: {:.3} Gbps OTHER: {} OTHER_BW: {:.3} Gbps TOTAL: {} TOTAL_BW: {:.3} Gbps",

@@ -145,6 +145,15 @@ impl Outcome {
     }
 }
 
+/// A frame whose flags open or close nothing: logged as the original does.
+fn unexpected(flags: u8, log: &mut dyn FnMut(Level, String)) -> Outcome {
+    log(
+        Level::Warn,
+        format!("Unexpected TCP packet flags: 0x{flags:x}, expected SYN/RST/FIN"),
+    );
+    Outcome::Unexpected(flags)
+}
+
 /// Handles one frame that the root pipe sent to the CPU (`frame`: its first bytes, which
 /// must hold the whole TCP header). `tsval` is the SYN-ACK's timestamp (seconds); `log`
 /// gets the lines the original prints.
@@ -164,14 +173,7 @@ pub fn handle_frame<O: Offload>(
     };
     let key = SessionKey::of(&v);
     if v.flags & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) == 0 {
-        log(
-            Level::Warn,
-            format!(
-                "Unexpected TCP packet flags: 0x{:x}, expected SYN/RST/FIN",
-                v.flags
-            ),
-        );
-        return Outcome::Unexpected(v.flags);
+        return unexpected(v.flags, log);
     }
     if v.flags & tcp_flags::RST != 0 {
         log(Level::Info, format!("Received RST for TCP {key}"));
@@ -185,14 +187,7 @@ pub fn handle_frame<O: Offload>(
     }
     if v.flags & tcp_flags::ACK != 0 {
         // A SYN-ACK opens nothing here (the original answered it like a SYN).
-        log(
-            Level::Warn,
-            format!(
-                "Unexpected TCP packet flags: 0x{:x}, expected SYN/RST/FIN",
-                v.flags
-            ),
-        );
-        return Outcome::Unexpected(v.flags);
+        return unexpected(v.flags, log);
     }
     log(Level::Info, format!("Received SYN for TCP {key}"));
     let tsecr = packets::tcp_timestamp(frame, &v).unwrap_or(0);

@@ -28,6 +28,23 @@ static struct doca_mmap *started_mmap(void)
 	return m;
 }
 
+/* Creates and starts an inventory of n buffers; 0 on success. */
+static int start_inventory(uint32_t n, struct doca_buf_inventory **inv)
+{
+	ADV_EXPECT(doca_buf_inventory_create(n, inv), DOCA_SUCCESS);
+	ADV_EXPECT(doca_buf_inventory_start(*inv), DOCA_SUCCESS);
+	return 0;
+}
+
+/* Stops and destroys inv, then destroys m: a case's last step (0 when all succeed). */
+static int stop_inventory_and_mmap(struct doca_buf_inventory *inv, struct doca_mmap *m)
+{
+	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_SUCCESS);
+	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+	ADV_EXPECT(doca_mmap_destroy(m), DOCA_SUCCESS);
+	return 0;
+}
+
 static int mmap_null_arguments(void)
 {
 	struct doca_mmap *m = NULL;
@@ -114,8 +131,7 @@ static int inventory_too_large_to_allocate(void)
 		ADV_EXPECT(r, DOCA_ERROR_NO_MEMORY);
 		ADV_CHECK(inv == NULL);
 	}
-	ADV_EXPECT(doca_buf_inventory_create(8, &inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	ADV_CHECK(start_inventory(8, &inv) == 0);
 	ADV_EXPECT(doca_buf_inventory_expand(inv, UINT32_MAX), DOCA_ERROR_NO_MEMORY);
 	ADV_EXPECT(doca_buf_inventory_get_num_elements(inv, &n), DOCA_SUCCESS);
 	ADV_CHECK(n == 8);
@@ -140,10 +156,7 @@ static int inventory_wrong_states(void)
 	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_ERROR_IN_USE);
 	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_ERROR_IN_USE);
 	ADV_EXPECT(doca_buf_dec_refcount(b, NULL), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_mmap_destroy(m), DOCA_SUCCESS);
-	return 0;
+	return stop_inventory_and_mmap(inv, m);
 }
 
 static int inventory_windows_outside_the_mmap(void)
@@ -153,8 +166,7 @@ static int inventory_windows_outside_the_mmap(void)
 	struct doca_buf *b = NULL;
 
 	ADV_CHECK(m != NULL);
-	ADV_EXPECT(doca_buf_inventory_create(2, &inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	ADV_CHECK(start_inventory(2, &inv) == 0);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(inv, m, memory + 4000, 200, &b),
 		   DOCA_ERROR_INVALID_VALUE);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(inv, m, memory, SIZE_MAX, &b),
@@ -167,10 +179,7 @@ static int inventory_windows_outside_the_mmap(void)
 		   DOCA_ERROR_INVALID_VALUE);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(NULL, m, memory, 16, &b),
 		   DOCA_ERROR_INVALID_VALUE);
-	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_mmap_destroy(m), DOCA_SUCCESS);
-	return 0;
+	return stop_inventory_and_mmap(inv, m);
 }
 
 static int inventory_runs_out(void)
@@ -180,18 +189,14 @@ static int inventory_runs_out(void)
 	struct doca_buf *a = NULL, *b = NULL;
 
 	ADV_CHECK(m != NULL);
-	ADV_EXPECT(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	ADV_CHECK(start_inventory(1, &inv) == 0);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(inv, m, memory, 16, &a), DOCA_SUCCESS);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(inv, m, memory, 16, &b), DOCA_ERROR_NO_MEMORY);
 	ADV_EXPECT(doca_buf_inventory_expand(inv, 1), DOCA_SUCCESS);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(inv, m, memory, 16, &b), DOCA_SUCCESS);
 	ADV_EXPECT(doca_buf_dec_refcount(a, NULL), DOCA_SUCCESS);
 	ADV_EXPECT(doca_buf_dec_refcount(b, NULL), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_mmap_destroy(m), DOCA_SUCCESS);
-	return 0;
+	return stop_inventory_and_mmap(inv, m);
 }
 
 static int buf_null_and_bad_data(void)
@@ -208,8 +213,7 @@ static int buf_null_and_bad_data(void)
 	ADV_EXPECT(doca_buf_dec_refcount(NULL, &rc), DOCA_ERROR_INVALID_VALUE);
 	ADV_EXPECT(doca_buf_inc_refcount(NULL, &rc), DOCA_ERROR_INVALID_VALUE);
 	ADV_CHECK(m != NULL);
-	ADV_EXPECT(doca_buf_inventory_create(2, &inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	ADV_CHECK(start_inventory(2, &inv) == 0);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_args(inv, m, memory, 64, memory, 8, &b), DOCA_SUCCESS);
 	ADV_EXPECT(doca_buf_get_len(b, NULL), DOCA_ERROR_INVALID_VALUE);
 	ADV_EXPECT(doca_buf_set_data_len(b, 65), DOCA_ERROR_INVALID_VALUE);
@@ -221,10 +225,7 @@ static int buf_null_and_bad_data(void)
 	ADV_EXPECT(doca_buf_chain_list(b, NULL), DOCA_ERROR_INVALID_VALUE);
 	ADV_EXPECT(doca_buf_dec_refcount(b, &rc), DOCA_SUCCESS);
 	ADV_CHECK(rc == 0);
-	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_mmap_destroy(m), DOCA_SUCCESS);
-	return 0;
+	return stop_inventory_and_mmap(inv, m);
 }
 
 static int buf_refcount_saturates(void)
@@ -236,8 +237,7 @@ static int buf_refcount_saturates(void)
 	uint32_t i;
 
 	ADV_CHECK(m != NULL);
-	ADV_EXPECT(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	ADV_CHECK(start_inventory(1, &inv) == 0);
 	ADV_EXPECT(doca_buf_inventory_buf_get_by_data(inv, m, memory, 16, &b), DOCA_SUCCESS);
 	for (i = 1; i < UINT16_MAX; i++)
 		ADV_EXPECT(doca_buf_inc_refcount(b, &rc), DOCA_SUCCESS);
@@ -247,10 +247,7 @@ static int buf_refcount_saturates(void)
 	for (i = 0; i < UINT16_MAX; i++)
 		ADV_EXPECT(doca_buf_dec_refcount(b, &rc), DOCA_SUCCESS);
 	ADV_CHECK(rc == 0);
-	ADV_EXPECT(doca_buf_inventory_stop(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
-	ADV_EXPECT(doca_mmap_destroy(m), DOCA_SUCCESS);
-	return 0;
+	return stop_inventory_and_mmap(inv, m);
 }
 
 static int buf_arr_bad_parameters(void)

@@ -39,6 +39,26 @@ pub fn ld_library_path() -> std::ffi::OsString {
     std::env::join_paths(dirs).expect("library paths without ':'")
 }
 
+/// Compiles `source` in `lang` with doca-test-support's flags (strict warnings, `include/`,
+/// plain rdma-core headers) into the program `exe`, linked with this run's library; Err
+/// holds the command and the compiler's output.
+#[allow(dead_code)]
+pub fn compile_linked(
+    lang: doca_test_support::cc::Lang,
+    source: &std::path::Path,
+    exe: &std::path::Path,
+) -> Result<(), String> {
+    use doca_test_support::cc::{self, Output, Rdma};
+    let libdir = library_dir();
+    let link = [
+        format!("-L{}", libdir.display()),
+        format!("-Wl,-rpath,{}", libdir.display()),
+        "-ldoca_soft".to_owned(),
+    ];
+    let link: Vec<&str> = link.iter().map(String::as_str).collect();
+    cc::compile(lang, source, exe, Output::Executable, Rdma::Plain, &link)
+}
+
 /// Compiles `tests/c/<name>.c` warning-free (`-Wall -Wextra -Werror`, C standard `std`)
 /// against `include/`, linked with this run's library, into `dir/<name>`. Panics with the
 /// compiler's output when it fails.

@@ -9,6 +9,26 @@
 #define RX_TIMEOUT_NS 100000ULL
 #define DEADLINE_NS 10000000000ULL
 
+// Adds one frame of `bytes` bytes at `p` to out[1] (lengths) and out[2] (payload bytes).
+__device__ void rx_count_frame(unsigned long long *out, const uint8_t *p, uint32_t bytes)
+{
+	unsigned long long s = 0;
+	for (uint32_t i = 0; i < bytes; i++)
+		s += p[i];
+	atomicAdd(&out[1], (unsigned long long)bytes);
+	atomicAdd(&out[2], s);
+}
+
+// Ends a receive round of the block: `*stop` (shared) once `total` reached `want` or the
+// deadline passed.
+__device__ void rx_round_end(uint32_t total, uint32_t want, uint64_t deadline, int *stop)
+{
+	__syncthreads();
+	if (threadIdx.x == 0 && (total >= want || doca_gpu_dev_eth_query_globaltimer() > deadline))
+		*stop = 1;
+	__syncthreads();
+}
+
 // out[0] packets, out[1] sum of lengths, out[2] sum of payload bytes, out[3] error count.
 template <enum doca_gpu_dev_eth_exec_scope S>
 __device__ void rx_body(struct doca_gpu_eth_rxq *rxq, uint32_t want, unsigned long long *out)
@@ -24,18 +44,12 @@ __device__ void rx_body(struct doca_gpu_eth_rxq *rxq, uint32_t want, unsigned lo
 	__syncthreads();
 	while (!stop) {
 		doca_error_t r = DOCA_SUCCESS;
-		if (S == DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD) {
-			if (threadIdx.x == 0)
-				r = doca_gpu_dev_eth_rxq_recv<DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD,
-							      DOCA_GPUNETIO_ETH_MCST_AUTO,
-							      DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
-							      DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq, RX_BATCH, RX_TIMEOUT_NS, &first, &num, attr);
-		} else {
+		// Thread scope: thread 0 receives for the block.
+		if (S != DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD || threadIdx.x == 0)
 			r = doca_gpu_dev_eth_rxq_recv<S,
 						      DOCA_GPUNETIO_ETH_MCST_AUTO,
 						      DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
 						      DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq, RX_BATCH, RX_TIMEOUT_NS, &first, &num, attr);
-		}
 		if (r != DOCA_SUCCESS)
 			atomicAdd(&out[3], 1ULL);
 		__syncthreads();
@@ -49,17 +63,10 @@ __device__ void rx_body(struct doca_gpu_eth_rxq *rxq, uint32_t want, unsigned lo
 			if ((cqe->op_own >> 4) != MLX5_CQE_RESP_SEND || doca_gpu_dev_eth_bswap32(cqe->byte_cnt) != bytes ||
 			    (DOCA_GPUNETIO_ETH_BSWAP16(cqe->wqe_counter) & rxq->wqe_mask) != (first + k) % rxq->pkt_num)
 				atomicAdd(&out[3], 1ULL);
-			unsigned long long s = 0;
-			for (uint32_t i = 0; i < bytes; i++)
-				s += p[i];
-			atomicAdd(&out[1], (unsigned long long)bytes);
-			atomicAdd(&out[2], s);
+			rx_count_frame(out, p, bytes);
 		}
 		total += num;
-		__syncthreads();
-		if (threadIdx.x == 0 && (total >= want || doca_gpu_dev_eth_query_globaltimer() > deadline))
-			stop = 1;
-		__syncthreads();
+		rx_round_end(total, want, deadline, &stop);
 	}
 	if (threadIdx.x == 0)
 		out[0] = total;
@@ -100,17 +107,10 @@ extern "C" __global__ void rx_legacy_block(struct doca_gpu_eth_rxq *rxq, uint32_
 			doca_gpu_dev_eth_rxq_get_buf(rxq, first + k, &buf);
 			doca_gpu_dev_buf_get_addr(buf, &addr);
 			doca_gpu_dev_eth_rxq_get_buf_bytes(rxq, first + k, &bytes);
-			unsigned long long s = 0;
-			for (uint32_t i = 0; i < bytes; i++)
-				s += ((const uint8_t *)addr)[i];
-			atomicAdd(&out[1], (unsigned long long)bytes);
-			atomicAdd(&out[2], s);
+			rx_count_frame(out, (const uint8_t *)addr, bytes);
 		}
 		total += num;
-		__syncthreads();
-		if (threadIdx.x == 0 && (total >= want || doca_gpu_dev_eth_query_globaltimer() > deadline))
-			stop = 1;
-		__syncthreads();
+		rx_round_end(total, want, deadline, &stop);
 	}
 	if (threadIdx.x == 0)
 		out[0] = total;

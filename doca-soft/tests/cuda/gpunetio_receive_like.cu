@@ -6,6 +6,8 @@
  */
 #include <cuda_runtime.h>
 
+#include "gpunetio_like_gpu.cuh"
+
 #include <doca_gpunetio_dev_eth_rxq.cuh>
 
 #include "../c/gpunetio_receive_like.h"
@@ -32,18 +34,8 @@ __global__ void receive_like(struct doca_gpu_eth_rxq *rxq,
 	}
 	__syncthreads();
 	while (!done) {
-		if constexpr (scope == DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD) {
-			if (threadIdx.x == 0)
-				doca_gpu_dev_eth_rxq_recv<scope,
-							  DOCA_GPUNETIO_ETH_MCST_AUTO,
-							  DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
-							  DOCA_GPUNETIO_ETH_RX_ATTR_ALL>(rxq,
-											 RECEIVE_LIKE_MAX_BURST,
-											 500000,
-											 &first,
-											 &num,
-											 attr);
-		} else {
+		// Thread scope: one thread receives for the block; the others call with the scope.
+		if (scope != DOCA_GPUNETIO_ETH_EXEC_SCOPE_THREAD || threadIdx.x == 0)
 			doca_gpu_dev_eth_rxq_recv<scope,
 						  DOCA_GPUNETIO_ETH_MCST_AUTO,
 						  DOCA_GPUNETIO_ETH_NIC_HANDLER_AUTO,
@@ -53,7 +45,6 @@ __global__ void receive_like(struct doca_gpu_eth_rxq *rxq,
 										 &first,
 										 &num,
 										 attr);
-		}
 		__syncthreads();
 		for (uint32_t k = threadIdx.x; k < num; k += blockDim.x) {
 			const uint8_t *p = (const uint8_t *)doca_gpu_dev_eth_rxq_get_pkt_addr(rxq, first + k);
@@ -82,12 +73,7 @@ __global__ void receive_like(struct doca_gpu_eth_rxq *rxq,
 
 extern "C" doca_error_t receive_like_gpu_select(const char *gpu_pci)
 {
-	int dev = 0;
-	if (gpu_pci == NULL || cudaDeviceGetByPCIBusId(&dev, gpu_pci) != cudaSuccess)
-		return DOCA_ERROR_NOT_FOUND;
-	if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess)
-		return DOCA_ERROR_DRIVER;
-	return DOCA_SUCCESS;
+	return like_gpu_select(gpu_pci);
 }
 
 extern "C" doca_error_t receive_like_run(struct doca_gpu_eth_rxq *rxq,

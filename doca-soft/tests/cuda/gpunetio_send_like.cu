@@ -6,6 +6,8 @@
  */
 #include <cuda_runtime.h>
 
+#include "gpunetio_like_gpu.cuh"
+
 #include <doca_gpunetio_dev_eth_txq.cuh>
 
 #include "../c/gpunetio_send_like.h"
@@ -135,12 +137,7 @@ __global__ void send_like_wait_time(struct doca_gpu_eth_txq *txq,
 
 extern "C" doca_error_t send_like_gpu_select(const char *gpu_pci)
 {
-	int dev = 0;
-	if (gpu_pci == NULL || cudaDeviceGetByPCIBusId(&dev, gpu_pci) != cudaSuccess)
-		return DOCA_ERROR_NOT_FOUND;
-	if (cudaSetDevice(dev) != cudaSuccess || cudaFree(0) != cudaSuccess)
-		return DOCA_ERROR_DRIVER;
-	return DOCA_SUCCESS;
+	return like_gpu_select(gpu_pci);
 }
 
 extern "C" doca_error_t send_like_copy_to_gpu(void *gpu_dst, const void *src, size_t len)

@@ -58,6 +58,14 @@ pub fn init(queues: u16) {
 
 /// Starts Flow port `id` on `dev`.
 pub fn start_port(dev: *mut Dev, id: u16) -> *mut FlowPort {
+    let (rc, port) = try_start_port(dev, id);
+    assert_eq!(rc, OK);
+    port
+}
+
+/// Tries to start Flow port `id` on `dev`: `doca_flow_port_start`'s code and the port
+/// (the configuration is built and destroyed successfully either way).
+pub fn try_start_port(dev: *mut Dev, id: u16) -> (u32, *mut FlowPort) {
     let mut pc: *mut PortCfg = null_mut();
     let mut port: *mut FlowPort = null_mut();
     // SAFETY: valid out-pointers and a live config.
@@ -65,10 +73,10 @@ pub fn start_port(dev: *mut Dev, id: u16) -> *mut FlowPort {
         assert_eq!(doca_flow_port_cfg_create(&mut pc), OK);
         assert_eq!(doca_flow_port_cfg_set_port_id(pc, id), OK);
         assert_eq!(doca_flow_port_cfg_set_dev(pc, dev), OK);
-        assert_eq!(doca_flow_port_start(pc, &mut port), OK);
+        let rc = doca_flow_port_start(pc, &mut port);
         assert_eq!(doca_flow_port_cfg_destroy(pc), OK);
+        (rc, port)
     }
-    port
 }
 
 /// A Flow port on side 1 of a fresh wire, with recording queues, fed from side 0.
@@ -86,6 +94,15 @@ impl Rig {
     pub fn new(ids: &[u16], queues: u16) -> Rig {
         init(queues);
         Rig::started(ids)
+    }
+
+    /// The port's root pipe: an empty CONTROL pipe the test adds its entries to.
+    pub fn control_root(&self) -> *mut doca_flow_pipe {
+        create(
+            pipe_cfg(self.port, c"root", DOCA_FLOW_PIPE_CONTROL, true),
+            None,
+            None,
+        )
     }
 
     /// Starts port 0 (Flow already initialised) with RX queues `ids`.

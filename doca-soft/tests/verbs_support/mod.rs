@@ -62,6 +62,13 @@ pub struct Addr {
     pub key: u32,
 }
 
+impl Addr {
+    /// `addr` with logical key `key`.
+    pub const fn new(addr: u64, key: u32) -> Addr {
+        Addr { addr, key }
+    }
+}
+
 /// Control segment: BE32(idx << 8 | opcode), BE32(qpn << 8 | ds), 3 zero bytes, flags, raw imm.
 fn ctrl(w: &mut [u8; 64], idx: u16, opcode: u8, qpn: u32, ds: usize, imm: u32) {
     w[0..4].copy_from_slice(&((u32::from(idx) << 8) | u32::from(opcode)).to_be_bytes());
