@@ -167,24 +167,10 @@ __device__ static inline void doca_gpu_dev_verbs_put_counter_warp(struct doca_gp
 	return;
 #endif
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
-	doca_gpu_dev_verbs_wqe_prepare_write(qp,
-					     doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-					     (uint16_t)idx,
-					     DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE,
-					     DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-					     0,
-					     raddr.addr,
-					     raddr.key,
-					     laddr.addr,
-					     laddr.key,
-					     (uint32_t)size);
+	doca_priv_gpu_dev_verbs_prepare_put_at(qp, idx, raddr, laddr, (uint32_t)size);
 	__syncwarp();
 	if (lane == 0) {
 		uint64_t last = base + DOCA_GPUNETIO_VERBS_WARP_SIZE - 1;

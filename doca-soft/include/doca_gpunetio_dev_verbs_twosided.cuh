@@ -13,6 +13,24 @@
 
 #include "doca_gpunetio_dev_verbs_onesided.cuh"
 
+/* doca-soft: the SEND WQE at `idx` of `bytes` bytes from addr/lkey, asking for a CQE. */
+__device__ static inline void doca_priv_gpu_dev_verbs_prepare_send_at(struct doca_gpu_dev_verbs_qp *qp,
+								       uint64_t idx,
+								       uint64_t addr,
+								       uint32_t lkey,
+								       uint32_t bytes)
+{
+	doca_gpu_dev_verbs_wqe_prepare_send(qp,
+					    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
+					    (uint16_t)idx,
+					    DOCA_GPUNETIO_MLX5_OPCODE_SEND,
+					    DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
+					    0,
+					    addr,
+					    lkey,
+					    bytes);
+}
+
 /** SEND of `size` bytes from `laddr`, by the calling thread (1 GiB per WQE). */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
 	  enum doca_gpu_dev_verbs_nic_handler nic_handler = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO>
@@ -23,18 +41,12 @@ __device__ static inline void doca_gpu_dev_verbs_send_thread(struct doca_gpu_dev
 {
 	uint64_t n = doca_priv_gpu_dev_verbs_num_chunks(size);
 	uint64_t base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, (uint32_t)n);
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t idx = base + i;
-		doca_gpu_dev_verbs_wqe_prepare_send(qp,
-						    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-						    (uint16_t)idx,
-						    DOCA_GPUNETIO_MLX5_OPCODE_SEND,
-						    DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-						    0,
-						    laddr.addr + i * DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE,
-						    laddr.key,
-						    doca_priv_gpu_dev_verbs_chunk_bytes(size, i));
-	}
+	for (uint64_t i = 0; i < n; i++)
+		doca_priv_gpu_dev_verbs_prepare_send_at(qp,
+							base + i,
+							laddr.addr + i * DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE,
+							laddr.key,
+							doca_priv_gpu_dev_verbs_chunk_bytes(size, i));
 	doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, n);
 	*out_ticket = base + n - 1;
 }
@@ -49,26 +61,11 @@ __device__ static inline void doca_gpu_dev_verbs_send_warp(struct doca_gpu_dev_v
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
-	doca_gpu_dev_verbs_wqe_prepare_send(qp,
-					    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-					    (uint16_t)idx,
-					    DOCA_GPUNETIO_MLX5_OPCODE_SEND,
-					    DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-					    0,
-					    laddr.addr,
-					    laddr.key,
-					    (uint32_t)size);
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_prepare_send_at(qp, idx, laddr.addr, laddr.key, (uint32_t)size);
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler>(qp, lane, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	*out_ticket = idx;
 }
 
@@ -130,12 +127,8 @@ __device__ static inline void doca_gpu_dev_verbs_recv_warp(struct doca_gpu_dev_v
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
 	doca_gpu_dev_verbs_wqe_prepare_recv(qp, doca_gpu_dev_verbs_get_rwqe_ptr(qp, (uint16_t)idx), raddr.addr, raddr.key, (uint32_t)size);
 	__syncwarp();
