@@ -161,14 +161,14 @@ __device__ static inline void doca_priv_gpu_dev_verbs_prepare_dump_at(struct doc
 					    1);
 }
 
-/* doca-soft: publish base..base+n-1 and submit them. */
-template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_nic_handler nic_handler>
+/* doca-soft: publish WQEs base..base+n-1 of the `qp_type` queue and submit them. */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode,
+	  enum doca_gpu_dev_verbs_nic_handler nic_handler,
+	  enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static inline void doca_priv_gpu_dev_verbs_post(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint64_t n)
 {
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, base, base + n - 1);
-	doca_gpu_dev_verbs_submit<resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler, DOCA_GPUNETIO_VERBS_QP_SQ>(
-		qp,
-		base + n);
+	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, qp_type>(qp, base, base + n - 1);
+	doca_gpu_dev_verbs_submit<resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler, qp_type>(qp, base + n);
 }
 
 /* doca-soft: lane 0's value of a 64-bit index, for the whole warp. */
@@ -190,7 +190,9 @@ __device__ static inline uint64_t doca_priv_gpu_dev_verbs_warp_reserve(struct do
 }
 
 /* doca-soft: after every lane wrote its WQE, lane 0 posts `count` WQEs from `base` for the warp. */
-template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_nic_handler nic_handler>
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode,
+	  enum doca_gpu_dev_verbs_nic_handler nic_handler,
+	  enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static inline void doca_priv_gpu_dev_verbs_warp_post(struct doca_gpu_dev_verbs_qp *qp,
 								 unsigned int lane,
 								 uint64_t base,
@@ -198,7 +200,7 @@ __device__ static inline void doca_priv_gpu_dev_verbs_warp_post(struct doca_gpu_
 {
 	__syncwarp();
 	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, count);
+		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler, qp_type>(qp, base, count);
 	__syncwarp();
 }
 

@@ -84,16 +84,6 @@ __device__ static inline void doca_gpu_dev_verbs_send(struct doca_gpu_dev_verbs_
 		doca_gpu_dev_verbs_send_thread<resource_sharing_mode, nic_handler>(qp, laddr, size, out_ticket);
 }
 
-/* doca-soft: publish receive WQEs base..base+n-1 and submit them on the RQ. */
-template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_nic_handler nic_handler>
-__device__ static inline void doca_priv_gpu_dev_verbs_post_rq(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint64_t n)
-{
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, base, base + n - 1);
-	doca_gpu_dev_verbs_submit<resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler, DOCA_GPUNETIO_VERBS_QP_RQ>(
-		qp,
-		base + n);
-}
-
 /**
  * Posts a receive of up to `size` bytes into `raddr` (despite DOCA's parameter name, the
  * local buffer), by the calling thread (1 GiB per receive WQE); ticket = receive index.
@@ -113,7 +103,7 @@ __device__ static inline void doca_gpu_dev_verbs_recv_thread(struct doca_gpu_dev
 						    raddr.addr + i * DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE,
 						    raddr.key,
 						    doca_priv_gpu_dev_verbs_chunk_bytes(size, i));
-	doca_priv_gpu_dev_verbs_post_rq<resource_sharing_mode, nic_handler>(qp, base, n);
+	doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, base, n);
 	*out_ticket = base + n - 1;
 }
 
@@ -131,10 +121,10 @@ __device__ static inline void doca_gpu_dev_verbs_recv_warp(struct doca_gpu_dev_v
 		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
 	doca_gpu_dev_verbs_wqe_prepare_recv(qp, doca_gpu_dev_verbs_get_rwqe_ptr(qp, (uint16_t)idx), raddr.addr, raddr.key, (uint32_t)size);
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post_rq<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler, DOCA_GPUNETIO_VERBS_QP_RQ>(qp,
+												     lane,
+												     base,
+												     DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	*out_ticket = idx;
 }
 
