@@ -23,4 +23,50 @@
 #define DOCA_SOFT_CUDA_AT_LEAST(maj, min) 0
 #endif
 
+#if defined(__CUDACC__)
+/*
+ * Device primitives that both device API families (doca_gpunetio_dev_eth_common.cuh and
+ * doca_gpunetio_dev_verbs_common.cuh) wrap under their DOCA names. They live here because
+ * this is the one header both include; plain C and C++ compilers do not see them.
+ */
+
+/** %globaltimer in nanoseconds. */
+__device__ static inline unsigned long long doca_soft_dev_globaltimer(void)
+{
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/** Lane of the calling thread in its warp. */
+__device__ static inline unsigned int doca_soft_dev_lane_id(void)
+{
+	unsigned int lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return lane;
+}
+
+/** Byte swap of a 64-bit value (two byte permutes on the device). */
+__host__ __device__ static inline unsigned long long doca_soft_dev_bswap64(unsigned long long x)
+{
+#ifdef __CUDA_ARCH__
+	unsigned int lo = (unsigned int)x;
+	unsigned int hi = (unsigned int)(x >> 32);
+	return ((unsigned long long)__byte_perm(lo, 0, 0x0123) << 32) | (unsigned long long)__byte_perm(hi, 0, 0x0123);
+#else
+	return __builtin_bswap64(x);
+#endif
+}
+
+/** Byte swap of a 32-bit value. */
+__host__ __device__ static inline unsigned int doca_soft_dev_bswap32(unsigned int x)
+{
+#ifdef __CUDA_ARCH__
+	return __byte_perm(x, 0, 0x0123);
+#else
+	return __builtin_bswap32(x);
+#endif
+}
+#endif /* __CUDACC__ */
+
 #endif /* DOCA_SOFT_CUDA_TARGET_H_ */
