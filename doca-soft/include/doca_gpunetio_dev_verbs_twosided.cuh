@@ -41,12 +41,18 @@ __device__ static inline void doca_gpu_dev_verbs_send_thread(struct doca_gpu_dev
 {
 	uint64_t n = doca_priv_gpu_dev_verbs_num_chunks(size);
 	uint64_t base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, (uint32_t)n);
-	for (uint64_t i = 0; i < n; i++)
-		doca_priv_gpu_dev_verbs_prepare_send_at(qp,
-							base + i,
-							laddr.addr + i * DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE,
-							laddr.key,
-							doca_priv_gpu_dev_verbs_chunk_bytes(size, i));
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t idx = base + i;
+		doca_gpu_dev_verbs_wqe_prepare_send(qp,
+						    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
+						    (uint16_t)idx,
+						    DOCA_GPUNETIO_MLX5_OPCODE_SEND,
+						    DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
+						    0,
+						    laddr.addr + i * DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE,
+						    laddr.key,
+						    doca_priv_gpu_dev_verbs_chunk_bytes(size, i));
+	}
 	doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, n);
 	*out_ticket = base + n - 1;
 }
