@@ -108,7 +108,8 @@ __device__ static inline void doca_gpu_dev_verbs_store_relaxed_mmio(uint64_t *pt
 
 /*
  * doca-soft: one PTX instruction at the scope the template parameter `sync_scope` names:
- * `head` then ".sys", ".gpu" or ".cta", then `tail`, with the operands that follow.
+ * `head` then ".sys", ".gpu" or ".cta", then `tail`, with the operands that follow. Local to
+ * the fences and release stores below (undefined after them).
  */
 #define DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM(head, tail, ...)                                   \
 	do {                                                                                  \
@@ -170,6 +171,8 @@ __device__ static inline void doca_gpu_dev_verbs_async_store_release(uint64_t *p
 {
 	DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM("st.release", ".global.u64 [%0], %1;", : : "l"(ptr), "l"(val) : "memory");
 }
+
+#undef DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM
 
 /** Whether `ptr` is a multiple of `alignment` (a power of two). */
 DOCA_SOFT_VERBS_HD static inline bool doca_gpu_dev_isaligned(void *ptr, size_t alignment)
