@@ -68,23 +68,37 @@ static_assert(sizeof(struct doca_gpu_dev_eth_wqe_ctrl_seg) == 16, "ctrl seg size
 /** %globaltimer in nanoseconds. */
 __device__ static inline uint64_t doca_gpu_dev_eth_query_globaltimer(void)
 {
-	return doca_soft_dev_globaltimer();
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
 }
 
 DOCA_SOFT_ETH_HD static inline uint64_t doca_gpu_dev_eth_bswap64(uint64_t x)
 {
-	return doca_soft_dev_bswap64(x);
+#ifdef __CUDA_ARCH__
+	uint32_t lo = (uint32_t)x;
+	uint32_t hi = (uint32_t)(x >> 32);
+	return ((uint64_t)__byte_perm(lo, 0, 0x0123) << 32) | (uint64_t)__byte_perm(hi, 0, 0x0123);
+#else
+	return __builtin_bswap64(x);
+#endif
 }
 
 DOCA_SOFT_ETH_HD static inline uint32_t doca_gpu_dev_eth_bswap32(uint32_t x)
 {
-	return doca_soft_dev_bswap32(x);
+#ifdef __CUDA_ARCH__
+	return __byte_perm(x, 0, 0x0123);
+#else
+	return __builtin_bswap32(x);
+#endif
 }
 
 /** Lane of the calling thread in its warp. */
 __device__ static inline unsigned int doca_gpu_dev_eth_get_lane_id(void)
 {
-	return doca_soft_dev_lane_id();
+	unsigned int lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return lane;
 }
 
 /** Relaxed system-scope store to memory another agent polls (a doorbell). */

@@ -71,23 +71,37 @@ DOCA_SOFT_VERBS_HD static inline T doca_priv_gpu_dev_verbs_ldg(const T *ptr)
 /** %globaltimer in nanoseconds. */
 __device__ static inline uint64_t doca_gpu_dev_verbs_query_globaltimer()
 {
-	return doca_soft_dev_globaltimer();
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
 }
 
 /** Lane of the calling thread in its warp. */
 __device__ static inline unsigned int doca_gpu_dev_verbs_get_lane_id()
 {
-	return doca_soft_dev_lane_id();
+	unsigned int lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return lane;
 }
 
 DOCA_SOFT_VERBS_HD static inline uint64_t doca_gpu_dev_verbs_bswap64(uint64_t x)
 {
-	return doca_soft_dev_bswap64(x);
+#ifdef __CUDA_ARCH__
+	uint32_t lo = (uint32_t)x;
+	uint32_t hi = (uint32_t)(x >> 32);
+	return ((uint64_t)__byte_perm(lo, 0, 0x0123) << 32) | (uint64_t)__byte_perm(hi, 0, 0x0123);
+#else
+	return __builtin_bswap64(x);
+#endif
 }
 
 DOCA_SOFT_VERBS_HD static inline uint32_t doca_gpu_dev_verbs_bswap32(uint32_t x)
 {
-	return doca_soft_dev_bswap32(x);
+#ifdef __CUDA_ARCH__
+	return __byte_perm(x, 0, 0x0123);
+#else
+	return __builtin_bswap32(x);
+#endif
 }
 
 /* doca-soft: 16-bit swap for the CQE's wqe_counter. */
