@@ -164,9 +164,9 @@ __device__ static inline void doca_priv_gpu_dev_eth_store_relaxed_sys_u32(uint32
 	asm volatile("st.relaxed.sys.global.u32 [%0], %1;" : : "l"(ptr), "r"(v) : "memory");
 }
 
-/** Acquire fence at the given scope. */
+/* doca-soft: the full fence of a scope; acquire and release fences are both this one. */
 template <enum doca_gpu_dev_eth_sync_scope sync_scope>
-__device__ static inline void doca_gpu_dev_eth_fence_acquire(void)
+__device__ static inline void doca_priv_gpu_dev_eth_threadfence(void)
 {
 	if constexpr (sync_scope == DOCA_GPUNETIO_ETH_SYNC_SCOPE_SYS)
 		__threadfence_system();
@@ -176,16 +176,18 @@ __device__ static inline void doca_gpu_dev_eth_fence_acquire(void)
 		__threadfence_block();
 }
 
+/** Acquire fence at the given scope. */
+template <enum doca_gpu_dev_eth_sync_scope sync_scope>
+__device__ static inline void doca_gpu_dev_eth_fence_acquire(void)
+{
+	doca_priv_gpu_dev_eth_threadfence<sync_scope>();
+}
+
 /** Release fence at the given scope. */
 template <enum doca_gpu_dev_eth_sync_scope sync_scope>
 __device__ static inline void doca_gpu_dev_eth_fence_release(void)
 {
-	if constexpr (sync_scope == DOCA_GPUNETIO_ETH_SYNC_SCOPE_SYS)
-		__threadfence_system();
-	else if constexpr (sync_scope == DOCA_GPUNETIO_ETH_SYNC_SCOPE_GPU)
-		__threadfence();
-	else
-		__threadfence_block();
+	doca_priv_gpu_dev_eth_threadfence<sync_scope>();
 }
 
 /** Atomic add returning the old value (32- or 64-bit `T`); the scope follows who shares

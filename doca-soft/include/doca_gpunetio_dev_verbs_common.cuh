@@ -120,24 +120,41 @@ __device__ static inline void doca_gpu_dev_verbs_store_relaxed_mmio(uint64_t *pt
 #endif
 }
 
-/** Acquire fence: later reads see what was published before the writes this thread saw. */
-template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU>
-__device__ static inline void doca_gpu_dev_verbs_fence_acquire()
+/*
+ * doca-soft: one PTX instruction at the scope the template parameter `sync_scope` names:
+ * `head` then ".sys", ".gpu" or ".cta", then `tail`, with the operands that follow. Local to
+ * the fences and release stores below (undefined after them).
+ */
+#define DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM(head, tail, ...)                                   \
+	do {                                                                                  \
+		if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)                  \
+			asm volatile(head ".sys" tail __VA_ARGS__);                               \
+		else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)             \
+			asm volatile(head ".gpu" tail __VA_ARGS__);                               \
+		else                                                                          \
+			asm volatile(head ".cta" tail __VA_ARGS__);                               \
+	} while (0)
+
+/* doca-soft: the full fence of a scope, where the PTX acquire/release fences are missing. */
+template <enum doca_gpu_dev_verbs_sync_scope sync_scope>
+__device__ static inline void doca_priv_gpu_dev_verbs_threadfence()
 {
-#ifdef DOCA_GPUNETIO_VERBS_HAS_FENCE_ACQUIRE_RELEASE_PTX
-	if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
-		asm volatile("fence.acquire.sys;" ::: "memory");
-	else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
-		asm volatile("fence.acquire.gpu;" ::: "memory");
-	else
-		asm volatile("fence.acquire.cta;" ::: "memory");
-#else
 	if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
 		__threadfence_system();
 	else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
 		__threadfence();
 	else
 		__threadfence_block();
+}
+
+/** Acquire fence: later reads see what was published before the writes this thread saw. */
+template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU>
+__device__ static inline void doca_gpu_dev_verbs_fence_acquire()
+{
+#ifdef DOCA_GPUNETIO_VERBS_HAS_FENCE_ACQUIRE_RELEASE_PTX
+	DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM("fence.acquire", ";", ::: "memory");
+#else
+	doca_priv_gpu_dev_verbs_threadfence<sync_scope>();
 #endif
 }
 
@@ -146,19 +163,9 @@ template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SY
 __device__ static inline void doca_gpu_dev_verbs_fence_release()
 {
 #ifdef DOCA_GPUNETIO_VERBS_HAS_FENCE_ACQUIRE_RELEASE_PTX
-	if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
-		asm volatile("fence.release.sys;" ::: "memory");
-	else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
-		asm volatile("fence.release.gpu;" ::: "memory");
-	else
-		asm volatile("fence.release.cta;" ::: "memory");
+	DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM("fence.release", ";", ::: "memory");
 #else
-	if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
-		__threadfence_system();
-	else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
-		__threadfence();
-	else
-		__threadfence_block();
+	doca_priv_gpu_dev_verbs_threadfence<sync_scope>();
 #endif
 }
 
@@ -170,24 +177,16 @@ __device__ static inline void doca_gpu_dev_verbs_fence_release()
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
 __device__ static inline void doca_gpu_dev_verbs_async_store_release(uint32_t *ptr, uint32_t val)
 {
-	if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
-		asm volatile("st.release.sys.global.u32 [%0], %1;" : : "l"(ptr), "r"(val) : "memory");
-	else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
-		asm volatile("st.release.gpu.global.u32 [%0], %1;" : : "l"(ptr), "r"(val) : "memory");
-	else
-		asm volatile("st.release.cta.global.u32 [%0], %1;" : : "l"(ptr), "r"(val) : "memory");
+	DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM("st.release", ".global.u32 [%0], %1;", : : "l"(ptr), "r"(val) : "memory");
 }
 
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
 __device__ static inline void doca_gpu_dev_verbs_async_store_release(uint64_t *ptr, uint64_t val)
 {
-	if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
-		asm volatile("st.release.sys.global.u64 [%0], %1;" : : "l"(ptr), "l"(val) : "memory");
-	else if constexpr (sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
-		asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(ptr), "l"(val) : "memory");
-	else
-		asm volatile("st.release.cta.global.u64 [%0], %1;" : : "l"(ptr), "l"(val) : "memory");
+	DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM("st.release", ".global.u64 [%0], %1;", : : "l"(ptr), "l"(val) : "memory");
 }
+
+#undef DOCA_PRIV_GPU_DEV_VERBS_SCOPED_ASM
 
 /** Whether `ptr` is a multiple of `alignment` (a power of two). */
 DOCA_SOFT_VERBS_HD static inline bool doca_gpu_dev_isaligned(void *ptr, size_t alignment)

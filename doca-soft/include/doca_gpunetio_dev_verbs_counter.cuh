@@ -125,6 +125,29 @@ __device__ static inline void doca_priv_gpu_dev_verbs_submit_pair(struct doca_gp
 	doca_gpu_dev_verbs_submit_multi_qps<2, resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler>(qps, prods);
 }
 
+/*
+ * doca-soft: publishes main WQEs first..last, adds the companion's WAIT for `last` and its
+ * counter fetch-add, and submits both QPs.
+ */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_nic_handler nic_handler>
+__device__ static inline void doca_priv_gpu_dev_verbs_post_with_counter(struct doca_gpu_dev_verbs_qp *qp,
+									 uint64_t first,
+									 uint64_t last,
+									 struct doca_gpu_dev_verbs_qp *companion_qp,
+									 struct doca_gpu_dev_verbs_addr counter_raddr,
+									 struct doca_gpu_dev_verbs_addr counter_laddr,
+									 uint64_t counter_val)
+{
+	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, first, last);
+	uint64_t comp_prod = doca_priv_gpu_dev_verbs_companion_counter<resource_sharing_mode>(qp,
+											      companion_qp,
+											      last,
+											      counter_raddr,
+											      counter_laddr,
+											      counter_val);
+	doca_priv_gpu_dev_verbs_submit_pair<resource_sharing_mode, nic_handler>(qp, last + 1, companion_qp, comp_prod);
+}
+
 /** put + counter, by the calling thread. */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
 	  enum doca_gpu_dev_verbs_nic_handler nic_handler = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO>
@@ -140,14 +163,8 @@ __device__ static inline void doca_gpu_dev_verbs_put_counter_thread(struct doca_
 	uint64_t n = doca_priv_gpu_dev_verbs_num_chunks(size);
 	uint64_t base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, (uint32_t)n);
 	doca_priv_gpu_dev_verbs_rw_chunks(qp, base, n, DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE, raddr, laddr, size);
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, base, base + n - 1);
-	uint64_t comp_prod = doca_priv_gpu_dev_verbs_companion_counter<resource_sharing_mode>(qp,
-											      companion_qp,
-											      base + n - 1,
-											      counter_raddr,
-											      counter_laddr,
-											      counter_val);
-	doca_priv_gpu_dev_verbs_submit_pair<resource_sharing_mode, nic_handler>(qp, base + n, companion_qp, comp_prod);
+	doca_priv_gpu_dev_verbs_post_with_counter<resource_sharing_mode, nic_handler>(
+		qp, base, base + n - 1, companion_qp, counter_raddr, counter_laddr, counter_val);
 }
 
 /** put + counter by a whole warp: 32 writes; lane 0 adds WAIT + counter on the companion. */
@@ -167,35 +184,15 @@ __device__ static inline void doca_gpu_dev_verbs_put_counter_warp(struct doca_gp
 	return;
 #endif
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
-	doca_gpu_dev_verbs_wqe_prepare_write(qp,
-					     doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-					     (uint16_t)idx,
-					     DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE,
-					     DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-					     0,
-					     raddr.addr,
-					     raddr.key,
-					     laddr.addr,
-					     laddr.key,
-					     (uint32_t)size);
+	doca_priv_gpu_dev_verbs_prepare_put_at(qp, idx, raddr, laddr, (uint32_t)size);
 	__syncwarp();
 	if (lane == 0) {
 		uint64_t last = base + DOCA_GPUNETIO_VERBS_WARP_SIZE - 1;
-		doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, base, last);
-		uint64_t comp_prod = doca_priv_gpu_dev_verbs_companion_counter<resource_sharing_mode>(qp,
-												      companion_qp,
-												      last,
-												      counter_raddr,
-												      counter_laddr,
-												      counter_val);
-		doca_priv_gpu_dev_verbs_submit_pair<resource_sharing_mode, nic_handler>(qp, last + 1, companion_qp, comp_prod);
+		doca_priv_gpu_dev_verbs_post_with_counter<resource_sharing_mode, nic_handler>(
+			qp, base, last, companion_qp, counter_raddr, counter_laddr, counter_val);
 	}
 	__syncwarp();
 }
@@ -251,14 +248,8 @@ __device__ static inline void doca_gpu_dev_verbs_p_counter(struct doca_gpu_dev_v
 {
 	uint64_t idx = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, 1);
 	doca_priv_gpu_dev_verbs_prepare_p<T>(qp, idx, raddr, value);
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, idx, idx);
-	uint64_t comp_prod = doca_priv_gpu_dev_verbs_companion_counter<resource_sharing_mode>(qp,
-											      companion_qp,
-											      idx,
-											      counter_raddr,
-											      counter_laddr,
-											      counter_val);
-	doca_priv_gpu_dev_verbs_submit_pair<resource_sharing_mode, nic_handler>(qp, idx + 1, companion_qp, comp_prod);
+	doca_priv_gpu_dev_verbs_post_with_counter<resource_sharing_mode, nic_handler>(
+		qp, idx, idx, companion_qp, counter_raddr, counter_laddr, counter_val);
 }
 
 /** put + signal on `qp`, then WAIT for the signal + counter fetch-add on `companion_qp`. */
@@ -281,14 +272,8 @@ __device__ static inline void doca_gpu_dev_verbs_put_signal_counter(struct doca_
 	uint64_t base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, (uint32_t)(n + 1));
 	doca_priv_gpu_dev_verbs_rw_chunks(qp, base, n, DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE, raddr, laddr, size);
 	doca_priv_gpu_dev_verbs_prepare_signal(qp, base + n, sig_raddr, sig_laddr, sig_val);
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, base, base + n);
-	uint64_t comp_prod = doca_priv_gpu_dev_verbs_companion_counter<resource_sharing_mode>(qp,
-											      companion_qp,
-											      base + n,
-											      counter_raddr,
-											      counter_laddr,
-											      counter_val);
-	doca_priv_gpu_dev_verbs_submit_pair<resource_sharing_mode, nic_handler>(qp, base + n + 1, companion_qp, comp_prod);
+	doca_priv_gpu_dev_verbs_post_with_counter<resource_sharing_mode, nic_handler>(
+		qp, base, base + n, companion_qp, counter_raddr, counter_laddr, counter_val);
 }
 
 /** Signal on `qp`, then WAIT for it + counter fetch-add on `companion_qp`. */
@@ -306,14 +291,8 @@ __device__ static inline void doca_gpu_dev_verbs_signal_counter(struct doca_gpu_
 {
 	uint64_t idx = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, 1);
 	doca_priv_gpu_dev_verbs_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, idx, idx);
-	uint64_t comp_prod = doca_priv_gpu_dev_verbs_companion_counter<resource_sharing_mode>(qp,
-											      companion_qp,
-											      idx,
-											      counter_raddr,
-											      counter_laddr,
-											      counter_val);
-	doca_priv_gpu_dev_verbs_submit_pair<resource_sharing_mode, nic_handler>(qp, idx + 1, companion_qp, comp_prod);
+	doca_priv_gpu_dev_verbs_post_with_counter<resource_sharing_mode, nic_handler>(
+		qp, idx, idx, companion_qp, counter_raddr, counter_laddr, counter_val);
 }
 
 #endif /* DOCA_GPUNETIO_DEV_VERBS_COUNTER_CUH_ */

@@ -156,6 +156,17 @@ __device__ static inline int doca_priv_gpu_dev_verbs_poll_cq_at(struct doca_gpu_
 	return r;
 }
 
+/* doca-soft: after a poll that found CQE `cons_index` (`r` == 0), moves `cqe_ci` past it; returns `r`. */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode>
+__device__ static inline int doca_priv_gpu_dev_verbs_cq_consume_if_found(struct doca_gpu_dev_verbs_cq *cq,
+									  uint64_t cons_index,
+									  int r)
+{
+	if (r == 0)
+		doca_gpu_dev_verbs_atomic_max<uint64_t, resource_sharing_mode>(&cq->cqe_ci, cons_index + 1);
+	return r;
+}
+
 /**
  * Waits until CQE number `cons_index` is present: 0 (and `cqe_ci` moves past it), or
  * -EIO for an error CQE (`cqe_ci` unchanged). Returns at once for an already consumed
@@ -165,10 +176,8 @@ template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = 
 	  enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static inline int doca_gpu_dev_verbs_poll_cq_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t cons_index)
 {
-	int r = doca_priv_gpu_dev_verbs_poll_cq_at<resource_sharing_mode, qp_type>(cq, cons_index);
-	if (r == 0)
-		doca_gpu_dev_verbs_atomic_max<uint64_t, resource_sharing_mode>(&cq->cqe_ci, cons_index + 1);
-	return r;
+	return doca_priv_gpu_dev_verbs_cq_consume_if_found<resource_sharing_mode>(
+		cq, cons_index, doca_priv_gpu_dev_verbs_poll_cq_at<resource_sharing_mode, qp_type>(cq, cons_index));
 }
 
 /** Non-blocking poll_cq_at: 0 done, EBUSY not yet (or too far ahead), -EIO error CQE. */
@@ -176,10 +185,8 @@ template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = 
 	  enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static inline int doca_gpu_dev_verbs_poll_one_cq_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t cons_index)
 {
-	int r = doca_priv_gpu_dev_verbs_poll_one_cq_at<resource_sharing_mode, qp_type>(cq, cons_index);
-	if (r == 0)
-		doca_gpu_dev_verbs_atomic_max<uint64_t, resource_sharing_mode>(&cq->cqe_ci, cons_index + 1);
-	return r;
+	return doca_priv_gpu_dev_verbs_cq_consume_if_found<resource_sharing_mode>(
+		cq, cons_index, doca_priv_gpu_dev_verbs_poll_one_cq_at<resource_sharing_mode, qp_type>(cq, cons_index));
 }
 
 /**

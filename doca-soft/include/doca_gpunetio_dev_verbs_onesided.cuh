@@ -88,6 +88,26 @@ __device__ static inline void doca_priv_gpu_dev_verbs_rw_chunks(struct doca_gpu_
 	}
 }
 
+/* doca-soft: the RDMA write WQE at `idx` of `bytes` bytes from laddr to raddr, asking for a CQE. */
+__device__ static inline void doca_priv_gpu_dev_verbs_prepare_put_at(struct doca_gpu_dev_verbs_qp *qp,
+								      uint64_t idx,
+								      struct doca_gpu_dev_verbs_addr raddr,
+								      struct doca_gpu_dev_verbs_addr laddr,
+								      uint32_t bytes)
+{
+	doca_gpu_dev_verbs_wqe_prepare_write(qp,
+					     doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
+					     (uint16_t)idx,
+					     DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE,
+					     DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
+					     0,
+					     raddr.addr,
+					     raddr.key,
+					     laddr.addr,
+					     laddr.key,
+					     bytes);
+}
+
 /* doca-soft: the fetch-add WQE of a signal (old value to sig_laddr). */
 __device__ static inline void doca_priv_gpu_dev_verbs_prepare_signal(struct doca_gpu_dev_verbs_qp *qp,
 								      uint64_t idx,
@@ -141,20 +161,47 @@ __device__ static inline void doca_priv_gpu_dev_verbs_prepare_dump_at(struct doc
 					    1);
 }
 
-/* doca-soft: publish base..base+n-1 and submit them. */
-template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_nic_handler nic_handler>
+/* doca-soft: publish WQEs base..base+n-1 of the `qp_type` queue and submit them. */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode,
+	  enum doca_gpu_dev_verbs_nic_handler nic_handler,
+	  enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static inline void doca_priv_gpu_dev_verbs_post(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint64_t n)
 {
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, base, base + n - 1);
-	doca_gpu_dev_verbs_submit<resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler, DOCA_GPUNETIO_VERBS_QP_SQ>(
-		qp,
-		base + n);
+	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, qp_type>(qp, base, base + n - 1);
+	doca_gpu_dev_verbs_submit<resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler, qp_type>(qp, base + n);
 }
 
 /* doca-soft: lane 0's value of a 64-bit index, for the whole warp. */
 __device__ static inline uint64_t doca_priv_gpu_dev_verbs_bcast(uint64_t v)
 {
 	return __shfl_sync(DOCA_GPUNETIO_VERBS_WARP_FULL_MASK, (unsigned long long)v, 0);
+}
+
+/* doca-soft: lane 0 reserves `count` WQEs on the `qp_type` queue; every lane gets the first index. */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_qp_type qp_type>
+__device__ static inline uint64_t doca_priv_gpu_dev_verbs_warp_reserve(struct doca_gpu_dev_verbs_qp *qp,
+									unsigned int lane,
+									uint32_t count)
+{
+	uint64_t base = 0;
+	if (lane == 0)
+		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, qp_type>(qp, count);
+	return doca_priv_gpu_dev_verbs_bcast(base);
+}
+
+/* doca-soft: after every lane wrote its WQE, lane 0 posts `count` WQEs from `base` for the warp. */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode,
+	  enum doca_gpu_dev_verbs_nic_handler nic_handler,
+	  enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
+__device__ static inline void doca_priv_gpu_dev_verbs_warp_post(struct doca_gpu_dev_verbs_qp *qp,
+								 unsigned int lane,
+								 uint64_t base,
+								 uint64_t count)
+{
+	__syncwarp();
+	if (lane == 0)
+		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler, qp_type>(qp, base, count);
+	__syncwarp();
 }
 
 /** RDMA write of `size` bytes from `laddr` to `raddr`, by the calling thread. */
@@ -184,28 +231,11 @@ __device__ static inline void doca_gpu_dev_verbs_put_warp(struct doca_gpu_dev_ve
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
-	doca_gpu_dev_verbs_wqe_prepare_write(qp,
-					     doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-					     (uint16_t)idx,
-					     DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE,
-					     DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-					     0,
-					     raddr.addr,
-					     raddr.key,
-					     laddr.addr,
-					     laddr.key,
-					     (uint32_t)size);
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_prepare_put_at(qp, idx, raddr, laddr, (uint32_t)size);
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler>(qp, lane, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	*out_ticket = idx;
 }
 
@@ -263,17 +293,10 @@ __device__ static inline void doca_gpu_dev_verbs_p_warp(struct doca_gpu_dev_verb
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	doca_priv_gpu_dev_verbs_prepare_p<T>(qp, base + lane, raddr, value);
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler>(qp, lane, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	*out_ticket = base + lane;
 }
 
@@ -352,10 +375,8 @@ __device__ static inline void doca_gpu_dev_verbs_get_warp(struct doca_gpu_dev_ve
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	constexpr uint32_t total = DOCA_GPUNETIO_VERBS_WARP_SIZE + (mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED ? 1 : 0);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, total);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, total);
 	uint64_t idx = base + lane;
 	doca_gpu_dev_verbs_wqe_prepare_read(qp,
 					    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
@@ -488,32 +509,15 @@ __device__ static inline void doca_gpu_dev_verbs_put_signal_warp(struct doca_gpu
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
 	uint64_t idx = base + lane;
-	doca_gpu_dev_verbs_wqe_prepare_write(qp,
-					     doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-					     (uint16_t)idx,
-					     DOCA_GPUNETIO_MLX5_OPCODE_RDMA_WRITE,
-					     DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-					     0,
-					     raddr.addr,
-					     raddr.key,
-					     laddr.addr,
-					     laddr.key,
-					     (uint32_t)size);
+	doca_priv_gpu_dev_verbs_prepare_put_at(qp, idx, raddr, laddr, (uint32_t)size);
 	if (lane == 0) {
 		idx = base + DOCA_GPUNETIO_VERBS_WARP_SIZE;
 		doca_priv_gpu_dev_verbs_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
 	}
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler>(qp, lane, base, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
 	*out_ticket = idx;
 }
 
@@ -612,22 +616,15 @@ __device__ static inline void doca_gpu_dev_verbs_p_signal_warp(struct doca_gpu_d
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
 	uint64_t idx = base + lane;
 	doca_priv_gpu_dev_verbs_prepare_p<T>(qp, idx, raddr, value);
 	if (lane == 0) {
 		idx = base + DOCA_GPUNETIO_VERBS_WARP_SIZE;
 		doca_priv_gpu_dev_verbs_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
 	}
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler>(qp, lane, base, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1);
 	*out_ticket = idx;
 }
 

@@ -13,6 +13,24 @@
 
 #include "doca_gpunetio_dev_verbs_onesided.cuh"
 
+/* doca-soft: the SEND WQE at `idx` of `bytes` bytes from addr/lkey, asking for a CQE. */
+__device__ static inline void doca_priv_gpu_dev_verbs_prepare_send_at(struct doca_gpu_dev_verbs_qp *qp,
+								       uint64_t idx,
+								       uint64_t addr,
+								       uint32_t lkey,
+								       uint32_t bytes)
+{
+	doca_gpu_dev_verbs_wqe_prepare_send(qp,
+					    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
+					    (uint16_t)idx,
+					    DOCA_GPUNETIO_MLX5_OPCODE_SEND,
+					    DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
+					    0,
+					    addr,
+					    lkey,
+					    bytes);
+}
+
 /** SEND of `size` bytes from `laddr`, by the calling thread (1 GiB per WQE). */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
 	  enum doca_gpu_dev_verbs_nic_handler nic_handler = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO>
@@ -49,26 +67,11 @@ __device__ static inline void doca_gpu_dev_verbs_send_warp(struct doca_gpu_dev_v
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_SQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
-	doca_gpu_dev_verbs_wqe_prepare_send(qp,
-					    doca_gpu_dev_verbs_get_wqe_ptr(qp, (uint16_t)idx),
-					    (uint16_t)idx,
-					    DOCA_GPUNETIO_MLX5_OPCODE_SEND,
-					    DOCA_GPUNETIO_MLX5_WQE_CTRL_CQ_UPDATE,
-					    0,
-					    laddr.addr,
-					    laddr.key,
-					    (uint32_t)size);
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_prepare_send_at(qp, idx, laddr.addr, laddr.key, (uint32_t)size);
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler>(qp, lane, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	*out_ticket = idx;
 }
 
@@ -85,16 +88,6 @@ __device__ static inline void doca_gpu_dev_verbs_send(struct doca_gpu_dev_verbs_
 		doca_gpu_dev_verbs_send_warp<resource_sharing_mode, nic_handler>(qp, laddr, size, out_ticket);
 	else
 		doca_gpu_dev_verbs_send_thread<resource_sharing_mode, nic_handler>(qp, laddr, size, out_ticket);
-}
-
-/* doca-soft: publish receive WQEs base..base+n-1 and submit them on the RQ. */
-template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode, enum doca_gpu_dev_verbs_nic_handler nic_handler>
-__device__ static inline void doca_priv_gpu_dev_verbs_post_rq(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint64_t n)
-{
-	doca_gpu_dev_verbs_mark_wqes_ready<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, base, base + n - 1);
-	doca_gpu_dev_verbs_submit<resource_sharing_mode, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, nic_handler, DOCA_GPUNETIO_VERBS_QP_RQ>(
-		qp,
-		base + n);
 }
 
 /**
@@ -116,7 +109,7 @@ __device__ static inline void doca_gpu_dev_verbs_recv_thread(struct doca_gpu_dev
 						    raddr.addr + i * DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE,
 						    raddr.key,
 						    doca_priv_gpu_dev_verbs_chunk_bytes(size, i));
-	doca_priv_gpu_dev_verbs_post_rq<resource_sharing_mode, nic_handler>(qp, base, n);
+	doca_priv_gpu_dev_verbs_post<resource_sharing_mode, nic_handler, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, base, n);
 	*out_ticket = base + n - 1;
 }
 
@@ -130,18 +123,14 @@ __device__ static inline void doca_gpu_dev_verbs_recv_warp(struct doca_gpu_dev_v
 {
 	DOCA_PRIV_GPUNETIO_VERBS_WARP_UNSUPPORTED(out_ticket);
 	unsigned int lane = doca_gpu_dev_verbs_get_lane_id();
-	uint64_t base = 0;
-	if (lane == 0)
-		base = doca_gpu_dev_verbs_reserve_wq_slots<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(
-			qp,
-			DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	base = doca_priv_gpu_dev_verbs_bcast(base);
+	uint64_t base =
+		doca_priv_gpu_dev_verbs_warp_reserve<resource_sharing_mode, DOCA_GPUNETIO_VERBS_QP_RQ>(qp, lane, DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	uint64_t idx = base + lane;
 	doca_gpu_dev_verbs_wqe_prepare_recv(qp, doca_gpu_dev_verbs_get_rwqe_ptr(qp, (uint16_t)idx), raddr.addr, raddr.key, (uint32_t)size);
-	__syncwarp();
-	if (lane == 0)
-		doca_priv_gpu_dev_verbs_post_rq<resource_sharing_mode, nic_handler>(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE);
-	__syncwarp();
+	doca_priv_gpu_dev_verbs_warp_post<resource_sharing_mode, nic_handler, DOCA_GPUNETIO_VERBS_QP_RQ>(qp,
+												     lane,
+												     base,
+												     DOCA_GPUNETIO_VERBS_WARP_SIZE);
 	*out_ticket = idx;
 }
 
