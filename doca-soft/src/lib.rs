@@ -262,7 +262,10 @@ pub(crate) mod version;
 // the ports (doca-soft-nic).
 pub(crate) use doca_soft_base::{error, log, sync};
 pub(crate) use doca_soft_nic::{dev, port};
-pub(crate) use doca_soft_packet::{self as packet, mlx5};
+pub(crate) use doca_soft_packet as packet;
+// The mlx5 codec, for the test hooks that build and check ring bytes.
+#[cfg(any(test, feature = "testing"))]
+pub(crate) use doca_soft_packet::mlx5;
 
 // The UROM code names the task header `crate::task` (until its C functions move to capi).
 pub(crate) use ctx::task;
