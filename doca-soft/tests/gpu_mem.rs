@@ -1,6 +1,6 @@
 //! GPU memory through the C API on a real GPU. Without a CUDA driver every test prints
 //! "skipped: <test>: no CUDA driver ..." and returns. Runnable standalone:
-//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on the GPU machine).
+//! `cargo test -p doca-soft --test gpu_mem` (or the built test binary on a machine with an NVIDIA GPU).
 
 use doca_soft::capi::doca_error::DocaError;
 use doca_soft::capi::doca_gpunetio::{

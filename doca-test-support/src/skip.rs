@@ -119,7 +119,7 @@ pub fn require_raw_sockets() -> bool {
 pub const GET_A_C_COMPILER: &str =
     "install gcc and g++ (Debian/Ubuntu: apt-get install build-essential)";
 
-/// Whether `tool --version` runs (the tool is on PATH and starts).
+/// Whether `<program> --version` runs (the program is on PATH and starts).
 pub fn have_tool(tool: &str) -> bool {
     std::process::Command::new(tool)
         .arg("--version")

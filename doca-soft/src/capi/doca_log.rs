@@ -107,7 +107,7 @@ unsafe extern "C" fn log_formatted(
 /// of vector registers used, is not zero) and the caller's stack. It builds the `va_list`
 /// over them (`gp_offset` 48: no general register left; `fp_offset` 48: xmm0 first;
 /// `overflow_arg_area` the caller's stack arguments; `reg_save_area` the frame) and calls
-/// [`log_formatted`] with it as a seventh argument, on the stack.
+/// `log_formatted` with it as a seventh argument, on the stack.
 ///
 /// # Safety
 /// As `log_formatted`: a printf format matching the arguments, strings null or
