@@ -1,6 +1,6 @@
 //! The match key of a frame: what the classifier compares pipe entries against.
 //!
-//! A [`Key`] is a byte image with the layout of DOCA Flow's `struct doca_flow_match`
+//! A `Key` is a byte image with the layout of DOCA Flow's `struct doca_flow_match`
 //! (536 bytes: programmable metadata, parser metadata, outer headers, tunnel, inner
 //! headers), filled from the parsed frame, plus a set of [`props`] bits saying which
 //! headers the frame has. A compiled entry is a list of 64-bit (mask, value) words over this
@@ -110,7 +110,7 @@ pub mod off {
     }
 }
 
-/// Header and tunnel presence bits of a [`Key`]. A layer's bits are `OUTER + x` or
+/// Header and tunnel presence bits of a `Key`. A layer's bits are `OUTER + x` or
 /// `INNER + x` for x in the per-layer list.
 pub mod props {
     /// Shift of the outer layer's bits.

@@ -330,7 +330,7 @@ pub fn wait_on_time_to_ns(value: u64) -> u64 {
     (v >> 32) * 1_000_000_000 + (v & 0xffff_ffff)
 }
 
-/// Encodes nanoseconds as a wait-on-time value (the inverse of [`wait_on_time_to_ns`]).
+/// Encodes nanoseconds as a wait-on-time value (the inverse of `wait_on_time_to_ns`).
 pub fn ns_to_wait_on_time(ns: u64) -> u64 {
     (((ns / 1_000_000_000) << 32) | (ns % 1_000_000_000)).to_be()
 }

@@ -379,7 +379,7 @@ impl TxProxy {
     /// Processes every submitted WQE it can; returns how many WQE slots it consumed.
     /// Stops at a WAIT whose time has not come and when the CQ is full; never blocks.
     ///
-    /// Frames are built into one buffer and handed to the port [`SEND_BATCH`] at a time
+    /// Frames are built into one buffer and handed to the port `SEND_BATCH` at a time
     /// (one `sendmmsg` on an AF_PACKET port), in ring order; a WQE is completed, and its
     /// slots returned, once its frames were sent. A WAIT whose time has not come ends the
     /// batch: what is before it is sent, what is behind it waits.

@@ -33,7 +33,7 @@ const EXTRA_LANE_BYTES: usize = 4 << 20;
 pub const LANES_ENV: &str = "DOCA_SOFT_RX_LANES";
 
 /// Most lanes a port runs: `DOCA_SOFT_RX_LANES` if set to 1..=64, else the CPUs available
-/// to the process (at most [`MAX_LANES`]). Read once per process.
+/// to the process (at most `MAX_LANES`). Read once per process.
 pub fn lane_cap() -> usize {
     static CAP: OnceLock<usize> = OnceLock::new();
     *CAP.get_or_init(|| {

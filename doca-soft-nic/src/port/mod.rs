@@ -388,7 +388,7 @@ impl Port {
     }
 
     /// Tells the backend the port is ready for traffic: a pcap port starts its replay now.
-    /// `doca_flow_entries_process` and [`Port::set_default_queue`] call it.
+    /// `doca_flow_entries_process` and `Port::set_default_queue` call it.
     pub fn arm(&self) {
         self.backend.arm();
     }

@@ -63,7 +63,7 @@
 //!
 //! # Keys
 //!
-//! One registry per process ([`mkey`]): registering memory maps it into UCX (device memory
+//! One registry per process (`mkey`): registering memory maps it into UCX (device memory
 //! as CUDA memory) and packs its remote key. A peer resolves an unknown 32-bit rkey by
 //! asking (KEY_REQ / KEY_REP) the first time a WQE names it; memory blobs pre-seed that
 //! cache ([`Nic::export_memory`], [`Nic::import_remote_key`]); deregistration revokes the
@@ -74,13 +74,13 @@
 //! # Connections and peers
 //!
 //! Each NIC instance listens on its device's IPv4 address (127.0.0.1 for `lo`) on an
-//! ephemeral port; its GID carries address, port and a random instance id ([`gid`]). A QP
+//! ephemeral port; its GID carries address, port and a random instance id (`gid`). A QP
 //! connect reaches the peer's listener once per peer NIC, then both sides switch to
 //! endpoints made from each other's full worker address (shared memory or CUDA IPC on one
 //! host, TCP or RDMA between hosts). Endpoints use UCX's peer error handling: a peer whose
 //! process exits is noticed (at once over TCP, within about two keepalive intervals of 1 s
 //! otherwise), every QP to it completes what it holds with errors, and
-//! [`Nic::take_events`] reports it.
+//! `Nic::take_events` reports it.
 //!
 //! Measured with UCX 1.22 on a machine without RDMA devices: peer error handling admits
 //! only transports that report peer failures, so UCX picks TCP (over `lo` between two

@@ -45,7 +45,7 @@ pub struct Entry {
 pub enum Matcher {
     /// Compared on its own (CONTROL entries; BASIC entries of the test surface).
     Pattern(Pattern),
-    /// The values of the pipe's [`Shape`] (BASIC entries).
+    /// The values of the pipe's `Shape` (BASIC entries).
     Exact(Box<[u64]>),
     /// A slot of a HASH pipe.
     Index(u32),

@@ -4,7 +4,7 @@ use super::{off, props, PatternBuilder};
 
 #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
 /// A header or metadata field that legacy [`FieldMatch`]es name (the classifier's test
-/// surface; `flow/` compiles the C structs straight into [`Pattern`]s).
+/// surface; `flow/` compiles the C structs straight into `Pattern`s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
     /// `parser_meta.outer_l3_type` (`doca_flow_l3_meta`: IPV4=1, IPV6=2).

@@ -2,9 +2,9 @@
 //! pipe, port, drop, kernel), per-entry counters, aging timestamps and actions; and the
 //! per-frame walk from a port's root pipe to a [`Verdict`]. Independent of the C structs:
 //! `flow/` compiles `struct doca_flow_match` into [`Pattern`]s and [`Shape`]s over the
-//! match [`Key`].
+//! match `Key`.
 //!
-//! Cost per frame: a pipe with entries builds the frame's [`Key`] once (the first time one
+//! Cost per frame: a pipe with entries builds the frame's `Key` once (the first time one
 //! is needed); a BASIC or HASH pipe then costs one hash lookup of the words its template
 //! compares, a CONTROL pipe a scan of its entries in priority order (each a few masked
 //! word compares). Nothing on this path allocates: lookups build their search key in a

@@ -6,12 +6,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{off, FieldMatch, Key, KEY_WORDS};
 
-/// A compiled match: masked words of the [`Key`] and the props a frame must have.
+/// A compiled match: masked words of the `Key` and the props a frame must have.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Pattern {
     /// (word index, mask, value & mask).
     pub words: Box<[(u16, u64, u64)]>,
-    /// [`props`] bits required.
+    /// `props` bits required.
     pub need: u32,
 }
 
@@ -58,7 +58,7 @@ fn reads_l4_csum(mut words: impl Iterator<Item = (u16, u64)>) -> bool {
 pub struct PatternBuilder {
     mask: [u8; off::INNER + off::hf::SIZE],
     value: [u8; off::INNER + off::hf::SIZE],
-    /// [`props`] bits required.
+    /// `props` bits required.
     pub need: u32,
 }
 
@@ -137,7 +137,7 @@ pub struct Shape {
     pub idx: Box<[u16]>,
     /// Their masks.
     pub mask: Box<[u64]>,
-    /// [`props`] bits required.
+    /// `props` bits required.
     pub need: u32,
 }
 

@@ -110,7 +110,7 @@ pub unsafe fn write(slot: *mut u8, c: &Cqe) {
     unsafe { write_image(slot, &c.encode()) }
 }
 
-/// Writes the completion image `img` into the 64-byte slot `slot` as [`write`] does: every
+/// Writes the completion image `img` into the 64-byte slot `slot` as [`write()`] does: every
 /// byte but `op_own`, then `op_own` with release ordering.
 ///
 /// # Safety
@@ -165,7 +165,7 @@ pub unsafe fn load_op_own(slot: *const u8) -> u8 {
 }
 
 /// Writes every field of completion `c` but `op_own` (bytes 44 to 62: the only ones a
-/// completion written by [`write`] or here sets; the rest of a slot stays as
+/// completion written by [`write()`] or here sets; the rest of a slot stays as
 /// [`init_ring`] left it). [`publish`] makes it visible later.
 ///
 /// # Safety

@@ -5,7 +5,7 @@
 //! Why two layers:
 //!
 //! * Every connection starts as a plain TCP connection to a listener written here
-//!   ([`tcp`]), never UCX's client/server listener: what the network can reach is code that
+//!   (`tcp`), never UCX's client/server listener: what the network can reach is code that
 //!   bounds it. A listener admits connections under [`Limits`] (total, per peer, pending
 //!   ones, a time limit for a pending one to speak) and accepts without spinning when
 //!   descriptors run out. The daemon speaks only this.

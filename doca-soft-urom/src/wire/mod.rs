@@ -5,7 +5,7 @@
 //! | off | field | value |
 //! |---|---|---|
 //! | 0 | magic `u32` | `0x4d4f5255` ("UROM") |
-//! | 4 | version `u16` | [`VERSION`] |
+//! | 4 | version `u16` | `VERSION` |
 //! | 6 | kind `u16` | [`Msg`] discriminant |
 //! | 8 | len `u32` | payload length, at most the receiver's limit |
 //! | 12 | reserved `u32` | 0 |

@@ -14,12 +14,12 @@
 //! Frames are read in place from the connection decoders and notifications packed straight
 //! into reused send buffers: the runtime itself allocates nothing per command.
 //!
-//! Idle policy (see [`spin`] and [`AdaptiveSpin`]): after its last activity the worker keeps
+//! Idle policy (see [`spin`] and `AdaptiveSpin`): after its last activity the worker keeps
 //! polling for up to `DOCA_SOFT_UROM_SPIN_US` microseconds (a window that shrinks while
 //! spinning does not pay or is preempted), then arms UCX's event descriptor and those of
 //! plugins with the wake-up extension (`doca_soft_urom_plugin_arm`) and sleeps in `poll()`
 //! (the TCP sockets included). Plugins without the extension are progressed on every loop
-//! iteration and woken by a [`IDLE_TIMEOUT_MS`] timeout while the worker sleeps.
+//! iteration and woken by a `IDLE_TIMEOUT_MS` timeout while the worker sleeps.
 
 pub(crate) mod args;
 pub(crate) mod domain;
